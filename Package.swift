@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti → TuttiDSP / TuttiPolicy → C system libraries.
+let package = Package(
+    name: "Tutti",
+    products: [
+        .library(name: "TuttiDSP", targets: ["TuttiDSP"]),
+        .library(name: "TuttiPolicy", targets: ["TuttiPolicy"]),
+        .library(name: "Tutti", targets: ["Tutti"]),
+        .library(name: "TuttiScene", targets: ["TuttiScene"]),
+        .executable(name: "tutti", targets: ["tutti"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // System libraries (pkg-config + apt providers).
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+
+        // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
+        .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
+        // Pure policy logic: state + action → state, decisions, journal.
+        .target(name: "TuttiPolicy"),
+        // Render graph, renderer, queues, offline loop.
+        .target(name: "Tutti", dependencies: [
+            "TuttiDSP", "TuttiPolicy",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        // Scene files, audio files (libsndfile), offline render driver.
+        .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
+        .executableTarget(name: "tutti", dependencies: [
+            "TuttiScene", "Tutti",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Test support: a per-thread malloc counter (interposes malloc in the test binary).
+        .target(name: "CTuttiTestSupport", path: "Tests/CTuttiTestSupport"),
+        .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP"]),
+        .testTarget(name: "TuttiPolicyTests", dependencies: [
+            "TuttiPolicy",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "CTuttiTestSupport"]),
+        .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile"]),
+    ],
+    swiftLanguageModes: [.v5]
+)
