@@ -1,0 +1,35 @@
+import TuttiDSP
+
+/// Decoded, immutable interleaved audio. Built and freed on the control side; the render
+/// thread reads it through a raw pointer while the engine keeps the buffer alive.
+public final class AudioBuffer: @unchecked Sendable {
+    public let sampleRate: Double
+    public let channelCount: Int
+    public let frameCount: Int
+    let storage: UnsafeMutableBufferPointer<Float>
+
+    public init(interleaved samples: [Float], channelCount: Int, sampleRate: Double) {
+        precondition(channelCount > 0 && samples.count % channelCount == 0, "sample count is not a whole number of frames")
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        frameCount = samples.count / channelCount
+        storage = .allocate(capacity: max(samples.count, 1))
+        _ = storage.initialize(from: samples)
+    }
+
+    deinit { storage.deallocate() }
+
+    public var samples: UnsafeBufferPointer<Float> { UnsafeBufferPointer(rebasing: storage[0..<frameCount * channelCount]) }
+
+    /// This buffer converted to `sampleRate` and `channelCount` (libsamplerate at `quality`,
+    /// then mono ↔ stereo mapping). Allocates: call it off the render path, at load time.
+    public func converted(toSampleRate rate: Double, channelCount target: Int, quality: ResamplerQuality) throws -> AudioBuffer {
+        if rate == sampleRate && target == channelCount { return self }
+        var data = Array(samples)
+        if rate != sampleRate {
+            data = try resampleBuffer(data, channelCount: channelCount, fromRate: sampleRate, toRate: rate, quality: quality)
+        }
+        data = ChannelMap.map(data, from: channelCount, to: target)
+        return AudioBuffer(interleaved: data, channelCount: target, sampleRate: rate)
+    }
+}

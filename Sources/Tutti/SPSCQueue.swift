@@ -1,0 +1,164 @@
+import Atomics
+
+/// Fixed-capacity single-producer / single-consumer rings.
+///
+/// `RingIndices` is the lock-free core (head/tail counters, no elements); the typed rings
+/// (`CommandRing`, `EventRing`, `SampleRing`) are concrete, trivial values over it, so the
+/// render thread uses them under `@_noLocks` even in debug builds, where generic code is not
+/// specialized. Each ring has one owner object (`RingStorage`) on the control side that
+/// frees the memory. Elements are trivial: nothing is retained or released across threads.
+public struct RingIndices: @unchecked Sendable {
+    /// Next slot to read; written by the consumer only.
+    @usableFromInline let head: UnsafeAtomic<Int>
+    /// Next slot to write; written by the producer only.
+    @usableFromInline let tail: UnsafeAtomic<Int>
+    public let capacity: Int
+    @usableFromInline let mask: Int
+
+    init(capacity requested: Int) {
+        var size = 1
+        while size < requested { size <<= 1 }
+        capacity = size
+        mask = size - 1
+        head = .create(0)
+        tail = .create(0)
+    }
+
+    func destroy() {
+        head.destroy()
+        tail.destroy()
+    }
+
+    /// Producer: first free slot and how many are free from it (in ring order).
+    @inlinable @inline(__always)
+    public func writable() -> (start: Int, count: Int) {
+        let t = tail.load(ordering: .relaxed)
+        return (t, capacity &- (t &- head.load(ordering: .acquiring)))
+    }
+
+    /// Producer: publish `n` slots written from `writable().start`.
+    @inlinable @inline(__always)
+    public func publish(_ n: Int) { tail.store(tail.load(ordering: .relaxed) &+ n, ordering: .releasing) }
+
+    /// Consumer: first filled slot and how many are filled.
+    @inlinable @inline(__always)
+    public func readable() -> (start: Int, count: Int) {
+        let h = head.load(ordering: .relaxed)
+        return (h, tail.load(ordering: .acquiring) &- h)
+    }
+
+    /// Consumer: release `n` slots read from `readable().start`.
+    @inlinable @inline(__always)
+    public func release(_ n: Int) { head.store(head.load(ordering: .relaxed) &+ n, ordering: .releasing) }
+
+    /// Filled slots (exact when the other side is idle).
+    public var count: Int { readable().count }
+}
+
+/// Owns a ring's memory; lives on the control side.
+final class RingStorage<Element>: @unchecked Sendable {
+    let indices: RingIndices
+    let elements: UnsafeMutablePointer<Element>
+
+    init(capacity: Int) {
+        precondition(capacity > 0 && _isPOD(Element.self), "rings hold trivial elements only")
+        indices = RingIndices(capacity: capacity)
+        elements = .allocate(capacity: indices.capacity)
+    }
+
+    deinit {
+        elements.deallocate()
+        indices.destroy()
+    }
+}
+
+/// Control → render commands.
+public struct CommandRing: @unchecked Sendable {
+    public let indices: RingIndices
+    @usableFromInline let elements: UnsafeMutablePointer<RenderCommand>
+
+    init(_ storage: RingStorage<RenderCommand>) {
+        indices = storage.indices
+        elements = storage.elements
+    }
+
+    /// Producer: false when full.
+    @inlinable public func push(_ command: RenderCommand) -> Bool {
+        let w = indices.writable()
+        guard w.count > 0 else { return false }
+        (elements + (w.start & indices.mask)).initialize(to: command)
+        indices.publish(1)
+        return true
+    }
+
+    /// Consumer.
+    @inlinable @inline(__always) @_noLocks
+    public func pop(into command: inout RenderCommand) -> Bool {
+        let r = indices.readable()
+        guard r.count > 0 else { return false }
+        command = elements[r.start & indices.mask]
+        indices.release(1)
+        return true
+    }
+}
+
+/// Render → control events.
+public struct EventRing: @unchecked Sendable {
+    public let indices: RingIndices
+    @usableFromInline let elements: UnsafeMutablePointer<RenderEvent>
+
+    init(_ storage: RingStorage<RenderEvent>) {
+        indices = storage.indices
+        elements = storage.elements
+    }
+
+    /// Producer (render thread): false when full.
+    @inlinable @inline(__always) @_noLocks
+    public func push(_ event: RenderEvent) -> Bool {
+        let w = indices.writable()
+        guard w.count > 0 else { return false }
+        (elements + (w.start & indices.mask)).initialize(to: event)
+        indices.publish(1)
+        return true
+    }
+
+    /// Consumer (control thread).
+    @inlinable public func pop() -> RenderEvent? {
+        let r = indices.readable()
+        guard r.count > 0 else { return nil }
+        let e = elements[r.start & indices.mask]
+        indices.release(1)
+        return e
+    }
+}
+
+/// Interleaved samples from a producer thread to the render thread.
+public struct SampleRing: @unchecked Sendable {
+    public let indices: RingIndices
+    @usableFromInline let elements: UnsafeMutablePointer<Float>
+
+    init(_ storage: RingStorage<Float>) {
+        indices = storage.indices
+        elements = storage.elements
+    }
+
+    /// Producer: copy up to `count` samples in; returns how many were stored.
+    @inlinable @_noLocks
+    public func write(from source: UnsafePointer<Float>, count: Int) -> Int {
+        let w = indices.writable()
+        let n = min(count, w.count)
+        for i in 0..<n { elements[(w.start &+ i) & indices.mask] = source[i] }
+        indices.publish(n)
+        return n
+    }
+
+    /// Consumer: copy up to `count` samples out; returns how many were taken.
+    @inlinable @_noLocks
+    public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        let r = indices.readable()
+        let n = min(count, r.count)
+        for i in 0..<n { destination[i] = elements[(r.start &+ i) & indices.mask] }
+        indices.release(n)
+        return n
+    }
+}

@@ -1,0 +1,96 @@
+// Flat mixing kernels over interleaved float samples. Each has a scalar reference
+// (`…Reference`) and a fast variant; tests run both on the same vectors.
+// Swift does not vectorize plain pointer loops (the pointers may alias), so the fast
+// variants use explicit SIMD8 with `*` and `+` (never `addingProduct`, which calls fmaf per lane).
+
+public enum Kernels {
+    /// dst[i] += gain · src[i], scalar reference.
+    @inlinable public static func mixAddReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
+        for i in 0..<count { dst[i] += gain * src[i] }
+    }
+
+    /// dst[i] += gain · src[i].
+    @inlinable @inline(__always)
+    public static func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
+        var i = 0
+        let g = SIMD8<Float>(repeating: gain)
+        let d8 = UnsafeMutableRawPointer(dst)
+        let s8 = UnsafeRawPointer(src)
+        while i + 8 <= count {
+            let off = i &* 4
+            let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
+            let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
+            d8.storeBytes(of: d + g * s, toByteOffset: off, as: SIMD8<Float>.self)
+            i &+= 8
+        }
+        while i < count { dst[i] += gain * src[i]; i &+= 1 }
+    }
+
+    /// dst[i] = gain · src[i] + dst[i] for unity gain is a plain add; kept separate so 1.0 stays exact and cheap.
+    @inlinable @inline(__always)
+    public static func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
+        var i = 0
+        let d8 = UnsafeMutableRawPointer(dst)
+        let s8 = UnsafeRawPointer(src)
+        while i + 8 <= count {
+            let off = i &* 4
+            let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
+            let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
+            d8.storeBytes(of: d + s, toByteOffset: off, as: SIMD8<Float>.self)
+            i &+= 8
+        }
+        while i < count { dst[i] += src[i]; i &+= 1 }
+    }
+
+    /// buffer[i] *= gain.
+    @inlinable @inline(__always)
+    public static func scale(_ buffer: UnsafeMutablePointer<Float>, count: Int, gain: Float) {
+        if gain == 1 { return }
+        if gain == 0 { buffer.update(repeating: 0, count: count); return }
+        var i = 0
+        let g = SIMD8<Float>(repeating: gain)
+        let b8 = UnsafeMutableRawPointer(buffer)
+        while i + 8 <= count {
+            let off = i &* 4
+            let v = b8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
+            b8.storeBytes(of: v * g, toByteOffset: off, as: SIMD8<Float>.self)
+            i &+= 8
+        }
+        while i < count { buffer[i] *= gain; i &+= 1 }
+    }
+
+    /// dst += gain(frame) · src with a per-frame gain from a ramp, scalar reference.
+    @inlinable public static func mixAddRampReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+                                                      frameCount: Int, channelCount: Int, ramp: inout LinearRamp) {
+        for f in 0..<frameCount {
+            let g = ramp.next()
+            for c in 0..<channelCount { dst[f * channelCount + c] += g * src[f * channelCount + c] }
+        }
+    }
+
+    /// dst += gain(frame) · src where the gain follows `ramp`; the settled tail uses the constant kernel.
+    @inlinable @inline(__always)
+    public static func mixAddRamp(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+                                  frameCount: Int, channelCount: Int, ramp: inout LinearRamp) {
+        let rampFrames = min(frameCount, ramp.framesRemaining)
+        if channelCount == 2 {
+            for f in 0..<rampFrames {
+                let g = ramp.next()
+                dst[2 &* f] += g * src[2 &* f]
+                dst[2 &* f &+ 1] += g * src[2 &* f &+ 1]
+            }
+        } else {
+            for f in 0..<rampFrames {
+                let g = ramp.next()
+                for c in 0..<channelCount { dst[f &* channelCount &+ c] += g * src[f &* channelCount &+ c] }
+            }
+        }
+        let rest = frameCount - rampFrames
+        if rest > 0 {
+            let off = rampFrames * channelCount
+            let g = ramp.value
+            if g == 1 { add(dst + off, src + off, count: rest * channelCount) }
+            else if g != 0 { mixAdd(dst + off, src + off, count: rest * channelCount, gain: g) }
+        }
+    }
+}
