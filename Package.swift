@@ -40,13 +40,14 @@ let package = Package(
 
         // Test support: a per-thread malloc counter (interposes malloc in the test binary).
         .target(name: "CTuttiTestSupport", path: "Tests/CTuttiTestSupport"),
-        .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP"]),
+        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport"], path: "Tests/TuttiTestSupport"),
+        .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiPolicyTests", dependencies: [
             "TuttiPolicy",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "CTuttiTestSupport"]),
-        .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile"]),
+        .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

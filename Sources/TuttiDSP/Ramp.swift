@@ -59,23 +59,25 @@ public struct LinearRamp: Sendable {
 /// rate in dB per frame (attack and release each define their own rate).
 /// Owned by the render side. At 0 dB the gain is exactly 1.
 public struct DuckEnvelope: Sendable {
-    @usableFromInline var _currentDB: Float = 0
-    @usableFromInline var _targetDB: Float = 0
-    @inlinable public var currentDB: Float { _currentDB }
-    @inlinable public var targetDB: Float { _targetDB }
-    @usableFromInline var dBPerFrame: Float = 0
+    @usableFromInline var db = LinearRamp(value: 0)
     @usableFromInline var _gain: Float = 1
     @inlinable public var gain: Float { _gain }
+    @inlinable public var currentDB: Float { db.value }
+    @inlinable public var targetDB: Float { db.target }
 
     @inlinable public init() {}
 
-    @inlinable public var isMoving: Bool { currentDB != targetDB }
+    @inlinable public var isMoving: Bool { db.isRamping }
 
-    /// Move toward `targetDB` (≤ 0) at `dBPerFrame` (> 0); a rate ≤ 0 jumps.
+    /// Move toward `targetDB` (≤ 0) at `dBPerFrame` (> 0); a rate ≤ 0 jumps. The last frame
+    /// lands exactly on the target.
     @inlinable public mutating func move(to newTargetDB: Float, dBPerFrame rate: Float) {
-        _targetDB = newTargetDB
-        dBPerFrame = rate
-        if rate <= 0 { _currentDB = newTargetDB; _gain = DuckEnvelope.gain(forDB: newTargetDB) }
+        let distance = abs(newTargetDB - db.value)
+        let exact = rate <= 0 ? 0 : distance / rate
+        var frames = Int(exact)
+        if Float(frames) < exact { frames &+= 1 }
+        db.ramp(to: newTargetDB, frameCount: frames)
+        if frames == 0 { _gain = DuckEnvelope.gain(forDB: newTargetDB) }
     }
 
     /// Rate that covers `rangeDB` decibels in `frameCount` frames.
@@ -89,27 +91,15 @@ public struct DuckEnvelope: Sendable {
 
     /// Advance `frameCount` frames without producing values.
     @inlinable public mutating func skip(_ frameCount: Int) {
-        guard currentDB != targetDB else { return }
-        let distance = dBPerFrame * Float(frameCount)
-        if abs(targetDB - currentDB) <= distance {
-            _currentDB = targetDB
-        } else {
-            _currentDB += currentDB > targetDB ? -distance : distance
-        }
-        _gain = DuckEnvelope.gain(forDB: currentDB)
+        guard db.isRamping else { return }
+        db.skip(frameCount)
+        _gain = DuckEnvelope.gain(forDB: db.value)
     }
 
     /// The gain for the next frame.
     @inlinable @inline(__always) public mutating func next() -> Float {
-        if currentDB != targetDB {
-            if currentDB > targetDB {
-                _currentDB = max(targetDB, currentDB - dBPerFrame)
-            } else {
-                _currentDB = min(targetDB, currentDB + dBPerFrame)
-            }
-            _gain = DuckEnvelope.gain(forDB: currentDB)
-        }
-        return gain
+        if db.isRamping { _gain = DuckEnvelope.gain(forDB: db.next()) }
+        return _gain
     }
 }
 

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TuttiDSP
+
+/// Each fast kernel against its scalar reference on the same vectors.
+@Suite struct KernelTests {
+    func vector(_ n: Int, seed: UInt32) -> [Float] {
+        var rng = XorShift32(seed: seed)
+        return (0..<n).map { _ in rng.nextUnit() * 2 - 1 }
+    }
+
+    @Test(arguments: [0, 1, 7, 8, 9, 63, 512, 1023])
+    func mixAddMatchesReference(count: Int) {
+        let src = vector(count, seed: 1)
+        var fast = vector(count, seed: 2)
+        var ref = fast
+        src.withUnsafeBufferPointer { s in
+            fast.withUnsafeMutableBufferPointer { Kernels.mixAdd($0.baseAddress!, s.baseAddress!, count: count, gain: 0.37) }
+            ref.withUnsafeMutableBufferPointer { Kernels.mixAddReference($0.baseAddress!, s.baseAddress!, count: count, gain: 0.37) }
+        }
+        #expect(fast == ref)
+    }
+
+    @Test(arguments: [1, 2])
+    func mixAddRampMatchesReference(channels: Int) {
+        let frames = 301
+        let src = vector(frames * channels, seed: 3)
+        var fast = vector(frames * channels, seed: 4)
+        var ref = fast
+        var r1 = LinearRamp(value: 0.2), r2 = LinearRamp(value: 0.2)
+        r1.ramp(to: 0.9, frameCount: 123)
+        r2.ramp(to: 0.9, frameCount: 123)
+        src.withUnsafeBufferPointer { s in
+            fast.withUnsafeMutableBufferPointer { Kernels.mixAddRamp($0.baseAddress!, s.baseAddress!, frameCount: frames, channelCount: channels, ramp: &r1) }
+            ref.withUnsafeMutableBufferPointer { Kernels.mixAddRampReference($0.baseAddress!, s.baseAddress!, frameCount: frames, channelCount: channels, ramp: &r2) }
+        }
+        #expect(fast == ref)
+        #expect(r1.value == 0.9 && r2.value == 0.9)
+    }
+
+    @Test func scaleByZeroAndOneAreExact() {
+        var x = vector(100, seed: 5)
+        let original = x
+        x.withUnsafeMutableBufferPointer { Kernels.scale($0.baseAddress!, count: 100, gain: 1) }
+        #expect(x == original)
+        x.withUnsafeMutableBufferPointer { Kernels.scale($0.baseAddress!, count: 100, gain: 0) }
+        #expect(x.allSatisfy { $0 == 0 })
+    }
+}
+
+@Suite struct RampTests {
+    @Test func linearRampEndsExactlyOnTarget() {
+        var r = LinearRamp(value: 1)
+        r.ramp(to: 0.25, frameCount: 480)
+        var values: [Float] = []
+        for _ in 0..<480 { values.append(r.next()) }
+        #expect(values.last == 0.25)
+        #expect(!r.isRamping)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 > $1 })
+        // Even steps: the first step equals the average step.
+        #expect(abs((1 - values[0]) - 0.75 / 480) < 1e-6)
+    }
+
+    @Test func skipLandsWhereStepsWould() {
+        var a = LinearRamp(value: 0), b = LinearRamp(value: 0)
+        a.ramp(to: 1, frameCount: 100)
+        b.ramp(to: 1, frameCount: 100)
+        for _ in 0..<40 { _ = a.next() }
+        b.skip(40)
+        #expect(abs(a.value - b.value) < 1e-6)
+        b.skip(1000)
+        #expect(b.value == 1 && !b.isRamping)
+    }
+
+    @Test func duckEnvelopeIsLinearInDecibels() {
+        var d = DuckEnvelope()
+        let frames = 4800
+        d.move(to: -15, dBPerFrame: DuckEnvelope.rate(rangeDB: -15, frameCount: frames))
+        var gains: [Float] = []
+        for _ in 0..<frames { gains.append(d.next()) }
+        let half = 20 * log10(Double(gains[frames / 2 - 1]))
+        #expect(abs(half - -7.5) < 0.01)
+        #expect(abs(20 * log10(Double(gains.last!)) - -15) < 1e-4)
+        #expect(!d.isMoving)
+        // Release back to unity is exact.
+        d.move(to: 0, dBPerFrame: DuckEnvelope.rate(rangeDB: -15, frameCount: 100))
+        for _ in 0..<100 { _ = d.next() }
+        #expect(d.gain == 1)
+    }
+
+    @Test func volumeCurve() {
+        #expect(VolumeCurve.gain(forVolume: 1) == 1)
+        #expect(VolumeCurve.gain(forVolume: 0) == 0)
+        #expect(abs(20 * log10(Double(VolumeCurve.gain(forVolume: 0.5))) - -18.06) < 0.01)
+        let steps = (0...16).map { VolumeCurve.gain(forVolume: Double($0) / 16) }
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(abs(VolumeCurve.volume(forGain: VolumeCurve.gain(forVolume: 0.3)) - 0.3) < 1e-6)
+    }
+}
+
+@Suite struct DitherTests {
+    @Test func ditherLinearizesBelowOneLSB() {
+        // 0.3 LSB of DC: plain rounding gives 0 everywhere; TPDF dither averages to 0.3 LSB.
+        let n = 200_000
+        let input = [Float](repeating: 0.3 / 32768, count: n)
+        var out = [Int32](repeating: 0, count: n)
+        var plain = TPDFQuantizer(format: .s16, dither: false)
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { plain.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) } }
+        #expect(out.allSatisfy { $0 == 0 })
+        var dithered = TPDFQuantizer(format: .s16)
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { dithered.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) } }
+        let mean = Double(out.reduce(0) { $0 + Int($1) }) / Double(n)
+        #expect(abs(mean - 0.3) < 0.01)
+        #expect(out.allSatisfy { (-1...2).contains($0) })
+    }
+
+    @Test func clipsAndScales() {
+        let input: [Float] = [1, -1, 2, -2, 0.5]
+        var out = [Int32](repeating: 0, count: 5)
+        var q = TPDFQuantizer(format: .s24, dither: false)
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { q.quantize(i.baseAddress!, count: 5, into: $0.baseAddress!) } }
+        #expect(out == [8_388_607, -8_388_608, 8_388_607, -8_388_608, 4_194_304])
+    }
+
+    @Test func sameSeedSameDither() {
+        let input = [Float](repeating: 0, count: 1000)
+        var a = [Int32](repeating: 0, count: 1000), b = a
+        var qa = TPDFQuantizer(format: .s16), qb = TPDFQuantizer(format: .s16)
+        input.withUnsafeBufferPointer { i in
+            a.withUnsafeMutableBufferPointer { qa.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }
+            b.withUnsafeMutableBufferPointer { qb.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }
+        }
+        #expect(a == b)
+        #expect(a.contains { $0 != 0 })
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Tutti
+import TuttiDSP
+
+/// Render `frameCount` frames from `engine` in blocks of `block`, collecting events.
+func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256, events: inout [RenderEvent],
+               before: (Int64) -> Void = { _ in }) -> [Float] {
+    let ch = engine.channelCount
+    var out = [Float](repeating: 0, count: frameCount * ch)
+    var done = 0
+    out.withUnsafeMutableBufferPointer { o in
+        while done < frameCount {
+            let n = min(block, frameCount - done)
+            before(Int64(done))
+            engine.render(into: o.baseAddress! + done * ch, frameCount: n)
+            engine.pollEvents { events.append($0) }
+            done += n
+        }
+    }
+    return out
+}
+
+func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
+    var events: [RenderEvent] = []
+    return renderAll(engine, frameCount: frameCount, block: block, events: &events)
+}
+
+func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int = 48_000, channels: Int = 2, phase: Double = 0) -> AudioBuffer {
+    let n = Int(Double(rate) * seconds)
+    var s = [Float](repeating: 0, count: n * channels)
+    for i in 0..<n {
+        let v = Float(amplitude * sin(2 * .pi * f * Double(i) / Double(rate) + phase))
+        for c in 0..<channels { s[i * channels + c] = v }
+    }
+    return AudioBuffer(interleaved: s, channelCount: channels, sampleRate: Double(rate))
+}
+
+func noiseBuffer(seed: UInt32, seconds: Double, rate: Int = 48_000, channels: Int = 2) -> AudioBuffer {
+    var rng = XorShift32(seed: seed)
+    let n = Int(Double(rate) * seconds) * channels
+    return AudioBuffer(interleaved: (0..<n).map { _ in rng.nextUnit() - 0.5 }, channelCount: channels, sampleRate: Double(rate))
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import Tutti
+import TuttiDSP
+import TuttiTestSupport
+
+@Suite struct MixingTests {
+    @Test func mixingIsExact() throws {
+        let engine = try Engine()
+        let bus = try engine.addBus()
+        let a = noiseBuffer(seed: 11, seconds: 1), b = sineBuffer(997, seconds: 1)
+        let sa = try engine.addSource(.buffer(a), bus: bus, gain: 0.5)
+        let sb = try engine.addSource(.buffer(b), bus: bus, gain: 0.25)
+        try engine.send(.play(sa))
+        try engine.send(.play(sb))
+        let out = renderAll(engine, frameCount: 48_000)
+        var err = 0.0, ref = 0.0
+        for i in 0..<out.count {
+            let expected = 0.5 * Double(a.samples[i]) + 0.25 * Double(b.samples[i])
+            err += (Double(out[i]) - expected) * (Double(out[i]) - expected)
+            ref += expected * expected
+        }
+        let residual = err == 0 ? -Double.infinity : 10 * log10(err / ref)
+        #expect(residual <= -120, "residual \(residual) dB")
+    }
+
+    @Test func commandsApplyAtTheirExactFrame() throws {
+        let engine = try Engine()
+        let bus = try engine.addBus()
+        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 96_000), channelCount: 2, sampleRate: 48_000)), bus: bus)
+        try engine.send(.play(s), at: 1_000)
+        try engine.send(.setSourceGain(s, gain: 0.25, rampFrames: 0), at: 3_333)
+        let out = renderAll(engine, frameCount: 5_000, block: 256)
+        #expect(out[2 * 999] == 0)
+        #expect(out[2 * 1_000] == 0.5)
+        #expect(out[2 * 3_332] == 0.5)
+        #expect(out[2 * 3_333] == 0.125)
+    }
+
+    @Test func blockSizeDoesNotChangeTheOutput() throws {
+        func run(block: Int) throws -> [Float] {
+            let engine = try Engine()
+            let bus = try engine.addBus()
+            let s = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus)
+            try engine.send(.play(s), at: 100)
+            try engine.send(.setSourceGain(s, gain: 0.2, rampFrames: 480), at: 2_000)
+            try engine.send(.setBusDuck(bus, targetDB: -15, dBPerFrame: 15 / 4_800), at: 3_000)
+            try engine.send(.pause(s), at: 9_000)
+            return renderAll(engine, frameCount: 12_000, block: block)
+        }
+        let a = try run(block: 64), b = try run(block: 1024), c = try run(block: 333)
+        #expect(a == b)
+        #expect(a == c)
+    }
+
+    @Test func sourceEndsAndReportsItsFrame() throws {
+        let engine = try Engine()
+        let bus = try engine.addBus()
+        let s = try engine.addSource(.buffer(sineBuffer(440, seconds: 0.1)), bus: bus)
+        try engine.send(.play(s), at: 500)
+        var events: [RenderEvent] = []
+        let out = renderAll(engine, frameCount: 9_600, events: &events)
+        #expect(events.contains(RenderEvent(frame: 500 + 4_800, kind: .sourceEnded(s))))
+        #expect(out[(500 + 4_800) * 2 ..< out.count].allSatisfy { $0 == 0 })
+    }
+
+    @Test func loopingWrapsAround() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let ramp = AudioBuffer(interleaved: (0..<100).map { Float($0) / 100 }, channelCount: 1, sampleRate: 48_000)
+        let s = try engine.addSource(.buffer(ramp), bus: bus, loop: true)
+        try engine.send(.play(s))
+        let out = renderAll(engine, frameCount: 350, block: 64)
+        #expect(out[0] == 0 && out[99] == 0.99 && out[100] == 0 && out[349] == 0.49)
+    }
+
+    @Test func ringerClassUsesRingerVolumeAndSystemClassUsesSystemVolume() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let media = try engine.addBus(), ringer = try engine.addBus(volumeClass: .ringer)
+        let dc = AudioBuffer(interleaved: [Float](repeating: 0.5, count: 4_800), channelCount: 1, sampleRate: 48_000)
+        let m = try engine.addSource(.buffer(dc), bus: media)
+        let r = try engine.addSource(.buffer(dc), bus: ringer)
+        try engine.send(.setMasterVolume(gain: 0.5, rampFrames: 0))
+        try engine.send(.setRingerVolume(gain: 0.25, rampFrames: 0))
+        try engine.send(.play(m))
+        try engine.send(.play(r), at: 2_000)
+        let out = renderAll(engine, frameCount: 4_000)
+        #expect(out[1_000] == 0.25)
+        #expect(out[3_000] == 0.25 + 0.125)
+    }
+
+    @Test func misuseIsRejectedNotCrashing() throws {
+        let engine = try Engine()
+        #expect(throws: EngineError.self) { try engine.addSource(.silence, bus: BusID(5)) }
+        let bus = try engine.addBus()
+        #expect(throws: EngineError.self) {
+            try engine.addSource(.buffer(AudioBuffer(interleaved: [0, 0], channelCount: 1, sampleRate: 44_100)), bus: bus)
+        }
+        try engine.send(.play(SourceID(77)))
+        var events: [RenderEvent] = []
+        _ = renderAll(engine, frameCount: 256, events: &events)
+        #expect(events.contains { $0.kind == .rejectedCommand })
+    }
+
+    @Test func fullCommandQueueIsAnError() throws {
+        var config = EngineConfiguration()
+        config.commandQueueCapacity = 4
+        let engine = try Engine(configuration: config)
+        let bus = try engine.addBus()
+        for _ in 0..<3 { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
+        #expect(throws: EngineError.commandQueueFull) { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
+    }
+}

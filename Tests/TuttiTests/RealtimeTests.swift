@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import Tutti
+import TuttiDSP
+import TuttiTestSupport
+
+@Suite struct RealtimeTests {
+    @Test func noMallocsWhileRendering32Sources() throws {
+        let engine = try Engine()
+        var ids: [SourceID] = []
+        var buses: [BusID] = []
+        for _ in 0..<4 { buses.append(try engine.addBus()) }
+        let buffer = sineBuffer(330, seconds: 0.5)
+        for i in 0..<32 {
+            let kind: SourceKind = i % 4 == 0 ? .tone(frequency: 200 + Double(i), amplitude: 0.1) : .buffer(buffer)
+            ids.append(try engine.addSource(kind, bus: buses[i % 4], gain: 0.1, loop: true))
+        }
+        for id in ids { try engine.send(.play(id)) }
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 256 * 2)
+        defer { out.deallocate() }
+        // Warm up: install nodes, collect them.
+        for _ in 0..<8 { engine.render(into: out, frameCount: 256) }
+        engine.pollEvents()
+        // Keep the graph busy: ramps, gates and ducks move while we count.
+        try engine.send(.setBusDuck(buses[0], targetDB: -15, dBPerFrame: 0.001), at: engine.renderer.framePosition + 1_000)
+        try engine.send(.setSourceGain(ids[1], gain: 0.05, rampFrames: 4_800), at: engine.renderer.framePosition + 2_000)
+        try engine.send(.setBusGate(buses[2], gain: 0, rampFrames: 960), at: engine.renderer.framePosition + 3_000)
+        let mallocs = countMallocs {
+            for _ in 0..<10_000 { engine.render(into: out, frameCount: 256) }
+        }
+        #expect(mallocs == 0)
+        #expect(engine.renderer.framePosition > 2_560_000)
+    }
+
+    @Test func theCounterSeesAllocations() {
+        // So the zero above means something.
+        let n = countMallocs { _ = UnsafeMutablePointer<Float>.allocate(capacity: 10).deallocate() }
+        #expect(n >= 1)
+    }
+
+    @Test func ringKeepsOrderAcrossThreads() {
+        // Values stay below 2^24 so Float holds them exactly.
+        let total = 1 << 20
+        let storage = RingStorage<Float>(capacity: 1024)
+        let ring = SampleRing(storage)
+        let producer = Thread {
+            var i = 0
+            var chunk = [Float](repeating: 0, count: 37)
+            while i < total {
+                let n = min(37, total - i)
+                for k in 0..<n { chunk[k] = Float(i + k) }
+                i += chunk.withUnsafeBufferPointer { ring.write(from: $0.baseAddress!, count: n) }
+            }
+        }
+        producer.start()
+        var expected = 0
+        var ok = true
+        var buffer = [Float](repeating: 0, count: 53)
+        while expected < total, ok {
+            let n = buffer.withUnsafeMutableBufferPointer { ring.read(into: $0.baseAddress!, count: 53) }
+            for k in 0..<n where buffer[k] != Float(expected + k) { ok = false }
+            expected += n
+        }
+        #expect(ok)
+        #expect(expected == total)
+    }
+
+    @Test func streamSourceConvertsWhilePlaying() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let stream = try StreamSource(sampleRate: 44_100, channelCount: 1, engineSampleRate: 48_000, quality: .sincMedium)
+        let s = try engine.addSource(.stream(stream), bus: bus)
+        try engine.send(.play(s))
+        var written = 0
+        var out: [Float] = []
+        var block = [Float](repeating: 0, count: 256)
+        // Feed 441 input frames per 480 output frames, as a host would.
+        for _ in 0..<200 {
+            let chunk = (written..<written + 441).map { Float(0.5 * sin(2 * .pi * 1000 * Double($0) / 44_100)) }
+            written += chunk.withUnsafeBufferPointer { stream.write($0) }
+            for _ in 0..<2 {
+                block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frameCount: 240) }
+                out += block[0..<240]
+            }
+        }
+        let mid = out[20_000..<80_000].map(Double.init)
+        let fit = Analysis.fitSine(mid[...], frequency: 1000, sampleRate: 48_000)
+        #expect(abs(fit.amplitude - 0.5) < 0.01)
+        #expect(Analysis.dB(fit.amplitude / 2.squareRoot() / fit.residualRMS) >= 80)
+    }
+}
