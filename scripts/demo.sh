@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: renders the 20-second demo scene to out/demo.wav (and its event log),
+# then plays it if this machine has an audio device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+swift build -c release --product tutti
+mkdir -p out
+.build/release/tutti render fixtures/scenes/demo.json -o out/demo.wav --events out/demo.jsonl
+echo "rendered out/demo.wav and out/demo.jsonl"
+if command -v aplay >/dev/null && aplay -L 2>/dev/null | grep -qvE '^(null|\s)'; then
+  if aplay -q out/demo.wav 2>/dev/null; then exit 0; fi
+fi
+echo "no audio device to play it on; open out/demo.wav in any player"
