@@ -71,7 +71,7 @@ public struct DuckEnvelope: Sendable {
 
     /// Move toward `targetDB` (≤ 0) at `dBPerFrame` (> 0); a rate ≤ 0 jumps. The last frame
     /// lands exactly on the target.
-    @inlinable public mutating func move(to newTargetDB: Float, dBPerFrame rate: Float) {
+    @inlinable @_noLocks public mutating func move(to newTargetDB: Float, dBPerFrame rate: Float) {
         let distance = abs(newTargetDB - db.value)
         let exact = rate <= 0 ? 0 : distance / rate
         var frames = Int(exact)
@@ -85,19 +85,19 @@ public struct DuckEnvelope: Sendable {
         frameCount <= 0 ? 0 : abs(rangeDB) / Float(frameCount)
     }
 
-    @inlinable @inline(__always) public static func gain(forDB dB: Float) -> Float {
+    @inlinable @inline(__always) @_noLocks public static func gain(forDB dB: Float) -> Float {
         dB == 0 ? 1 : _unsafePerformance { expf(dB * 0.115_129_254_649_702_28) } // ln(10)/20
     }
 
     /// Advance `frameCount` frames without producing values.
-    @inlinable public mutating func skip(_ frameCount: Int) {
+    @inlinable @_noLocks public mutating func skip(_ frameCount: Int) {
         guard db.isRamping else { return }
         db.skip(frameCount)
         _gain = DuckEnvelope.gain(forDB: db.value)
     }
 
     /// The gain for the next frame.
-    @inlinable @inline(__always) public mutating func next() -> Float {
+    @inlinable @inline(__always) @_noLocks public mutating func next() -> Float {
         if db.isRamping { _gain = DuckEnvelope.gain(forDB: db.next()) }
         return _gain
     }

@@ -1,1 +1,97 @@
-print("tutti")
+import ArgumentParser
+import Foundation
+import Tutti
+import TuttiDSP
+import TuttiScene
+
+@main
+struct TuttiCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tutti",
+        abstract: "Tutti: a real-time audio mixing engine with a phone-style audio policy.",
+        subcommands: [Render.self])
+}
+
+/// Print a user-facing error and exit non-zero (1). ArgumentParser handles usage errors itself (exit 64).
+func fail(_ error: Error) -> ExitCode {
+    FileHandle.standardError.write(Data("tutti: error: \(error)\n".utf8))
+    return ExitCode(1)
+}
+
+enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case f32, float32, s16, s24
+    var sampleFormat: SampleFormat {
+        switch self {
+        case .f32, .float32: .float32
+        case .s16: .s16
+        case .s24: .s24
+        }
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a scene file offline to a WAV file.",
+        discussion: "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched.")
+
+    @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
+    var scene: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "Also write the policy events log as JSON lines.")
+    var events: String?
+
+    @Option(help: "Sample format: f32, s16 or s24 (overrides the scene's engine.output; s16/s24 are TPDF-dithered).")
+    var format: OutputFormatArgument?
+
+    @Flag(help: "No progress bar.")
+    var quiet = false
+
+    func run() throws {
+        let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        do {
+            let report = try SceneRenderer.renderFile(
+                scenePath: scene, outputPath: output, eventsPath: events,
+                format: format?.sampleFormat, progress: { progress.update($0) })
+            progress.finish()
+            if !quiet {
+                FileHandle.standardError.write(Data(String(
+                    format: "rendered %.2f s (%d frames, %@) in %.2f s (%.0f× real time), %d events\n",
+                    report.seconds, report.frameCount, report.format.rawValue, report.wallSeconds,
+                    report.seconds / max(report.wallSeconds, 1e-9), report.eventCount).utf8))
+            }
+        } catch {
+            progress.finish()
+            throw fail(error)
+        }
+    }
+}
+
+/// A one-line progress bar on stderr, shown only once a render has taken more than a second.
+final class ProgressBar {
+    let enabled: Bool
+    let start = Date()
+    var lastDraw = Date.distantPast
+    var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(start) > 1, now.timeIntervalSince(lastDraw) > 0.1 else { return }
+        lastDraw = now
+        drawn = true
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data(String(format: "\rrendering [%@] %3.0f%%", bar, fraction * 100).utf8))
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        drawn = false
+    }
+}
