@@ -1,0 +1,99 @@
+import Tutti
+import TuttiDSP
+import TuttiPolicy
+
+/// A decoded, validated scene (see docs/scene-format.md). Value type: any thread.
+public struct Scene: Sendable {
+    public struct EngineSettings: Sendable, Equatable {
+        public var sampleRate = 48_000
+        public var channelCount = 2
+        public var blockFrames = 256
+        public var resampler: ResamplerQuality = .sincBest
+        public var ducking = DuckingSettings.default
+        public var output: SampleFormat = .float32
+    }
+
+    public struct Device: Sendable, Equatable {
+        public var silentSwitch = false
+        public var locked = false
+        public var volume = 1.0
+        public var ringerVolume = 1.0
+        public var route: Route = .speaker
+        public var micMuted = false
+    }
+
+    /// Where a source's (or call's, or system sound's) audio comes from.
+    public enum Audio: Sendable, Equatable {
+        /// Resolved against the scene's folder.
+        case file(String)
+        case tone(frequency: Double, amplitude: Double)
+        case silence
+    }
+
+    public struct Source: Sendable, Equatable {
+        public var id: String
+        public var session: String
+        public var audio: Audio
+        public var gain: Double
+        public var loop: Bool
+        /// JSON path, for errors found later (e.g. when loading the file).
+        public var place: String
+    }
+
+    public enum SessionAction: Sendable, Equatable {
+        case activate
+        case deactivate(notifyOthers: Bool)
+        case setCategory(Category, options: Set<CategoryOption>?)
+        case foreground, background
+        case setGain(Double, ramp: Double?)
+    }
+
+    public enum SourceAction: Sendable, Equatable {
+        case play, pause, stop
+        case setGain(Double, ramp: Double?)
+    }
+
+    public enum DeviceAction: Sendable, Equatable {
+        case silentSwitch(Bool)
+        case lock, unlock
+        case volume(Double), ringerVolume(Double)
+        case volumeUp, volumeDown
+        case route(Route, reason: RouteChangeReason?)
+        case micMuted(Bool)
+    }
+
+    public enum Action: Sendable, Equatable {
+        case session(String, SessionAction)
+        case source(String, SourceAction)
+        case device(DeviceAction)
+        case phoneCallBegin(audio: Audio?)
+        case phoneCallEnd
+        case systemSound(audio: Audio, duration: Double?)
+        case remote(RemoteCommand)
+    }
+
+    public struct Event: Sendable, Equatable {
+        public var at: Double
+        public var action: Action
+        /// `events[i]` in the file.
+        public var place: String
+    }
+
+    public var engine = EngineSettings()
+    public var duration: Double
+    public var device = Device()
+    public var sessions: [SessionConfiguration] = []
+    public var sources: [Source] = []
+    /// In time order; events at the same time keep file order.
+    public var events: [Event] = []
+    /// The folder relative file paths are resolved against.
+    public var baseDirectory: String
+
+    public var durationFrames: Int { Int((duration * Double(engine.sampleRate)).rounded()) }
+
+    public func frame(at seconds: Double) -> Int64 { Int64((seconds * Double(engine.sampleRate)).rounded()) }
+
+    public func resolve(_ path: String) -> String {
+        path.hasPrefix("/") || baseDirectory.isEmpty ? path : baseDirectory + "/" + path
+    }
+}

@@ -1,0 +1,266 @@
+import Tutti
+import TuttiDSP
+import TuttiPolicy
+
+extension Scene {
+    /// Decode and validate a scene from JSON text. `baseDirectory` resolves relative file paths.
+    /// Every problem is a `SceneError` naming its JSON path.
+    public static func decode(json text: String, baseDirectory: String) throws -> Scene {
+        let root: JSONValue
+        do { root = try JSONParser.parse(text) } catch let e as JSONSyntaxError {
+            throw SceneError("scene", "malformed JSON at \(e)")
+        }
+        return try SceneDecoder(baseDirectory: baseDirectory).decode(root)
+    }
+}
+
+struct SceneDecoder {
+    let baseDirectory: String
+
+    func decode(_ root: JSONValue) throws -> Scene {
+        var r = try FieldReader(root, path: "")
+        var scene = Scene(duration: 0, baseDirectory: baseDirectory)
+        if let e = r.value("engine") { scene.engine = try engine(e, path: "engine") }
+        scene.duration = try r.number("duration", in: 0.001...86_400, unit: " s")
+        if let d = r.value("device") { scene.device = try device(d, path: "device") }
+
+        var sessionIDs: Set<String> = []
+        for (i, v) in try r.array("sessions").enumerated() {
+            let s = try session(v, path: "sessions[\(i)]")
+            guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
+            scene.sessions.append(s)
+        }
+        var sourceIDs: Set<String> = []
+        for (i, v) in try r.array("sources").enumerated() {
+            let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
+            guard sourceIDs.insert(s.id).inserted else { throw SceneError("sources[\(i)].id", "duplicate source id \"\(s.id)\"") }
+            scene.sources.append(s)
+        }
+        var events: [Scene.Event] = []
+        for (i, v) in try r.array("events").enumerated() {
+            events.append(try event(v, path: "events[\(i)]", scene: scene, sessions: sessionIDs, sources: sourceIDs))
+        }
+        try r.finish()
+        // Stable: events at the same time keep file order.
+        scene.events = events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return scene
+    }
+
+    func engine(_ v: JSONValue, path: String) throws -> Scene.EngineSettings {
+        var r = try FieldReader(v, path: path)
+        var e = Scene.EngineSettings()
+        e.sampleRate = try r.integer("sampleRate", default: 48_000, in: 8_000...384_000)
+        e.channelCount = try r.integer("channels", default: 2, in: 1...2)
+        e.blockFrames = try r.integer("blockFrames", default: 256, in: 16...4096)
+        if r.has("resampler") { e.resampler = try r.name("resampler", as: ResamplerQuality.self, what: "resampler") }
+        if let d = r.value("ducking") { e.ducking = try ducking(d, path: r.child("ducking"), defaults: .default) }
+        if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
+        try r.finish()
+        return e
+    }
+
+    func ducking(_ v: JSONValue, path: String, defaults: DuckingSettings) throws -> DuckingSettings {
+        var r = try FieldReader(v, path: path)
+        let level = try r.number("level", default: defaults.levelDB, in: -120...0, unit: " dB")
+        let attack = try r.number("attack", default: defaults.attackSeconds, in: 0...10, unit: " s")
+        let release = try r.number("release", default: defaults.releaseSeconds, in: 0...10, unit: " s")
+        try r.finish()
+        return DuckingSettings(levelDB: level, attackSeconds: attack, releaseSeconds: release)
+    }
+
+    func device(_ v: JSONValue, path: String) throws -> Scene.Device {
+        var r = try FieldReader(v, path: path)
+        var d = Scene.Device()
+        d.silentSwitch = try r.bool("silentSwitch", default: false)
+        d.locked = try r.bool("locked", default: false)
+        d.volume = try r.number("volume", default: 1, in: 0...1)
+        d.ringerVolume = try r.number("ringerVolume", default: 1, in: 0...1)
+        if r.has("route") { d.route = try r.name("route", as: Route.self, what: "route") }
+        d.micMuted = try r.bool("micMuted", default: false)
+        try r.finish()
+        return d
+    }
+
+    func identifier(_ r: inout FieldReader, _ key: String) throws -> String {
+        let id = try r.string(key)
+        guard !id.isEmpty else { throw SceneError(r.child(key), "must not be empty") }
+        return id
+    }
+
+    func options(_ values: [JSONValue], path: String) throws -> [CategoryOption] {
+        var out: [CategoryOption] = []
+        for (i, v) in values.enumerated() {
+            guard case .string(let s) = v else { throw SceneError("\(path)[\(i)]", "expected a string, found \(v.kindName)") }
+            let o = try FieldReader.parseName(s, as: CategoryOption.self, what: "option", place: "\(path)[\(i)]")
+            if !out.contains(o) { out.append(o) }
+        }
+        return out
+    }
+
+    /// Options that need a category that can mix/duck (policy rule 1).
+    func checkOptions(_ options: [CategoryOption], category: Category, path: String, session: String) throws {
+        for (i, o) in options.enumerated() where !category.allows(o) {
+            throw SceneError("\(path)[\(i)]", PolicyError.optionNotAllowed(session: session, category: category, option: o).description)
+        }
+    }
+
+    func session(_ v: JSONValue, path: String) throws -> SessionConfiguration {
+        var r = try FieldReader(v, path: path)
+        let id = try identifier(&r, "id")
+        let category = try r.optionalName("category", as: Category.self, what: "category") ?? .soloAmbient
+        let opts = try options(try r.array("options"), path: r.child("options"))
+        try checkOptions(opts, category: category, path: r.child("options"), session: id)
+        let mode = try r.optionalName("mode", as: Mode.self, what: "mode") ?? .default
+        let playbackControls = try r.bool("playbackControls", default: false)
+        var commands: [RemoteCommand] = []
+        for (i, c) in try r.array("remoteCommands").enumerated() {
+            guard case .string(let s) = c else { throw SceneError("\(r.child("remoteCommands"))[\(i)]", "expected a string, found \(c.kindName)") }
+            commands.append(try FieldReader.parseName(s, as: RemoteCommand.self, what: "remote command", place: "\(r.child("remoteCommands"))[\(i)]"))
+        }
+        let foreground = try r.bool("foreground", default: true)
+        let autoResume = try r.bool("autoResume", default: true)
+        let other = try r.optionalName("categoryWhenOtherAudioPlaying", as: Category.self, what: "category")
+        if let other { try checkOptions(opts, category: other, path: r.child("options"), session: id) }
+        var duck: DuckingSettings?
+        if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: .default) }
+        try r.finish()
+        return SessionConfiguration(id: id, category: category, options: Set(opts), mode: mode,
+                                    playbackControls: playbackControls, remoteCommands: Set(commands),
+                                    foreground: foreground, autoResume: autoResume,
+                                    categoryWhenOtherAudioPlaying: other, ducking: duck)
+    }
+
+    /// `file`, `tone` or `silence`: exactly one (or none when `optional`).
+    func audio(_ r: inout FieldReader, sampleRate: Int, optional: Bool) throws -> Scene.Audio? {
+        let present = ["file", "tone", "silence"].filter { r.has($0) }
+        if present.count > 1 { throw SceneError(r.child(present[1]), "give only one of file, tone, silence (found \(present.joined(separator: " and ")))") }
+        guard let kind = present.first else {
+            if optional { return nil }
+            throw SceneError(r.path, "needs one of file, tone or silence")
+        }
+        switch kind {
+        case "file":
+            let f = try r.string("file")
+            guard !f.isEmpty else { throw SceneError(r.child("file"), "must not be empty") }
+            return .file(f)
+        case "tone":
+            var t = try FieldReader(r.value("tone")!, path: r.child("tone"))
+            let nyquist = Double(sampleRate) / 2
+            let f = try t.number("frequency", in: 0.001...nyquist, unit: " Hz")
+            let a = try t.number("amplitude", default: 0.5, in: 0...1)
+            try t.finish()
+            return .tone(frequency: f, amplitude: a)
+        default:
+            guard case .bool(true)? = r.value("silence") else { throw SceneError(r.child("silence"), "expected true") }
+            return .silence
+        }
+    }
+
+    func source(_ v: JSONValue, path: String, sessions: Set<String>, sampleRate: Int) throws -> Scene.Source {
+        var r = try FieldReader(v, path: path)
+        let id = try identifier(&r, "id")
+        let session = try r.string("session")
+        guard sessions.contains(session) else { throw SceneError(r.child("session"), "unknown session \"\(session)\"") }
+        let audio = try audio(&r, sampleRate: sampleRate, optional: false)!
+        let gain = try r.number("gain", default: 1, in: 0...1)
+        let loop = try r.bool("loop", default: false)
+        try r.finish()
+        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, place: path)
+    }
+
+    func event(_ v: JSONValue, path: String, scene: Scene, sessions: Set<String>, sources: Set<String>) throws -> Scene.Event {
+        var r = try FieldReader(v, path: path)
+        let at = try r.number("at", in: 0...scene.duration, unit: " s")
+        let targets = ["session", "source", "device", "system", "remote"].filter { r.has($0) }
+        guard let target = targets.first else {
+            throw SceneError(path, "an event needs one of session, source, device, system or remote")
+        }
+        if targets.count > 1 { throw SceneError(r.child(targets[1]), "an event has one target; found \(targets.joined(separator: " and "))") }
+        let action: Scene.Action
+        switch target {
+        case "session":
+            let id = try r.string("session")
+            guard sessions.contains(id) else { throw SceneError(r.child("session"), "unknown session \"\(id)\"") }
+            action = .session(id, try sessionAction(&r, session: id))
+        case "source":
+            let id = try r.string("source")
+            guard sources.contains(id) else { throw SceneError(r.child("source"), "unknown source \"\(id)\"") }
+            action = .source(id, try sourceAction(&r))
+        case "device":
+            action = .device(try deviceAction(&r))
+        case "system":
+            action = try systemAction(&r, sampleRate: scene.engine.sampleRate)
+        default:
+            action = .remote(try r.name("remote", as: RemoteCommand.self, what: "remote command"))
+        }
+        try r.finish()
+        return Scene.Event(at: at, action: action, place: path)
+    }
+
+    enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }
+    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain }
+    enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
+    enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
+    enum CallVerb: String, CaseIterable { case begin, end }
+
+    func ramp(_ r: inout FieldReader) throws -> Double? { try r.optionalNumber("ramp", in: 0...60, unit: " s") }
+
+    func sessionAction(_ r: inout FieldReader, session: String) throws -> Scene.SessionAction {
+        switch try r.name("action", as: SessionVerb.self, what: "session action") {
+        case .activate: return .activate
+        case .deactivate: return .deactivate(notifyOthers: try r.bool("notifyOthers", default: false))
+        case .setCategory:
+            let c = try r.name("value", as: Category.self, what: "category")
+            var opts: [CategoryOption]?
+            if r.has("options") {
+                opts = try options(try r.array("options"), path: r.child("options"))
+                try checkOptions(opts!, category: c, path: r.child("options"), session: session)
+            }
+            return .setCategory(c, options: opts.map { Set($0) })
+        case .foreground: return .foreground
+        case .background: return .background
+        case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        }
+    }
+
+    func sourceAction(_ r: inout FieldReader) throws -> Scene.SourceAction {
+        switch try r.name("action", as: SourceVerb.self, what: "source action") {
+        case .play: return .play
+        case .pause: return .pause
+        case .stop: return .stop
+        case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        }
+    }
+
+    func deviceAction(_ r: inout FieldReader) throws -> Scene.DeviceAction {
+        switch try r.name("device", as: DeviceVerb.self, what: "device action") {
+        case .silentSwitch: return .silentSwitch(try r.bool("value"))
+        case .lock: return .lock
+        case .unlock: return .unlock
+        case .volume: return .volume(try r.number("value", in: 0...1))
+        case .ringerVolume: return .ringerVolume(try r.number("value", in: 0...1))
+        case .volumeUp: return .volumeUp
+        case .volumeDown: return .volumeDown
+        case .route:
+            let route = try r.name("value", as: Route.self, what: "route")
+            let reason = try r.optionalName("reason", as: RouteChangeReason.self, what: "route change reason")
+            return .route(route, reason: reason)
+        case .micMuted: return .micMuted(try r.bool("value"))
+        }
+    }
+
+    func systemAction(_ r: inout FieldReader, sampleRate: Int) throws -> Scene.Action {
+        switch try r.name("system", as: SystemVerb.self, what: "system audio") {
+        case .phoneCall:
+            switch try r.name("action", as: CallVerb.self, what: "phone call action") {
+            case .begin: return .phoneCallBegin(audio: try audio(&r, sampleRate: sampleRate, optional: true))
+            case .end: return .phoneCallEnd
+            }
+        case .systemSound:
+            let a = try audio(&r, sampleRate: sampleRate, optional: false)!
+            let duration = try r.optionalNumber("duration", in: 0.001...60, unit: " s")
+            if case .tone = a, duration == nil { throw SceneError(r.child("duration"), "a tone system sound needs a duration") }
+            return .systemSound(audio: a, duration: duration)
+        }
+    }
+}

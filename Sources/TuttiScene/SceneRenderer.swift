@@ -1,0 +1,366 @@
+import Foundation
+import Tutti
+import TuttiDSP
+import TuttiPolicy
+
+/// One line of the events log: a policy or render event at an exact output frame.
+public struct LogEntry: Sendable, Equatable {
+    public var frame: Int64
+    public var time: Double
+    public var type: String
+    public var fields: [(key: String, value: JSONValue)]
+
+    public static func == (a: LogEntry, b: LogEntry) -> Bool {
+        a.frame == b.frame && a.type == b.type && JSONValue.object(a.fields) == JSONValue.object(b.fields)
+    }
+
+    /// `{"frame":…,"time":…,"type":…, fields…}`
+    public var jsonLine: String {
+        JSONWriter.string(.object([("frame", .number(Double(frame))), ("time", .number(time)), ("type", .string(type))] + fields))
+    }
+}
+
+/// What a finished render did.
+public struct RenderReport: Sendable {
+    public var frameCount: Int
+    public var seconds: Double
+    public var wallSeconds: Double
+    public var format: SampleFormat
+    public var eventCount: Int
+}
+
+/// Renders a scene offline: every scene event goes through the policy; the decisions reach
+/// the render graph as commands at the event's exact frame.
+///
+/// Thread: one thread does everything (it is both the control side and the render side
+/// of its engine); the renderer is the same one a real-time backend drives.
+public final class SceneRenderer {
+    public let scene: Scene
+    public let engine: Engine
+    public private(set) var policy: PolicyState
+    private var view: RenderView
+    private var busOf: [String: BusID] = [:]
+    private var sourceOf: [String: SourceID] = [:]
+    private var sourceName: [SourceID: String] = [:]
+    /// Call audio and system sounds, one source per scene event that has audio.
+    private var eventSource: [Int: SourceID] = [:]
+    private var callSource: SourceID?
+    private var stopsAfter: [(frame: Int64, source: SourceID)] = []
+    public private(set) var journal: [LogEntry] = []
+    public private(set) var framePosition: Int64 = 0
+
+    /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
+    /// builds the graph. Errors name the scene place and the file.
+    public init(scene: Scene) throws {
+        self.scene = scene
+        var config = EngineConfiguration(sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount)
+        let eventAudio = scene.events.filter {
+            switch $0.action { case .phoneCallBegin(audio: .some), .systemSound: true; default: false }
+        }.count
+        config.maxSources = max(8, scene.sources.count + eventAudio + 1)
+        config.maxBuses = scene.sessions.count + 2
+        // Everything the scene schedules inside one block must fit; be generous.
+        config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
+        config.eventQueueCapacity = config.commandQueueCapacity
+        engine = try Engine(configuration: config)
+        do {
+            policy = try PolicyState(sessions: scene.sessions,
+                                     sources: scene.sources.map { SourceConfiguration(id: $0.id, session: $0.session) },
+                                     device: DeviceState(silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
+                                                         volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
+                                                         route: scene.device.route, micMuted: scene.device.micMuted),
+                                     ducking: scene.engine.ducking)
+        } catch {
+            throw SceneError("scene", "\(error)")
+        }
+        view = policy.renderView
+
+        var loader = AudioLoader(scene: scene)
+        try engine.send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: view.systemVolume), rampFrames: 0))
+        try engine.send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: view.ringerVolume), rampFrames: 0))
+        for s in scene.sessions {
+            busOf[s.id] = try engine.addBus(gateOpen: SceneRenderer.gateOpen(view.session(s.id)))
+        }
+        let callBus = try engine.addBus()
+        let ringerBus = try engine.addBus(volumeClass: .ringer)
+        for s in scene.sources {
+            let kind = try loader.kind(s.audio, place: s.place)
+            let id = try engine.addSource(kind, bus: busOf[s.session]!, gain: Float(s.gain), loop: s.loop)
+            sourceOf[s.id] = id
+            sourceName[id] = s.id
+        }
+        for (i, e) in scene.events.enumerated() {
+            switch e.action {
+            case .phoneCallBegin(audio: .some(let audio)):
+                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: callBus, loop: true)
+            case .systemSound(let audio, _):
+                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: ringerBus)
+            default:
+                break
+            }
+        }
+    }
+
+    public var totalFrames: Int64 { Int64(scene.durationFrames) }
+
+    /// Render the whole scene, handing each block of interleaved float samples to `sink`.
+    public func render(progress: (Double) -> Void = { _ in }, sink: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        let ch = scene.engine.channelCount
+        let block = scene.engine.blockFrames
+        var buffer = [Float](repeating: 0, count: block * ch)
+        var next = 0
+        let events = scene.events
+        while framePosition < totalFrames {
+            let blockStart = framePosition
+            let blockEnd = min(blockStart + Int64(block), totalFrames)
+            // Render up to each event so render-side reports (a source that ended) reach the
+            // policy before later events. The renderer splits at command frames anyway, so
+            // the samples do not depend on this.
+            try buffer.withUnsafeMutableBufferPointer { out in
+                while true {
+                    var upTo = blockEnd
+                    if next < events.count { upTo = min(upTo, scene.frame(at: events[next].at)) }
+                    if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
+                    if upTo > framePosition {
+                        engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
+                        framePosition = upTo
+                        collectRenderEvents()
+                    }
+                    while let stop = stopsAfter.first, stop.frame <= framePosition {
+                        stopsAfter.removeFirst()
+                        try engine.send(.stop(stop.source), at: stop.frame)
+                    }
+                    guard next < events.count, scene.frame(at: events[next].at) <= framePosition else { break }
+                    while next < events.count, scene.frame(at: events[next].at) <= framePosition {
+                        try dispatch(events[next], index: next, frame: framePosition)
+                        next += 1
+                    }
+                    if framePosition >= blockEnd { break }
+                }
+            }
+            try buffer.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(blockEnd - blockStart) * ch])) }
+            progress(Double(framePosition) / Double(max(totalFrames, 1)))
+        }
+    }
+
+    // MARK: - Events
+
+    private func log(_ entries: [JournalEntry], at frame: Int64) {
+        for e in entries {
+            journal.append(LogEntry(frame: frame, time: Double(frame) / Double(scene.engine.sampleRate), type: e.type,
+                                    fields: e.fields.map { ($0.key, JSONValue($0.value)) }))
+        }
+    }
+
+    private func collectRenderEvents() {
+        var ended: [RenderEvent] = []
+        engine.pollEvents { e in if case .sourceEnded = e.kind { ended.append(e) } }
+        for e in ended {
+            guard case .sourceEnded(let id) = e.kind, let name = sourceName[id] else { continue }
+            let outcome = policy.apply(.sourceEnded(source: name))
+            log(outcome.journal, at: e.frame)
+            // The renderer already stopped it: just take the new view.
+            view = policy.renderView
+        }
+    }
+
+    private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
+        switch event.action {
+        case .source(let name, .setGain(let value, let ramp)):
+            try engine.send(.setSourceGain(sourceOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+        case .session(let name, .setGain(let value, let ramp)):
+            try engine.send(.setBusGain(busOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+        default:
+            let outcome = policy.apply(policyAction(for: event.action))
+            log(outcome.journal, at: frame)
+            try applyView(policy.renderView, at: frame)
+            try playEventAudio(event, index: index, frame: frame, journal: outcome.journal)
+        }
+    }
+
+    private func rampFrames(_ seconds: Double) -> Int32 { engine.rampFrames(seconds) }
+
+    /// Turn the differences between the last render view and `new` into render commands at `frame`.
+    static func gateOpen(_ session: SessionView?) -> Bool {
+        guard let session else { return false }
+        return session.state == .audible && session.hasOutput
+    }
+
+    private func applyView(_ new: RenderView, at frame: Int64) throws {
+        let old = view
+        view = new
+        let gateRamp = rampFrames(engine.configuration.gateRampSeconds)
+        for s in scene.sessions {
+            let bus = busOf[s.id]!
+            let before = old.session(s.id), after = new.session(s.id)
+            let open = SceneRenderer.gateOpen(after)
+            if SceneRenderer.gateOpen(before) != open {
+                try engine.send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: gateRamp), at: frame)
+            }
+            if before?.duck != after?.duck {
+                if let duck = after?.duck {
+                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.attackSeconds))
+                    try engine.send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: frame)
+                } else if let duck = before?.duck {
+                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.releaseSeconds))
+                    try engine.send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: frame)
+                }
+            }
+        }
+        for s in scene.sources {
+            let id = sourceOf[s.id]!
+            let was = old.source(s.id), now = new.source(s.id)
+            let rewind = was?.rewinds != now?.rewinds
+            let running = now?.isRunning ?? false, wasRunning = was?.isRunning ?? false
+            // Stop (fade out and rewind) before a play in the same event restarts from the top.
+            if rewind { try engine.send(.stop(id), at: frame) }
+            if running && (!wasRunning || rewind) {
+                try engine.send(.play(id), at: frame)
+            } else if wasRunning && !running && !rewind {
+                try engine.send(.pause(id), at: frame)
+            }
+        }
+        if old.systemVolume != new.systemVolume {
+            try engine.send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: new.systemVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+        }
+        if old.ringerVolume != new.ringerVolume {
+            try engine.send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: new.ringerVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+        }
+        if old.callActive && !new.callActive, let call = callSource {
+            try engine.send(.stop(call), at: frame)
+            callSource = nil
+        }
+    }
+
+    private func playEventAudio(_ event: Scene.Event, index: Int, frame: Int64, journal: [JournalEntry]) throws {
+        guard let id = eventSource[index] else { return }
+        switch event.action {
+        case .phoneCallBegin:
+            if view.callActive, callSource == nil {
+                callSource = id
+                try engine.send(.play(id), at: frame)
+            }
+        case .systemSound(_, let duration):
+            guard journal.contains(where: { $0.type == "systemSoundPlayed" }) else { return }
+            try engine.send(.play(id), at: frame)
+            if let duration {
+                stopsAfter.append((frame + Int64(engine.frames(forSeconds: duration)), id))
+                stopsAfter.sort { $0.frame < $1.frame }
+            }
+        default:
+            break
+        }
+    }
+
+    private func policyAction(for action: Scene.Action) -> PolicyAction {
+        switch action {
+        case .session(let s, .activate): .activate(session: s)
+        case .session(let s, .deactivate(let notify)): .deactivate(session: s, notifyOthers: notify)
+        case .session(let s, .setCategory(let c, let options)): .setCategory(session: s, category: c, options: options ?? [])
+        case .session(let s, .foreground): .foreground(session: s)
+        case .session(let s, .background): .background(session: s)
+        case .source(let s, .play): .play(source: s)
+        case .source(let s, .pause): .pause(source: s)
+        case .source(let s, .stop): .stop(source: s)
+        case .device(.silentSwitch(let on)): .silentSwitch(on)
+        case .device(.lock): .lock
+        case .device(.unlock): .unlock
+        case .device(.volume(let v)): .volume(v)
+        case .device(.ringerVolume(let v)): .ringerVolume(v)
+        case .device(.volumeUp): .volumeUp
+        case .device(.volumeDown): .volumeDown
+        case .device(.route(let r, let reason)): .route(r, reason: reason)
+        case .device(.micMuted(let m)): .micMuted(m)
+        case .phoneCallBegin: .phoneCallBegin
+        case .phoneCallEnd: .phoneCallEnd
+        case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
+        case .remote(let c): .remote(c)
+        case .session(_, .setGain), .source(_, .setGain): fatalError("handled by the caller")
+        }
+    }
+
+    static func soundName(_ audio: Scene.Audio) -> String {
+        switch audio {
+        case .file(let path): String(path.split(separator: "/").last ?? Substring(path))
+        case .tone(let f, _): "tone \(JSONWriter.number(f)) Hz"
+        case .silence: "silence"
+        }
+    }
+}
+
+/// Loads and converts each audio file once.
+struct AudioLoader {
+    let scene: Scene
+    var cache: [String: AudioBuffer] = [:]
+
+    init(scene: Scene) { self.scene = scene }
+
+    mutating func kind(_ audio: Scene.Audio, place: String) throws -> SourceKind {
+        switch audio {
+        case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))
+        case .silence: return .silence
+        case .file(let path):
+            let resolved = scene.resolve(path)
+            if let b = cache[resolved] { return .buffer(b) }
+            let decoded: AudioBuffer
+            do { decoded = try AudioFileReader.read(path: resolved) } catch let e as SceneError {
+                throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
+            }
+            let converted = try decoded.converted(toSampleRate: Double(scene.engine.sampleRate),
+                                                  channelCount: scene.engine.channelCount, quality: scene.engine.resampler)
+            cache[resolved] = converted
+            return .buffer(converted)
+        }
+    }
+}
+
+extension JSONValue {
+    init(_ v: JournalValue) {
+        switch v {
+        case .string(let s): self = .string(s)
+        case .number(let d): self = .number(d)
+        case .bool(let b): self = .bool(b)
+        case .null: self = .null
+        }
+    }
+}
+
+extension SceneRenderer {
+    /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
+    /// temporary files that replace the destinations only when everything succeeded.
+    public static func renderFile(scenePath: String, outputPath: String, eventsPath: String?,
+                                  format: SampleFormat?, progress: (Double) -> Void = { _ in }) throws -> RenderReport {
+        let started = Date()
+        guard let data = FileManager.default.contents(atPath: scenePath) else {
+            throw SceneError(scenePath, FileManager.default.fileExists(atPath: scenePath) ? "cannot read the scene file" : "no such scene file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw SceneError(scenePath, "the scene file is not UTF-8 text") }
+        let base = (scenePath as NSString).deletingLastPathComponent
+        let scene: Scene
+        do { scene = try Scene.decode(json: text, baseDirectory: base) } catch let e as SceneError where e.place == "scene" {
+            throw SceneError(scenePath, e.message)
+        }
+        if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
+        let renderer = try SceneRenderer(scene: scene)
+        let sampleFormat = format ?? scene.engine.output
+        let writer = try AtomicWAVWriter(path: outputPath, sampleRate: scene.engine.sampleRate,
+                                         channelCount: scene.engine.channelCount, format: sampleFormat)
+        let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
+        do {
+            try renderer.render(progress: progress) { try writer.write($0) }
+            if let eventsWriter {
+                for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
+                try eventsWriter.prepare()
+            }
+            try writer.commit()
+            try eventsWriter?.commit()
+        } catch {
+            writer.discard()
+            eventsWriter?.discard()
+            throw error
+        }
+        return RenderReport(frameCount: Int(renderer.totalFrames), seconds: scene.duration,
+                            wallSeconds: Date().timeIntervalSince(started), format: sampleFormat,
+                            eventCount: renderer.journal.count)
+    }
+}

@@ -1,0 +1,38 @@
+import Testing
+@testable import TuttiScene
+
+@Suite struct JSONTests {
+    @Test func parsesAndKeepsKeyOrder() throws {
+        let v = try JSONParser.parse(#"{"b": [1, -2.5e3, true, null], "a": "x\u00e9\n\ud83d\ude00"}"#)
+        guard case .object(let m) = v else { Issue.record("not an object"); return }
+        #expect(m.map(\.key) == ["b", "a"])
+        #expect(m[0].value == .array([.number(1), .number(-2500), .bool(true), .null]))
+        #expect(m[1].value == .string("xé\n😀"))
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1,}", 1, 9), ("{\"a\" 1}", 1, 6), ("[1, 2", 1, 6), ("{\n  \"a\": tru }", 2, 8),
+        ("{\"a\": 01}", 1, 8), ("\"\\x\"", 1, 2), ("{\"a\":1, \"a\":2}", 1, 9), ("", 1, 1), ("{} x", 1, 4),
+    ])
+    func syntaxErrorsHaveLineAndColumn(text: String, line: Int, column: Int) {
+        do {
+            _ = try JSONParser.parse(text)
+            Issue.record("accepted \(text)")
+        } catch let e as JSONSyntaxError {
+            #expect(e.line == line && e.column == column, "\(text): \(e)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func writerRoundTrips() throws {
+        let v: JSONValue = .object([("frame", .number(48_000)), ("time", .number(1.5)), ("s", .string("a\"b\\c\u{1}"))])
+        let text = JSONWriter.string(v)
+        #expect(text == #"{"frame":48000,"time":1.5,"s":"a\"b\\c\u0001"}"#)
+        #expect(try JSONParser.parse(text) == v)
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 10_000)) }
+    }
+}
