@@ -195,7 +195,9 @@ public final class SceneRenderer {
             let before = old.session(s.id), after = new.session(s.id)
             let open = SceneRenderer.gateOpen(after)
             if SceneRenderer.gateOpen(before) != open {
-                try engine.send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: gateRamp), at: frame)
+                // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
+                let sounding = old.sources.contains { $0.session == s.id && $0.isRunning }
+                try engine.send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding ? gateRamp : 0), at: frame)
             }
             if before?.duck != after?.duck {
                 if let duck = after?.duck {

@@ -84,9 +84,9 @@ import TuttiTestSupport
         let dir = makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = try renderScene("""
-        {"duration": 0.5, "sessions": [{"id": "s", "category": "playback"}],
+        {"duration": 1, "sessions": [{"id": "s", "category": "playback"}],
          "sources": [{"id": "t", "session": "s", "tone": {"frequency": 1000, "amplitude": 0.5}}],
-         "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0.25, "source": "t", "action": "play"}]}
+         "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0.5, "source": "t", "action": "play"}]}
         """, in: dir, format: format)
         // sox reads it and agrees on the format.
         let info = try run("/usr/bin/soxi", [out])
