@@ -48,6 +48,9 @@ public final class SceneRenderer {
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
     public private(set) var journal: [LogEntry] = []
     public private(set) var framePosition: Int64 = 0
+    /// Every command sent while rendering, in order (for replaying the scene on a live engine).
+    public private(set) var recordedCommands: [RenderCommand] = []
+    public var recordsCommands = false
 
     /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
     /// builds the graph. Errors name the scene place and the file.
@@ -128,7 +131,7 @@ public final class SceneRenderer {
                     }
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
                         stopsAfter.removeFirst()
-                        try engine.send(.stop(stop.source), at: stop.frame)
+                        try send(.stop(stop.source), at: stop.frame)
                     }
                     guard next < events.count, scene.frame(at: events[next].at) <= framePosition else { break }
                     while next < events.count, scene.frame(at: events[next].at) <= framePosition {
@@ -144,6 +147,11 @@ public final class SceneRenderer {
     }
 
     // MARK: - Events
+
+    private func send(_ action: RenderCommand.Action, at frame: Int64) throws {
+        try engine.send(action, at: frame)
+        if recordsCommands { recordedCommands.append(RenderCommand(at: frame, action)) }
+    }
 
     private func log(_ entries: [JournalEntry], at frame: Int64) {
         for e in entries {
@@ -167,9 +175,9 @@ public final class SceneRenderer {
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
         switch event.action {
         case .source(let name, .setGain(let value, let ramp)):
-            try engine.send(.setSourceGain(sourceOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+            try send(.setSourceGain(sourceOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
         case .session(let name, .setGain(let value, let ramp)):
-            try engine.send(.setBusGain(busOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+            try send(.setBusGain(busOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
         default:
             let outcome = policy.apply(policyAction(for: event.action))
             log(outcome.journal, at: frame)
@@ -197,15 +205,15 @@ public final class SceneRenderer {
             if SceneRenderer.gateOpen(before) != open {
                 // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
                 let sounding = old.sources.contains { $0.session == s.id && $0.isRunning }
-                try engine.send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding ? gateRamp : 0), at: frame)
+                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding ? gateRamp : 0), at: frame)
             }
             if before?.duck != after?.duck {
                 if let duck = after?.duck {
                     let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.attackSeconds))
-                    try engine.send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: frame)
+                    try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: frame)
                 } else if let duck = before?.duck {
                     let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.releaseSeconds))
-                    try engine.send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: frame)
+                    try send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: frame)
                 }
             }
         }
@@ -215,21 +223,21 @@ public final class SceneRenderer {
             let rewind = was?.rewinds != now?.rewinds
             let running = now?.isRunning ?? false, wasRunning = was?.isRunning ?? false
             // Stop (fade out and rewind) before a play in the same event restarts from the top.
-            if rewind { try engine.send(.stop(id), at: frame) }
+            if rewind { try send(.stop(id), at: frame) }
             if running && (!wasRunning || rewind) {
-                try engine.send(.play(id), at: frame)
+                try send(.play(id), at: frame)
             } else if wasRunning && !running && !rewind {
-                try engine.send(.pause(id), at: frame)
+                try send(.pause(id), at: frame)
             }
         }
         if old.systemVolume != new.systemVolume {
-            try engine.send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: new.systemVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: new.systemVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.ringerVolume != new.ringerVolume {
-            try engine.send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: new.ringerVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: new.ringerVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.callActive && !new.callActive, let call = callSource {
-            try engine.send(.stop(call), at: frame)
+            try send(.stop(call), at: frame)
             callSource = nil
         }
     }
@@ -240,11 +248,11 @@ public final class SceneRenderer {
         case .phoneCallBegin:
             if view.callActive, callSource == nil {
                 callSource = id
-                try engine.send(.play(id), at: frame)
+                try send(.play(id), at: frame)
             }
         case .systemSound(_, let duration):
             guard journal.contains(where: { $0.type == "systemSoundPlayed" }) else { return }
-            try engine.send(.play(id), at: frame)
+            try send(.play(id), at: frame)
             if let duration {
                 stopsAfter.append((frame + Int64(engine.frames(forSeconds: duration)), id))
                 stopsAfter.sort { $0.frame < $1.frame }

@@ -1,0 +1,57 @@
+import Tutti
+import TuttiDSP
+
+/// A scene prepared for live playback: `engine` holds the scene's graph (the same sources
+/// and buses, with the same ids, as an offline render), and `timeline` every command the
+/// offline render sends, recorded from a shadow render done at creation. Queuing the
+/// timeline ahead of the render thread (`schedule(through:)`) makes the live output equal
+/// to `tutti render` sample for sample, whatever the backend's period size: the renderer
+/// applies each command at its frame.
+///
+/// Thread: the control thread calls `schedule` and `pollEvents`; the render thread (a
+/// backend) calls `engine.render(into:frameCount:)`.
+public final class ScenePlayback {
+    public let scene: Scene
+    public let engine: Engine
+    /// In non-decreasing frame order.
+    public let timeline: [RenderCommand]
+    /// The policy journal of the scene (what `--events` writes).
+    public let journal: [LogEntry]
+    public var totalFrames: Int64 { Int64(scene.durationFrames) }
+    /// Index of the next timeline command to queue.
+    public private(set) var nextCommand = 0
+    private let live: SceneRenderer
+
+    public init(scene: Scene) throws {
+        self.scene = scene
+        let shadow = try SceneRenderer(scene: scene)
+        shadow.recordsCommands = true
+        try shadow.render { _ in }
+        timeline = shadow.recordedCommands
+        journal = shadow.journal
+        live = try SceneRenderer(scene: scene)
+        engine = live.engine
+    }
+
+    /// Queue every timeline command with a frame before `frame` that fits in the command
+    /// ring. Returns the number queued; commands that did not fit go on the next call.
+    @discardableResult
+    public func schedule(through frame: Int64) -> Int {
+        var queued = 0
+        while nextCommand < timeline.count, timeline[nextCommand].frame < frame {
+            let c = timeline[nextCommand]
+            do { try engine.send(c.action, at: c.frame) } catch { break }
+            nextCommand += 1
+            queued += 1
+        }
+        return queued
+    }
+
+    /// True once every command has been queued.
+    public var isFullyScheduled: Bool { nextCommand == timeline.count }
+
+    /// Drain render-side reports (frees retired nodes); call it regularly from the control thread.
+    public func pollEvents(_ handler: (RenderEvent) -> Void = { _ in }) {
+        engine.pollEvents(handler)
+    }
+}
