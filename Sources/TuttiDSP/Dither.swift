@@ -47,13 +47,16 @@ public struct TPDFQuantizer: Sendable {
     }
 
     /// Quantize `count` samples to integer codes (−2^(b−1) … 2^(b−1)−1) in `output`.
-    @inlinable
+    /// Real-time safe (an ALSA backend calls it on its render thread).
+    @inlinable @_noLocks
     public mutating func quantize(_ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int32>) {
         for i in 0..<count {
             var x = input[i] * scale
             if ditherEnabled { x += rng.nextUnit() - rng.nextUnit() }
-            x = (x + (x >= 0 ? 0.5 : -0.5)).rounded(.towardZero)
-            output[i] = Int32(min(max(x, minCode), maxCode))
+            // Round half away from zero; clamp before converting so the conversion cannot trap.
+            x += x >= 0 ? 0.5 : -0.5
+            x = min(max(x, minCode), maxCode)
+            output[i] = Int32(x)
         }
     }
 }

@@ -29,33 +29,30 @@ public struct RenderReport: Sendable {
     public var eventCount: Int
 }
 
-/// Renders a scene offline: every scene event goes through the policy; the decisions reach
-/// the render graph as commands at the event's exact frame.
+/// Renders a scene offline: every scene event goes through the policy (`AudioSystem`);
+/// the decisions reach the render graph as commands at the event's exact frame.
 ///
 /// Thread: one thread does everything (it is both the control side and the render side
 /// of its engine); the renderer is the same one a real-time backend drives.
 public final class SceneRenderer {
     public let scene: Scene
-    public let engine: Engine
-    public private(set) var policy: PolicyState
-    private var view: RenderView
-    private var busOf: [String: BusID] = [:]
-    private var sourceOf: [String: SourceID] = [:]
-    private var sourceName: [SourceID: String] = [:]
+    public let system: AudioSystem
+    public var engine: Engine { system.engine }
     /// Call audio and system sounds, one source per scene event that has audio.
     private var eventSource: [Int: SourceID] = [:]
-    private var callSource: SourceID?
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
     public private(set) var journal: [LogEntry] = []
     public private(set) var framePosition: Int64 = 0
-    /// Every command sent while rendering, in order (for replaying the scene on a live engine).
-    public private(set) var recordedCommands: [RenderCommand] = []
-    public var recordsCommands = false
 
-    /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
-    /// builds the graph. Errors name the scene place and the file.
-    public init(scene: Scene) throws {
-        self.scene = scene
+    /// Every command sent while rendering, in order (for replaying the scene on a live engine).
+    public var recordedCommands: [RenderCommand] { system.recordedCommands }
+    public var recordsCommands: Bool {
+        get { system.recordsCommands }
+        set { system.recordsCommands = newValue }
+    }
+
+    /// The engine settings a scene asks for (and the capacity its graph needs).
+    public static func engineConfiguration(for scene: Scene) -> EngineConfiguration {
         var config = EngineConfiguration(sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount)
         let eventAudio = scene.events.filter {
             switch $0.action { case .phoneCallBegin(audio: .some), .systemSound: true; default: false }
@@ -65,39 +62,33 @@ public final class SceneRenderer {
         // Everything the scene schedules inside one block must fit; be generous.
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
         config.eventQueueCapacity = config.commandQueueCapacity
-        engine = try Engine(configuration: config)
-        do {
-            policy = try PolicyState(sessions: scene.sessions,
-                                     sources: scene.sources.map { SourceConfiguration(id: $0.id, session: $0.session) },
-                                     device: DeviceState(silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
-                                                         volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
-                                                         route: scene.device.route, micMuted: scene.device.micMuted),
-                                     ducking: scene.engine.ducking)
-        } catch {
-            throw SceneError("scene", "\(error)")
-        }
-        view = policy.renderView
+        return config
+    }
 
-        var loader = AudioLoader(scene: scene)
-        try engine.send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: view.systemVolume), rampFrames: 0))
-        try engine.send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: view.ringerVolume), rampFrames: 0))
-        for s in scene.sessions {
-            busOf[s.id] = try engine.addBus(gateOpen: SceneRenderer.gateOpen(view.session(s.id)))
+    /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
+    /// builds the graph. Errors name the scene place and the file.
+    public init(scene: Scene) throws {
+        self.scene = scene
+        let engine = try Engine(configuration: SceneRenderer.engineConfiguration(for: scene))
+        let device = DeviceState(silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
+                                 volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
+                                 route: scene.device.route, micMuted: scene.device.micMuted)
+        do {
+            system = try AudioSystem(engine: engine, device: device, ducking: scene.engine.ducking)
+            for s in scene.sessions { try system.addSession(s) }
+        } catch let e as PolicyError {
+            throw SceneError("sessions", e.description)
         }
-        let callBus = try engine.addBus()
-        let ringerBus = try engine.addBus(volumeClass: .ringer)
+        var loader = AudioLoader(scene: scene)
         for s in scene.sources {
-            let kind = try loader.kind(s.audio, place: s.place)
-            let id = try engine.addSource(kind, bus: busOf[s.session]!, gain: Float(s.gain), loop: s.loop)
-            sourceOf[s.id] = id
-            sourceName[id] = s.id
+            try system.addSource(s.id, session: s.session, kind: try loader.kind(s.audio, place: s.place), gain: Float(s.gain), loop: s.loop)
         }
         for (i, e) in scene.events.enumerated() {
             switch e.action {
             case .phoneCallBegin(audio: .some(let audio)):
-                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: callBus, loop: true)
+                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: system.callBus, loop: true)
             case .systemSound(let audio, _):
-                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: ringerBus)
+                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: system.ringerBus)
             default:
                 break
             }
@@ -127,11 +118,11 @@ public final class SceneRenderer {
                     if upTo > framePosition {
                         engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
                         framePosition = upTo
-                        collectRenderEvents()
+                        for (frame, entries) in system.pollEvents() { log(entries, at: frame) }
                     }
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
                         stopsAfter.removeFirst()
-                        try send(.stop(stop.source), at: stop.frame)
+                        try system.send(.stop(stop.source), at: stop.frame)
                     }
                     guard next < events.count, scene.frame(at: events[next].at) <= framePosition else { break }
                     while next < events.count, scene.frame(at: events[next].at) <= framePosition {
@@ -148,11 +139,6 @@ public final class SceneRenderer {
 
     // MARK: - Events
 
-    private func send(_ action: RenderCommand.Action, at frame: Int64) throws {
-        try engine.send(action, at: frame)
-        if recordsCommands { recordedCommands.append(RenderCommand(at: frame, action)) }
-    }
-
     private func log(_ entries: [JournalEntry], at frame: Int64) {
         for e in entries {
             journal.append(LogEntry(frame: frame, time: Double(frame) / Double(scene.engine.sampleRate), type: e.type,
@@ -160,105 +146,25 @@ public final class SceneRenderer {
         }
     }
 
-    private func collectRenderEvents() {
-        var ended: [RenderEvent] = []
-        engine.pollEvents { e in if case .sourceEnded = e.kind { ended.append(e) } }
-        for e in ended {
-            guard case .sourceEnded(let id) = e.kind, let name = sourceName[id] else { continue }
-            let outcome = policy.apply(.sourceEnded(source: name))
-            log(outcome.journal, at: e.frame)
-            // The renderer already stopped it: just take the new view.
-            view = policy.renderView
-        }
-    }
-
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
         switch event.action {
         case .source(let name, .setGain(let value, let ramp)):
-            try send(.setSourceGain(sourceOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+            try system.setSourceGain(name, value, rampSeconds: ramp, at: frame)
         case .session(let name, .setGain(let value, let ramp)):
-            try send(.setBusGain(busOf[name]!, gain: Float(value), rampFrames: rampFrames(ramp ?? engine.configuration.sourceGainRampSeconds)), at: frame)
-        default:
-            let outcome = policy.apply(policyAction(for: event.action))
-            log(outcome.journal, at: frame)
-            try applyView(policy.renderView, at: frame)
-            try playEventAudio(event, index: index, frame: frame, journal: outcome.journal)
-        }
-    }
-
-    private func rampFrames(_ seconds: Double) -> Int32 { engine.rampFrames(seconds) }
-
-    /// Turn the differences between the last render view and `new` into render commands at `frame`.
-    static func gateOpen(_ session: SessionView?) -> Bool {
-        guard let session else { return false }
-        return session.state == .audible && session.hasOutput
-    }
-
-    private func applyView(_ new: RenderView, at frame: Int64) throws {
-        let old = view
-        view = new
-        let gateRamp = rampFrames(engine.configuration.gateRampSeconds)
-        for s in scene.sessions {
-            let bus = busOf[s.id]!
-            let before = old.session(s.id), after = new.session(s.id)
-            let open = SceneRenderer.gateOpen(after)
-            if SceneRenderer.gateOpen(before) != open {
-                // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
-                let sounding = old.sources.contains { $0.session == s.id && $0.isRunning }
-                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding ? gateRamp : 0), at: frame)
-            }
-            if before?.duck != after?.duck {
-                if let duck = after?.duck {
-                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.attackSeconds))
-                    try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: frame)
-                } else if let duck = before?.duck {
-                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.releaseSeconds))
-                    try send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: frame)
-                }
-            }
-        }
-        for s in scene.sources {
-            let id = sourceOf[s.id]!
-            let was = old.source(s.id), now = new.source(s.id)
-            let rewind = was?.rewinds != now?.rewinds
-            let running = now?.isRunning ?? false, wasRunning = was?.isRunning ?? false
-            // Stop (fade out and rewind) before a play in the same event restarts from the top.
-            if rewind { try send(.stop(id), at: frame) }
-            if running && (!wasRunning || rewind) {
-                try send(.play(id), at: frame)
-            } else if wasRunning && !running && !rewind {
-                try send(.pause(id), at: frame)
-            }
-        }
-        if old.systemVolume != new.systemVolume {
-            try send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: new.systemVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
-        }
-        if old.ringerVolume != new.ringerVolume {
-            try send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: new.ringerVolume), rampFrames: rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
-        }
-        if old.callActive && !new.callActive, let call = callSource {
-            try send(.stop(call), at: frame)
-            callSource = nil
-        }
-    }
-
-    private func playEventAudio(_ event: Scene.Event, index: Int, frame: Int64, journal: [JournalEntry]) throws {
-        guard let id = eventSource[index] else { return }
-        switch event.action {
+            try system.setSessionGain(name, value, rampSeconds: ramp, at: frame)
         case .phoneCallBegin:
-            if view.callActive, callSource == nil {
-                callSource = id
-                try send(.play(id), at: frame)
-            }
-        case .systemSound(_, let duration):
-            guard journal.contains(where: { $0.type == "systemSoundPlayed" }) else { return }
-            try send(.play(id), at: frame)
-            if let duration {
-                stopsAfter.append((frame + Int64(engine.frames(forSeconds: duration)), id))
+            log(try system.beginPhoneCall(audio: eventSource[index], at: frame).journal, at: frame)
+        case .systemSound(let audio, let duration):
+            let name = SceneRenderer.soundName(audio)
+            guard let source = eventSource[index] else { return }
+            let result = try system.playSystemSound(name: name, audio: source, at: frame)
+            log(result.outcome.journal, at: frame)
+            if result.plays, let duration {
+                stopsAfter.append((frame + Int64(engine.frames(forSeconds: duration)), source))
                 stopsAfter.sort { $0.frame < $1.frame }
             }
         default:
-            break
+            log(try system.perform(policyAction(for: event.action), at: frame).journal, at: frame)
         }
     }
 
