@@ -43,6 +43,8 @@ public final class SceneRenderer {
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
     public private(set) var journal: [LogEntry] = []
     public private(set) var framePosition: Int64 = 0
+    /// Index of the next scene event to dispatch.
+    private var nextEvent = 0
 
     /// Every command sent while rendering, in order (for replaying the scene on a live engine).
     public var recordedCommands: [RenderCommand] { system.recordedCommands }
@@ -97,23 +99,25 @@ public final class SceneRenderer {
 
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
 
-    /// Render the whole scene, handing each block of interleaved float samples to `sink`.
-    public func render(progress: (Double) -> Void = { _ in }, sink: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+    /// Render the scene (up to `endFrame`, default: its end), handing each block of
+    /// interleaved float samples to `sink`. Events at `endFrame` itself are applied.
+    public func render(through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
+                       sink: (UnsafeBufferPointer<Float>) throws -> Void) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
         var buffer = [Float](repeating: 0, count: block * ch)
-        var next = 0
         let events = scene.events
-        while framePosition < totalFrames {
+        let last = min(endFrame ?? totalFrames, totalFrames)
+        while framePosition < last || (nextEvent < events.count && scene.frame(at: events[nextEvent].at) <= last && framePosition == last) {
             let blockStart = framePosition
-            let blockEnd = min(blockStart + Int64(block), totalFrames)
+            let blockEnd = min(blockStart + Int64(block), last)
             // Render up to each event so render-side reports (a source that ended) reach the
             // policy before later events. The renderer splits at command frames anyway, so
             // the samples do not depend on this.
             try buffer.withUnsafeMutableBufferPointer { out in
                 while true {
                     var upTo = blockEnd
-                    if next < events.count { upTo = min(upTo, scene.frame(at: events[next].at)) }
+                    if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
                         engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
@@ -124,15 +128,17 @@ public final class SceneRenderer {
                         stopsAfter.removeFirst()
                         try system.send(.stop(stop.source), at: stop.frame)
                     }
-                    guard next < events.count, scene.frame(at: events[next].at) <= framePosition else { break }
-                    while next < events.count, scene.frame(at: events[next].at) <= framePosition {
-                        try dispatch(events[next], index: next, frame: framePosition)
-                        next += 1
+                    guard nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition else { break }
+                    while nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition {
+                        try dispatch(events[nextEvent], index: nextEvent, frame: framePosition)
+                        nextEvent += 1
                     }
                     if framePosition >= blockEnd { break }
                 }
             }
-            try buffer.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(blockEnd - blockStart) * ch])) }
+            if blockEnd > blockStart {
+                try buffer.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(blockEnd - blockStart) * ch])) }
+            }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))
         }
     }
@@ -242,20 +248,24 @@ extension JSONValue {
 }
 
 extension SceneRenderer {
-    /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
-    /// temporary files that replace the destinations only when everything succeeded.
-    public static func renderFile(scenePath: String, outputPath: String, eventsPath: String?,
-                                  format: SampleFormat?, progress: (Double) -> Void = { _ in }) throws -> RenderReport {
-        let started = Date()
+    /// Read and decode a scene file; relative audio paths resolve against its folder.
+    public static func loadScene(path scenePath: String) throws -> Scene {
         guard let data = FileManager.default.contents(atPath: scenePath) else {
             throw SceneError(scenePath, FileManager.default.fileExists(atPath: scenePath) ? "cannot read the scene file" : "no such scene file")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw SceneError(scenePath, "the scene file is not UTF-8 text") }
         let base = (scenePath as NSString).deletingLastPathComponent
-        let scene: Scene
-        do { scene = try Scene.decode(json: text, baseDirectory: base) } catch let e as SceneError where e.place == "scene" {
+        do { return try Scene.decode(json: text, baseDirectory: base) } catch let e as SceneError where e.place == "scene" {
             throw SceneError(scenePath, e.message)
         }
+    }
+
+    /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
+    /// temporary files that replace the destinations only when everything succeeded.
+    public static func renderFile(scenePath: String, outputPath: String, eventsPath: String?,
+                                  format: SampleFormat?, progress: (Double) -> Void = { _ in }) throws -> RenderReport {
+        let started = Date()
+        let scene = try loadScene(path: scenePath)
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
         let renderer = try SceneRenderer(scene: scene)
         let sampleFormat = format ?? scene.engine.output

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TuttiScene
+
+/// `tutti explain` at three moments of the demo scene.
+@Suite struct ExplainTests {
+    let scene = try! SceneRenderer.loadScene(path: fixturesDir + "/scenes/demo.json")
+
+    func report(_ e: Explanation, _ id: String) -> Explanation.SessionReport { e.sessions.first { $0.id == id }! }
+
+    @Test func duckedByTheNavigationPrompt() throws {
+        let e = try Explanation.explain(scene: scene, at: 4)
+        let music = report(e, "music")
+        #expect(music.state == "ducked")
+        #expect(music.reason == "ducked by nav (duckOthers)")
+        #expect(music.playingSources == ["song"])
+        #expect(music.chain.map(\.type) == ["sessionActivated", "sourceStarted", "duckingBegan", "sessionActivated"])
+        #expect(music.chain.last?.fields.first { $0.key == "session" }?.value == .string("nav"))
+        #expect(report(e, "nav").state == "audible")
+    }
+
+    @Test func interruptedByThePhoneCall() throws {
+        let e = try Explanation.explain(scene: scene, at: 10)
+        for id in ["music", "game"] {
+            let r = report(e, id)
+            #expect(r.state == "interrupted")
+            #expect(r.reason == "interrupted: phoneCall")
+            #expect(r.playingSources.isEmpty)
+            #expect(r.chain.last?.type == "sourcePaused")
+            #expect(r.chain.contains { $0.type == "interruptionBegan" && $0.frame == 432_000 })
+        }
+        let nav = report(e, "nav")
+        #expect(nav.state == "inactive")
+        #expect(nav.chain.last?.type == "sessionDeactivated")
+    }
+
+    @Test func silencedByTheLockWhileMusicPlaysOn() throws {
+        let e = try Explanation.explain(scene: scene, at: 16.5)
+        let game = report(e, "game")
+        #expect(game.state == "silenced")
+        #expect(game.reason == "silenced: locked")
+        #expect(game.playingSources == ["gameMusic"]) // silenced sources still advance
+        #expect(game.chain.last?.type == "silenced")
+        let music = report(e, "music")
+        #expect(music.state == "audible")
+        // Paused by the unplug at 13 s, played again at 14.5 s: both are in the chain.
+        #expect(music.chain.contains { $0.type == "routeChange" && $0.frame == 624_000 })
+        #expect(music.chain.last?.type == "sourceStarted")
+    }
+
+    @Test func eventsAtTheMomentAreIncludedAndOutsideIsAnError() throws {
+        let e = try Explanation.explain(scene: scene, at: 9)
+        #expect(report(e, "music").state == "interrupted")
+        #expect(throws: SceneError.self) { try Explanation.explain(scene: scene, at: 25) }
+    }
+}
