@@ -46,8 +46,8 @@ public final class AudioSystem {
         self.engine = engine
         policy = try PolicyState(device: device, ducking: ducking)
         view = policy.renderView
-        try engine.send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: view.systemVolume), rampFrames: 0))
-        try engine.send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: view.ringerVolume), rampFrames: 0))
+        try engine.send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: view.systemVolume)), rampFrames: 0))
+        try engine.send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: view.ringerVolume)), rampFrames: 0))
         callBus = try engine.addBus()
         ringerBus = try engine.addBus(volumeClass: .ringer)
     }
@@ -229,11 +229,11 @@ public final class AudioSystem {
             }
         }
         if old.systemVolume != new.systemVolume {
-            try send(.setMasterVolume(gain: VolumeCurve.gain(forVolume: new.systemVolume),
+            try send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: new.systemVolume)),
                                       rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.ringerVolume != new.ringerVolume {
-            try send(.setRingerVolume(gain: VolumeCurve.gain(forVolume: new.ringerVolume),
+            try send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: new.ringerVolume)),
                                       rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.callActive, !new.callActive, let call = callSource {

@@ -88,14 +88,6 @@ import TuttiDSP
         #expect(d.gain == 1)
     }
 
-    @Test func volumeCurve() {
-        #expect(VolumeCurve.gain(forVolume: 1) == 1)
-        #expect(VolumeCurve.gain(forVolume: 0) == 0)
-        #expect(abs(20 * log10(Double(VolumeCurve.gain(forVolume: 0.5))) - -18.06) < 0.01)
-        let steps = (0...16).map { VolumeCurve.gain(forVolume: Double($0) / 16) }
-        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(abs(VolumeCurve.volume(forGain: VolumeCurve.gain(forVolume: 0.3)) - 0.3) < 1e-6)
-    }
 }
 
 @Suite struct DitherTests {

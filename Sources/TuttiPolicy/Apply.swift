@@ -1,0 +1,460 @@
+/// Result of one action. Value type: any thread.
+public struct PolicyOutcome: Hashable, Sendable {
+    /// What happened, in order. On failure: at most the `remoteCommand` that was
+    /// delivered and the `activationFailed` entry.
+    public var journal: [JournalEntry]
+    /// Set when the action was refused; the state is then unchanged.
+    public var error: PolicyError?
+
+    public var succeeded: Bool { error == nil }
+
+    public init(journal: [JournalEntry] = [], error: PolicyError? = nil) {
+        self.journal = journal
+        self.error = error
+    }
+}
+
+extension PolicyState {
+    /// Applies one action: the single way the state changes. Deterministic.
+    public mutating func apply(_ action: PolicyAction) -> PolicyOutcome {
+        var next = self
+        var journal: [JournalEntry] = []
+        let before = derivedStatus()
+        do {
+            try next.perform(action, journal: &journal)
+        } catch {
+            if case .insufficientPriority(let session) = error {
+                journal.append(.activationFailed(session: session, error: error))
+            } else {
+                journal = []
+            }
+            return PolicyOutcome(journal: journal, error: error)
+        }
+        next.appendDerivedTransitions(from: before, to: &journal)
+        self = next
+        return PolicyOutcome(journal: journal)
+    }
+
+    /// Applies actions in order; returns every outcome.
+    @discardableResult
+    public mutating func apply(_ actions: [PolicyAction]) -> [PolicyOutcome] {
+        actions.map { apply($0) }
+    }
+
+    // MARK: Derived transitions (silenced / ducked)
+
+    struct Derived: Equatable {
+        var silence: SilenceReason?
+        var duckedBy: String?
+    }
+
+    func derivedStatus() -> [Derived] {
+        sessions.indices.map { Derived(silence: silenceReason($0), duckedBy: ducker(of: $0).map { sessions[$0].id }) }
+    }
+
+    /// Silence and duck are states of an active session: they are journaled when
+    /// they start or stop, whatever the cause (a deactivation ends them too).
+    /// A change of silence reason alone is not journaled; a change of ducker is (ended, began).
+    func appendDerivedTransitions(from before: [Derived], to journal: inout [JournalEntry]) {
+        let after = derivedStatus()
+        for i in sessions.indices {
+            let id = sessions[i].id
+            let b = i < before.count ? before[i] : Derived()
+            let a = after[i]
+            let duckChanged = b.duckedBy != a.duckedBy
+            if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
+            if b.silence == nil, let reason = a.silence { journal.append(.silenced(session: id, reason: reason)) }
+            if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
+            if duckChanged, let by = a.duckedBy { journal.append(.duckingBegan(session: id, by: by)) }
+        }
+    }
+
+    // MARK: Dispatch
+
+    func sessionIndex(_ id: String) throws(PolicyError) -> Int {
+        guard let i = sessionIndex[id] else { throw .unknownSession(id) }
+        return i
+    }
+
+    func sourceIndex(_ id: String) throws(PolicyError) -> Int {
+        guard let i = sourceIndex[id] else { throw .unknownSource(id) }
+        return i
+    }
+
+    mutating func perform(_ action: PolicyAction, journal: inout [JournalEntry]) throws(PolicyError) {
+        switch action {
+        case .activate(let id):
+            try activate(try sessionIndex(id), journal: &journal)
+        case .deactivate(let id, let notifyOthers):
+            deactivate(try sessionIndex(id), notifyOthers: notifyOthers, journal: &journal)
+        case .setCategory(let id, let category, let options):
+            try setCategory(try sessionIndex(id), category: category, options: options, journal: &journal)
+        case .foreground(let id):
+            sessions[try sessionIndex(id)].configuration.foreground = true
+        case .background(let id):
+            sessions[try sessionIndex(id)].configuration.foreground = false
+        case .resume(let id):
+            try resume(try sessionIndex(id), journal: &journal)
+
+        case .play(let id):
+            let k = try sourceIndex(id)
+            guard !sources[k].isPlaying else { return }
+            let i = try sessionIndex(sources[k].session)
+            if sessions[i].phase != .active { try activate(i, journal: &journal) }
+            start(k, reason: .play, journal: &journal)
+        case .pause(let id):
+            let k = try sourceIndex(id)
+            pauseSource(k, reason: .pause, journal: &journal)
+            forget(k)
+        case .stop(let id):
+            let k = try sourceIndex(id)
+            pauseSource(k, reason: .stop, journal: &journal)
+            forget(k)
+            sources[k].rewinds += 1
+        case .sourceEnded(let id):
+            let k = try sourceIndex(id)
+            guard sources[k].isPlaying else { return }  // a late report after a pause: nothing ran out
+            sources[k].isPlaying = false
+            sources[k].rewinds += 1
+            forget(k)
+            journal.append(.sourceEnded(source: id))
+
+        case .silentSwitch(let on):
+            device.silentSwitch = on
+        case .lock:
+            device.locked = true
+        case .unlock:
+            device.locked = false
+        case .volume(let v):
+            try checkVolume(v, name: "volume")
+            setVolume(.system, clampUnit(v), journal: &journal)
+        case .ringerVolume(let v):
+            try checkVolume(v, name: "ringerVolume")
+            setVolume(.ringer, clampUnit(v), journal: &journal)
+        case .volumeUp, .volumeDown:
+            let up = action == .volumeUp
+            let target: VolumeTarget = callActive || sessions.indices.contains(where: isHeard) ? .system : .ringer
+            let current = target == .system ? device.volume : device.ringerVolume
+            setVolume(target, Self.volumeStep(current, up: up), journal: &journal)
+        case .route(let route, let reason):
+            changeRoute(to: route, reason: reason, journal: &journal)
+        case .micMuted(let muted):
+            guard muted != device.micMuted else { return }
+            device.micMuted = muted
+            if muted {
+                for i in sessions.indices where sessions[i].category.capturesInput {
+                    interrupt(i, cause: .micMuted, reason: .builtInMicMuted, by: nil, journal: &journal)
+                }
+            } else {
+                releaseCause(.micMuted, resumable: false, journal: &journal)
+            }
+
+        case .phoneCallBegin:
+            guard !callActive else { return }
+            callActive = true
+            for i in sessions.indices {
+                interrupt(i, cause: .phoneCall, reason: .phoneCall, by: nil, journal: &journal)
+            }
+        case .phoneCallEnd:
+            guard callActive else { return }
+            callActive = false
+            releaseCause(.phoneCall, resumable: true, journal: &journal)
+        case .systemSound(let name):
+            if recordActive {
+                journal.append(.systemSoundSuppressed(sound: name, reason: .recording))
+            } else if device.silentSwitch {
+                journal.append(.vibrate(sound: name))
+            } else {
+                journal.append(.systemSoundPlayed(sound: name))
+            }
+        case .remote(let command):
+            try remote(command, journal: &journal)
+        }
+    }
+
+    /// Next point of the 1/16 grid up or down, clamped to 0…1.
+    static func volumeStep(_ v: Double, up: Bool) -> Double {
+        let steps = v * 16
+        let eps = 1e-9
+        let n = up ? (steps + eps).rounded(.down) + 1 : (steps - eps).rounded(.up) - 1
+        return clampUnit(n / 16)
+    }
+
+    mutating func setVolume(_ target: VolumeTarget, _ value: Double, journal: inout [JournalEntry]) {
+        switch target {
+        case .system:
+            guard device.volume != value else { return }
+            device.volume = value
+        case .ringer:
+            guard device.ringerVolume != value else { return }
+            device.ringerVolume = value
+        }
+        journal.append(.volumeChanged(target: target, value: value))
+    }
+
+    // MARK: Sources
+
+    mutating func start(_ k: Int, reason: SourceStartReason, journal: inout [JournalEntry]) {
+        guard !sources[k].isPlaying, let i = sessionIndex[sources[k].session], sessions[i].phase == .active else { return }
+        sources[k].isPlaying = true
+        forget(k)
+        if !sessions[i].isMixable {
+            nowPlayingOrder.removeAll { $0 == sessions[i].id }
+            nowPlayingOrder.append(sessions[i].id)
+        }
+        journal.append(.sourceStarted(source: sources[k].id, reason: reason))
+    }
+
+    mutating func pauseSource(_ k: Int, reason: SourcePauseReason, journal: inout [JournalEntry]) {
+        guard sources[k].isPlaying else { return }
+        sources[k].isPlaying = false
+        journal.append(.sourcePaused(source: sources[k].id, reason: reason))
+    }
+
+    /// Drops a source from what its session would resume: it was explicitly paused, stopped, played or ended.
+    mutating func forget(_ k: Int) {
+        guard let i = sessionIndex[sources[k].session] else { return }
+        let id = sources[k].id
+        sessions[i].resumeSources.removeAll { $0 == id }
+        sessions[i].interruption?.playingSources.removeAll { $0 == id }
+    }
+
+    // MARK: Sessions
+
+    /// Rule 2.3 (refused during a call), rule 10 (category from the hint), then rules 2.1 and 2.6.
+    /// Activating an interrupted session takes it back: its interruption ends without resume.
+    mutating func activate(_ i: Int, journal: inout [JournalEntry]) throws(PolicyError) {
+        let id = sessions[i].id
+        if callActive { throw .insufficientPriority(session: id) }
+        switch sessions[i].phase {
+        case .active:
+            return
+        case .interrupted:
+            let record = sessions[i].interruption
+            sessions[i].interruption = nil
+            journal.append(.interruptionEnded(session: id, shouldResume: false))
+            appendUnique(&sessions[i].resumeSources, record?.playingSources ?? [])
+        case .inactive:
+            break
+        }
+        let configuration = sessions[i].configuration
+        var category = configuration.category
+        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: id) {
+            category = alternative
+        }
+        sessions[i].phase = .active
+        sessions[i].activeCategory = category
+        sessions[i].activationSerial = nextActivationSerial
+        nextActivationSerial += 1
+        journal.append(.sessionActivated(session: id, category: category))
+        interruptOthers(for: i, journal: &journal)
+    }
+
+    /// Rules 2.1 (a non-mixable session interrupts the other non-mixable ones) and 2.6.
+    mutating func interruptOthers(for i: Int, journal: inout [JournalEntry]) {
+        let id = sessions[i].id
+        if !sessions[i].isMixable {
+            for o in sessions.indices where o != i && !sessions[o].isMixable {
+                interrupt(o, cause: .session(id), reason: .otherSession, by: id, journal: &journal)
+            }
+        }
+        if sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers) {
+            for o in sessions.indices where o != i && sessions[o].configuration.mode == .spokenAudio {
+                interrupt(o, cause: .session(id), reason: .spokenAudio, by: id, journal: &journal)
+            }
+        }
+    }
+
+    /// Interrupts an active session; an already interrupted one just gains a cause
+    /// (so it does not come back while this one still holds it). Inactive: nothing.
+    mutating func interrupt(
+        _ o: Int, cause: InterruptionCause, reason: InterruptionReason, by: String?, journal: inout [JournalEntry]
+    ) {
+        switch sessions[o].phase {
+        case .inactive:
+            return
+        case .interrupted:
+            if sessions[o].interruption?.causes.contains(cause) == false {
+                sessions[o].interruption?.causes.append(cause)
+            }
+            if cause == .micMuted { sessions[o].interruption?.micMuted = true }
+        case .active:
+            sessions[o].phase = .interrupted
+            journal.append(.interruptionBegan(session: sessions[o].id, reason: reason, by: by))
+            var playing: [String] = []
+            for k in sourceIndices(ofSession: o) where sources[k].isPlaying {
+                playing.append(sources[k].id)
+                pauseSource(k, reason: .interruption, journal: &journal)
+            }
+            sessions[o].interruption = Interruption(
+                reason: reason, by: by, causes: [cause], shouldResume: true,
+                micMuted: cause == .micMuted, playingSources: playing)
+        }
+    }
+
+    /// A cause goes away; interruptions left without causes end (rule 2.4, 2.7, 2.8).
+    mutating func releaseCause(_ cause: InterruptionCause, resumable: Bool, journal: inout [JournalEntry]) {
+        var emptied: [Int] = []
+        for i in sessions.indices {
+            guard var record = sessions[i].interruption, let at = record.causes.firstIndex(of: cause) else { continue }
+            record.causes.remove(at: at)
+            record.shouldResume = record.shouldResume && resumable
+            sessions[i].interruption = record
+            if record.causes.isEmpty { emptied.append(i) }
+        }
+        // In registration order; an earlier resume may have interrupted a later one again.
+        for i in emptied where sessions[i].phase == .interrupted && sessions[i].interruption?.causes.isEmpty == true {
+            endInterruption(i, journal: &journal)
+        }
+    }
+
+    /// Rule 2.5: the engine resumes like a well-behaved app, unless the session set
+    /// `autoResume: false` or the microphone was muted (rule 2.8).
+    mutating func endInterruption(_ i: Int, journal: inout [JournalEntry]) {
+        guard let record = sessions[i].interruption else { return }
+        let id = sessions[i].id
+        sessions[i].interruption = nil
+        sessions[i].phase = .inactive
+        sessions[i].activeCategory = nil
+        journal.append(.interruptionEnded(session: id, shouldResume: record.shouldResume))
+        let configuration = sessions[i].configuration
+        let wantsResume = !record.micMuted && configuration.autoResume
+            && (configuration.playbackControls ? record.shouldResume : true)
+        if wantsResume, !record.playingSources.isEmpty, !callActive {
+            do {
+                try activate(i, journal: &journal)
+            } catch {
+                return  // unreachable: no call is active
+            }
+            for sourceId in record.playingSources {
+                if let k = sourceIndex[sourceId] { start(k, reason: .resume, journal: &journal) }
+            }
+        } else {
+            appendUnique(&sessions[i].resumeSources, record.playingSources)
+            // Back to inactive without resuming: it holds nobody interrupted any more.
+            releaseCause(.session(id), resumable: false, journal: &journal)
+        }
+    }
+
+    /// Rules 2.3 and 2.4.
+    mutating func deactivate(_ i: Int, notifyOthers: Bool, journal: inout [JournalEntry]) {
+        guard sessions[i].phase != .inactive else { return }
+        let id = sessions[i].id
+        journal.append(.sessionDeactivated(session: id, notifyOthers: notifyOthers))
+        for k in sourceIndices(ofSession: i) {
+            pauseSource(k, reason: .deactivation, journal: &journal)
+        }
+        sessions[i].phase = .inactive
+        sessions[i].interruption = nil
+        sessions[i].activeCategory = nil
+        sessions[i].resumeSources = []
+        releaseCause(.session(id), resumable: notifyOthers, journal: &journal)
+    }
+
+    mutating func setCategory(
+        _ i: Int, category: Category, options: Set<CategoryOption>, journal: inout [JournalEntry]
+    ) throws(PolicyError) {
+        var configuration = sessions[i].configuration
+        configuration.category = category
+        configuration.options = options
+        try Self.validate(configuration)
+        sessions[i].configuration = configuration
+        if sessions[i].phase != .inactive { sessions[i].activeCategory = category }
+        // A change of category takes effect at once, as an activation would.
+        if sessions[i].phase == .active { interruptOthers(for: i, journal: &journal) }
+    }
+
+    /// Host decision: activate, then play what was playing when the interruption came.
+    mutating func resume(_ i: Int, journal: inout [JournalEntry]) throws(PolicyError) {
+        var targets = sessions[i].resumeSources
+        appendUnique(&targets, sessions[i].interruption?.playingSources ?? [])
+        try activate(i, journal: &journal)
+        for sourceId in targets {
+            if let k = sourceIndex[sourceId] { start(k, reason: .resume, journal: &journal) }
+        }
+        sessions[i].resumeSources = []
+    }
+
+    // MARK: Route (rule 7)
+
+    mutating func changeRoute(to route: Route, reason: RouteChangeReason?, journal: inout [JournalEntry]) {
+        let previous = device.route
+        if reason == nil, previous == route { return }
+        let reason = reason ?? .default(from: previous, to: route)
+        device.route = route
+        journal.append(.routeChange(reason: reason, previous: previous, current: route))
+        guard reason == .oldDeviceUnavailable else { return }
+        for i in sessions.indices where sessions[i].category.pausesOnOldDeviceUnavailable {
+            for k in sourceIndices(ofSession: i) {
+                pauseSource(k, reason: .routeChange, journal: &journal)
+            }
+            // Paused until explicitly played: nothing resumes on the speaker by itself.
+            sessions[i].resumeSources = []
+            sessions[i].interruption?.playingSources = []
+        }
+    }
+
+    // MARK: Remote commands (rule 8)
+
+    mutating func remote(_ command: RemoteCommand, journal: inout [JournalEntry]) throws(PolicyError) {
+        guard let id = remoteCommandTarget(for: command), let i = sessionIndex[id] else {
+            journal.append(.remoteCommandUnhandled(command: command))
+            return
+        }
+        journal.append(.remoteCommand(command: command, session: id))
+        switch command {
+        case .pause:
+            remotePause(i, journal: &journal)
+        case .play:
+            try remotePlay(i, journal: &journal)
+        case .togglePlayPause:
+            if sourceIndices(ofSession: i).contains(where: { sources[$0].isPlaying }) {
+                remotePause(i, journal: &journal)
+            } else {
+                try remotePlay(i, journal: &journal)
+            }
+        case .stop:
+            for k in sourceIndices(ofSession: i) {
+                pauseSource(k, reason: .remoteCommand, journal: &journal)
+                sources[k].rewinds += 1
+            }
+            sessions[i].resumeSources = []
+            sessions[i].interruption?.playingSources = []
+        case .nextTrack, .previousTrack:
+            break  // track lists are the app's business
+        }
+    }
+
+    /// Pauses the playing sources and remembers them for a remote `play`; an interrupted
+    /// session will not resume by itself any more (the user said pause).
+    mutating func remotePause(_ i: Int, journal: inout [JournalEntry]) {
+        var paused: [String] = []
+        for k in sourceIndices(ofSession: i) where sources[k].isPlaying {
+            paused.append(sources[k].id)
+            pauseSource(k, reason: .remoteCommand, journal: &journal)
+        }
+        if !paused.isEmpty { sessions[i].resumeSources = paused }
+        if let playing = sessions[i].interruption?.playingSources {
+            appendUnique(&sessions[i].resumeSources, playing)
+            sessions[i].interruption?.playingSources = []
+        }
+    }
+
+    /// Plays what was remembered, else (if nothing plays) every source of the session;
+    /// activates it if needed.
+    mutating func remotePlay(_ i: Int, journal: inout [JournalEntry]) throws(PolicyError) {
+        let own = sourceIndices(ofSession: i)
+        var targets = sessions[i].resumeSources
+        if targets.isEmpty { targets = sessions[i].interruption?.playingSources ?? [] }
+        if targets.isEmpty, !own.contains(where: { sources[$0].isPlaying }) { targets = own.map { sources[$0].id } }
+        try activate(i, journal: &journal)
+        for sourceId in targets {
+            if let k = sourceIndex[sourceId] { start(k, reason: .remoteCommand, journal: &journal) }
+        }
+        sessions[i].resumeSources = []
+    }
+}
+
+func appendUnique(_ list: inout [String], _ items: [String]) {
+    for item in items where !list.contains(item) { list.append(item) }
+}

@@ -1,0 +1,159 @@
+/// A field value of a journal entry, enough to write JSON without knowing the case.
+/// Value type: any thread.
+public enum JournalValue: Hashable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    /// The value as JSON text.
+    public var jsonText: String {
+        switch self {
+        case .string(let s): return jsonQuoted(s)
+        case .number(let n): return n.isFinite ? "\(n)" : "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        }
+    }
+}
+
+func jsonQuoted(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// One policy decision, one case per type of the events log (scene-format.md).
+/// The writer adds `frame` and `time`. Value type: any thread.
+public enum JournalEntry: Hashable, Sendable {
+    case sessionActivated(session: String, category: Category)
+    case sessionDeactivated(session: String, notifyOthers: Bool)
+    case activationFailed(session: String, error: PolicyError)
+    /// `by` is the interrupting session, nil for the phone call and the microphone.
+    case interruptionBegan(session: String, reason: InterruptionReason, by: String?)
+    case interruptionEnded(session: String, shouldResume: Bool)
+    case duckingBegan(session: String, by: String)
+    case duckingEnded(session: String)
+    case silenced(session: String, reason: SilenceReason)
+    case unsilenced(session: String)
+    case routeChange(reason: RouteChangeReason, previous: Route, current: Route)
+    case sourceStarted(source: String, reason: SourceStartReason)
+    case sourcePaused(source: String, reason: SourcePauseReason)
+    case sourceEnded(source: String)
+    case remoteCommand(command: RemoteCommand, session: String)
+    case remoteCommandUnhandled(command: RemoteCommand)
+    case systemSoundPlayed(sound: String)
+    case vibrate(sound: String)
+    case systemSoundSuppressed(sound: String, reason: SilenceReason)
+    case volumeChanged(target: VolumeTarget, value: Double)
+
+    /// The `type` of the JSON line.
+    public var type: String {
+        switch self {
+        case .sessionActivated: return "sessionActivated"
+        case .sessionDeactivated: return "sessionDeactivated"
+        case .activationFailed: return "activationFailed"
+        case .interruptionBegan: return "interruptionBegan"
+        case .interruptionEnded: return "interruptionEnded"
+        case .duckingBegan: return "duckingBegan"
+        case .duckingEnded: return "duckingEnded"
+        case .silenced: return "silenced"
+        case .unsilenced: return "unsilenced"
+        case .routeChange: return "routeChange"
+        case .sourceStarted: return "sourceStarted"
+        case .sourcePaused: return "sourcePaused"
+        case .sourceEnded: return "sourceEnded"
+        case .remoteCommand: return "remoteCommand"
+        case .remoteCommandUnhandled: return "remoteCommandUnhandled"
+        case .systemSoundPlayed: return "systemSoundPlayed"
+        case .vibrate: return "vibrate"
+        case .systemSoundSuppressed: return "systemSoundSuppressed"
+        case .volumeChanged: return "volumeChanged"
+        }
+    }
+
+    /// The fields after `type`, in the order of the spec.
+    public var fields: [(key: String, value: JournalValue)] {
+        func s(_ v: String) -> JournalValue { .string(v) }
+        switch self {
+        case .sessionActivated(let session, let category):
+            return [("session", s(session)), ("category", s(category.rawValue))]
+        case .sessionDeactivated(let session, let notifyOthers):
+            return [("session", s(session)), ("notifyOthers", .bool(notifyOthers))]
+        case .activationFailed(let session, let error):
+            return [("session", s(session)), ("error", s(error.code))]
+        case .interruptionBegan(let session, let reason, let by):
+            return [("session", s(session)), ("reason", s(reason.rawValue)), ("by", by.map(s) ?? .null)]
+        case .interruptionEnded(let session, let shouldResume):
+            return [("session", s(session)), ("shouldResume", .bool(shouldResume))]
+        case .duckingBegan(let session, let by):
+            return [("session", s(session)), ("by", s(by))]
+        case .duckingEnded(let session):
+            return [("session", s(session))]
+        case .silenced(let session, let reason):
+            return [("session", s(session)), ("reason", s(reason.rawValue))]
+        case .unsilenced(let session):
+            return [("session", s(session))]
+        case .routeChange(let reason, let previous, let current):
+            return [("reason", s(reason.rawValue)), ("previous", s(previous.rawValue)), ("current", s(current.rawValue))]
+        case .sourceStarted(let source, let reason):
+            return [("source", s(source)), ("reason", s(reason.rawValue))]
+        case .sourcePaused(let source, let reason):
+            return [("source", s(source)), ("reason", s(reason.rawValue))]
+        case .sourceEnded(let source):
+            return [("source", s(source))]
+        case .remoteCommand(let command, let session):
+            return [("command", s(command.rawValue)), ("session", s(session))]
+        case .remoteCommandUnhandled(let command):
+            return [("command", s(command.rawValue))]
+        case .systemSoundPlayed(let sound), .vibrate(let sound):
+            return [("sound", s(sound))]
+        case .systemSoundSuppressed(let sound, let reason):
+            return [("sound", s(sound)), ("reason", s(reason.rawValue))]
+        case .volumeChanged(let target, let value):
+            return [("target", s(target.rawValue)), ("value", .number(value))]
+        }
+    }
+
+    /// The session the entry is about, if any (for filtering a log per session).
+    public var session: String? {
+        switch self {
+        case .sessionActivated(let s, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
+            .interruptionBegan(let s, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _),
+            .duckingEnded(let s), .silenced(let s, _), .unsilenced(let s), .remoteCommand(_, let s):
+            return s
+        default:
+            return nil
+        }
+    }
+
+    /// `"type":…,"k":v,…` without braces, so a writer can prepend `frame` and `time`.
+    public var jsonMembers: String {
+        var out = "\"type\":" + jsonQuoted(type)
+        for (key, value) in fields {
+            out += "," + jsonQuoted(key) + ":" + value.jsonText
+        }
+        return out
+    }
+}
+
+extension JournalEntry: CustomStringConvertible {
+    public var description: String {
+        type + "(" + fields.map { "\($0.key): \($0.value.jsonText)" }.joined(separator: ", ") + ")"
+    }
+}

@@ -1,0 +1,41 @@
+/// Every event of a scene that the policy decides on, plus the host's decisions.
+/// Gains (`setGain`) are not policy: the renderer applies them directly.
+/// Value type: any thread.
+public enum PolicyAction: Hashable, Sendable {
+    // Session.
+    case activate(session: String)
+    case deactivate(session: String, notifyOthers: Bool = false)
+    /// Options omitted in the scene mean none, as on iOS.
+    case setCategory(session: String, category: Category, options: Set<CategoryOption> = [])
+    case foreground(session: String)
+    case background(session: String)
+    /// Host decision after an interruption (for `autoResume: false`): activate
+    /// and play what was playing when it was interrupted.
+    case resume(session: String)
+
+    // Source.
+    case play(source: String)
+    case pause(source: String)
+    /// Pauses and rewinds.
+    case stop(source: String)
+    /// Reported by the renderer when a non-looping file source reaches its end.
+    case sourceEnded(source: String)
+
+    // Device.
+    case silentSwitch(Bool)
+    case lock
+    case unlock
+    case volume(Double)
+    case ringerVolume(Double)
+    case volumeUp
+    case volumeDown
+    /// nil reason: the scene format's default (see `RouteChangeReason.default`).
+    case route(Route, reason: RouteChangeReason? = nil)
+    case micMuted(Bool)
+
+    // System.
+    case phoneCallBegin
+    case phoneCallEnd
+    case systemSound(name: String)
+    case remote(RemoteCommand)
+}

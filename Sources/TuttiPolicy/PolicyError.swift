@@ -1,0 +1,48 @@
+/// Why an action was refused; the state is then unchanged.
+/// Value type: any thread.
+public enum PolicyError: Error, Hashable, Sendable {
+    /// Activation while a phone call is in progress (§2.3).
+    case insufficientPriority(session: String)
+    /// An option the category does not allow (§1).
+    case optionNotAllowed(session: String, category: Category, option: CategoryOption)
+    case unknownSession(String)
+    case unknownSource(String)
+    case duplicateSession(String)
+    case duplicateSource(String)
+    /// A volume that is not a number.
+    case invalidValue(name: String, value: Double)
+
+    /// Short machine code (the `error` field of `activationFailed`).
+    public var code: String {
+        switch self {
+        case .insufficientPriority: return "insufficientPriority"
+        case .optionNotAllowed: return "optionNotAllowed"
+        case .unknownSession: return "unknownSession"
+        case .unknownSource: return "unknownSource"
+        case .duplicateSession: return "duplicateSession"
+        case .duplicateSource: return "duplicateSource"
+        case .invalidValue: return "invalidValue"
+        }
+    }
+}
+
+extension PolicyError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .insufficientPriority(let session):
+            return "session \"\(session)\" cannot be activated while a phone call is in progress (insufficientPriority)"
+        case .optionNotAllowed(let session, let category, let option):
+            return "session \"\(session)\": option \"\(option.rawValue)\" is not allowed with category \"\(category.rawValue)\""
+        case .unknownSession(let id):
+            return "unknown session \"\(id)\""
+        case .unknownSource(let id):
+            return "unknown source \"\(id)\""
+        case .duplicateSession(let id):
+            return "duplicate session id \"\(id)\""
+        case .duplicateSource(let id):
+            return "duplicate source id \"\(id)\""
+        case .invalidValue(let name, let value):
+            return "invalid \(name) \(value): expected a number in 0…1"
+        }
+    }
+}
