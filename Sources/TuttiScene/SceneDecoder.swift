@@ -26,7 +26,7 @@ struct SceneDecoder {
 
         var sessionIDs: Set<String> = []
         for (i, v) in try r.array("sessions").enumerated() {
-            let s = try session(v, path: "sessions[\(i)]")
+            let s = try session(v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking)
             guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
             scene.sessions.append(s)
         }
@@ -104,7 +104,7 @@ struct SceneDecoder {
         }
     }
 
-    func session(_ v: JSONValue, path: String) throws -> SessionConfiguration {
+    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings) throws -> SessionConfiguration {
         var r = try FieldReader(v, path: path)
         let id = try identifier(&r, "id")
         let category = try r.optionalName("category", as: Category.self, what: "category") ?? .soloAmbient
@@ -122,7 +122,8 @@ struct SceneDecoder {
         let other = try r.optionalName("categoryWhenOtherAudioPlaying", as: Category.self, what: "category")
         if let other { try checkOptions(opts, category: other, path: r.child("options"), session: id) }
         var duck: DuckingSettings?
-        if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: .default) }
+        // Fields left out take the engine's values.
+        if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
         try r.finish()
         return SessionConfiguration(id: id, category: category, options: Set(opts), mode: mode,
                                     playbackControls: playbackControls, remoteCommands: Set(commands),
