@@ -32,6 +32,8 @@ public struct SourceNode: Sendable {
         @usableFromInline static var none: UInt8 { @_noLocks get { 0 } }
         @usableFromInline static var pause: UInt8 { @_noLocks get { 1 } }
         @usableFromInline static var stop: UInt8 { @_noLocks get { 2 } }
+        /// Stop, then play from the top (a play that arrived during a stop's fade-out).
+        @usableFromInline static var restart: UInt8 { @_noLocks get { 3 } }
     }
 
     public init(id: SourceID, bus: BusID, content: SourceContent, gain: Float = 1, loop: Bool = false) {

@@ -192,8 +192,11 @@ public final class Renderer: @unchecked Sendable {
     @inline(__always) @_noLocks
     func play(_ node: inout SourceNode) {
         if node.running {
-            // Cancel a fade-out in progress: come back up from where it is.
-            if node.pending != SourceNode.Pending.none {
+            if node.pending == SourceNode.Pending.stop {
+                // Let the fade-out finish, rewind, then start from the top.
+                node.pending = SourceNode.Pending.restart
+            } else if node.pending == SourceNode.Pending.pause {
+                // Cancel the pause: come back up from where it is.
                 node.pending = SourceNode.Pending.none
                 node.fade.ramp(to: 1, frameCount: transportFadeFrames)
             }
@@ -223,9 +226,15 @@ public final class Renderer: @unchecked Sendable {
 
     @inline(__always) @_noLocks
     func finishHalt(_ node: inout SourceNode, at frame: Int64) {
-        node.running = false
-        if node.pending == SourceNode.Pending.stop { rewind(&node) }
+        let pending = node.pending
         node.pending = SourceNode.Pending.none
+        if pending == SourceNode.Pending.restart {
+            rewind(&node)
+            node.fade.ramp(to: 1, frameCount: 0)
+            return
+        }
+        node.running = false
+        if pending == SourceNode.Pending.stop { rewind(&node) }
         if !events.push(RenderEvent(frame: frame, kind: .sourceHalted(node.id))) { droppedEventCount &+= 1 }
     }
 

@@ -110,4 +110,32 @@ import TuttiTestSupport
         for _ in 0..<3 { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
         #expect(throws: EngineError.commandQueueFull) { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
     }
+
+    @Test func stopThenPlayRestartsFromTheTopAfterTheFade() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let ramp = AudioBuffer(interleaved: (0..<48_000).map { Float($0) / 96_000 }, channelCount: 1, sampleRate: 48_000)
+        let s = try engine.addSource(.buffer(ramp), bus: bus)
+        try engine.send(.play(s))
+        try engine.send(.stop(s), at: 10_000)
+        try engine.send(.play(s), at: 10_000)
+        let out = renderAll(engine, frameCount: 12_000)
+        // 480 frames of fade-out (still advancing), then the material's frame 0, 1, 2…
+        #expect(out[10_479] < out[10_000] * 0.01)
+        #expect(out[10_480] == 0)
+        #expect(out[10_481] == 1.0 / 96_000)
+        #expect(out[11_000] == 520.0 / 96_000)
+    }
+
+    @Test func playDuringAPauseFadeResumesInPlace() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 48_000), channelCount: 1, sampleRate: 48_000)), bus: bus)
+        try engine.send(.play(s))
+        try engine.send(.pause(s), at: 1_000)
+        try engine.send(.play(s), at: 1_100)
+        let out = renderAll(engine, frameCount: 3_000)
+        #expect(out[1_100] < 0.5 && out[1_100] > 0.3)
+        #expect(out[2_000] == 0.5)
+    }
 }
