@@ -45,15 +45,14 @@ public struct SourceNode: Sendable {
     }
 }
 
-/// Render-side state of a bus: sum of its sources → gate × duck × bus gain → master.
+/// Render-side state of a bus: gate × duck × bus gain, applied to each of its sources on
+/// their way to the master (with the volume of its class).
 public struct BusNode: Sendable {
     public var id: BusID
     public var volumeClass: VolumeClass
     @usableFromInline var gate: LinearRamp
     @usableFromInline var duck = DuckEnvelope()
     @usableFromInline var gain: LinearRamp
-    /// Set when a source wrote into the bus buffer during the current chunk.
-    @usableFromInline var hasSignal = false
     /// `volumeClass == .ringer`, stored so the render loop needs no enum comparison.
     @usableFromInline let isRinger: Bool
 

@@ -19,27 +19,33 @@ public final class Renderer: @unchecked Sendable {
     // Graph storage (render thread only after construction).
     @usableFromInline let sources: UnsafeMutablePointer<SourceNode>
     @usableFromInline let sourceOccupied: UnsafeMutablePointer<Bool>
-    @usableFromInline var sourceHighWater = 0
+    @exclusivity(unchecked) @usableFromInline var sourceHighWater = 0
     @usableFromInline let buses: UnsafeMutablePointer<BusNode>
     @usableFromInline let busOccupied: UnsafeMutablePointer<Bool>
-    @usableFromInline var busHighWater = 0
-    @usableFromInline let busBuffers: UnsafeMutablePointer<Float>
+    @exclusivity(unchecked) @usableFromInline var busHighWater = 0
+    /// Per bus: its gain for the current chunk, a scalar when settled, per frame while ramping.
+    @usableFromInline let busScalar: UnsafeMutablePointer<Float>
+    @usableFromInline let busRamping: UnsafeMutablePointer<Bool>
+    @usableFromInline let busGains: UnsafeMutablePointer<Float>
+    @usableFromInline let systemVolumeGains: UnsafeMutablePointer<Float>
+    @usableFromInline let ringerVolumeGains: UnsafeMutablePointer<Float>
+    /// Per-frame gains of the source being mixed, and its samples when it generates them.
+    @usableFromInline let frameGains: UnsafeMutablePointer<Float>
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
-    @usableFromInline let ringerSum: UnsafeMutablePointer<Float>
-    @usableFromInline var volume = LinearRamp(value: 1)
-    @usableFromInline var ringerVolume = LinearRamp(value: 1)
+    @exclusivity(unchecked) @usableFromInline var volume = LinearRamp(value: 1)
+    @exclusivity(unchecked) @usableFromInline var ringerVolume = LinearRamp(value: 1)
 
     // Queues: commands in, events out.
     @usableFromInline let commands: CommandRing
     @usableFromInline let events: EventRing
     /// The next command, taken off the ring but not yet due.
-    @usableFromInline var nextCommand = RenderCommand(.setMasterVolume(gain: 1, rampFrames: 0))
-    @usableFromInline var hasNextCommand = false
+    @exclusivity(unchecked) @usableFromInline var nextCommand = RenderCommand(.setMasterVolume(gain: 1, rampFrames: 0))
+    @exclusivity(unchecked) @usableFromInline var hasNextCommand = false
 
     /// Output frames rendered so far: the clock commands are scheduled against.
-    public private(set) var framePosition: Int64 = 0
+    @exclusivity(unchecked) public private(set) var framePosition: Int64 = 0
     /// Events that could not be reported because the event ring was full.
-    public private(set) var droppedEventCount = 0
+    @exclusivity(unchecked) public private(set) var droppedEventCount = 0
 
     init(configuration: EngineConfiguration, commands: CommandRing, events: EventRing) {
         self.configuration = configuration
@@ -60,12 +66,20 @@ public final class Renderer: @unchecked Sendable {
         busOccupied = .allocate(capacity: configuration.maxBuses)
         busOccupied.initialize(repeating: false, count: configuration.maxBuses)
         let chunkSamples = maxChunk * channelCount
-        busBuffers = .allocate(capacity: chunkSamples * configuration.maxBuses)
-        busBuffers.initialize(repeating: 0, count: chunkSamples * configuration.maxBuses)
+        busScalar = .allocate(capacity: configuration.maxBuses)
+        busScalar.initialize(repeating: 1, count: configuration.maxBuses)
+        busRamping = .allocate(capacity: configuration.maxBuses)
+        busRamping.initialize(repeating: false, count: configuration.maxBuses)
+        busGains = .allocate(capacity: maxChunk * configuration.maxBuses)
+        busGains.initialize(repeating: 0, count: maxChunk * configuration.maxBuses)
+        systemVolumeGains = .allocate(capacity: maxChunk)
+        systemVolumeGains.initialize(repeating: 0, count: maxChunk)
+        ringerVolumeGains = .allocate(capacity: maxChunk)
+        ringerVolumeGains.initialize(repeating: 0, count: maxChunk)
+        frameGains = .allocate(capacity: maxChunk)
+        frameGains.initialize(repeating: 0, count: maxChunk)
         scratch = .allocate(capacity: chunkSamples)
         scratch.initialize(repeating: 0, count: chunkSamples)
-        ringerSum = .allocate(capacity: chunkSamples)
-        ringerSum.initialize(repeating: 0, count: chunkSamples)
     }
 
     deinit {
@@ -73,9 +87,13 @@ public final class Renderer: @unchecked Sendable {
         sourceOccupied.deallocate()
         buses.deinitialize(count: configuration.maxBuses).deallocate()
         busOccupied.deallocate()
-        busBuffers.deallocate()
+        busScalar.deallocate()
+        busRamping.deallocate()
+        busGains.deallocate()
+        systemVolumeGains.deallocate()
+        ringerVolumeGains.deallocate()
+        frameGains.deallocate()
         scratch.deallocate()
-        ringerSum.deallocate()
     }
 
     /// Render `frameCount` interleaved frames into `output`, applying every command due in
@@ -255,58 +273,51 @@ public final class Renderer: @unchecked Sendable {
 
     // MARK: - Rendering
 
+    /// One pass per source: each source mixes straight into the output with
+    /// source gain × fade × (gate × bus gain × duck × volume of its class). The bus and
+    /// master factors are worked out once per bus per chunk: a scalar when settled, a
+    /// per-frame gain array while any of them ramps. Both paths compute the same product
+    /// per frame, so the samples do not depend on where a block is split.
     @_noLocks
     func renderChunk(into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
-        let samples = n &* channelCount
-        output.update(repeating: 0, count: samples)
-        var ringerUsed = false
-        for b in 0..<busHighWater { buses[b].hasSignal = false }
-
+        output.update(repeating: 0, count: n &* channelCount)
+        let systemRamping = volume.isRamping
+        if systemRamping { for f in 0..<n { systemVolumeGains[f] = volume.next() } }
+        let ringerRamping = ringerVolume.isRamping
+        if ringerRamping { for f in 0..<n { ringerVolumeGains[f] = ringerVolume.next() } }
+        for b in 0..<busHighWater {
+            if busOccupied[b] {
+                computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
+            }
+        }
         for i in 0..<sourceHighWater {
-            if sourceOccupied[i], sources[i].running { renderSource(&sources[i], frameCount: n) }
-        }
-
-        // Buses → master sums.
-        let stride = maxChunk &* channelCount
-        for b in 0..<busHighWater where busOccupied[b] {
-            let buffer = busBuffers + b &* stride
-            let toRinger = buses[b].isRinger
-            if !buses[b].hasSignal {
-                advanceSilent(&buses[b], frameCount: n)
-                continue
-            }
-            if toRinger, !ringerUsed {
-                ringerSum.update(repeating: 0, count: samples)
-                ringerUsed = true
-            }
-            mixBus(&buses[b], from: buffer, into: toRinger ? ringerSum : output, frameCount: n)
-        }
-
-        // Master: system volume is the last gain stage; the ringer class uses the ringer volume.
-        applyVolume(&volume, to: output, frameCount: n)
-        if ringerUsed {
-            mixWithRamp(from: ringerSum, into: output, frameCount: n, ramp: &ringerVolume)
-        } else {
-            ringerVolume.skip(n)
+            if sourceOccupied[i], sources[i].running { renderSource(&sources[i], into: output, frameCount: n) }
         }
     }
 
     @inline(__always) @_noLocks
-    func busBuffer(for bus: BusID, frameCount: Int) -> UnsafeMutablePointer<Float> {
-        let b = Int(bus.index)
-        let buffer = busBuffers + b &* maxChunk &* channelCount
-        if !buses[b].hasSignal {
-            buffer.update(repeating: 0, count: frameCount &* channelCount)
-            buses[b].hasSignal = true
+    func computeBusGain(_ b: Int, frameCount n: Int, volumeRamping: Bool) {
+        let isRinger = buses[b].isRinger
+        let volumeGains = isRinger ? ringerVolumeGains : systemVolumeGains
+        let volumeValue = isRinger ? ringerVolume.value : volume.value
+        if !volumeRamping, !buses[b].gate.isRamping, !buses[b].gain.isRamping, !buses[b].duck.isMoving {
+            busRamping[b] = false
+            busScalar[b] = buses[b].gate.value * buses[b].gain.value * buses[b].duck.gain * volumeValue
+            return
         }
-        return buffer
+        busRamping[b] = true
+        let gains = busGains + b &* maxChunk
+        for f in 0..<n {
+            let v = volumeRamping ? volumeGains[f] : volumeValue
+            gains[f] = buses[b].gate.next() * buses[b].gain.next() * buses[b].duck.next() * v
+        }
     }
 
     @_noLocks
-    func renderSource(_ node: inout SourceNode, frameCount n: Int) {
+    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
-        guard busOccupied[Int(node.bus.index)] else { return }
-        let bus = busBuffer(for: node.bus, frameCount: n)
+        let b = Int(node.bus.index)
+        guard busOccupied[b] else { return }
         var offset = 0
         while offset < n, node.running {
             var seg = n &- offset
@@ -317,7 +328,7 @@ public final class Renderer: @unchecked Sendable {
                     let avail = count &- node.position
                     seg = min(seg, avail)
                     if seg > 0 {
-                        mixSegment(&node, from: data + node.position &* ch, into: bus + offset &* ch, frameCount: seg)
+                        mixSegment(&node, from: data + node.position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
                         node.position &+= seg
                     }
                     if node.position >= count {
@@ -335,12 +346,12 @@ public final class Renderer: @unchecked Sendable {
                 case .tone(var osc):
                     osc.render(into: scratch, frameCount: seg, channelCount: ch)
                     node.content = .tone(osc)
-                    mixSegment(&node, from: scratch, into: bus + offset &* ch, frameCount: seg)
+                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
                 case .stream(var s):
                     s.render(into: scratch, frameCount: seg)
                     node.content = .stream(s)
-                    mixSegment(&node, from: scratch, into: bus + offset &* ch, frameCount: seg)
+                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
                 case .silence:
                     node.gain.skip(seg)
@@ -355,71 +366,30 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    /// dst += gain · fade · src, per frame while either ramps.
+    /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames.
     @inline(__always) @_noLocks
-    func mixSegment(_ node: inout SourceNode, from src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, frameCount: Int) {
+    func mixSegment(_ node: inout SourceNode, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>,
+                    bus b: Int, offset: Int, frameCount: Int) {
         let ch = channelCount
-        var f = 0
-        if node.gain.isRamping || node.fade.isRamping {
-            let rampFrames = min(frameCount, max(node.gain.framesRemaining, node.fade.framesRemaining))
-            while f < rampFrames {
-                let g = node.gain.next() * node.fade.next()
-                for c in 0..<ch { dst[f &* ch &+ c] += g * src[f &* ch &+ c] }
-                f &+= 1
+        let dst = output + offset &* ch
+        if !busRamping[b], !node.gain.isRamping, !node.fade.isRamping {
+            let g = node.gain.value * node.fade.value * busScalar[b]
+            if g == 1 {
+                Kernels.add(dst, src, count: frameCount &* ch)
+            } else if g != 0 {
+                Kernels.mixAdd(dst, src, count: frameCount &* ch, gain: g)
             }
+            return
         }
-        let rest = frameCount &- f
-        guard rest > 0 else { return }
-        let g = node.gain.value * node.fade.value
-        if g == 1 {
-            Kernels.add(dst + f &* ch, src + f &* ch, count: rest &* ch)
-        } else if g != 0 {
-            Kernels.mixAdd(dst + f &* ch, src + f &* ch, count: rest &* ch, gain: g)
+        let gains = frameGains
+        if busRamping[b] {
+            let busGain = busGains + (b &* maxChunk &+ offset)
+            for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain[f] }
+        } else {
+            let busGain = busScalar[b]
+            for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain }
         }
-    }
-
-    @inline(__always) @_noLocks
-    func mixBus(_ bus: inout BusNode, from src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, frameCount: Int) {
-        let ch = channelCount
-        var f = 0
-        while f < frameCount, bus.gate.isRamping || bus.gain.isRamping || bus.duck.isMoving {
-            let g = bus.gate.next() * bus.gain.next() * bus.duck.next()
-            for c in 0..<ch { dst[f &* ch &+ c] += g * src[f &* ch &+ c] }
-            f &+= 1
-        }
-        let rest = frameCount &- f
-        guard rest > 0 else { return }
-        let g = bus.gate.value * bus.gain.value * bus.duck.gain
-        if g == 1 {
-            Kernels.add(dst + f &* ch, src + f &* ch, count: rest &* ch)
-        } else if g != 0 {
-            Kernels.mixAdd(dst + f &* ch, src + f &* ch, count: rest &* ch, gain: g)
-        }
-    }
-
-    /// Keep a silent bus's envelopes moving so they are where they should be when sound comes.
-    @inline(__always) @_noLocks
-    func advanceSilent(_ bus: inout BusNode, frameCount: Int) {
-        bus.gate.skip(frameCount)
-        bus.gain.skip(frameCount)
-        bus.duck.skip(frameCount)
-    }
-
-    @inline(__always) @_noLocks
-    func applyVolume(_ ramp: inout LinearRamp, to buffer: UnsafeMutablePointer<Float>, frameCount: Int) {
-        let ch = channelCount
-        var f = 0
-        while f < frameCount, ramp.isRamping {
-            let g = ramp.next()
-            for c in 0..<ch { buffer[f &* ch &+ c] *= g }
-            f &+= 1
-        }
-        if f < frameCount { Kernels.scale(buffer + f &* ch, count: (frameCount &- f) &* ch, gain: ramp.value) }
-    }
-
-    @inline(__always) @_noLocks
-    func mixWithRamp(from src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, frameCount: Int, ramp: inout LinearRamp) {
-        Kernels.mixAddRamp(dst, src, frameCount: frameCount, channelCount: channelCount, ramp: &ramp)
+        Kernels.mixAddGains(dst, src, gains: gains, frameCount: frameCount, channelCount: ch)
     }
 }
 

@@ -1,4 +1,7 @@
 import Atomics
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Fixed-capacity single-producer / single-consumer rings.
 ///
@@ -147,7 +150,14 @@ public struct SampleRing: @unchecked Sendable {
     public func write(from source: UnsafePointer<Float>, count: Int) -> Int {
         let w = indices.writable()
         let n = min(count, w.count)
-        for i in 0..<n { elements[(w.start &+ i) & indices.mask] = source[i] }
+        // At most two contiguous pieces (the ring wraps once).
+        let first = w.start & indices.mask
+        let head = min(n, indices.capacity &- first)
+        let base = elements
+        _unsafePerformance {
+            _ = memcpy(base + first, source, head &* 4)
+            if n > head { _ = memcpy(base, source + head, (n &- head) &* 4) }
+        }
         indices.publish(n)
         return n
     }
@@ -157,7 +167,13 @@ public struct SampleRing: @unchecked Sendable {
     public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
         let r = indices.readable()
         let n = min(count, r.count)
-        for i in 0..<n { destination[i] = elements[(r.start &+ i) & indices.mask] }
+        let first = r.start & indices.mask
+        let head = min(n, indices.capacity &- first)
+        let base = elements
+        _unsafePerformance {
+            _ = memcpy(destination, base + first, head &* 4)
+            if n > head { _ = memcpy(destination + head, base, (n &- head) &* 4) }
+        }
         indices.release(n)
         return n
     }

@@ -16,7 +16,8 @@ public enum Kernels {
         let g = SIMD8<Float>(repeating: gain)
         let d8 = UnsafeMutableRawPointer(dst)
         let s8 = UnsafeRawPointer(src)
-        while i + 8 <= count {
+        let vectorEnd = count & ~7
+        while i < vectorEnd {
             let off = i &* 4
             let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
             let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
@@ -32,7 +33,8 @@ public enum Kernels {
         var i = 0
         let d8 = UnsafeMutableRawPointer(dst)
         let s8 = UnsafeRawPointer(src)
-        while i + 8 <= count {
+        let vectorEnd = count & ~7
+        while i < vectorEnd {
             let off = i &* 4
             let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
             let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
@@ -50,7 +52,8 @@ public enum Kernels {
         var i = 0
         let g = SIMD8<Float>(repeating: gain)
         let b8 = UnsafeMutableRawPointer(buffer)
-        while i + 8 <= count {
+        let vectorEnd = count & ~7
+        while i < vectorEnd {
             let off = i &* 4
             let v = b8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
             b8.storeBytes(of: v * g, toByteOffset: off, as: SIMD8<Float>.self)
@@ -91,6 +94,24 @@ public enum Kernels {
             let g = ramp.value
             if g == 1 { add(dst + off, src + off, count: rest * channelCount) }
             else if g != 0 { mixAdd(dst + off, src + off, count: rest * channelCount, gain: g) }
+        }
+    }
+
+    /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a per-frame gain over interleaved frames.
+    @inlinable @inline(__always)
+    public static func mixAddGains(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+                                   gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int) {
+        if channelCount == 2 {
+            for f in 0..<frameCount {
+                let g = gains[f]
+                dst[2 &* f] += g * src[2 &* f]
+                dst[2 &* f &+ 1] += g * src[2 &* f &+ 1]
+            }
+        } else {
+            for f in 0..<frameCount {
+                let g = gains[f]
+                for c in 0..<channelCount { dst[f &* channelCount &+ c] += g * src[f &* channelCount &+ c] }
+            }
         }
     }
 }

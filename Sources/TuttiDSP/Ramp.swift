@@ -1,58 +1,58 @@
 /// A gain that moves linearly to a target over a number of frames.
 /// Owned by whoever renders (a value inside a render-side node).
-/// When settled, `value` is exactly `target`, so unity gain stays bit-exact.
+/// The value at frame k of a ramp is computed from k (start + step·k), not accumulated, so
+/// skipping n frames and stepping n times land on the same bits: output does not depend on
+/// how a block is split. When settled, `value` is exactly `target` (unity stays bit-exact).
 public struct LinearRamp: Sendable {
     @usableFromInline var _value: Float
     @usableFromInline var _target: Float
+    @usableFromInline var start: Float = 0
+    @usableFromInline var step: Float = 0
+    @usableFromInline var elapsedFrames: Int = 0
+    @usableFromInline var totalFrames: Int = 0
     @inlinable public var value: Float { _value }
     @inlinable public var target: Float { _target }
-    @usableFromInline var step: Float = 0
-    @usableFromInline var remainingFrames: Int = 0
 
     @inlinable public init(value: Float) {
         self._value = value
         self._target = value
     }
 
-    @inlinable public var isRamping: Bool { remainingFrames > 0 }
+    @inlinable public var isRamping: Bool { elapsedFrames < totalFrames }
 
     /// Start a ramp from the current value. `frameCount <= 0` jumps.
-    @inlinable public mutating func ramp(to newTarget: Float, frameCount: Int) {
+    @inlinable @_noLocks public mutating func ramp(to newTarget: Float, frameCount: Int) {
         _target = newTarget
-        if frameCount <= 0 || value == newTarget {
+        elapsedFrames = 0
+        if frameCount <= 0 || _value == newTarget {
             _value = newTarget
-            remainingFrames = 0
-            step = 0
+            totalFrames = 0
         } else {
-            step = (newTarget - value) / Float(frameCount)
-            remainingFrames = frameCount
+            start = _value
+            step = (newTarget - _value) / Float(frameCount)
+            totalFrames = frameCount
         }
     }
 
-    /// The gain for the next frame; frame k of an n-frame ramp gets start + step·(k+1),
+    /// The gain for the next frame; frame k (1-based) of an n-frame ramp gets start + step·k,
     /// the last one exactly the target.
-    @inlinable @inline(__always) public mutating func next() -> Float {
-        if remainingFrames > 0 {
-            remainingFrames -= 1
-            _value = remainingFrames == 0 ? target : value + step
+    @inlinable @inline(__always) @_noLocks public mutating func next() -> Float {
+        if elapsedFrames < totalFrames {
+            elapsedFrames &+= 1
+            _value = elapsedFrames == totalFrames ? _target : start + step * Float(elapsedFrames)
         }
-        return value
+        return _value
     }
 
     /// Advance `frameCount` frames without producing values.
-    @inlinable public mutating func skip(_ frameCount: Int) {
-        guard remainingFrames > 0 else { return }
-        if frameCount >= remainingFrames {
-            _value = target
-            remainingFrames = 0
-        } else {
-            _value += step * Float(frameCount)
-            remainingFrames -= frameCount
-        }
+    @inlinable @_noLocks public mutating func skip(_ frameCount: Int) {
+        guard elapsedFrames < totalFrames else { return }
+        elapsedFrames = min(elapsedFrames &+ frameCount, totalFrames)
+        _value = elapsedFrames == totalFrames ? _target : start + step * Float(elapsedFrames)
     }
 
     /// Frames until settled (0 when settled).
-    @inlinable public var framesRemaining: Int { remainingFrames }
+    @inlinable public var framesRemaining: Int { totalFrames &- elapsedFrames }
 }
 
 /// A ducking envelope: gain moves linearly in decibels toward a target at a fixed

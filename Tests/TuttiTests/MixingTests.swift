@@ -46,6 +46,12 @@ import TuttiTestSupport
             try engine.send(.setSourceGain(s, gain: 0.2, rampFrames: 480), at: 2_000)
             try engine.send(.setBusDuck(bus, targetDB: -15, dBPerFrame: 15 / 4_800), at: 3_000)
             try engine.send(.pause(s), at: 9_000)
+            // A second bus whose gate ramps while nothing plays on it, then a source starts mid-ramp.
+            let quiet = try engine.addBus(gateOpen: false)
+            let t = try engine.addSource(.tone(frequency: 330, amplitude: 0.3), bus: quiet)
+            try engine.send(.setBusGate(quiet, gain: 1, rampFrames: 3_000), at: 4_000)
+            try engine.send(.play(t), at: 5_555)
+            try engine.send(.setMasterVolume(gain: 0.3, rampFrames: 2_000), at: 6_000)
             return renderAll(engine, frameCount: 12_000, block: block)
         }
         let a = try run(block: 64), b = try run(block: 1024), c = try run(block: 333)
