@@ -9,12 +9,14 @@ let package = Package(
         .library(name: "TuttiPolicy", targets: ["TuttiPolicy"]),
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
+        .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
         .executable(name: "tutti", targets: ["tutti"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // System libraries (pkg-config + apt providers).
@@ -33,9 +35,12 @@ let package = Package(
         ]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
+        // ALSA output: render thread, device negotiation and recovery.
+        .target(name: "TuttiALSA", dependencies: ["Tutti", "TuttiDSP", "CALSA"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti",
+            "TuttiScene", "Tutti", "TuttiALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
         // Test support: a per-thread malloc counter (interposes malloc in the test binary).
@@ -48,6 +53,7 @@ let package = Package(
         ]),
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiDSP", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -128,7 +128,6 @@ public final class SceneRenderer {
                         stopsAfter.removeFirst()
                         try system.send(.stop(stop.source), at: stop.frame)
                     }
-                    guard nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition else { break }
                     while nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition {
                         try dispatch(events[nextEvent], index: nextEvent, frame: framePosition)
                         nextEvent += 1

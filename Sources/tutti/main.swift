@@ -4,12 +4,11 @@ import Tutti
 import TuttiDSP
 import TuttiScene
 
-@main
 struct TuttiCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tutti",
         abstract: "Tutti: a real-time audio mixing engine with a phone-style audio policy.",
-        subcommands: [Render.self])
+        subcommands: [Render.self, Explain.self, Bench.self, Play.self, Devices.self])
 }
 
 /// Print a user-facing error and exit non-zero (1). ArgumentParser handles usage errors itself (exit 64).
@@ -69,6 +68,30 @@ struct Render: ParsableCommand {
     }
 }
 
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Why is a session ducked, silent or paused? Every session's state at a moment of a scene, and the events that put it there.")
+
+    @Argument(help: "The scene file.")
+    var scene: String
+
+    @Option(help: "The moment, in seconds from the start (events at that time included).")
+    var at: Double
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        do {
+            let s = try SceneRenderer.loadScene(path: scene)
+            let e = try Explanation.explain(scene: s, at: at)
+            print(json ? JSONWriter.string(e.json) : e.text, terminator: json ? "\n" : "")
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
 /// A one-line progress bar on stderr, shown only once a render has taken more than a second.
 final class ProgressBar {
     let enabled: Bool
@@ -95,3 +118,5 @@ final class ProgressBar {
         drawn = false
     }
 }
+
+TuttiCommand.main()

@@ -136,3 +136,17 @@ import TuttiTestSupport
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
+
+@Suite struct LengthTests {
+    /// A tone system sound whose stop falls mid-block after the last event: the file still
+    /// has exactly round(duration × rate) frames.
+    @Test func outputHasExactlyTheSceneLength() throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try renderScene("""
+        {"duration": 1.0, "engine": {"blockFrames": 256}, "sessions": [],
+         "events": [{"at": 0.1, "system": "systemSound", "tone": {"frequency": 2000}, "duration": 0.0333}]}
+        """, in: dir)
+        #expect(readWAV(out).samples.count == 48_000 * 2)
+    }
+}

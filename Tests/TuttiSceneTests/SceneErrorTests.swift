@@ -51,8 +51,8 @@ import TuttiScene
         let dir = makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let precious = Data("do not overwrite me".utf8)
-        FileManager.default.createFile(atPath: dir + "/out.wav", contents: precious)
-        FileManager.default.createFile(atPath: dir + "/events.jsonl", contents: precious)
+        _ = FileManager.default.createFile(atPath: dir + "/out.wav", contents: precious)
+        _ = FileManager.default.createFile(atPath: dir + "/events.jsonl", contents: precious)
         do {
             try renderScene(json, in: dir, events: "events.jsonl")
             Issue.record("\(name): rendered without error")

@@ -1,0 +1,186 @@
+import CALSA
+import Foundation
+import Glibc
+import TuttiDSP
+
+/// Sample formats the backend writes, in the engine's byte order (little endian). Value type: any thread.
+public enum ALSASampleFormat: String, Sendable, CaseIterable {
+    case float32, s32, s16
+
+    var alsa: snd_pcm_format_t {
+        switch self {
+        case .float32: SND_PCM_FORMAT_FLOAT_LE
+        case .s32: SND_PCM_FORMAT_S32_LE
+        case .s16: SND_PCM_FORMAT_S16_LE
+        }
+    }
+
+    init?(alsa: snd_pcm_format_t) {
+        switch alsa {
+        case SND_PCM_FORMAT_FLOAT_LE: self = .float32
+        case SND_PCM_FORMAT_S32_LE: self = .s32
+        case SND_PCM_FORMAT_S16_LE: self = .s16
+        default: return nil
+        }
+    }
+
+    public var bytesPerSample: Int { self == .s16 ? 2 : 4 }
+
+    /// The quantizer format: s32 carries 24-bit dithered codes in the top bits (no float
+    /// path has more than 24 bits of mantissa to give).
+    var quantizerFormat: SampleFormat? {
+        switch self {
+        case .float32: nil
+        case .s32: .s24
+        case .s16: .s16
+        }
+    }
+}
+
+/// How to open and drive the device. Value type: any thread.
+public struct ALSAOutputConfiguration: Sendable {
+    /// PCM name (`default`, `pulse`, `hw:0`, a name from a configuration file…).
+    public var device = "default"
+    /// Wanted period and number of periods in the buffer: asked with the `_near` calls; the
+    /// values the device grants are the ones used (`ALSAOutput.negotiated`).
+    public var periodFrames = 1024
+    public var periodCount = 4
+    /// Formats in order of preference.
+    public var formats: [ALSASampleFormat] = [.float32, .s32, .s16]
+    /// Extra ALSA configuration text used for this open only (`snd_pcm_open_lconf`), e.g.
+    /// `pcm.out { type pulse server "unix:/run/pa.sock" }`. nil: the global configuration.
+    public var alsaConfig: String?
+    /// SCHED_FIFO priority for the render thread; nil: do not ask. A refusal is logged and
+    /// the thread runs at normal priority.
+    public var realtimePriority: Int32? = 50
+    /// `mlockall` before starting (refusal logged, not fatal).
+    public var lockMemory = false
+    /// TPDF dither for integer formats; same default seed as the offline writer, so `play`
+    /// and `render` quantize identically.
+    public var dither = true
+    public var ditherSeed: UInt32 = 0x7075_7474
+    /// Watchdog: a write that has waited more than `watchdogPeriods` periods (and at least
+    /// `watchdogMinimumSeconds`, so tiny periods do not flag scheduling jitter) reports `stalled`.
+    public var watchdogPeriods = 2
+    public var watchdogMinimumSeconds = 0.020
+    /// A stall longer than this is treated as a lost device: close and reopen. nil: only report.
+    public var stallRestartSeconds: Double? = 2.0
+    /// Reopen backoff after a lost device: first wait, then doubled up to the maximum.
+    public var reopenInitialDelay = 0.05
+    public var reopenMaximumDelay = 1.0
+    /// Called on the render thread right before and after each render + conversion (e.g.
+    /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be real-time safe.
+    public var realtimeScope: RealtimeScope?
+
+    public init(device: String = "default") { self.device = device }
+}
+
+/// A pair of C functions bracketing the real-time part of each cycle. Value type; the
+/// functions run on the render thread.
+public struct RealtimeScope: @unchecked Sendable {
+    public var enter: @convention(c) () -> Void
+    public var exit: @convention(c) () -> Void
+    public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
+        self.enter = enter
+        self.exit = exit
+    }
+}
+
+extension RealtimeScope {
+    /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit` when the process was linked with
+    /// the RealtimeSanitizer runtime and exports them (`scripts/rtsan-check.sh`); nil otherwise.
+    public static func sanitizer() -> RealtimeScope? {
+        typealias Hook = @convention(c) () -> Void
+        let all = UnsafeMutableRawPointer(bitPattern: 0)
+        guard let enter = dlsym(all, "__rtsan_realtime_enter"), let exit = dlsym(all, "__rtsan_realtime_exit") else { return nil }
+        return RealtimeScope(enter: unsafeBitCast(enter, to: Hook.self), exit: unsafeBitCast(exit, to: Hook.self))
+    }
+}
+
+/// What the device granted. Value type: any thread.
+public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
+    public var sampleRate: Int
+    public var channelCount: Int
+    public var format: ALSASampleFormat
+    public var periodFrames: Int
+    public var bufferFrames: Int
+
+    /// Output latency the buffer adds when full.
+    public var latencySeconds: Double { Double(bufferFrames) / Double(sampleRate) }
+    public var periodSeconds: Double { Double(periodFrames) / Double(sampleRate) }
+    public var frameBytes: Int { channelCount * format.bytesPerSample }
+
+    public var description: String {
+        String(format: "%d Hz, %d ch, %@, period %d frames (%.1f ms), buffer %d frames (%.1f ms)",
+               sampleRate, channelCount, format.rawValue, periodFrames, periodSeconds * 1000,
+               bufferFrames, latencySeconds * 1000)
+    }
+}
+
+/// Value type: thrown on the control thread (open, start), logged by the supervisor (reopen).
+public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// An alsa-lib call failed: which call, the code, alsa-lib's message.
+    case call(String, code: Int32, message: String)
+    case noUsableFormat([ALSASampleFormat])
+    case rateMismatch(wanted: Int, granted: Int)
+    case channelMismatch(wanted: Int, granted: Int)
+    /// The device granted a buffer of a single period: no room to write while it plays.
+    case periodEqualsBuffer(frames: Int)
+    case invalidConfiguration(String)
+    case thread(String, code: Int32)
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case .call(let what, let code, let message): "\(what) failed: \(message) (\(code))"
+        case .noUsableFormat(let f): "the device takes none of the formats \(f.map(\.rawValue).joined(separator: ", "))"
+        case .rateMismatch(let w, let g): "the device runs at \(g) Hz, the engine at \(w) Hz"
+        case .channelMismatch(let w, let g): "the device has \(g) channels, the engine \(w)"
+        case .periodEqualsBuffer(let n): "the device granted a buffer of one period (\(n) frames); ask for more periods"
+        case .invalidConfiguration(let s): "invalid ALSA configuration: \(s)"
+        case .thread(let what, let code): "\(what) failed (errno \(code))"
+        case .alreadyStarted: "the output is already started"
+        }
+    }
+}
+
+/// Why the output route changed, named like `TuttiPolicy.RouteChangeReason` so the policy
+/// layer maps it with `RouteChangeReason(rawValue: reason.rawValue)`. Value type: any thread.
+public enum ALSARouteChangeReason: String, Sendable {
+    case oldDeviceUnavailable, newDeviceAvailable
+}
+
+/// Something the backend reports to the control side. Value type: made on the supervisor
+/// thread, read on the control thread (`pollEvents`) or in `onEvent`.
+public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
+    /// An underrun (EPIPE) was recovered; `total` so far.
+    case xrun(total: Int)
+    /// The device was suspended (ESTRPIPE); the render thread waits while it is resumed.
+    case suspended
+    case resumed
+    /// The device is gone (ENODEV, EIO, a failed recovery, a stall past the restart limit).
+    case deviceLost(code: Int32, message: String)
+    /// Reopened after a loss, with what it granted this time.
+    case deviceRestored(ALSANegotiated)
+    /// For the policy layer: the output device went away or came back.
+    case routeChanged(ALSARouteChangeReason, device: String)
+    /// The watchdog: the device has not taken a frame for `seconds`.
+    case stalled(seconds: Double)
+    case stallEnded(seconds: Double)
+    /// The frame limit given to `start` has been written.
+    case finished(frames: Int64)
+
+    public var description: String {
+        switch self {
+        case .xrun(let n): "xrun (\(n) so far)"
+        case .suspended: "device suspended"
+        case .resumed: "device resumed"
+        case .deviceLost(let code, let m): "device lost: \(m) (\(code))"
+        case .deviceRestored(let n): "device restored: \(n)"
+        case .routeChanged(let r, let d): "route changed: \(r.rawValue) (\(d))"
+        case .stalled(let s): String(format: "device stalled: no frame taken for %.0f ms", s * 1000)
+        case .stallEnded(let s): String(format: "device consuming again after %.0f ms", s * 1000)
+        case .finished(let n): "finished (\(n) frames)"
+        }
+    }
+}

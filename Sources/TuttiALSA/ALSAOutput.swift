@@ -1,0 +1,301 @@
+import CALSA
+import Foundation
+import Glibc
+import Synchronization
+import Tutti
+
+/// Plays an `Engine` on an ALSA PCM from a dedicated render thread.
+///
+/// Thread: the control thread (the engine's) creates, starts, stops and polls it. Inside
+/// there are two threads: the render thread (SCHED_FIFO when allowed; renders, converts,
+/// writes, never blocks on anything but the device and never logs) and a supervisor
+/// (normal priority; watchdog, resume after ESTRPIPE, close and reopen with backoff after
+/// a lost device, event and log delivery).
+public final class ALSAOutput: @unchecked Sendable {
+    public let engine: Engine
+    public let configuration: ALSAOutputConfiguration
+    let functions: ALSAFunctions
+    let core: RenderCore
+    let wakeRender = Semaphore()
+    let wakeSupervisor = Semaphore()
+    let renderStarted = Semaphore()
+    let supervisorExited = Semaphore()
+    let log: @Sendable (String) -> Void
+    let onEvent: (@Sendable (ALSAEvent) -> Void)?
+
+    private struct Shared {
+        var negotiated: ALSANegotiated
+        var events: [ALSAEvent] = []
+        var finished = false
+    }
+    private let shared: Mutex<Shared>
+    private let finishedSignal = Semaphore()
+    /// Held by the thread that owns it (see `RenderCore`); nil while lost.
+    private var device: PCMDevice?
+    private var renderThread: pthread_t?
+    private var supervisorThread: pthread_t?
+    private let supervisorStop = Atomic<Bool>(false)
+    /// How the render thread is scheduled, once started (for `tutti play`'s report).
+    public private(set) var schedulingNote = "not started"
+
+    /// Opens and negotiates at once (so configuration errors surface here).
+    /// `log` receives human-readable lines (default: stderr); `onEvent` gets each event on
+    /// the supervisor thread, as well as `pollEvents()` on the control thread.
+    public init(engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
+                functions: ALSAFunctions = .system,
+                log: (@Sendable (String) -> Void)? = nil,
+                onEvent: (@Sendable (ALSAEvent) -> Void)? = nil) throws {
+        self.engine = engine
+        self.configuration = configuration
+        self.functions = functions
+        self.log = log ?? { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) }
+        self.onEvent = onEvent
+        let opened = try PCMDevice.open(configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+        device = opened
+        shared = Mutex(Shared(negotiated: opened.negotiated))
+        core = RenderCore(renderer: engine.renderer, channelCount: engine.channelCount, functions: functions,
+                          configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
+        core.install(opened)
+    }
+
+    deinit { stop() }
+
+    // MARK: Control side
+
+    /// What the device granted (updated when it was reopened).
+    public var negotiated: ALSANegotiated { shared.withLock { $0.negotiated } }
+    public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+    public var framesWritten: Int64 { core.framesWritten.load(ordering: .relaxed) }
+    /// The engine clock: frames rendered so far. Commands for later frames are on time.
+    public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    public var isFinished: Bool { shared.withLock { $0.finished } }
+
+    /// Frames before this one may be rendered; the render thread waits at it (default: no
+    /// limit). A control thread that queues commands ahead sets it to the frame of the first
+    /// command it has not queued yet, so a late control thread delays the output (an xrun at
+    /// worst) instead of changing it.
+    public var renderHorizon: Int64 {
+        get { core.horizon.load(ordering: .acquiring) }
+        set { core.horizon.store(newValue, ordering: .releasing) }
+    }
+
+    /// Events since the last call, in order.
+    public func pollEvents() -> [ALSAEvent] {
+        shared.withLock { s in
+            defer { s.events.removeAll(keepingCapacity: true) }
+            return s.events
+        }
+    }
+
+    /// Start the threads. With `frameLimit`, the render thread stops after that many frames
+    /// (the last period is shortened) and `finished` is reported.
+    public func start(frameLimit: Int64? = nil) throws {
+        guard renderThread == nil else { throw ALSAError.alreadyStarted }
+        core.frameLimit = frameLimit ?? -1
+        if configuration.lockMemory {
+            let rc = functions.lock_memory()
+            if rc != 0 { log("mlockall refused (\(errnoName(rc))); memory may be paged out") }
+        }
+        let core = self.core
+        let priority = configuration.realtimePriority
+        let set = functions.set_fifo_priority
+        let started = renderStarted
+        renderThread = try startThread(name: "tutti-render") {
+            if let priority { core.schedulingResult.store(set(priority), ordering: .releasing) }
+            started.post()
+            core.run()
+        }
+        renderStarted.wait()
+        // Logged here, on the control thread: the render loop never logs.
+        let rc = core.schedulingResult.load(ordering: .acquiring)
+        if let priority {
+            if rc == 0 {
+                schedulingNote = "SCHED_FIFO priority \(priority)"
+            } else {
+                schedulingNote = "normal scheduling (SCHED_FIFO refused: \(errnoName(rc)))"
+                log("render thread: SCHED_FIFO priority \(priority) refused (\(errnoName(rc))); falling back to normal scheduling")
+            }
+        } else {
+            schedulingNote = "normal scheduling (real-time priority not requested)"
+        }
+        supervisorThread = try startThread(name: "tutti-alsa-sup") { [self] in
+            supervise()
+            supervisorExited.post()
+        }
+    }
+
+    /// Block until the frame limit has been written; false on timeout.
+    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
+        if isFinished { return true }
+        if let timeout {
+            guard finishedSignal.wait(seconds: timeout) else { return isFinished }
+        } else {
+            finishedSignal.wait()
+        }
+        finishedSignal.post() // let other waiters through too
+        return true
+    }
+
+    /// Stop the threads and close the device. `drain`: play out what is buffered first
+    /// (blocking; only when the device is healthy).
+    public func stop(drain: Bool = false) {
+        if let t = renderThread {
+            core.stopRequested.store(true, ordering: .releasing)
+            wakeRender.post()
+            pthread_join(t, nil)
+            renderThread = nil
+        }
+        if let t = supervisorThread {
+            supervisorStop.store(true, ordering: .releasing)
+            wakeSupervisor.post()
+            if !supervisorExited.wait(seconds: 5) {
+                pthread_detach(t)
+                // Stuck in a blocking alsa-lib call (a frozen sound server): leave it the device.
+                log("supervisor did not stop within 5 s; leaving the device to it")
+                supervisorThread = nil
+                device = nil
+                return
+            }
+            pthread_join(t, nil)
+            supervisorThread = nil
+        }
+        guard let d = device else { return }
+        device = nil
+        core.releaseDevice()
+        if drain {
+            _ = functions.pcm_nonblock(d.handle, 0)
+            _ = functions.drain(d.handle)
+        } else {
+            _ = functions.drop(d.handle)
+        }
+        d.close(functions)
+    }
+
+    // MARK: Supervisor thread
+
+    private func emit(_ event: ALSAEvent) {
+        shared.withLock { $0.events.append(event) }
+        onEvent?(event)
+    }
+
+    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+
+    private func supervise() {
+        var seenXruns = 0
+        var stallSince: UInt64 = 0
+        var finishedReported = false
+        while !stopping {
+            let period = negotiated.periodSeconds
+            _ = wakeSupervisor.wait(seconds: min(0.005, period / 2))
+            if stopping { break }
+
+            let x = core.xrunCount.load(ordering: .relaxed)
+            while seenXruns < x {
+                seenXruns += 1
+                emit(.xrun(total: seenXruns))
+            }
+
+            let state = core.state.load(ordering: .acquiring)
+            if state == RenderCore.parkedSuspended {
+                resumeSuspended()
+                stallSince = 0
+                continue
+            }
+            if state == RenderCore.parkedLost || state == RenderCore.parkedStalled {
+                reopen(stalled: state == RenderCore.parkedStalled)
+                stallSince = 0
+                continue
+            }
+            if state == RenderCore.finished {
+                if !finishedReported {
+                    finishedReported = true
+                    shared.withLock { $0.finished = true }
+                    emit(.finished(frames: core.framesWritten.load(ordering: .relaxed)))
+                    finishedSignal.post()
+                }
+                continue
+            }
+            if state != RenderCore.running { continue }
+
+            // Watchdog: a write waiting for room for more than the threshold.
+            let since = core.blockedSince.load(ordering: .relaxed)
+            let now = monotonicNanos()
+            if stallSince != 0, since != stallSince {
+                emit(.stallEnded(seconds: Double(now &- stallSince) / 1e9))
+                stallSince = 0
+            }
+            if since != 0, now > since {
+                let age = Double(now - since) / 1e9
+                let threshold = max(Double(configuration.watchdogPeriods) * period, configuration.watchdogMinimumSeconds)
+                if age > threshold, stallSince != since {
+                    stallSince = since
+                    emit(.stalled(seconds: age))
+                    log(String(format: "watchdog: the device has taken nothing for %.0f ms", age * 1000))
+                }
+                if stallSince == since, let restart = configuration.stallRestartSeconds, age > restart {
+                    core.handOverRequested.store(true, ordering: .releasing)
+                }
+            }
+        }
+    }
+
+    /// ESTRPIPE (system suspend): resume with retries here, where sleeping is harmless.
+    private func resumeSuspended() {
+        guard let d = device else { return reopen(stalled: false) }
+        emit(.suspended)
+        var rc = functions.resume(d.handle)
+        var tries = 0
+        while rc == -EAGAIN, tries < 50, !stopping {
+            _ = wakeSupervisor.wait(seconds: 0.1)
+            rc = functions.resume(d.handle)
+            tries += 1
+        }
+        if rc < 0 { rc = functions.prepare(d.handle) } // cannot resume (-ENOSYS): start afresh
+        if rc < 0 {
+            core.lastError.store(rc, ordering: .relaxed)
+            return reopen(stalled: false)
+        }
+        emit(.resumed)
+        handBack()
+    }
+
+    /// A lost device: report it (and the route change), close, reopen with backoff.
+    private func reopen(stalled: Bool) {
+        let code = stalled ? -ETIMEDOUT : core.lastError.load(ordering: .relaxed)
+        let message = stalled ? "the device stopped consuming" : functions.message(code)
+        emit(.deviceLost(code: code, message: message))
+        emit(.routeChanged(.oldDeviceUnavailable, device: configuration.device))
+        log("device \"\(configuration.device)\" lost: \(message); reopening")
+        core.releaseDevice()
+        if let d = device {
+            _ = functions.drop(d.handle)
+            d.close(functions)
+            device = nil
+        }
+        var delay = configuration.reopenInitialDelay
+        var lastFailure = ""
+        while !stopping {
+            do {
+                let d = try PCMDevice.open(configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+                device = d
+                core.install(d)
+                shared.withLock { $0.negotiated = d.negotiated }
+                emit(.deviceRestored(d.negotiated))
+                emit(.routeChanged(.newDeviceAvailable, device: configuration.device))
+                log("device \"\(configuration.device)\" reopened: \(d.negotiated)")
+                handBack()
+                return
+            } catch {
+                let text = "\(error)"
+                if text != lastFailure { log("reopen failed: \(text); retrying"); lastFailure = text }
+                _ = wakeSupervisor.wait(seconds: delay)
+                delay = min(delay * 2, configuration.reopenMaximumDelay)
+            }
+        }
+    }
+
+    private func handBack() {
+        core.state.store(RenderCore.running, ordering: .releasing)
+        wakeRender.post()
+    }
+}

@@ -1,0 +1,282 @@
+import CALSA
+import Glibc
+import Synchronization
+import Tutti
+import TuttiDSP
+
+/// The render thread's loop: render a period with the engine, convert it to the device
+/// format, write it; handle EAGAIN / EINTR / EPIPE in place and hand everything that can
+/// block (ESTRPIPE, a lost device, a long stall) to the supervisor while it parks.
+///
+/// Thread: the atomics are shared. The device fields (`pcm`, buffers, format) belong to
+/// the render thread while `state == running`, to the supervisor while the render thread is
+/// parked, and to the control thread before start and after the render thread exited; the
+/// `state` store/load (release/acquire) hands them over.
+final class RenderCore: @unchecked Sendable {
+    // `state` values (plain integers: enum comparisons go through generic code in debug builds).
+    static let running = 0
+    static let parkedSuspended = 1
+    static let parkedLost = 2
+    static let parkedStalled = 3
+    static let finished = 4
+    static let exited = 5
+
+    let state = Atomic<Int>(RenderCore.running)
+    let stopRequested = Atomic<Bool>(false)
+    /// Set by the supervisor's watchdog: park at the next chance and give up the device.
+    let handOverRequested = Atomic<Bool>(false)
+    let xrunCount = Atomic<Int>(0)
+    /// Monotonic ns of the first write attempt at data the device has not taken yet; 0 after progress.
+    let blockedSince = Atomic<UInt64>(0)
+    let framesWritten = Atomic<Int64>(0)
+    /// Engine frames rendered (the engine clock the control side schedules against).
+    let framesRendered = Atomic<Int64>(0)
+    /// The render thread does not render frames at or past this one (the control side moves
+    /// it forward once every command before it is queued). Int64.max: no limit.
+    let horizon = Atomic<Int64>(Int64.max)
+    /// The error that made the render thread park (negative alsa-lib code).
+    let lastError = Atomic<Int32>(0)
+    /// errno of the SCHED_FIFO request made by the render thread; -1 not asked.
+    let schedulingResult = Atomic<Int32>(-1)
+
+    let renderer: Renderer
+    let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let wait: @convention(c) (OpaquePointer?, Int32) -> Int32
+    let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    let scopeEnter: @convention(c) () -> Void
+    let scopeExit: @convention(c) () -> Void
+    let hasScope: Bool
+    let channelCount: Int
+    let wakeRender: UnsafeMutablePointer<sem_t>
+    let wakeSupervisor: UnsafeMutablePointer<sem_t>
+    /// Frames to play before finishing; negative: no limit. Set before the thread starts.
+    var frameLimit: Int64 = -1
+
+    // Device fields (see the ownership note above).
+    var pcm: OpaquePointer?
+    var periodFrames = 0
+    /// 0 float32, 1 s32, 2 s16.
+    var formatCode = 0
+    var frameBytes = 0
+    var waitTimeoutMilliseconds: Int32 = 1
+    var floatBuffer: UnsafeMutablePointer<Float>
+    var deviceBuffer: UnsafeMutableRawPointer
+    var codes: UnsafeMutablePointer<Int32>
+    /// The rendered, converted period being written: `pendingFrames` left from `pendingOffset`.
+    var pendingOffset = 0
+    var pendingFrames = 0
+    var quantizer: TPDFQuantizer
+    let dither: Bool
+    let ditherSeed: UInt32
+
+    // Results of `cycle()`.
+    static let proceed = 0
+    static let reachedLimit = -1
+    static let starved = -2
+
+    init(renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
+         wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>) {
+        self.renderer = renderer
+        self.channelCount = channelCount
+        writei = functions.writei
+        wait = functions.wait
+        recover = functions.recover
+        if let scope = configuration.realtimeScope {
+            scopeEnter = scope.enter
+            scopeExit = scope.exit
+            hasScope = true
+        } else {
+            scopeEnter = {}
+            scopeExit = {}
+            hasScope = false
+        }
+        self.wakeRender = wakeRender
+        self.wakeSupervisor = wakeSupervisor
+        dither = configuration.dither
+        ditherSeed = configuration.ditherSeed
+        quantizer = TPDFQuantizer(format: .s16, seed: configuration.ditherSeed, dither: configuration.dither)
+        floatBuffer = .allocate(capacity: 1)
+        deviceBuffer = UnsafeMutableRawPointer(floatBuffer)
+        codes = .allocate(capacity: 1)
+    }
+
+    deinit {
+        if formatCode != 0 { deviceBuffer.deallocate() }
+        floatBuffer.deallocate()
+        codes.deallocate()
+    }
+
+    /// Take over an opened device (not on the render thread: before start, or while it is
+    /// parked). Keeps an unwritten period when the format is unchanged, so no engine frame is lost.
+    func install(_ device: PCMDevice) {
+        let n = device.negotiated
+        let newFormat = n.format == .float32 ? 0 : (n.format == .s32 ? 1 : 2)
+        let keep = pendingFrames > 0 && newFormat == formatCode && n.frameBytes == frameBytes ? pendingFrames : 0
+        let capacity = max(n.periodFrames, keep)
+        let samples = capacity * channelCount
+        let newFloat = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        newFloat.initialize(repeating: 0, count: samples)
+        let newDevice = newFormat == 0 ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
+        if keep > 0 { newDevice.copyMemory(from: deviceBuffer + pendingOffset * frameBytes, byteCount: keep * frameBytes) }
+        let newCodes = UnsafeMutablePointer<Int32>.allocate(capacity: samples)
+        if formatCode != 0 { deviceBuffer.deallocate() }
+        floatBuffer.deallocate()
+        codes.deallocate()
+        floatBuffer = newFloat
+        deviceBuffer = newDevice
+        codes = newCodes
+        if newFormat != formatCode, let q = n.format.quantizerFormat {
+            quantizer = TPDFQuantizer(format: q, seed: ditherSeed, dither: dither)
+        }
+        formatCode = newFormat
+        frameBytes = n.frameBytes
+        periodFrames = n.periodFrames
+        pendingOffset = 0
+        pendingFrames = keep
+        waitTimeoutMilliseconds = Int32(max(1, (n.periodFrames * 1000 + n.sampleRate - 1) / n.sampleRate))
+        pcm = device.handle
+    }
+
+    /// Drop the device fields' handle (the caller closes it).
+    func releaseDevice() { pcm = nil }
+
+    // MARK: Render thread
+
+    /// The thread body after scheduling set-up: cycles while running, parks otherwise.
+    func run() {
+        // Passed down as a guaranteed argument: no reference counting per cycle.
+        let renderer = self.renderer
+        while !stopRequested.load(ordering: .acquiring) {
+            if state.load(ordering: .acquiring) != RenderCore.running {
+                // Parked: the supervisor (or stop) wakes us. No device to feed meanwhile.
+                while sem_wait(wakeRender) != 0 && errno == EINTR {}
+                continue
+            }
+            if handOverRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                park(RenderCore.parkedStalled)
+                continue
+            }
+            let result = cycle(renderer)
+            if result == RenderCore.proceed { continue }
+            if result == RenderCore.starved {
+                // The control side is late with commands: wait rather than render without them.
+                usleep(200)
+                continue
+            }
+            if result == RenderCore.reachedLimit {
+                park(RenderCore.finished)
+            } else {
+                park(result)
+            }
+        }
+        blockedSince.store(0, ordering: .relaxed)
+        state.store(RenderCore.exited, ordering: .releasing)
+        sem_post(wakeSupervisor)
+    }
+
+    @_noLocks
+    func park(_ newState: Int) {
+        // State first: a supervisor that still sees `running` must not see the stamp cleared
+        // (it would report the device consuming again just before it is reported lost).
+        state.store(newState, ordering: .releasing)
+        blockedSince.store(0, ordering: .relaxed)
+        let wake = wakeSupervisor
+        _ = _unsafePerformance { sem_post(wake) }
+    }
+
+    /// One step: render and convert a period if none is pending, then one write attempt.
+    /// Returns `proceed`, `reachedLimit`, or a parked state for the supervisor.
+    @_noLocks
+    func cycle(_ renderer: Renderer) -> Int {
+        if pendingFrames == 0 {
+            let done = framesRendered.load(ordering: .relaxed)
+            var n = periodFrames
+            if frameLimit >= 0 {
+                if done >= frameLimit { return RenderCore.reachedLimit }
+                n = Int(min(Int64(n), frameLimit &- done))
+            }
+            let allowed = horizon.load(ordering: .acquiring) &- done
+            if allowed <= 0 { return RenderCore.starved }
+            n = Int(min(Int64(n), allowed))
+            let enter = scopeEnter, exit = scopeExit
+            if hasScope { _unsafePerformance { enter() } }
+            renderer.render(into: floatBuffer, frameCount: n)
+            convert(frameCount: n)
+            if hasScope { _unsafePerformance { exit() } }
+            framesRendered.store(done &+ Int64(n), ordering: .releasing)
+            pendingOffset = 0
+            pendingFrames = n
+        }
+        // Watchdog stamp: from the first attempt at this data until the device takes some
+        // (covers a write that blocks inside alsa-lib as well as EAGAIN + wait rounds).
+        if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanos(), ordering: .relaxed) }
+        let device = pcm
+        let data = UnsafeRawPointer(deviceBuffer + pendingOffset &* frameBytes)
+        let count = snd_pcm_uframes_t(pendingFrames)
+        let write = writei
+        let written = _unsafePerformance { write(device, data, count) }
+        if written > 0 {
+            let n = Int(written)
+            pendingOffset &+= n
+            pendingFrames &-= n
+            framesWritten.add(Int64(n), ordering: .relaxed)
+            blockedSince.store(0, ordering: .relaxed)
+            return RenderCore.proceed
+        }
+        return handle(error: written == 0 ? -EAGAIN : Int32(truncatingIfNeeded: written))
+    }
+
+    /// Error handling for a write (or the wait after EAGAIN).
+    @_noLocks
+    func handle(error code: Int32) -> Int {
+        var err = code
+        if err == -EAGAIN {
+            // The device is full: wait for a period of room, with a timeout so a device
+            // that stops consuming cannot hold this thread (the watchdog sees `blockedSince`).
+            let device = pcm
+            let timeout = waitTimeoutMilliseconds
+            let waitForRoom = wait
+            let w = _unsafePerformance { waitForRoom(device, timeout) }
+            if w >= 0 { return RenderCore.proceed }
+            err = w
+            if err == -EAGAIN { return RenderCore.proceed }
+        }
+        if err == -EINTR { return RenderCore.proceed }
+        if err == -EPIPE {
+            // Underrun: count it and prepare again (for hardware a single ioctl).
+            xrunCount.add(1, ordering: .relaxed)
+            let device = pcm
+            let prepareAgain = recover, wake = wakeSupervisor
+            let r = _unsafePerformance { prepareAgain(device, -EPIPE, 1) }
+            _ = _unsafePerformance { sem_post(wake) }
+            if r >= 0 { return RenderCore.proceed }
+            lastError.store(r, ordering: .relaxed)
+            return RenderCore.parkedLost
+        }
+        lastError.store(err, ordering: .relaxed)
+        // ESTRPIPE: `snd_pcm_recover` would loop `snd_pcm_resume` with 1 s sleeps here.
+        if err == -ESTRPIPE { return RenderCore.parkedSuspended }
+        // ENODEV, EIO, EBADFD, anything else: the device is gone; reopen off this thread.
+        return RenderCore.parkedLost
+    }
+
+    /// Float → device format for `frameCount` frames of `floatBuffer`.
+    @inline(__always) @_noLocks
+    func convert(frameCount: Int) {
+        let samples = frameCount &* channelCount
+        if formatCode == 0 { return }
+        // TPDFQuantizer is allocation-free but not annotated (its rounding goes through
+        // generic code in debug builds); the RealtimeSanitizer run covers it.
+        var q = quantizer
+        let input = floatBuffer, output = codes
+        _unsafePerformance { q.quantize(input, count: samples, into: output) }
+        quantizer = q
+        if formatCode == 1 {
+            let out = deviceBuffer.assumingMemoryBound(to: Int32.self)
+            for i in 0..<samples { out[i] = codes[i] &<< 8 }
+        } else {
+            let out = deviceBuffer.assumingMemoryBound(to: Int16.self)
+            for i in 0..<samples { out[i] = Int16(truncatingIfNeeded: codes[i]) }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import Tutti
+import TuttiALSA
+import TuttiScene
+
+enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case f32, s32, s16
+    var format: ALSASampleFormat {
+        switch self {
+        case .f32: .float32
+        case .s32: .s32
+        case .s16: .s16
+        }
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a scene in real time on an ALSA device.",
+        discussion: """
+            The device gets exactly the samples `tutti render` writes for the same scene: the \
+            scene's commands are recorded from an offline run and queued ahead of the render \
+            thread, which applies each at its frame. Integer device formats are TPDF-dithered \
+            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency.
+            """)
+
+    @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
+    var scene: String
+
+    @Option(help: "ALSA PCM name (see `tutti devices`).")
+    var device = "default"
+
+    @Option(help: "Period size to ask for, in frames (the device may grant another).")
+    var period = 1024
+
+    @Option(help: "Number of periods in the buffer to ask for.")
+    var periods = 4
+
+    @Option(help: "Device sample format: f32, s32 or s16 (default: the first of these the device takes).")
+    var format: DeviceFormatArgument?
+
+    @Option(help: "Play only the first SECONDS of the scene.")
+    var seconds: Double?
+
+    @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
+    var noRealtime = false
+
+    @Flag(help: "Lock the process memory (mlockall); a refusal is logged, not fatal.")
+    var mlock = false
+
+    @Flag(help: ArgumentHelp("Bracket each render with the RealtimeSanitizer (a binary linked with its runtime: scripts/rtsan-check.sh).", visibility: .hidden))
+    var rtsan = false
+
+    @Flag(help: "Only the final report.")
+    var quiet = false
+
+    func run() throws {
+        do {
+            try play()
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    private func say(_ line: String) {
+        if !quiet { FileHandle.standardError.write(Data("tutti: \(line)\n".utf8)) }
+    }
+
+    private func play() throws {
+        guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
+        let scene = try SceneRenderer.loadScene(path: self.scene)
+        let playback = try ScenePlayback(scene: scene)
+        let rate = scene.engine.sampleRate
+        let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
+
+        var config = ALSAOutputConfiguration(device: device)
+        config.periodFrames = period
+        config.periodCount = periods
+        if let format { config.formats = [format.format] }
+        config.realtimePriority = noRealtime ? nil : 50
+        config.lockMemory = mlock
+        if rtsan {
+            guard let scope = RealtimeScope.sanitizer() else {
+                throw ValidationError("--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
+            }
+            config.realtimeScope = scope
+        }
+        let output = try ALSAOutput(engine: playback.engine, configuration: config,
+                                    log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
+        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(device)\": \(output.negotiated)")
+
+        // Commands go in a second ahead of the render thread; the render horizon stops it at
+        // the first command not queued yet, so a late control thread cannot change the output.
+        let lookahead = Int64(rate)
+        func horizon() -> Int64 {
+            playback.isFullyScheduled ? Int64.max : playback.timeline[playback.nextCommand].frame
+        }
+        playback.schedule(through: lookahead)
+        output.renderHorizon = horizon()
+        let started = Date()
+        try output.start(frameLimit: total)
+        say("render thread: \(output.schedulingNote)")
+        while !output.waitUntilFinished(timeout: 0.005) {
+            playback.schedule(through: output.framesRendered + lookahead)
+            output.renderHorizon = horizon()
+            playback.pollEvents()
+            for event in output.pollEvents() { say("\(event)") }
+        }
+        output.stop(drain: true)
+        playback.pollEvents()
+        for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
+        let wall = Date().timeIntervalSince(started)
+        let n = output.negotiated
+        print(String(format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
+                     Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
+                     n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
+    }
+}

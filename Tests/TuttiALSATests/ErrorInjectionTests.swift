@@ -1,0 +1,198 @@
+import Foundation
+import Glibc
+import Testing
+import Tutti
+@testable import TuttiALSA
+
+/// Each error injected through the mocking hook: handled as specified, every rendered frame
+/// reaches the device exactly once and in order, and nothing hangs (each play is bounded).
+@Suite struct ErrorInjectionTests {
+    let frames = 48_000
+
+    func expectIntact(_ device: MockDevice, _ reference: [Float], sourceLocation: SourceLocation = #_sourceLocation) {
+        let got = device.floats
+        #expect(got.count == reference.count, sourceLocation: sourceLocation)
+        #expect(firstDifference(got, reference) == nil, "written samples differ from the offline render", sourceLocation: sourceLocation)
+    }
+
+    @Test func epipeIsRecoveredOnTheRenderThreadAndCounted() throws {
+        let device = MockDevice(uniqueName("epipe"))
+        device.writeScript = [.accept(1_000), .error(-EPIPE), .accept(100), .error(-EPIPE)]
+        let c = Collector()
+        let run = try playOnMock(device, frames: frames, collector: c)
+        #expect(run.finished)
+        #expect(run.output.xrunCount == 2)
+        #expect(c.waitFor(1) { $0.filter(\.isXrun).count == 2 })
+        #expect(device.codes(of: "recover") == [-EPIPE, -EPIPE])
+        #expect(device.threads(of: "recover") == ["tutti-render"])
+        #expect(!c.events.contains { $0.isDeviceLost })
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func estrpipeIsResumedOffTheRenderThread() throws {
+        let device = MockDevice(uniqueName("estrpipe"))
+        device.writeScript = [.accept(2_000), .error(-ESTRPIPE)]
+        device.resumeResults = [-EAGAIN, -EAGAIN, 0]
+        let c = Collector()
+        let run = try playOnMock(device, frames: frames, collector: c)
+        #expect(run.finished)
+        #expect(run.seconds < 5)
+        // Three resume attempts, none on the render thread, and no snd_pcm_recover (whose
+        // ESTRPIPE path sleeps a second per try).
+        #expect(device.codes(of: "resume") == [-EAGAIN, -EAGAIN, 0])
+        #expect(device.threads(of: "resume") == ["tutti-alsa-sup"])
+        #expect(device.count("recover") == 0)
+        let events = c.events
+        #expect(events.firstIndex(of: .suspended) != nil)
+        #expect(events.firstIndex(of: .resumed).map { $0 > events.firstIndex(of: .suspended)! } == true)
+        #expect(run.output.xrunCount == 0)
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func estrpipeThatCannotResumeIsPreparedAgain() throws {
+        let device = MockDevice(uniqueName("estrpipe-nosys"))
+        device.writeScript = [.accept(500), .error(-ESTRPIPE)]
+        device.resumeResults = [-ENOSYS]
+        let run = try playOnMock(device, frames: frames)
+        #expect(run.finished)
+        #expect(device.threads(of: "prepare") == ["tutti-alsa-sup"])
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func eagainWaitsForRoomAndRetries() throws {
+        let device = MockDevice(uniqueName("eagain"))
+        device.writeScript = [.accept(300), .error(-EAGAIN), .error(-EAGAIN), .accept(10), .error(-EAGAIN)]
+        let c = Collector()
+        let run = try playOnMock(device, frames: frames, collector: c)
+        #expect(run.finished)
+        #expect(device.count("wait") == 3)
+        #expect(device.threads(of: "wait") == ["tutti-render"])
+        #expect(run.output.xrunCount == 0)
+        #expect(c.events.allSatisfy { $0.isFinished })
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func eintrRetriesAtOnce() throws {
+        let device = MockDevice(uniqueName("eintr"))
+        device.writeScript = [.error(-EINTR), .accept(64), .error(-EINTR), .error(-EINTR)]
+        let c = Collector()
+        let run = try playOnMock(device, frames: frames, collector: c)
+        #expect(run.finished)
+        #expect(device.count("wait") == 0)
+        #expect(device.codes(of: "writei").filter { $0 == -EINTR }.count == 3)
+        #expect(c.events.allSatisfy { $0.isFinished })
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test(arguments: [ENODEV, EIO])
+    func lostDeviceIsReportedClosedAndReopenedWithBackoff(_ errno: Int32) throws {
+        let device = MockDevice(uniqueName("lost-\(errno)"))
+        device.writeScript = [.accept(5_000), .error(-errno)]
+        // The device stays away for three reopen attempts.
+        device.reopenResults = [-ECONNREFUSED, -ECONNREFUSED, -ECONNREFUSED]
+        let c = Collector()
+        let run = try playOnMock(device, frames: frames, collector: c)
+        #expect(run.finished)
+        #expect(run.seconds < 5)
+        let events = c.events
+        let lost = events.firstIndex { $0.isDeviceLost }
+        let restored = events.firstIndex { $0.isDeviceRestored }
+        #expect(lost != nil && restored != nil && lost! < restored!)
+        #expect(events.first { $0.isDeviceLost }?.lostCode == -errno)
+        #expect(events.contains(.routeChanged(.oldDeviceUnavailable, device: device.name)))
+        #expect(events.contains(.routeChanged(.newDeviceAvailable, device: device.name)))
+        #expect(device.opens == 2)
+        #expect(device.codes(of: "open").filter { $0 == -ECONNREFUSED }.count == 3)
+        #expect(device.threads(of: "open").contains("tutti-alsa-sup"))
+        #expect(device.closes == 2) // the lost one, then the reopened one at stop
+        #expect(c.lines.contains { $0.contains("reopen failed") })
+        // The period that failed was kept and written to the new device: nothing lost.
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func failedEpipeRecoveryCountsAsLost() throws {
+        let device = MockDevice(uniqueName("epipe-fail"))
+        device.writeScript = [.accept(100), .error(-EPIPE)]
+        var functions = ALSAFunctions.mock
+        functions.recover = { _, _, _ in -EIO }
+        let c = Collector()
+        let engine = try makeEngine()
+        let output = try ALSAOutput(engine: engine, configuration: mockConfiguration(device.name), functions: functions,
+                                    log: c.log, onEvent: c.onEvent)
+        try output.start(frameLimit: Int64(frames))
+        #expect(output.waitUntilFinished(timeout: 10))
+        output.stop()
+        #expect(c.events.contains { $0.lostCode == -EIO })
+        #expect(c.events.contains { $0.isDeviceRestored })
+        expectIntact(device, try offlineReference(frames: frames))
+    }
+
+    @Test func stopWhileTheDeviceIsAwayDoesNotHang() throws {
+        let device = MockDevice(uniqueName("away"))
+        device.writeScript = [.accept(1_000), .error(-ENODEV)]
+        device.reopenResults = Array(repeating: -ECONNREFUSED, count: 10_000)
+        let c = Collector()
+        let engine = try makeEngine()
+        let output = try ALSAOutput(engine: engine, configuration: mockConfiguration(device.name), functions: .mock,
+                                    log: c.log, onEvent: c.onEvent)
+        try output.start()
+        #expect(c.waitFor(5) { $0.contains { $0.isDeviceLost } })
+        let t = monotonic()
+        output.stop()
+        #expect(monotonic() - t < 1)
+        #expect(!device.isOpen)
+    }
+}
+
+/// The watchdog: a device that stops consuming.
+@Suite struct WatchdogTests {
+    @Test func aShortStallIsReportedAndPlaybackGoesOn() throws {
+        let device = MockDevice(uniqueName("stall"))
+        device.freezeAfterFrames = 10_000
+        var config = mockConfiguration(device.name)
+        config.stallRestartSeconds = nil
+        let c = Collector()
+        let run = try playOnMock(device, frames: 48_000, configuration: config, collector: c) { _ in
+            #expect(c.waitFor(5) { $0.contains { $0.isStalled } })
+            usleep(200_000)
+            device.unfreeze()
+        }
+        #expect(run.finished)
+        let events = c.events
+        let stalled = events.firstIndex { $0.isStalled }
+        let ended = events.firstIndex { $0.isStallEnded }
+        #expect(stalled != nil && ended != nil && stalled! < ended!)
+        #expect(!events.contains { $0.isDeviceLost })
+        #expect(c.lines.contains { $0.contains("watchdog") })
+        #expect(device.floats.count == 96_000)
+    }
+
+    @Test func aStallPastTheLimitReopensTheDevice() throws {
+        let device = MockDevice(uniqueName("stall-restart"))
+        device.freezeAfterFrames = 10_000
+        var config = mockConfiguration(device.name)
+        config.stallRestartSeconds = 0.2
+        let c = Collector()
+        let run = try playOnMock(device, frames: 48_000, configuration: config, collector: c)
+        #expect(run.finished)
+        #expect(run.seconds < 5)
+        #expect(c.events.contains { $0.lostCode == -ETIMEDOUT })
+        #expect(c.events.contains { $0.isDeviceRestored })
+        #expect(device.opens == 2)
+        #expect(firstDifference(device.floats, try offlineReference(frames: 48_000)) == nil)
+    }
+
+    @Test func aWriteBlockedInsideAlsaLibIsSeen() throws {
+        // A blocking-mode write on a frozen server never returns EAGAIN: the watchdog
+        // still sees the time since the write began.
+        let device = MockDevice(uniqueName("block"))
+        device.writeScript = [.accept(4_000), .block(0.3)]
+        var config = mockConfiguration(device.name)
+        config.stallRestartSeconds = nil
+        let c = Collector()
+        let run = try playOnMock(device, frames: 24_000, configuration: config, collector: c)
+        #expect(run.finished)
+        #expect(c.events.contains { $0.isStalled })
+        #expect(c.events.contains { $0.isStallEnded })
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `tutti play` end to end, as a subprocess on a private PulseAudio server.
+@Suite(.serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
+       .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
+struct PlayCommandTests {
+    /// A 10 s scene: file sources at three rates, ducking, a system sound, a phone call,
+    /// volume changes, a tone.
+    static func scene(seconds: Double = 10) -> String {
+        let audio = Tool.repositoryRoot + "/fixtures/audio"
+        return """
+        {
+          "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincMedium", "output": "float32"},
+          "duration": \(seconds),
+          "sessions": [
+            {"id": "music", "category": "playback", "playbackControls": true, "remoteCommands": ["play", "pause", "togglePlayPause"]},
+            {"id": "game", "category": "ambient"},
+            {"id": "nav", "category": "playback", "options": ["duckOthers"]}
+          ],
+          "sources": [
+            {"id": "song", "session": "music", "file": "\(audio)/music-44100.wav", "loop": true},
+            {"id": "bg", "session": "game", "file": "\(audio)/game-bg-22050.wav", "gain": 0.6, "loop": true},
+            {"id": "fx", "session": "game", "file": "\(audio)/game-fx-48000.wav", "gain": 0.5},
+            {"id": "hum", "session": "game", "tone": {"frequency": 220, "amplitude": 0.1}, "loop": true},
+            {"id": "prompt", "session": "nav", "file": "\(audio)/voice-22050.wav"}
+          ],
+          "events": [
+            {"at": 0.0, "session": "music", "action": "activate"},
+            {"at": 0.0, "source": "song", "action": "play"},
+            {"at": 0.5, "session": "game", "action": "activate"},
+            {"at": 0.5, "source": "bg", "action": "play"},
+            {"at": 1.25, "source": "fx", "action": "play"},
+            {"at": 1.5, "source": "hum", "action": "play"},
+            {"at": 2.0, "session": "nav", "action": "activate"},
+            {"at": 2.0, "source": "prompt", "action": "play"},
+            {"at": 3.5, "session": "nav", "action": "deactivate", "notifyOthers": true},
+            {"at": 4.0, "device": "volume", "value": 0.7},
+            {"at": 4.5, "system": "systemSound", "file": "\(audio)/ui-chime-44100.wav"},
+            {"at": 5.0, "source": "song", "action": "setGain", "value": 0.5, "ramp": 0.5},
+            {"at": 6.0, "system": "phoneCall", "action": "begin", "file": "\(audio)/call-16000.wav"},
+            {"at": 7.5, "system": "phoneCall", "action": "end"},
+            {"at": 8.0, "source": "song", "action": "play"},
+            {"at": 8.5, "device": "volumeDown"},
+            {"at": 9.0, "system": "systemSound", "file": "\(audio)/ui-alert-44100.wav"}
+          ]
+        }
+        """
+    }
+
+    @Test func playIsRealTimeWithoutXrunsAndBitIdenticalToRender() throws {
+        let server = try PulseServer()
+        let dir = server.directory
+        let scenePath = dir + "/scene.json"
+        try PlayCommandTests.scene().write(toFile: scenePath, atomically: true, encoding: .utf8)
+        let tee = dir + "/tee.raw"
+        let conf = dir + "/tee.conf"
+        try server.alsaConfig(name: "tee", teeFile: tee).write(toFile: conf, atomically: true, encoding: .utf8)
+
+        let render = try Tool.run([Tool.tutti!, "render", scenePath, "-o", dir + "/offline.wav", "--quiet"])
+        #expect(render.status == 0, "\(render.stderr)")
+        let play = try Tool.run([Tool.tutti!, "play", scenePath, "--device", "tee"],
+                                environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
+        print("tutti play: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) — process wall \(String(format: "%.3f", play.seconds)) s")
+        #expect(play.status == 0, "\(play.stderr)")
+        // "played 10.00 s in 10.03 s: 0 xruns, latency 85.3 ms (…)"
+        let report = play.stdout
+        #expect(report.contains("played 10.00 s in "))
+        #expect(report.contains(": 0 xruns, latency "))
+        if let r = report.range(of: "played 10.00 s in "), let end = report[r.upperBound...].firstIndex(of: " ") {
+            let seconds = Double(report[r.upperBound..<end]) ?? 0
+            #expect(abs(seconds - 10) <= 0.5, "playing took \(seconds) s")
+        }
+        // The whole command adds the scene's preparation (decoding, resampling, the shadow
+        // render that records the command timeline): about 0.5 s in a debug build.
+        #expect(play.seconds < 10 + 0.5 + 1.5, "the whole command took \(play.seconds) s")
+
+        let offline = try Tool.wavData(dir + "/offline.wav")
+        let teed = try Data(contentsOf: URL(fileURLWithPath: tee))
+        #expect(offline.count == 10 * 48_000 * 2 * 4)
+        #expect(teed.count == offline.count)
+        #expect(teed == offline, "the tee'd samples differ from `tutti render`")
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv to drop to nobody"))
+    func unprivilegedPlayFallsBackToNormalSchedulingAndPlays() throws {
+        let server = try PulseServer()
+        try server.allowOtherUsers()
+        let dir = server.directory
+        let scenePath = dir + "/scene.json"
+        try PlayCommandTests.scene().write(toFile: scenePath, atomically: true, encoding: .utf8)
+        let conf = dir + "/pulse.conf"
+        try server.alsaConfig(name: "tutti").write(toFile: conf, atomically: true, encoding: .utf8)
+        let home = dir + "/nobody"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        for f in [scenePath, conf] { chmod(f, 0o644) }
+        let play = try Tool.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                 Tool.tutti!, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock"],
+                                environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "HOME": home])
+        print("unprivileged: \(play.stderr)\(play.stdout)")
+        #expect(play.status == 0)
+        #expect(play.stderr.contains("SCHED_FIFO priority 50 refused"))
+        #expect(play.stderr.contains("falling back to normal scheduling"))
+        #expect(play.stderr.contains("mlockall refused"))
+        #expect(play.stdout.contains("played 2.00 s in "))
+    }
+}
+
+enum Tool {
+    static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The `tutti` executable next to this test bundle.
+    static let tutti: String? = {
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
+        return access(candidate, X_OK) == 0 ? candidate : nil
+    }()
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String; var seconds: Double }
+
+    static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
+        // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: argv[0])
+        p.arguments = Array(argv.dropFirst())
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        let started = monotonic()
+        try p.run()
+        p.waitUntilExit()
+        let seconds = monotonic() - started
+        return Result(status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
+    }
+
+    /// The bytes of a WAV file's `data` chunk.
+    static func wavData(_ path: String) throws -> Data {
+        let d = try Data(contentsOf: URL(fileURLWithPath: path))
+        var i = 12
+        while i + 8 <= d.count {
+            let id = String(decoding: d[i..<i + 4], as: UTF8.self)
+            let size = Int(d[i + 4]) | Int(d[i + 5]) << 8 | Int(d[i + 6]) << 16 | Int(d[i + 7]) << 24
+            if id == "data" { return d[(i + 8)..<min(d.count, i + 8 + size)] }
+            i += 8 + size + (size & 1)
+        }
+        throw POSIXError(.EINVAL)
+    }
+}
+
+extension PulseServer {
+    /// Let another user (the setpriv'd child) reach the socket: anonymous auth, so only the
+    /// directory permissions stand in the way.
+    func allowOtherUsers() throws {
+        chmod(directory, 0o711)
+        chmod(directory + "/xdg", 0o711)
+    }
+}

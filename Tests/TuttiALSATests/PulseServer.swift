@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A private PulseAudio server with a null sink (paced at the real rate), started as in
+/// `scripts/start-pulse.sh`: its own runtime directory and socket, so tests never share a
+/// server and nothing depends on the environment. Reached through the ALSA `pulse`
+/// plugin with a per-open configuration (`alsaConfig`).
+/// Thread: the test's.
+final class PulseServer: @unchecked Sendable {
+    static let binary: String? = {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
+            let p = "\(dir)/pulseaudio"
+            if access(p, X_OK) == 0 { return p }
+        }
+        return nil
+    }()
+    static let plugin: String? = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib", "/usr/lib64/alsa-lib"]
+        .map { $0 + "/libasound_module_pcm_pulse.so" }.first { access($0, R_OK) == 0 }
+    static var isAvailable: Bool { binary != nil && plugin != nil }
+    static let skipReason: Comment = "needs pulseaudio and the ALSA pulse plugin: apt-get install --no-install-recommends pulseaudio libasound2-plugins pulseaudio-utils"
+
+    let directory: String
+    var socket: String { directory + "/xdg/pa.sock" }
+    private var pid: pid_t?
+
+    init() throws {
+        var template = Array("/tmp/tutti-pulse-XXXXXX".utf8CString)
+        guard let d = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw POSIXError(.EIO) }
+        directory = String(cString: d)
+        try FileManager.default.createDirectory(atPath: directory + "/xdg", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true)
+        try start()
+    }
+
+    deinit {
+        kill()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Start (or restart) the server; returns once it accepts connections. Spawned with
+    /// posix_spawn, not Foundation's Process: Foundation's child monitor blocks in wait4 on
+    /// every running Process whenever any child exits, so a long-lived server started that
+    /// way hangs the next `Process.waitUntilExit`.
+    func start() throws {
+        let argv = [PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                    "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
+                    "-L", "module-null-sink sink_name=nullsink rate=48000 channels=2 norewinds=1",
+                    "-L", "module-always-sink"]
+        let env = ["XDG_RUNTIME_DIR=\(directory)/xdg", "HOME=\(directory)/home",
+                   "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"]
+        let log = directory + "/pulse.log"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArgv = argv.map { strdup($0) } + [nil]
+        var cEnv = env.map { strdup($0) } + [nil]
+        defer { (cArgv + cEnv).forEach { free($0) } }
+        var child = pid_t()
+        let rc = posix_spawn(&child, argv[0], &actions, nil, &cArgv, &cEnv)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        pid = child
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(child, &status, WNOHANG) == child {
+                pid = nil
+                throw ServerError.exited(log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+            }
+            if PulseServer.canConnect(socket) { return }
+            usleep(20_000)
+        }
+        throw ServerError.timeout
+    }
+
+    enum ServerError: Error { case exited(log: String), timeout }
+
+    /// SIGKILL: the server vanishes as if it crashed.
+    func kill() {
+        guard let p = pid else { return }
+        Glibc.kill(p, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(p, &status, 0)
+        pid = nil
+    }
+
+    func freeze() { if let p = pid { Glibc.kill(p, SIGSTOP) } }
+    func thaw() { if let p = pid { Glibc.kill(p, SIGCONT) } }
+
+    /// `pcm.<name>` on this server; with `teeFile`, a `file` PCM in front of it that writes
+    /// every sample the client writes.
+    func alsaConfig(name: String = "tutti", teeFile: String? = nil) -> String {
+        let pulse = "{ type pulse server \"unix:\(socket)\" }"
+        guard let teeFile else { return "pcm.\(name) \(pulse)\n" }
+        // A named slave: an inline `slave.pcm { … }` does not parse inside the global configuration.
+        return "pcm.\(name)_pulse \(pulse)\npcm.\(name) { type file slave.pcm \"\(name)_pulse\" file \"\(teeFile)\" format \"raw\" }\n"
+    }
+
+    static func canConnect(_ path: String) -> Bool {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# RealtimeSanitizer check of the render path. swiftc has no -sanitize=realtime, but the
+# toolchain ships the runtime: this links it into a separate build of `tutti` (whole archive,
+# symbols exported so `tutti play --rtsan` finds __rtsan_realtime_enter/exit with dlsym), then
+# plays a busy 10 s scene through the ALSA backend with every render + conversion bracketed
+# as a real-time context. rtsan aborts (exit 43) with a report on the first allocation, lock
+# or blocking call inside; exit 0 means it found nothing.
+#
+# Not part of the SwiftPM test binary: rtsan must own malloc, which the tests' malloc counter
+# (Tests/CTuttiTestSupport) interposes, and it cannot share a process with TSan.
+#
+#   scripts/rtsan-check.sh [SECONDS]          # default 10; uses a private PulseAudio server
+#                                             # when pulseaudio is installed, else ALSA "null"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+runtime="$toolchain/lib/swift/clang/lib/linux/libclang_rt.rtsan-$(uname -m).a"
+[ -f "$runtime" ] || { echo "rtsan-check: no RealtimeSanitizer runtime at $runtime" >&2; exit 1; }
+
+swift build --scratch-path .build-rtsan --product tutti \
+  -Xlinker --whole-archive -Xlinker "$runtime" -Xlinker --no-whole-archive -Xlinker --export-dynamic
+tutti=$(swift build --scratch-path .build-rtsan --show-bin-path)/tutti
+
+work=$(mktemp -d /tmp/tutti-rtsan.XXXXXX)
+cleanup() { [ -n "${TUTTI_PULSE_PID:-}" ] && kill "$TUTTI_PULSE_PID" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+# A busy scene: 4 sessions, 22 sources (files at four rates, 16 tones), a gain ramp every
+# 0.2 s, ducking on and off every second, volume steps, system sounds, a phone call.
+python3 - "$PWD/fixtures/audio" "$seconds" >"$work/busy.json" <<'EOF'
+import json, sys
+audio, seconds = sys.argv[1], float(sys.argv[2])
+sources = [
+    {"id": "song", "session": "music", "file": f"{audio}/music-44100.wav", "loop": True, "gain": 0.5},
+    {"id": "bg", "session": "game", "file": f"{audio}/game-bg-22050.wav", "loop": True, "gain": 0.4},
+    {"id": "fx", "session": "game", "file": f"{audio}/game-fx-48000.wav", "loop": True, "gain": 0.3},
+    {"id": "lesson", "session": "podcast", "file": f"{audio}/lesson-24000.wav", "loop": True, "gain": 0.5},
+    {"id": "prompt", "session": "nav", "file": f"{audio}/voice-22050.wav"},
+]
+tones = [f"t{i}" for i in range(16)]
+sources += [{"id": t, "session": "game", "tone": {"frequency": 110.0 * (1 + i * 0.37), "amplitude": 0.02}, "loop": True}
+            for i, t in enumerate(tones)]
+sources.append({"id": "quiet", "session": "music", "silence": True})
+events = [
+    {"at": 0.0, "session": "music", "action": "activate"},
+    {"at": 0.0, "source": "song", "action": "play"},
+    {"at": 0.0, "source": "quiet", "action": "play"},
+    {"at": 0.0, "session": "game", "action": "activate"},
+    {"at": 0.0, "source": "bg", "action": "play"},
+    {"at": 0.0, "source": "fx", "action": "play"},
+    {"at": 0.0, "session": "podcast", "action": "activate"},
+    {"at": 0.0, "source": "lesson", "action": "play"},
+]
+events += [{"at": round(0.05 * i, 3), "source": t, "action": "play"} for i, t in enumerate(tones)]
+t, k = 1.0, 0
+while t < seconds - 0.01:
+    events.append({"at": round(t, 3), "source": tones[k % 16], "action": "setGain", "value": 0.3 + 0.6 * ((k * 7) % 10) / 10, "ramp": 0.15})
+    if k % 5 == 0:
+        events.append({"at": round(t, 3), "session": "nav", "action": "activate"})
+        events.append({"at": round(t, 3), "source": "prompt", "action": "play"})
+    if k % 5 == 3:
+        events.append({"at": round(t, 3), "session": "nav", "action": "deactivate", "notifyOthers": True})
+    if k % 4 == 1:
+        events.append({"at": round(t, 3), "device": "volumeDown" if k % 8 == 1 else "volumeUp"})
+    if k % 8 == 2:
+        events.append({"at": round(t, 3), "system": "systemSound", "file": f"{audio}/ui-chime-44100.wav"})
+    if k % 11 == 6:
+        events.append({"at": round(t, 3), "source": "song", "action": "setGain", "value": 0.3 + 0.1 * (k % 4), "ramp": 0.3})
+    t += 0.2
+    k += 1
+if seconds > 7:
+    events.append({"at": 6.0, "system": "phoneCall", "action": "begin", "file": f"{audio}/call-16000.wav"})
+    events.append({"at": 7.0, "system": "phoneCall", "action": "end"})
+    events.append({"at": 7.0, "source": "song", "action": "play"})
+events.sort(key=lambda e: e["at"])
+scene = {
+    "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincFastest", "output": "float32"},
+    "duration": seconds,
+    "sessions": [
+        {"id": "music", "category": "playback", "options": ["mixWithOthers"]},
+        {"id": "game", "category": "ambient"},
+        {"id": "podcast", "category": "playback", "options": ["mixWithOthers"], "mode": "spokenAudio"},
+        {"id": "nav", "category": "playback", "options": ["duckOthers"]},
+    ],
+    "sources": sources,
+    "events": events,
+}
+json.dump(scene, sys.stdout, indent=1)
+EOF
+
+device=null
+if command -v pulseaudio >/dev/null; then
+  eval "$(scripts/start-pulse.sh)"
+  device=default   # /etc/alsa/conf.d/99-pulse.conf sends "default" to the running server
+fi
+echo "rtsan-check: playing a busy ${seconds} s scene on \"$device\" with RealtimeSanitizer around each render" >&2
+set +e
+"$tutti" play "$work/busy.json" --device "$device" --rtsan
+status=$?
+set -e
+if [ $status -ne 0 ]; then
+  echo "rtsan-check: FAILED (exit $status)" >&2
+  exit $status
+fi
+echo "rtsan-check: clean: nothing reported" >&2
