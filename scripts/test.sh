@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds once in debug, runs every test.
+# The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
+# pulse plugin for the real-device tests), builds once in debug and runs every test, then
+# the two sanitizer checks that cannot share that build:
+#   - ThreadSanitizer on the ring stress and engine-thread tests;
+#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
+# The PulseAudio tests start their own private servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
+
+echo "== debug build and all tests"
 swift build --build-tests
 swift test --skip-build
+
+echo "== ThreadSanitizer: rings and engine threads"
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'RingStress|EngineThread'
+
+echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
+bash scripts/rtsan-check.sh 10
