@@ -8,8 +8,7 @@ import Testing
 struct PlayCommandTests {
     /// A 10 s scene: file sources at three rates, ducking, a system sound, a phone call,
     /// volume changes, a tone.
-    static func scene(seconds: Double = 10) -> String {
-        let audio = Tool.repositoryRoot + "/fixtures/audio"
+    static func scene(seconds: Double = 10, audio: String = Tool.repositoryRoot + "/fixtures/audio") -> String {
         return """
         {
           "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincMedium", "output": "float32"},
@@ -88,15 +87,27 @@ struct PlayCommandTests {
         let server = try PulseServer()
         try server.allowOtherUsers()
         let dir = server.directory
+        // nobody may not be able to reach the checkout (e.g. a clone under a 0700 temp dir):
+        // give it its own readable copies of the binary and the audio.
+        let audio = dir + "/audio"
+        try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in ["music-44100.wav", "game-bg-22050.wav", "game-fx-48000.wav", "voice-22050.wav",
+                     "ui-chime-44100.wav", "call-16000.wav", "ui-alert-44100.wav"] {
+            try FileManager.default.copyItem(atPath: Tool.repositoryRoot + "/fixtures/audio/" + name, toPath: audio + "/" + name)
+            chmod(audio + "/" + name, 0o644)
+        }
+        let tutti = dir + "/tutti"
+        try FileManager.default.copyItem(atPath: Tool.tutti!, toPath: tutti)
+        chmod(tutti, 0o755)
         let scenePath = dir + "/scene.json"
-        try PlayCommandTests.scene().write(toFile: scenePath, atomically: true, encoding: .utf8)
+        try PlayCommandTests.scene(audio: audio).write(toFile: scenePath, atomically: true, encoding: .utf8)
         let conf = dir + "/pulse.conf"
         try server.alsaConfig(name: "tutti").write(toFile: conf, atomically: true, encoding: .utf8)
         let home = dir + "/nobody"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         for f in [scenePath, conf] { chmod(f, 0o644) }
         let play = try Tool.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                 Tool.tutti!, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock"],
+                                 tutti, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock"],
                                 environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "HOME": home])
         print("unprivileged: \(play.stderr)\(play.stdout)")
         #expect(play.status == 0)
