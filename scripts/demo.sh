@@ -8,7 +8,9 @@ swift build -c release --product tutti
 mkdir -p out
 .build/release/tutti render fixtures/scenes/demo.json -o out/demo.wav --events out/demo.jsonl
 echo "rendered out/demo.wav and out/demo.jsonl"
-if command -v aplay >/dev/null && aplay -L 2>/dev/null | grep -qvE '^(null|\s)'; then
-  if aplay -q out/demo.wav 2>/dev/null; then exit 0; fi
+# Play it on a real device if this machine has one (a sound card, or a running PulseAudio /
+# PipeWire server behind ALSA "default").
+if [ -e /dev/snd ] || [ -n "${PULSE_SERVER:-}" ] || [ -S "${XDG_RUNTIME_DIR:-/nonexistent}/pulse/native" ]; then
+  if .build/release/tutti play fixtures/scenes/demo.json; then exit 0; fi
 fi
 echo "no audio device to play it on; open out/demo.wav in any player"
