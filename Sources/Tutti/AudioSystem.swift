@@ -256,10 +256,11 @@ public struct AudioSession {
         public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
     }
 
-    /// Change the category (and options) of the session. Throws `optionNotAllowed` for
-    /// options the category does not take.
-    public func setCategory(_ category: TuttiPolicy.Category, options: Set<CategoryOption> = [], at frame: Int64 = 0) throws {
-        let outcome = try system.perform(.setCategory(session: id, category: category, options: options), at: frame)
+    /// Change the category, mode and options of the session. Throws `optionNotAllowed` for
+    /// options the category does not take. A nil mode keeps the current one.
+    public func setCategory(_ category: TuttiPolicy.Category, mode: Mode? = nil, options: Set<CategoryOption> = [],
+                            at frame: Int64 = 0) throws {
+        let outcome = try system.perform(.setCategory(session: id, category: category, mode: mode, options: options), at: frame)
         if let error = outcome.error { throw error }
     }
 

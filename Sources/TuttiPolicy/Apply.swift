@@ -87,8 +87,8 @@ extension PolicyState {
             try activate(try sessionIndex(id), journal: &journal)
         case .deactivate(let id, let notifyOthers):
             deactivate(try sessionIndex(id), notifyOthers: notifyOthers, journal: &journal)
-        case .setCategory(let id, let category, let options):
-            try setCategory(try sessionIndex(id), category: category, options: options, journal: &journal)
+        case .setCategory(let id, let category, let mode, let options):
+            try setCategory(try sessionIndex(id), category: category, mode: mode, options: options, journal: &journal)
         case .foreground(let id):
             sessions[try sessionIndex(id)].configuration.foreground = true
         case .background(let id):
@@ -352,10 +352,11 @@ extension PolicyState {
     }
 
     mutating func setCategory(
-        _ i: Int, category: Category, options: Set<CategoryOption>, journal: inout [JournalEntry]
+        _ i: Int, category: Category, mode: Mode?, options: Set<CategoryOption>, journal: inout [JournalEntry]
     ) throws(PolicyError) {
         var configuration = sessions[i].configuration
         configuration.category = category
+        if let mode { configuration.mode = mode }
         configuration.options = options
         try Self.validate(configuration)
         sessions[i].configuration = configuration

@@ -5,8 +5,8 @@ public enum PolicyAction: Hashable, Sendable {
     // Session.
     case activate(session: String)
     case deactivate(session: String, notifyOthers: Bool = false)
-    /// Options omitted in the scene mean none, as on iOS.
-    case setCategory(session: String, category: Category, options: Set<CategoryOption> = [])
+    /// Options omitted in the scene mean none, as on iOS; a nil mode keeps the session's mode.
+    case setCategory(session: String, category: Category, mode: Mode? = nil, options: Set<CategoryOption> = [])
     case foreground(session: String)
     case background(session: String)
     /// Host decision after an interruption (for `autoResume: false`): activate

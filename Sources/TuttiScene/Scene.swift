@@ -43,7 +43,7 @@ public struct Scene: Sendable {
     public enum SessionAction: Sendable, Equatable {
         case activate
         case deactivate(notifyOthers: Bool)
-        case setCategory(Category, options: Set<CategoryOption>?)
+        case setCategory(Category, mode: Mode?, options: Set<CategoryOption>?)
         case foreground, background
         case setGain(Double, ramp: Double?)
     }

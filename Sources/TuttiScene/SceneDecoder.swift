@@ -217,7 +217,8 @@ struct SceneDecoder {
                 opts = try options(try r.array("options"), path: r.child("options"))
                 try checkOptions(opts!, category: c, path: r.child("options"), session: session)
             }
-            return .setCategory(c, options: opts.map { Set($0) })
+            let mode = try r.optionalName("mode", as: Mode.self, what: "mode")
+            return .setCategory(c, mode: mode, options: opts.map { Set($0) })
         case .foreground: return .foreground
         case .background: return .background
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))

@@ -177,7 +177,7 @@ public final class SceneRenderer {
         switch action {
         case .session(let s, .activate): .activate(session: s)
         case .session(let s, .deactivate(let notify)): .deactivate(session: s, notifyOthers: notify)
-        case .session(let s, .setCategory(let c, let options)): .setCategory(session: s, category: c, options: options ?? [])
+        case .session(let s, .setCategory(let c, let mode, let options)): .setCategory(session: s, category: c, mode: mode, options: options ?? [])
         case .session(let s, .foreground): .foreground(session: s)
         case .session(let s, .background): .background(session: s)
         case .source(let s, .play): .play(source: s)

@@ -120,3 +120,21 @@ import TuttiTestSupport
         #expect(system.policy.source("prompt")?.isPlaying == true) // nav did not list it
     }
 }
+
+@Suite struct SetCategoryModeTests {
+    /// setCategory(_:mode:options:): the mode matters to rule 2.6 (spoken audio is interrupted
+    /// instead of ducked by an interruptSpokenAudioAndMixWithOthers session).
+    @Test func modeChangeMakesSpokenAudioInterruptible() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let system = try AudioSystem(engine: engine)
+        let podcast = try system.addSession(SessionConfiguration(id: "podcast", category: .playback))
+        let nav = try system.addSession(SessionConfiguration(id: "nav", category: .playback, options: [.interruptSpokenAudioAndMixWithOthers]))
+        try system.addSource("talk", session: "podcast", kind: .tone(frequency: 300, amplitude: 0.5), loop: true)
+        try podcast.setCategory(.playback, mode: .spokenAudio)
+        try podcast.setActive(true)
+        try system.perform(.play(source: "talk"))
+        let out = try system.perform(.activate(session: "nav"))
+        #expect(out.journal.contains(.interruptionBegan(session: "podcast", reason: .spokenAudio, by: "nav")))
+        #expect(system.policy.session("podcast")?.configuration.mode == .spokenAudio)
+    }
+}
