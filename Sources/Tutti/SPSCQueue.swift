@@ -162,6 +162,19 @@ public struct SampleRing: @unchecked Sendable {
         return n
     }
 
+    /// Consumer: the readable samples that are contiguous in memory (up to the wrap), to be
+    /// read in place and then given back with `release`.
+    @inlinable @_noLocks
+    public func readableSpan() -> (pointer: UnsafePointer<Float>, count: Int) {
+        let r = indices.readable()
+        let first = r.start & indices.mask
+        return (UnsafePointer(elements + first), min(r.count, indices.capacity &- first))
+    }
+
+    /// Consumer: `n` samples of `readableSpan()` have been used.
+    @inlinable @_noLocks
+    public func release(_ n: Int) { indices.release(n) }
+
     /// Consumer: copy up to `count` samples out; returns how many were taken.
     @inlinable @_noLocks
     public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {

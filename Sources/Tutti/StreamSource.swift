@@ -11,8 +11,6 @@ public final class StreamSource: @unchecked Sendable {
     let storage: RingStorage<Float>
     let ring: SampleRing
     let resampler: StreamingResampler
-    let staging: UnsafeMutablePointer<Float>
-    let stagingFrames: Int
 
     /// `bufferFrames`: how much input may wait in the ring.
     public init(sampleRate: Double, channelCount: Int, engineSampleRate: Double,
@@ -24,12 +22,7 @@ public final class StreamSource: @unchecked Sendable {
         ring = SampleRing(storage)
         resampler = try StreamingResampler(quality: quality, channelCount: channelCount,
                                            fromRate: sampleRate, toRate: engineSampleRate)
-        stagingFrames = 512
-        staging = .allocate(capacity: stagingFrames * channelCount)
-        staging.initialize(repeating: 0, count: stagingFrames * channelCount)
     }
-
-    deinit { staging.deallocate() }
 
     /// Producer thread: append interleaved frames; returns the number of frames taken (less when the ring is full).
     @discardableResult
@@ -41,28 +34,22 @@ public final class StreamSource: @unchecked Sendable {
     }
 
     public var node: StreamNode {
-        StreamNode(input: ring, resampler: resampler.kernel, staging: staging, stagingFrames: stagingFrames)
+        StreamNode(input: ring, resampler: resampler.kernel)
     }
 }
 
-/// Render-side state of a stream source. Trivial value.
+/// Render-side state of a stream source. Trivial value. The converter reads the ring in
+/// place (no staging copy); only the render thread releases what it used.
 public struct StreamNode: @unchecked Sendable {
     @usableFromInline let input: SampleRing
     @usableFromInline let resampler: ResamplerKernel
-    @usableFromInline let staging: UnsafeMutablePointer<Float>
-    @usableFromInline let stagingFrames: Int
-    /// Frames waiting in `staging` from `stagedOffset` on.
-    @usableFromInline var staged = 0
-    @usableFromInline var stagedOffset = 0
     /// Output frames that had to be filled with silence because no input was there.
     @usableFromInline var _underrunFrames = 0
     public var underrunFrames: Int { _underrunFrames }
 
-    init(input: SampleRing, resampler: ResamplerKernel, staging: UnsafeMutablePointer<Float>, stagingFrames: Int) {
+    init(input: SampleRing, resampler: ResamplerKernel) {
         self.input = input
         self.resampler = resampler
-        self.staging = staging
-        self.stagingFrames = stagingFrames
     }
 
     /// Produce `frameCount` frames at the engine rate into `output` (stream channel layout).
@@ -72,19 +59,16 @@ public struct StreamNode: @unchecked Sendable {
         var produced = 0
         var idle = 0
         while produced < frameCount {
-            if staged == 0 {
-                let got = input.read(into: staging, count: stagingFrames &* ch) / ch
-                staged = got
-                stagedOffset = 0
-            }
-            let r = resampler.process(input: staging + stagedOffset &* ch, inputFrameCount: staged,
+            // Writes are whole frames and the capacity a power of two: a span holds whole frames.
+            let span = input.readableSpan()
+            let frames = span.count / ch
+            let r = resampler.process(input: span.pointer, inputFrameCount: frames,
                                       output: output + produced &* ch, outputFrameCount: frameCount &- produced)
-            staged &-= r.used
-            stagedOffset &+= r.used
+            input.release(r.used &* ch)
             produced &+= r.generated
-            if r.used == 0 && r.generated == 0 {
+            if r.used == 0, r.generated == 0 {
                 idle &+= 1
-                if staged == 0 || idle > 2 { break }
+                if frames == 0 || idle > 2 { break }
             }
         }
         if produced < frameCount {
@@ -96,7 +80,5 @@ public struct StreamNode: @unchecked Sendable {
     @inlinable @_noLocks
     public mutating func reset() {
         resampler.reset()
-        staged = 0
-        stagedOffset = 0
     }
 }

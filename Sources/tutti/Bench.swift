@@ -113,8 +113,8 @@ final class BenchSetup {
     var framesFed = 0.0
     var framesRendered = 0
     let bareResamplers: [StreamingResampler]
-    var barePositions: [Int]
-    var bareStaged: [Int]
+    @exclusivity(unchecked) var barePositions: [Int]
+    @exclusivity(unchecked) var bareStaged: [Int]
 
     init(sources: Int, block: Int, quality: ResamplerQuality?) throws {
         sourceCount = sources
