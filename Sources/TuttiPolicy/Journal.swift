@@ -1,41 +1,11 @@
-/// A field value of a journal entry, enough to write JSON without knowing the case.
+/// A field value of a journal entry, enough to write JSON without knowing the case
+/// (the events log writer is TuttiScene's `LogEntry`).
 /// Value type: any thread.
 public enum JournalValue: Hashable, Sendable {
     case string(String)
     case number(Double)
     case bool(Bool)
     case null
-
-    /// The value as JSON text.
-    public var jsonText: String {
-        switch self {
-        case .string(let s): return jsonQuoted(s)
-        case .number(let n): return n.isFinite ? "\(n)" : "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        }
-    }
-}
-
-func jsonQuoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
 }
 
 /// One policy decision, one case per type of the events log (scene-format.md).
@@ -141,19 +111,21 @@ public enum JournalEntry: Hashable, Sendable {
             return nil
         }
     }
-
-    /// `"type":…,"k":v,…` without braces, so a writer can prepend `frame` and `time`.
-    public var jsonMembers: String {
-        var out = "\"type\":" + jsonQuoted(type)
-        for (key, value) in fields {
-            out += "," + jsonQuoted(key) + ":" + value.jsonText
-        }
-        return out
-    }
 }
 
 extension JournalEntry: CustomStringConvertible {
     public var description: String {
-        type + "(" + fields.map { "\($0.key): \($0.value.jsonText)" }.joined(separator: ", ") + ")"
+        type + "(" + fields.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+    }
+}
+
+extension JournalValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .string(let s): return s.debugDescription
+        case .number(let n): return "\(n)"
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        }
     }
 }

@@ -276,6 +276,7 @@ public enum JSONWriter {
     }
 
     public static func number(_ d: Double) -> String {
+        if !d.isFinite { return "null" } // JSON has no NaN or infinity
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
         return "\(d)"
     }

@@ -14,6 +14,19 @@ public struct LogEntry: Sendable, Equatable {
         a.frame == b.frame && a.type == b.type && JSONValue.object(a.fields) == JSONValue.object(b.fields)
     }
 
+    public init(frame: Int64, time: Double, type: String, fields: [(key: String, value: JSONValue)]) {
+        self.frame = frame
+        self.time = time
+        self.type = type
+        self.fields = fields
+    }
+
+    /// A policy journal entry at `frame` of an output at `sampleRate`.
+    public init(_ entry: JournalEntry, frame: Int64, sampleRate: Int) {
+        self.init(frame: frame, time: Double(frame) / Double(sampleRate), type: entry.type,
+                  fields: entry.fields.map { ($0.key, JSONValue($0.value)) })
+    }
+
     /// `{"frame":…,"time":…,"type":…, fields…}`
     public var jsonLine: String {
         JSONWriter.string(.object([("frame", .number(Double(frame))), ("time", .number(time)), ("type", .string(type))] + fields))
@@ -145,10 +158,7 @@ public final class SceneRenderer {
     // MARK: - Events
 
     private func log(_ entries: [JournalEntry], at frame: Int64) {
-        for e in entries {
-            journal.append(LogEntry(frame: frame, time: Double(frame) / Double(scene.engine.sampleRate), type: e.type,
-                                    fields: e.fields.map { ($0.key, JSONValue($0.value)) }))
-        }
+        for e in entries { journal.append(LogEntry(e, frame: frame, sampleRate: scene.engine.sampleRate)) }
     }
 
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {

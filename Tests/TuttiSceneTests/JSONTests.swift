@@ -1,4 +1,5 @@
 import Testing
+import TuttiPolicy
 @testable import TuttiScene
 
 @Suite struct JSONTests {
@@ -34,5 +35,19 @@ import Testing
 
     @Test func deepNestingIsAnErrorNotACrash() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 10_000)) }
+    }
+
+    /// The events log lines (moved here from the policy, which no longer writes JSON).
+    @Test func logLinesForJournalEntries() {
+        let began = LogEntry(JournalEntry.interruptionBegan(session: "music", reason: .phoneCall, by: nil), frame: 96_000, sampleRate: 48_000)
+        #expect(began.jsonLine == #"{"frame":96000,"time":2,"type":"interruptionBegan","session":"music","reason":"phoneCall","by":null}"#)
+        let failed = LogEntry(JournalEntry.activationFailed(session: "m", error: .insufficientPriority(session: "m")), frame: 0, sampleRate: 48_000)
+        #expect(failed.jsonLine == #"{"frame":0,"time":0,"type":"activationFailed","session":"m","error":"insufficientPriority"}"#)
+        let volume = LogEntry(JournalEntry.volumeChanged(target: .system, value: 0.5625), frame: 24_000, sampleRate: 48_000)
+        #expect(volume.jsonLine == #"{"frame":24000,"time":0.5,"type":"volumeChanged","target":"system","value":0.5625}"#)
+        let sound = LogEntry(JournalEntry.systemSoundPlayed(sound: "a \"b\"\\c\nd\u{1}"), frame: 1, sampleRate: 48_000)
+        #expect(sound.jsonLine.contains(#""sound":"a \"b\"\\c\nd\u0001""#))
+        #expect(JSONWriter.number(.nan) == "null")
+        #expect(JSONWriter.string(.bool(false)) == "false")
     }
 }
