@@ -39,7 +39,6 @@ public enum EngineError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalidConfiguration(String)
     case tooManySources(limit: Int)
     case tooManyBuses(limit: Int)
-    case unknownSource(Int)
     case unknownBus(Int)
     case commandQueueFull
     case formatMismatch(String)
@@ -49,7 +48,6 @@ public enum EngineError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidConfiguration(let s): "invalid engine configuration: \(s)"
         case .tooManySources(let n): "too many sources (the engine was configured for \(n))"
         case .tooManyBuses(let n): "too many sessions (the engine was configured for \(n) buses)"
-        case .unknownSource(let i): "no source with id \(i)"
         case .unknownBus(let i): "no bus with id \(i)"
         case .commandQueueFull: "the command queue is full (the render side is not consuming; try again later or raise commandQueueCapacity)"
         case .formatMismatch(let s): s

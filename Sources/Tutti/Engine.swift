@@ -71,8 +71,7 @@ public final class Engine: @unchecked Sendable {
         var keep: AnyObject?
         switch kind {
         case .buffer(let buffer):
-            guard Int(buffer.sampleRate) == configuration.sampleRate && buffer.sampleRate == buffer.sampleRate.rounded(),
-                  buffer.channelCount == configuration.channelCount else {
+            guard buffer.sampleRate == Double(configuration.sampleRate), buffer.channelCount == configuration.channelCount else {
                 freeSourceIndices.append(index)
                 throw EngineError.formatMismatch("buffer is \(buffer.sampleRate) Hz × \(buffer.channelCount) ch, the engine runs \(configuration.sampleRate) Hz × \(configuration.channelCount) ch: convert it first")
             }

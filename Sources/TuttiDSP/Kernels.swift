@@ -27,7 +27,7 @@ public enum Kernels {
         while i < count { dst[i] += gain * src[i]; i &+= 1 }
     }
 
-    /// dst[i] = gain · src[i] + dst[i] for unity gain is a plain add; kept separate so 1.0 stays exact and cheap.
+    /// dst[i] += src[i]: unity gain as a plain add, so 1.0 stays exact and cheap.
     @inlinable @inline(__always)
     public static func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
         var i = 0
@@ -44,56 +44,11 @@ public enum Kernels {
         while i < count { dst[i] += src[i]; i &+= 1 }
     }
 
-    /// buffer[i] *= gain.
-    @inlinable @inline(__always)
-    public static func scale(_ buffer: UnsafeMutablePointer<Float>, count: Int, gain: Float) {
-        if gain == 1 { return }
-        if gain == 0 { buffer.update(repeating: 0, count: count); return }
-        var i = 0
-        let g = SIMD8<Float>(repeating: gain)
-        let b8 = UnsafeMutableRawPointer(buffer)
-        let vectorEnd = count & ~7
-        while i < vectorEnd {
-            let off = i &* 4
-            let v = b8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
-            b8.storeBytes(of: v * g, toByteOffset: off, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        while i < count { buffer[i] *= gain; i &+= 1 }
-    }
-
-    /// dst += gain(frame) · src with a per-frame gain from a ramp, scalar reference.
-    @inlinable public static func mixAddRampReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
-                                                      frameCount: Int, channelCount: Int, ramp: inout LinearRamp) {
+    /// dst[f·ch + c] += gains[f] · src[f·ch + c], scalar reference.
+    @inlinable public static func mixAddGainsReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+                                                       gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int) {
         for f in 0..<frameCount {
-            let g = ramp.next()
-            for c in 0..<channelCount { dst[f * channelCount + c] += g * src[f * channelCount + c] }
-        }
-    }
-
-    /// dst += gain(frame) · src where the gain follows `ramp`; the settled tail uses the constant kernel.
-    @inlinable @inline(__always)
-    public static func mixAddRamp(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
-                                  frameCount: Int, channelCount: Int, ramp: inout LinearRamp) {
-        let rampFrames = min(frameCount, ramp.framesRemaining)
-        if channelCount == 2 {
-            for f in 0..<rampFrames {
-                let g = ramp.next()
-                dst[2 &* f] += g * src[2 &* f]
-                dst[2 &* f &+ 1] += g * src[2 &* f &+ 1]
-            }
-        } else {
-            for f in 0..<rampFrames {
-                let g = ramp.next()
-                for c in 0..<channelCount { dst[f &* channelCount &+ c] += g * src[f &* channelCount &+ c] }
-            }
-        }
-        let rest = frameCount - rampFrames
-        if rest > 0 {
-            let off = rampFrames * channelCount
-            let g = ramp.value
-            if g == 1 { add(dst + off, src + off, count: rest * channelCount) }
-            else if g != 0 { mixAdd(dst + off, src + off, count: rest * channelCount, gain: g) }
+            for c in 0..<channelCount { dst[f * channelCount + c] += gains[f] * src[f * channelCount + c] }
         }
     }
 

@@ -152,7 +152,8 @@ public final class AtomicTextWriter {
         fclose(f)
     }
 
-    deinit { if !prepared || FileManager.default.fileExists(atPath: temporaryPath) { discard() } }
+    /// The temporary file never outlives the writer (after a commit it is already renamed away).
+    deinit { discard() }
 
     public func append(_ s: String) { text += s }
 

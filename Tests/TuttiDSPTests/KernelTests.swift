@@ -22,29 +22,33 @@ import TuttiDSP
     }
 
     @Test(arguments: [1, 2])
-    func mixAddRampMatchesReference(channels: Int) {
+    func mixAddGainsMatchesReference(channels: Int) {
         let frames = 301
         let src = vector(frames * channels, seed: 3)
         var fast = vector(frames * channels, seed: 4)
         var ref = fast
-        var r1 = LinearRamp(value: 0.2), r2 = LinearRamp(value: 0.2)
-        r1.ramp(to: 0.9, frameCount: 123)
-        r2.ramp(to: 0.9, frameCount: 123)
+        var ramp = LinearRamp(value: 0.2)
+        ramp.ramp(to: 0.9, frameCount: 123)
+        let gains = (0..<frames).map { _ in ramp.next() }
         src.withUnsafeBufferPointer { s in
-            fast.withUnsafeMutableBufferPointer { Kernels.mixAddRamp($0.baseAddress!, s.baseAddress!, frameCount: frames, channelCount: channels, ramp: &r1) }
-            ref.withUnsafeMutableBufferPointer { Kernels.mixAddRampReference($0.baseAddress!, s.baseAddress!, frameCount: frames, channelCount: channels, ramp: &r2) }
+            gains.withUnsafeBufferPointer { g in
+                fast.withUnsafeMutableBufferPointer { Kernels.mixAddGains($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels) }
+                ref.withUnsafeMutableBufferPointer { Kernels.mixAddGainsReference($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels) }
+            }
         }
         #expect(fast == ref)
-        #expect(r1.value == 0.9 && r2.value == 0.9)
+        #expect(fast != vector(frames * channels, seed: 4))
     }
 
-    @Test func scaleByZeroAndOneAreExact() {
-        var x = vector(100, seed: 5)
-        let original = x
-        x.withUnsafeMutableBufferPointer { Kernels.scale($0.baseAddress!, count: 100, gain: 1) }
-        #expect(x == original)
-        x.withUnsafeMutableBufferPointer { Kernels.scale($0.baseAddress!, count: 100, gain: 0) }
-        #expect(x.allSatisfy { $0 == 0 })
+    @Test func addMatchesUnityMixAdd() {
+        let src = vector(517, seed: 6)
+        var a = vector(517, seed: 7)
+        var b = a
+        src.withUnsafeBufferPointer { s in
+            a.withUnsafeMutableBufferPointer { Kernels.add($0.baseAddress!, s.baseAddress!, count: 517) }
+            b.withUnsafeMutableBufferPointer { Kernels.mixAddReference($0.baseAddress!, s.baseAddress!, count: 517, gain: 1) }
+        }
+        #expect(a == b)
     }
 }
 

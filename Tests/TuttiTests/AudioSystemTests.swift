@@ -128,7 +128,7 @@ import TuttiTestSupport
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let system = try AudioSystem(engine: engine)
         let podcast = try system.addSession(SessionConfiguration(id: "podcast", category: .playback))
-        let nav = try system.addSession(SessionConfiguration(id: "nav", category: .playback, options: [.interruptSpokenAudioAndMixWithOthers]))
+        try system.addSession(SessionConfiguration(id: "nav", category: .playback, options: [.interruptSpokenAudioAndMixWithOthers]))
         try system.addSource("talk", session: "podcast", kind: .tone(frequency: 300, amplitude: 0.5), loop: true)
         try podcast.setCategory(.playback, mode: .spokenAudio)
         try podcast.setActive(true)
