@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
 
+echo "== swift format lint (configuration: .swift-format)"
+swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks
+
 echo "== debug build and all tests"
 swift build --build-tests
 log=$(mktemp)

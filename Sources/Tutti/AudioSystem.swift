@@ -94,13 +94,17 @@ public final class AudioSystem {
     /// Source gain (not a policy matter): a linear ramp from the current gain.
     public func setSourceGain(_ source: String, _ gain: Double, rampSeconds: Double? = nil, at frame: Int64 = 0) throws {
         guard let id = sourceOf[source] else { throw PolicyError.unknownSource(source) }
-        try send(.setSourceGain(id, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+        try send(
+            .setSourceGain(id, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)),
+            at: frame)
     }
 
     /// Session (bus) gain, below the policy's gate and duck and the system volume.
     public func setSessionGain(_ session: String, _ gain: Double, rampSeconds: Double? = nil, at frame: Int64 = 0) throws {
         guard let bus = busOf[session] else { throw PolicyError.unknownSession(session) }
-        try send(.setBusGain(bus, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)), at: frame)
+        try send(
+            .setBusGain(bus, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)),
+            at: frame)
     }
 
     /// Begin a phone call, playing `audio` (a source on `callBus`, looped) when the call starts.
@@ -168,7 +172,8 @@ public final class AudioSystem {
             switch e {
             case .interruptionBegan(let s, let reason, let by): notes.append(.interruption(session: s, .began(reason: reason, by: by)))
             case .interruptionEnded(let s, let resume): notes.append(.interruption(session: s, .ended(shouldResume: resume)))
-            case .routeChange(let reason, let previous, let current): notes.append(.routeChange(reason: reason, previous: previous, current: current))
+            case .routeChange(let reason, let previous, let current):
+                notes.append(.routeChange(reason: reason, previous: previous, current: current))
             default: break
             }
         }
@@ -229,12 +234,16 @@ public final class AudioSystem {
             }
         }
         if old.systemVolume != new.systemVolume {
-            try send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: new.systemVolume)),
-                                      rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(
+                .setMasterVolume(
+                    gain: Float(VolumeCurve.gain(forVolume: new.systemVolume)),
+                    rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.ringerVolume != new.ringerVolume {
-            try send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: new.ringerVolume)),
-                                      rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(
+                .setRingerVolume(
+                    gain: Float(VolumeCurve.gain(forVolume: new.ringerVolume)),
+                    rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
         }
         if old.callActive, !new.callActive, let call = callSource {
             try send(.stop(call), at: frame)
@@ -258,15 +267,19 @@ public struct AudioSession {
 
     /// Change the category, mode and options of the session. Throws `optionNotAllowed` for
     /// options the category does not take. A nil mode keeps the current one.
-    public func setCategory(_ category: TuttiPolicy.Category, mode: Mode? = nil, options: Set<CategoryOption> = [],
-                            at frame: Int64 = 0) throws {
+    public func setCategory(
+        _ category: TuttiPolicy.Category, mode: Mode? = nil, options: Set<CategoryOption> = [],
+        at frame: Int64 = 0
+    ) throws {
         let outcome = try system.perform(.setCategory(session: id, category: category, mode: mode, options: options), at: frame)
         if let error = outcome.error { throw error }
     }
 
     /// Activate or deactivate. Activation fails with `insufficientPriority` during a call.
     public func setActive(_ active: Bool, options: SetActiveOptions = [], at frame: Int64 = 0) throws {
-        let action: PolicyAction = active ? .activate(session: id)
+        let action: PolicyAction =
+            active
+            ? .activate(session: id)
             : .deactivate(session: id, notifyOthers: options.contains(.notifyOthersOnDeactivation))
         let outcome = try system.perform(action, at: frame)
         if let error = outcome.error { throw error }

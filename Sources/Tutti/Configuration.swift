@@ -28,7 +28,9 @@ public struct EngineConfiguration: Sendable, Equatable {
     }
 
     public func validate() throws {
-        guard (8_000...384_000).contains(sampleRate) else { throw EngineError.invalidConfiguration("sampleRate \(sampleRate) is outside 8000…384000") }
+        guard (8_000...384_000).contains(sampleRate) else {
+            throw EngineError.invalidConfiguration("sampleRate \(sampleRate) is outside 8000…384000")
+        }
         guard (1...2).contains(channelCount) else { throw EngineError.invalidConfiguration("channelCount \(channelCount) must be 1 or 2") }
         guard maxBlockFrames >= 16 else { throw EngineError.invalidConfiguration("maxBlockFrames must be at least 16") }
         guard maxSources > 0, maxBuses > 0 else { throw EngineError.invalidConfiguration("maxSources and maxBuses must be positive") }
@@ -49,7 +51,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible, Sendable {
         case .tooManySources(let n): "too many sources (the engine was configured for \(n))"
         case .tooManyBuses(let n): "too many sessions (the engine was configured for \(n) buses)"
         case .unknownBus(let i): "no bus with id \(i)"
-        case .commandQueueFull: "the command queue is full (the render side is not consuming; try again later or raise commandQueueCapacity)"
+        case .commandQueueFull:
+            "the command queue is full (the render side is not consuming; try again later or raise commandQueueCapacity)"
         case .formatMismatch(let s): s
         }
     }

@@ -52,7 +52,10 @@ public final class Engine: @unchecked Sendable {
         let id = BusID(nextBusIndex)
         let node = UnsafeMutablePointer<BusNode>.allocate(capacity: 1)
         node.initialize(to: BusNode(id: id, volumeClass: volumeClass, gateOpen: gateOpen, gain: gain))
-        do { try send(.installBus(node), at: frame) } catch { node.deallocate(); throw error }
+        do { try send(.installBus(node), at: frame) } catch {
+            node.deallocate()
+            throw error
+        }
         nextBusIndex += 1
         return id
     }
@@ -61,7 +64,9 @@ public final class Engine: @unchecked Sendable {
     public func addSource(_ kind: SourceKind, bus: BusID, gain: Float = 1, loop: Bool = false, at frame: Int64 = 0) throws -> SourceID {
         guard bus.index >= 0 && bus.index < nextBusIndex else { throw EngineError.unknownBus(Int(bus.index)) }
         let index: Int32
-        if let reused = freeSourceIndices.popLast() { index = reused } else {
+        if let reused = freeSourceIndices.popLast() {
+            index = reused
+        } else {
             guard Int(nextSourceIndex) < configuration.maxSources else { throw EngineError.tooManySources(limit: configuration.maxSources) }
             index = nextSourceIndex
             nextSourceIndex += 1
@@ -73,7 +78,9 @@ public final class Engine: @unchecked Sendable {
         case .buffer(let buffer):
             guard buffer.sampleRate == Double(configuration.sampleRate), buffer.channelCount == configuration.channelCount else {
                 freeSourceIndices.append(index)
-                throw EngineError.formatMismatch("buffer is \(buffer.sampleRate) Hz × \(buffer.channelCount) ch, the engine runs \(configuration.sampleRate) Hz × \(configuration.channelCount) ch: convert it first")
+                throw EngineError.formatMismatch(
+                    "buffer is \(buffer.sampleRate) Hz × \(buffer.channelCount) ch, the engine runs \(configuration.sampleRate) Hz × \(configuration.channelCount) ch: convert it first"
+                )
             }
             content = .buffer(UnsafePointer(buffer.storage.baseAddress!), frameCount: buffer.frameCount)
             keep = buffer

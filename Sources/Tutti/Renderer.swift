@@ -368,8 +368,10 @@ public final class Renderer: @unchecked Sendable {
 
     /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames.
     @inline(__always) @_noLocks
-    func mixSegment(_ node: inout SourceNode, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>,
-                    bus b: Int, offset: Int, frameCount: Int) {
+    func mixSegment(
+        _ node: inout SourceNode, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>,
+        bus b: Int, offset: Int, frameCount: Int
+    ) {
         let ch = channelCount
         let dst = output + offset &* ch
         if !busRamping[b], !node.gain.isRamping, !node.fade.isRamping {

@@ -1,6 +1,7 @@
 import Atomics
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Fixed-capacity single-producer / single-consumer rings.

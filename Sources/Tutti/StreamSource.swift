@@ -13,15 +13,18 @@ public final class StreamSource: @unchecked Sendable {
     let resampler: StreamingResampler
 
     /// `bufferFrames`: how much input may wait in the ring.
-    public init(sampleRate: Double, channelCount: Int, engineSampleRate: Double,
-                quality: ResamplerQuality = .sincMedium, bufferFrames: Int = 16_384) throws {
+    public init(
+        sampleRate: Double, channelCount: Int, engineSampleRate: Double,
+        quality: ResamplerQuality = .sincMedium, bufferFrames: Int = 16_384
+    ) throws {
         precondition((1...2).contains(channelCount))
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         storage = RingStorage(capacity: bufferFrames * channelCount)
         ring = SampleRing(storage)
-        resampler = try StreamingResampler(quality: quality, channelCount: channelCount,
-                                           fromRate: sampleRate, toRate: engineSampleRate)
+        resampler = try StreamingResampler(
+            quality: quality, channelCount: channelCount,
+            fromRate: sampleRate, toRate: engineSampleRate)
     }
 
     /// Producer thread: append interleaved frames; returns the number of frames taken (less when the ring is full).
@@ -62,8 +65,9 @@ public struct StreamNode: @unchecked Sendable {
             // Writes are whole frames and the capacity a power of two: a span holds whole frames.
             let span = input.readableSpan()
             let frames = span.count / ch
-            let r = resampler.process(input: span.pointer, inputFrameCount: frames,
-                                      output: output + produced &* ch, outputFrameCount: frameCount &- produced)
+            let r = resampler.process(
+                input: span.pointer, inputFrameCount: frames,
+                output: output + produced &* ch, outputFrameCount: frameCount &- produced)
             input.release(r.used &* ch)
             produced &+= r.generated
             if r.used == 0, r.generated == 0 {

@@ -111,9 +111,10 @@ public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
     public var frameBytes: Int { channelCount * format.bytesPerSample }
 
     public var description: String {
-        String(format: "%d Hz, %d ch, %@, period %d frames (%.1f ms), buffer %d frames (%.1f ms)",
-               sampleRate, channelCount, format.rawValue, periodFrames, periodSeconds * 1000,
-               bufferFrames, latencySeconds * 1000)
+        String(
+            format: "%d Hz, %d ch, %@, period %d frames (%.1f ms), buffer %d frames (%.1f ms)",
+            sampleRate, channelCount, format.rawValue, periodFrames, periodSeconds * 1000,
+            bufferFrames, latencySeconds * 1000)
     }
 }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+// The function table mirrors alsa-lib's C names on purpose.
 import CALSA
 import Glibc
 
@@ -20,7 +22,8 @@ public struct ALSAFunctions: @unchecked Sendable {
     public var config_delete: @convention(c) (OpaquePointer?) -> Int32
 
     // Open / close. `pcm_open` gets the loaded configuration, or nil for the global one.
-    public var pcm_open: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, snd_pcm_stream_t, Int32, OpaquePointer?) -> Int32
+    public var pcm_open:
+        @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, snd_pcm_stream_t, Int32, OpaquePointer?) -> Int32
     public var pcm_close: @convention(c) (PCM?) -> Int32
     public var pcm_nonblock: @convention(c) (PCM?, Int32) -> Int32
 
@@ -32,14 +35,17 @@ public struct ALSAFunctions: @unchecked Sendable {
     public var hw_params_test_format: @convention(c) (PCM?, OpaquePointer?, snd_pcm_format_t) -> Int32
     public var hw_params_set_format: @convention(c) (PCM?, OpaquePointer?, snd_pcm_format_t) -> Int32
     public var hw_params_set_channels_near: @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<UInt32>?) -> Int32
-    public var hw_params_set_rate_near: @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
-    public var hw_params_set_period_size_near: @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<Frames>?, UnsafeMutablePointer<Int32>?) -> Int32
+    public var hw_params_set_rate_near:
+        @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
+    public var hw_params_set_period_size_near:
+        @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<Frames>?, UnsafeMutablePointer<Int32>?) -> Int32
     public var hw_params_set_buffer_size_near: @convention(c) (PCM?, OpaquePointer?, UnsafeMutablePointer<Frames>?) -> Int32
     public var hw_params: @convention(c) (PCM?, OpaquePointer?) -> Int32
     public var hw_params_get_format: @convention(c) (OpaquePointer?, UnsafeMutablePointer<snd_pcm_format_t>?) -> Int32
     public var hw_params_get_channels: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt32>?) -> Int32
     public var hw_params_get_rate: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
-    public var hw_params_get_period_size: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Frames>?, UnsafeMutablePointer<Int32>?) -> Int32
+    public var hw_params_get_period_size:
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<Frames>?, UnsafeMutablePointer<Int32>?) -> Int32
     public var hw_params_get_buffer_size: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Frames>?) -> Int32
 
     // Software parameters.
@@ -61,7 +67,8 @@ public struct ALSAFunctions: @unchecked Sendable {
     public var strerror: @convention(c) (Int32) -> UnsafePointer<CChar>?
 
     // Device listing (`tutti devices`).
-    public var device_name_hint: @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutableRawPointer?>?>?) -> Int32
+    public var device_name_hint:
+        @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutableRawPointer?>?>?) -> Int32
     public var device_name_get_hint: @convention(c) (UnsafeRawPointer?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
     public var device_name_free_hint: @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32
 

@@ -41,20 +41,24 @@ public final class ALSAOutput: @unchecked Sendable {
     /// Opens and negotiates at once (so configuration errors surface here).
     /// `log` receives human-readable lines (default: stderr); `onEvent` gets each event on
     /// the supervisor thread, as well as `pollEvents()` on the control thread.
-    public init(engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
-                functions: ALSAFunctions = .system,
-                log: (@Sendable (String) -> Void)? = nil,
-                onEvent: (@Sendable (ALSAEvent) -> Void)? = nil) throws {
+    public init(
+        engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
+        functions: ALSAFunctions = .system,
+        log: (@Sendable (String) -> Void)? = nil,
+        onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
+    ) throws {
         self.engine = engine
         self.configuration = configuration
         self.functions = functions
         self.log = log ?? { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) }
         self.onEvent = onEvent
-        let opened = try PCMDevice.open(configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+        let opened = try PCMDevice.open(
+            configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
         device = opened
         shared = Mutex(Shared(negotiated: opened.negotiated))
-        core = RenderCore(renderer: engine.renderer, channelCount: engine.channelCount, functions: functions,
-                          configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
+        core = RenderCore(
+            renderer: engine.renderer, channelCount: engine.channelCount, functions: functions,
+            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
         core.install(opened)
     }
 
@@ -276,7 +280,8 @@ public final class ALSAOutput: @unchecked Sendable {
         var lastFailure = ""
         while !stopping {
             do {
-                let d = try PCMDevice.open(configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+                let d = try PCMDevice.open(
+                    configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
                 device = d
                 core.install(d)
                 shared.withLock { $0.negotiated = d.negotiated }
@@ -287,7 +292,10 @@ public final class ALSAOutput: @unchecked Sendable {
                 return
             } catch {
                 let text = "\(error)"
-                if text != lastFailure { log("reopen failed: \(text); retrying"); lastFailure = text }
+                if text != lastFailure {
+                    log("reopen failed: \(text); retrying")
+                    lastFailure = text
+                }
                 _ = wakeSupervisor.wait(seconds: delay)
                 delay = min(delay * 2, configuration.reopenMaximumDelay)
             }

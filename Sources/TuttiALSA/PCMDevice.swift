@@ -14,8 +14,10 @@ struct PCMDevice {
 
     /// Open `configuration.device` and negotiate with the `_near` calls; the values read back
     /// after `snd_pcm_hw_params` are the ones used. Not real-time: the control thread or the supervisor.
-    static func open(_ configuration: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
-                     functions f: ALSAFunctions) throws -> PCMDevice {
+    static func open(
+        _ configuration: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
+        functions f: ALSAFunctions
+    ) throws -> PCMDevice {
         guard configuration.periodFrames > 0, configuration.periodCount > 0, !configuration.formats.isEmpty else {
             throw ALSAError.invalidConfiguration("periodFrames, periodCount and formats must not be empty or zero")
         }
@@ -28,16 +30,24 @@ struct PCMDevice {
             try check(f.config_top(&localConfig), "snd_config_top")
             var input: OpaquePointer?
             let rc = f.input_buffer_open(&input, text, text.utf8.count)
-            if rc < 0 { _ = f.config_delete(localConfig); try check(rc, "snd_input_buffer_open") }
+            if rc < 0 {
+                _ = f.config_delete(localConfig)
+                try check(rc, "snd_input_buffer_open")
+            }
             let loaded = f.config_load(localConfig, input)
             _ = f.input_close(input)
-            if loaded < 0 { _ = f.config_delete(localConfig); try check(loaded, "snd_config_load (alsaConfig)") }
+            if loaded < 0 {
+                _ = f.config_delete(localConfig)
+                try check(loaded, "snd_config_load (alsaConfig)")
+            }
         }
         var pcm: OpaquePointer?
         let opened = f.pcm_open(&pcm, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, localConfig)
         guard opened >= 0, let handle = pcm else {
             if localConfig != nil { _ = f.config_delete(localConfig) }
-            throw ALSAError.call("snd_pcm_open \"\(configuration.device)\"", code: opened < 0 ? opened : -ENODEV, message: f.message(opened < 0 ? opened : -ENODEV))
+            throw ALSAError.call(
+                "snd_pcm_open \"\(configuration.device)\"", code: opened < 0 ? opened : -ENODEV,
+                message: f.message(opened < 0 ? opened : -ENODEV))
         }
         do {
             let negotiated = try negotiate(handle, configuration, sampleRate: sampleRate, channelCount: channelCount, f)
@@ -49,8 +59,10 @@ struct PCMDevice {
         }
     }
 
-    private static func negotiate(_ pcm: OpaquePointer, _ c: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
-                                  _ f: ALSAFunctions) throws -> ALSANegotiated {
+    private static func negotiate(
+        _ pcm: OpaquePointer, _ c: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
+        _ f: ALSAFunctions
+    ) throws -> ALSANegotiated {
         func check(_ rc: Int32, _ what: String) throws {
             if rc < 0 { throw ALSAError.call(what, code: rc, message: f.message(rc)) }
         }
@@ -86,7 +98,9 @@ struct PCMDevice {
         guard let granted = ALSASampleFormat(alsa: gotFormat) else { throw ALSAError.noUsableFormat(c.formats) }
         guard Int(rate) == sampleRate else { throw ALSAError.rateMismatch(wanted: sampleRate, granted: Int(rate)) }
         guard Int(channels) == channelCount else { throw ALSAError.channelMismatch(wanted: channelCount, granted: Int(channels)) }
-        guard period > 0, buffer > 0 else { throw ALSAError.call("snd_pcm_hw_params", code: -EINVAL, message: "the device granted an empty period or buffer") }
+        guard period > 0, buffer > 0 else {
+            throw ALSAError.call("snd_pcm_hw_params", code: -EINVAL, message: "the device granted an empty period or buffer")
+        }
         guard buffer > period else { throw ALSAError.periodEqualsBuffer(frames: Int(period)) }
 
         var sw: OpaquePointer?
@@ -98,8 +112,9 @@ struct PCMDevice {
         try check(f.sw_params_set_start_threshold(pcm, sw, buffer), "snd_pcm_sw_params_set_start_threshold")
         try check(f.sw_params_set_avail_min(pcm, sw, period), "snd_pcm_sw_params_set_avail_min")
         try check(f.sw_params(pcm, sw), "snd_pcm_sw_params")
-        return ALSANegotiated(sampleRate: Int(rate), channelCount: Int(channels), format: granted,
-                              periodFrames: Int(period), bufferFrames: Int(buffer))
+        return ALSANegotiated(
+            sampleRate: Int(rate), channelCount: Int(channels), format: granted,
+            periodFrames: Int(period), bufferFrames: Int(buffer))
     }
 
     /// Close (not real-time).

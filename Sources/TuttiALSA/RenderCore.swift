@@ -74,8 +74,10 @@ final class RenderCore: @unchecked Sendable {
     static let reachedLimit = -1
     static let starved = -2
 
-    init(renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
-         wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>) {
+    init(
+        renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
+        wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>
+    ) {
         self.renderer = renderer
         self.channelCount = channelCount
         writei = functions.writei
@@ -116,7 +118,9 @@ final class RenderCore: @unchecked Sendable {
         let samples = capacity * channelCount
         let newFloat = UnsafeMutablePointer<Float>.allocate(capacity: samples)
         newFloat.initialize(repeating: 0, count: samples)
-        let newDevice = newFormat == 0 ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
+        let newDevice =
+            newFormat == 0
+            ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
         if keep > 0 { newDevice.copyMemory(from: deviceBuffer + pendingOffset * frameBytes, byteCount: keep * frameBytes) }
         let newCodes = UnsafeMutablePointer<Int32>.allocate(capacity: samples)
         if formatCode != 0 { deviceBuffer.deallocate() }
@@ -198,7 +202,8 @@ final class RenderCore: @unchecked Sendable {
             let allowed = horizon.load(ordering: .acquiring) &- done
             if allowed <= 0 { return RenderCore.starved }
             n = Int(min(Int64(n), allowed))
-            let enter = scopeEnter, exit = scopeExit
+            let enter = scopeEnter
+            let exit = scopeExit
             if hasScope { _unsafePerformance { enter() } }
             renderer.render(into: floatBuffer, frameCount: n)
             convert(frameCount: n)
@@ -246,7 +251,8 @@ final class RenderCore: @unchecked Sendable {
             // Underrun: count it and prepare again (for hardware a single ioctl).
             xrunCount.add(1, ordering: .relaxed)
             let device = pcm
-            let prepareAgain = recover, wake = wakeSupervisor
+            let prepareAgain = recover
+            let wake = wakeSupervisor
             let r = _unsafePerformance { prepareAgain(device, -EPIPE, 1) }
             _ = _unsafePerformance { sem_post(wake) }
             if r >= 0 { return RenderCore.proceed }
@@ -268,7 +274,8 @@ final class RenderCore: @unchecked Sendable {
         // TPDFQuantizer is allocation-free but not annotated (its rounding goes through
         // generic code in debug builds); the RealtimeSanitizer run covers it.
         var q = quantizer
-        let input = floatBuffer, output = codes
+        let input = floatBuffer
+        let output = codes
         _unsafePerformance { q.quantize(input, count: samples, into: output) }
         quantizer = q
         if formatCode == 1 {

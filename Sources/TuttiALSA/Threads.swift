@@ -46,20 +46,25 @@ final class Semaphore: @unchecked Sendable {
 private final class ThreadBody {
     let name: String
     let run: () -> Void
-    init(_ name: String, _ run: @escaping () -> Void) { self.name = name; self.run = run }
+    init(_ name: String, _ run: @escaping () -> Void) {
+        self.name = name
+        self.run = run
+    }
 }
 
 /// Start a joinable pthread named `name` (≤ 15 bytes shown by `top -H`).
 func startThread(name: String, _ body: @escaping () -> Void) throws -> pthread_t {
     let box = Unmanaged.passRetained(ThreadBody(String(name.prefix(15)), body)).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { arg in
-        let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
-        // Named from inside, before any work (a new thread starts with its creator's name).
-        setThreadName(pthread_self(), body.name)
-        body.run()
-        return nil
-    }, box)
+    let rc = pthread_create(
+        &thread, nil,
+        { arg in
+            let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
+            // Named from inside, before any work (a new thread starts with its creator's name).
+            setThreadName(pthread_self(), body.name)
+            body.run()
+            return nil
+        }, box)
     guard rc == 0 else {
         Unmanaged<ThreadBody>.fromOpaque(box).release()
         throw ALSAError.thread("pthread_create (\(name))", code: rc)

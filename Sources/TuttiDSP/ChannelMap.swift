@@ -8,7 +8,10 @@ public enum ChannelMap {
         let frames = samples.count / sourceChannels
         var out = [Float](repeating: 0, count: frames * targetChannels)
         if sourceChannels == 1 {
-            for f in 0..<frames { out[2 * f] = samples[f]; out[2 * f + 1] = samples[f] }
+            for f in 0..<frames {
+                out[2 * f] = samples[f]
+                out[2 * f + 1] = samples[f]
+            }
         } else {
             for f in 0..<frames { out[f] = 0.5 * (samples[2 * f] + samples[2 * f + 1]) }
         }

@@ -3,7 +3,11 @@ public enum SampleFormat: String, Sendable, CaseIterable {
     case float32, s16, s24
 
     public var bitsPerSample: Int {
-        switch self { case .float32: 32; case .s16: 16; case .s24: 24 }
+        switch self {
+        case .float32: 32
+        case .s16: 16
+        case .s24: 24
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 
 public enum Kernels {
     /// dst[i] += gain · src[i], scalar reference.
-    @inlinable public static func mixAddReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
+    @inlinable public static func mixAddReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float)
+    {
         for i in 0..<count { dst[i] += gain * src[i] }
     }
 
@@ -24,7 +25,10 @@ public enum Kernels {
             d8.storeBytes(of: d + g * s, toByteOffset: off, as: SIMD8<Float>.self)
             i &+= 8
         }
-        while i < count { dst[i] += gain * src[i]; i &+= 1 }
+        while i < count {
+            dst[i] += gain * src[i]
+            i &+= 1
+        }
     }
 
     /// dst[i] += src[i]: unity gain as a plain add, so 1.0 stays exact and cheap.
@@ -41,12 +45,17 @@ public enum Kernels {
             d8.storeBytes(of: d + s, toByteOffset: off, as: SIMD8<Float>.self)
             i &+= 8
         }
-        while i < count { dst[i] += src[i]; i &+= 1 }
+        while i < count {
+            dst[i] += src[i]
+            i &+= 1
+        }
     }
 
     /// dst[f·ch + c] += gains[f] · src[f·ch + c], scalar reference.
-    @inlinable public static func mixAddGainsReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
-                                                       gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int) {
+    @inlinable public static func mixAddGainsReference(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+        gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int
+    ) {
         for f in 0..<frameCount {
             for c in 0..<channelCount { dst[f * channelCount + c] += gains[f] * src[f * channelCount + c] }
         }
@@ -54,8 +63,10 @@ public enum Kernels {
 
     /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a per-frame gain over interleaved frames.
     @inlinable @inline(__always)
-    public static func mixAddGains(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
-                                   gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int) {
+    public static func mixAddGains(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
+        gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int
+    ) {
         if channelCount == 2 {
             for f in 0..<frameCount {
                 let g = gains[f]

@@ -104,5 +104,5 @@ public struct DuckEnvelope: Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

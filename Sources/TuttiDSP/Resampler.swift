@@ -22,8 +22,10 @@ public struct ResamplerError: Error, CustomStringConvertible, Sendable {
 
 /// Whole-buffer conversion, for file sources at load time (allocates: never on the render path).
 /// The result has round(frames · ratio) frames: libsamplerate compensates its own delay.
-public func resampleBuffer(_ interleaved: [Float], channelCount: Int, fromRate: Double, toRate: Double,
-                           quality: ResamplerQuality) throws -> [Float] {
+public func resampleBuffer(
+    _ interleaved: [Float], channelCount: Int, fromRate: Double, toRate: Double,
+    quality: ResamplerQuality
+) throws -> [Float] {
     if fromRate == toRate { return interleaved }
     let inFrames = interleaved.count / channelCount
     let ratio = toRate / fromRate
@@ -32,7 +34,8 @@ public func resampleBuffer(_ interleaved: [Float], channelCount: Int, fromRate: 
     var error: Int32 = 0
     guard let state = src_new(quality.converterType, Int32(channelCount), &error) else { throw ResamplerError(code: error) }
     defer { src_delete(state) }
-    var consumed = 0, produced = 0
+    var consumed = 0
+    var produced = 0
     try interleaved.withUnsafeBufferPointer { inp in
         try out.withUnsafeMutableBufferPointer { outp in
             while true {
@@ -87,9 +90,11 @@ public struct ResamplerKernel: @unchecked Sendable {
     /// Convert from `input` into `output`; returns (input frames used, output frames made),
     /// (0, 0) on a libsamplerate error. Real-time safe: `src_process` neither allocates nor locks.
     @inlinable @_noLocks
-    public func process(input: UnsafePointer<Float>, inputFrameCount: Int,
-                        output: UnsafeMutablePointer<Float>, outputFrameCount: Int,
-                        endOfInput: Bool = false) -> (used: Int, generated: Int) {
+    public func process(
+        input: UnsafePointer<Float>, inputFrameCount: Int,
+        output: UnsafeMutablePointer<Float>, outputFrameCount: Int,
+        endOfInput: Bool = false
+    ) -> (used: Int, generated: Int) {
         var data = SRC_DATA()
         data.data_in = input
         data.input_frames = inputFrameCount

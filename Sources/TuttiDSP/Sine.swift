@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A sine oscillator with a double-precision phase (no drift over long renders).

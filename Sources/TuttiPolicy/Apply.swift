@@ -113,7 +113,7 @@ extension PolicyState {
             sources[k].rewinds += 1
         case .sourceEnded(let id):
             let k = try sourceIndex(id)
-            guard sources[k].isPlaying else { return }  // a late report after a pause: nothing ran out
+            guard sources[k].isPlaying else { return } // a late report after a pause: nothing ran out
             sources[k].isPlaying = false
             sources[k].rewinds += 1
             forget(k)
@@ -318,13 +318,14 @@ extension PolicyState {
         sessions[i].activeCategory = nil
         journal.append(.interruptionEnded(session: id, shouldResume: record.shouldResume))
         let configuration = sessions[i].configuration
-        let wantsResume = !record.micMuted && configuration.autoResume
+        let wantsResume =
+            !record.micMuted && configuration.autoResume
             && (configuration.playbackControls ? record.shouldResume : true)
         if wantsResume, !record.playingSources.isEmpty, !callActive {
             do {
                 try activate(i, journal: &journal)
             } catch {
-                return  // unreachable: no call is active
+                return // unreachable: no call is active
             }
             for sourceId in record.playingSources {
                 if let k = sourceIndex[sourceId] { start(k, reason: .resume, journal: &journal) }
@@ -422,7 +423,7 @@ extension PolicyState {
             sessions[i].resumeSources = []
             sessions[i].interruption?.playingSources = []
         case .nextTrack, .previousTrack:
-            break  // track lists are the app's business
+            break // track lists are the app's business
         }
     }
 

@@ -175,7 +175,10 @@ public struct PolicyState: Hashable, Sendable {
         for d in sessions.indices where d != i {
             let candidate = sessions[d]
             guard candidate.phase == .active, candidate.configuration.options.contains(.duckOthers) else { continue }
-            guard let b = best else { best = d; continue }
+            guard let b = best else {
+                best = d
+                continue
+            }
             let (lc, lb) = (duckSettings(of: d).levelDB, duckSettings(of: b).levelDB)
             if lc < lb || (lc == lb && candidate.activationSerial < sessions[b].activationSerial) { best = d }
         }

@@ -22,8 +22,10 @@ public struct SessionView: Hashable, Sendable {
     /// False for `record` and `audioProcessing`: the gate stays closed whatever the state.
     public var hasOutput: Bool
 
-    public init(id: String, state: SessionRenderState, duck: DuckingSettings? = nil, duckedBy: String? = nil,
-                hasOutput: Bool = true) {
+    public init(
+        id: String, state: SessionRenderState, duck: DuckingSettings? = nil, duckedBy: String? = nil,
+        hasOutput: Bool = true
+    ) {
         self.id = id
         self.state = state
         self.duck = duck
@@ -75,8 +77,10 @@ public struct RenderView: Hashable, Sendable {
     public var systemSoundsAllowed: Bool
     public var route: Route
 
-    public init(sessions: [SessionView], sources: [SourceView], callActive: Bool, systemVolume: Double,
-                ringerVolume: Double, systemSoundsAllowed: Bool, route: Route) {
+    public init(
+        sessions: [SessionView], sources: [SourceView], callActive: Bool, systemVolume: Double,
+        ringerVolume: Double, systemSoundsAllowed: Bool, route: Route
+    ) {
         self.sessions = sessions
         self.sources = sources
         self.callActive = callActive
@@ -118,18 +122,20 @@ extension PolicyState {
         for i in sessions.indices {
             let state = renderState(i)
             let d = ducker(of: i)
-            sessionViews.append(SessionView(
-                id: sessions[i].id, state: state,
-                duck: d.map { duckSettings(of: $0) }, duckedBy: d.map { sessions[$0].id },
-                hasOutput: sessions[i].hasOutput))
+            sessionViews.append(
+                SessionView(
+                    id: sessions[i].id, state: state,
+                    duck: d.map { duckSettings(of: $0) }, duckedBy: d.map { sessions[$0].id },
+                    hasOutput: sessions[i].hasOutput))
             switch state {
             case .audible, .silenced: runningSession[sessions[i].id] = true
             case .interrupted, .inactive: runningSession[sessions[i].id] = false
             }
         }
         let sourceViews = sources.map {
-            SourceView(id: $0.id, session: $0.session, isRunning: $0.isPlaying && runningSession[$0.session] == true,
-                       rewinds: $0.rewinds)
+            SourceView(
+                id: $0.id, session: $0.session, isRunning: $0.isPlaying && runningSession[$0.session] == true,
+                rewinds: $0.rewinds)
         }
         return RenderView(
             sessions: sessionViews, sources: sourceViews, callActive: callActive,

@@ -2,8 +2,9 @@ import CSndFile
 import Foundation
 import Tutti
 import TuttiDSP
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading audio files with libsndfile. Control side only (allocates, does I/O).
@@ -29,7 +30,8 @@ public enum AudioFileReader {
         var samples = [Float](repeating: 0, count: frames * channels)
         let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(frames)) }
         if got != frames {
-            throw SceneError(path, "file is truncated or unreadable (read \(got) of \(frames) frames): \(String(cString: sf_strerror(file)))")
+            throw SceneError(
+                path, "file is truncated or unreadable (read \(got) of \(frames) frames): \(String(cString: sf_strerror(file)))")
         }
         return AudioBuffer(interleaved: samples, channelCount: channels, sampleRate: Double(info.samplerate))
     }

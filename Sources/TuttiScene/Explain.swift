@@ -59,7 +59,8 @@ public struct Explanation: Sendable {
                 if let act = journal.last(where: { $0.type == "sessionActivated" && about($0, h, []) }) { chain.append(act) }
             }
             // A route change that paused its sources.
-            let routeFrames = Set(chain.filter { e in e.fields.contains { $0.key == "reason" && $0.value == .string("routeChange") } }.map(\.frame))
+            let routeFrames = Set(
+                chain.filter { e in e.fields.contains { $0.key == "reason" && $0.value == .string("routeChange") } }.map(\.frame))
             chain += journal.filter { $0.type == "routeChange" && routeFrames.contains($0.frame) }
             chain.sort { $0.frame < $1.frame }
 
@@ -85,10 +86,11 @@ public struct Explanation: Sendable {
                 state = "inactive"
             }
             if sv?.hasOutput == false { reason = (reason.map { $0 + "; " } ?? "") + "category \(s.category.rawValue) has no output" }
-            reports.append(SessionReport(
-                id: s.id, category: s.category.rawValue, phase: s.phase.rawValue, state: state, reason: reason,
-                playingSources: sources.filter(\.isPlaying).map(\.id), pausedSources: sources.filter { !$0.isPlaying }.map(\.id),
-                chain: chain))
+            reports.append(
+                SessionReport(
+                    id: s.id, category: s.category.rawValue, phase: s.phase.rawValue, state: state, reason: reason,
+                    playingSources: sources.filter(\.isPlaying).map(\.id), pausedSources: sources.filter { !$0.isPlaying }.map(\.id),
+                    chain: chain))
         }
         return Explanation(time: seconds, frame: frame, sessions: reports)
     }
@@ -115,16 +117,26 @@ public struct Explanation: Sendable {
     public var json: JSONValue {
         .object([
             ("time", .number(time)), ("frame", .number(Double(frame))),
-            ("sessions", .array(sessions.map { s in
-                .object([
-                    ("id", .string(s.id)), ("category", .string(s.category)), ("phase", .string(s.phase)),
-                    ("state", .string(s.state)), ("reason", s.reason.map(JSONValue.string) ?? .null),
-                    ("playing", .array(s.playingSources.map(JSONValue.string))),
-                    ("chain", .array(s.chain.map { e in
-                        .object([("frame", .number(Double(e.frame))), ("time", .number(e.time)), ("type", .string(e.type))] + e.fields)
-                    })),
-                ])
-            })),
+            (
+                "sessions",
+                .array(
+                    sessions.map { s in
+                        .object([
+                            ("id", .string(s.id)), ("category", .string(s.category)), ("phase", .string(s.phase)),
+                            ("state", .string(s.state)), ("reason", s.reason.map(JSONValue.string) ?? .null),
+                            ("playing", .array(s.playingSources.map(JSONValue.string))),
+                            (
+                                "chain",
+                                .array(
+                                    s.chain.map { e in
+                                        .object(
+                                            [("frame", .number(Double(e.frame))), ("time", .number(e.time)), ("type", .string(e.type))]
+                                                + e.fields)
+                                    })
+                            ),
+                        ])
+                    })
+            ),
         ])
     }
 }

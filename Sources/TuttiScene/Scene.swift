@@ -56,7 +56,8 @@ public struct Scene: Sendable {
     public enum DeviceAction: Sendable, Equatable {
         case silentSwitch(Bool)
         case lock, unlock
-        case volume(Double), ringerVolume(Double)
+        case volume(Double)
+        case ringerVolume(Double)
         case volumeUp, volumeDown
         case route(Route, reason: RouteChangeReason?)
         case micMuted(Bool)

@@ -114,8 +114,11 @@ struct SceneDecoder {
         let playbackControls = try r.bool("playbackControls", default: false)
         var commands: [RemoteCommand] = []
         for (i, c) in try r.array("remoteCommands").enumerated() {
-            guard case .string(let s) = c else { throw SceneError("\(r.child("remoteCommands"))[\(i)]", "expected a string, found \(c.kindName)") }
-            commands.append(try FieldReader.parseName(s, as: RemoteCommand.self, what: "remote command", place: "\(r.child("remoteCommands"))[\(i)]"))
+            guard case .string(let s) = c else {
+                throw SceneError("\(r.child("remoteCommands"))[\(i)]", "expected a string, found \(c.kindName)")
+            }
+            commands.append(
+                try FieldReader.parseName(s, as: RemoteCommand.self, what: "remote command", place: "\(r.child("remoteCommands"))[\(i)]"))
         }
         let foreground = try r.bool("foreground", default: true)
         let autoResume = try r.bool("autoResume", default: true)
@@ -125,16 +128,19 @@ struct SceneDecoder {
         // Fields left out take the engine's values.
         if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
         try r.finish()
-        return SessionConfiguration(id: id, category: category, options: Set(opts), mode: mode,
-                                    playbackControls: playbackControls, remoteCommands: Set(commands),
-                                    foreground: foreground, autoResume: autoResume,
-                                    categoryWhenOtherAudioPlaying: other, ducking: duck)
+        return SessionConfiguration(
+            id: id, category: category, options: Set(opts), mode: mode,
+            playbackControls: playbackControls, remoteCommands: Set(commands),
+            foreground: foreground, autoResume: autoResume,
+            categoryWhenOtherAudioPlaying: other, ducking: duck)
     }
 
     /// `file`, `tone` or `silence`: exactly one (or none when `optional`).
     func audio(_ r: inout FieldReader, sampleRate: Int, optional: Bool) throws -> Scene.Audio? {
         let present = ["file", "tone", "silence"].filter { r.has($0) }
-        if present.count > 1 { throw SceneError(r.child(present[1]), "give only one of file, tone, silence (found \(present.joined(separator: " and ")))") }
+        if present.count > 1 {
+            throw SceneError(r.child(present[1]), "give only one of file, tone, silence (found \(present.joined(separator: " and ")))")
+        }
         guard let kind = present.first else {
             if optional { return nil }
             throw SceneError(r.path, "needs one of file, tone or silence")
@@ -176,7 +182,9 @@ struct SceneDecoder {
         guard let target = targets.first else {
             throw SceneError(path, "an event needs one of session, source, device, system or remote")
         }
-        if targets.count > 1 { throw SceneError(r.child(targets[1]), "an event has one target; found \(targets.joined(separator: " and "))") }
+        if targets.count > 1 {
+            throw SceneError(r.child(targets[1]), "an event has one target; found \(targets.joined(separator: " and "))")
+        }
         let action: Scene.Action
         switch target {
         case "session":

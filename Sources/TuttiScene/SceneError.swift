@@ -22,7 +22,9 @@ struct FieldReader {
     private var asked: Set<String> = []
 
     init(_ value: JSONValue, path: String) throws {
-        guard case .object(let m) = value else { throw SceneError(path.isEmpty ? "scene" : path, "expected an object, found \(value.kindName)") }
+        guard case .object(let m) = value else {
+            throw SceneError(path.isEmpty ? "scene" : path, "expected an object, found \(value.kindName)")
+        }
         self.path = path
         members = m
     }
@@ -43,14 +45,19 @@ struct FieldReader {
         return m.value
     }
 
-    mutating func number(_ key: String, default def: Double? = nil, in range: ClosedRange<Double>? = nil, unit: String = "") throws -> Double {
+    mutating func number(_ key: String, default def: Double? = nil, in range: ClosedRange<Double>? = nil, unit: String = "") throws
+        -> Double
+    {
         guard let v = value(key) else {
             if let def { return def }
             throw SceneError(child(key), "required number is missing")
         }
         guard case .number(let d) = v else { throw SceneError(child(key), "expected a number, found \(v.kindName)") }
         if let range, !range.contains(d) {
-            throw SceneError(child(key), "\(JSONWriter.number(d))\(unit) is out of range \(JSONWriter.number(range.lowerBound))…\(JSONWriter.number(range.upperBound))\(unit)")
+            throw SceneError(
+                child(key),
+                "\(JSONWriter.number(d))\(unit) is out of range \(JSONWriter.number(range.lowerBound))…\(JSONWriter.number(range.upperBound))\(unit)"
+            )
         }
         return d
     }
@@ -93,11 +100,13 @@ struct FieldReader {
         return try FieldReader.parseName(s, as: E.self, what: what, place: child(key))
     }
 
-    mutating func optionalName<E: RawRepresentable & CaseIterable>(_ key: String, as: E.Type, what: String) throws -> E? where E.RawValue == String {
+    mutating func optionalName<E: RawRepresentable & CaseIterable>(_ key: String, as: E.Type, what: String) throws -> E?
+    where E.RawValue == String {
         has(key) ? try name(key, as: E.self, what: what) : nil
     }
 
-    static func parseName<E: RawRepresentable & CaseIterable>(_ s: String, as: E.Type, what: String, place: String) throws -> E where E.RawValue == String {
+    static func parseName<E: RawRepresentable & CaseIterable>(_ s: String, as: E.Type, what: String, place: String) throws -> E
+    where E.RawValue == String {
         if let e = E(rawValue: s) { return e }
         let names = E.allCases.map(\.rawValue)
         var message = "unknown \(what) \"\(s)\""

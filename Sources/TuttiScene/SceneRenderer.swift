@@ -23,8 +23,9 @@ public struct LogEntry: Sendable, Equatable {
 
     /// A policy journal entry at `frame` of an output at `sampleRate`.
     public init(_ entry: JournalEntry, frame: Int64, sampleRate: Int) {
-        self.init(frame: frame, time: Double(frame) / Double(sampleRate), type: entry.type,
-                  fields: entry.fields.map { ($0.key, JSONValue($0.value)) })
+        self.init(
+            frame: frame, time: Double(frame) / Double(sampleRate), type: entry.type,
+            fields: entry.fields.map { ($0.key, JSONValue($0.value)) })
     }
 
     /// `{"frame":…,"time":…,"type":…, fields…}`
@@ -70,7 +71,10 @@ public final class SceneRenderer {
     public static func engineConfiguration(for scene: Scene) -> EngineConfiguration {
         var config = EngineConfiguration(sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount)
         let eventAudio = scene.events.filter {
-            switch $0.action { case .phoneCallBegin(audio: .some), .systemSound: true; default: false }
+            switch $0.action {
+            case .phoneCallBegin(audio: .some), .systemSound: true
+            default: false
+            }
         }.count
         config.maxSources = max(8, scene.sources.count + eventAudio + 1)
         config.maxBuses = scene.sessions.count + 2
@@ -85,9 +89,10 @@ public final class SceneRenderer {
     public init(scene: Scene) throws {
         self.scene = scene
         let engine = try Engine(configuration: SceneRenderer.engineConfiguration(for: scene))
-        let device = DeviceState(silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
-                                 volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
-                                 route: scene.device.route, micMuted: scene.device.micMuted)
+        let device = DeviceState(
+            silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
+            volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
+            route: scene.device.route, micMuted: scene.device.micMuted)
         do {
             system = try AudioSystem(engine: engine, device: device, ducking: scene.engine.ducking)
             for s in scene.sessions { try system.addSession(s) }
@@ -96,7 +101,8 @@ public final class SceneRenderer {
         }
         var loader = AudioLoader(scene: scene)
         for s in scene.sources {
-            try system.addSource(s.id, session: s.session, kind: try loader.kind(s.audio, place: s.place), gain: Float(s.gain), loop: s.loop)
+            try system.addSource(
+                s.id, session: s.session, kind: try loader.kind(s.audio, place: s.place), gain: Float(s.gain), loop: s.loop)
         }
         for (i, e) in scene.events.enumerated() {
             switch e.action {
@@ -114,8 +120,10 @@ public final class SceneRenderer {
 
     /// Render the scene (up to `endFrame`, default: its end), handing each block of
     /// interleaved float samples to `sink`. Events at `endFrame` itself are applied.
-    public func render(through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
-                       sink: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+    public func render(
+        through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
+        sink: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
         var buffer = [Float](repeating: 0, count: block * ch)
@@ -187,7 +195,8 @@ public final class SceneRenderer {
         switch action {
         case .session(let s, .activate): .activate(session: s)
         case .session(let s, .deactivate(let notify)): .deactivate(session: s, notifyOthers: notify)
-        case .session(let s, .setCategory(let c, let mode, let options)): .setCategory(session: s, category: c, mode: mode, options: options ?? [])
+        case .session(let s, .setCategory(let c, let mode, let options)):
+            .setCategory(session: s, category: c, mode: mode, options: options ?? [])
         case .session(let s, .foreground): .foreground(session: s)
         case .session(let s, .background): .background(session: s)
         case .source(let s, .play): .play(source: s)
@@ -237,8 +246,9 @@ struct AudioLoader {
             do { decoded = try AudioFileReader.read(path: resolved) } catch let e as SceneError {
                 throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
             }
-            let converted = try decoded.converted(toSampleRate: Double(scene.engine.sampleRate),
-                                                  channelCount: scene.engine.channelCount, quality: scene.engine.resampler)
+            let converted = try decoded.converted(
+                toSampleRate: Double(scene.engine.sampleRate),
+                channelCount: scene.engine.channelCount, quality: scene.engine.resampler)
             cache[resolved] = converted
             return .buffer(converted)
         }
@@ -260,7 +270,8 @@ extension SceneRenderer {
     /// Read and decode a scene file; relative audio paths resolve against its folder.
     public static func loadScene(path scenePath: String) throws -> Scene {
         guard let data = FileManager.default.contents(atPath: scenePath) else {
-            throw SceneError(scenePath, FileManager.default.fileExists(atPath: scenePath) ? "cannot read the scene file" : "no such scene file")
+            throw SceneError(
+                scenePath, FileManager.default.fileExists(atPath: scenePath) ? "cannot read the scene file" : "no such scene file")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw SceneError(scenePath, "the scene file is not UTF-8 text") }
         let base = (scenePath as NSString).deletingLastPathComponent
@@ -271,15 +282,18 @@ extension SceneRenderer {
 
     /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
     /// temporary files that replace the destinations only when everything succeeded.
-    public static func renderFile(scenePath: String, outputPath: String, eventsPath: String?,
-                                  format: SampleFormat?, progress: (Double) -> Void = { _ in }) throws -> RenderReport {
+    public static func renderFile(
+        scenePath: String, outputPath: String, eventsPath: String?,
+        format: SampleFormat?, progress: (Double) -> Void = { _ in }
+    ) throws -> RenderReport {
         let started = Date()
         let scene = try loadScene(path: scenePath)
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
         let renderer = try SceneRenderer(scene: scene)
         let sampleFormat = format ?? scene.engine.output
-        let writer = try AtomicWAVWriter(path: outputPath, sampleRate: scene.engine.sampleRate,
-                                         channelCount: scene.engine.channelCount, format: sampleFormat)
+        let writer = try AtomicWAVWriter(
+            path: outputPath, sampleRate: scene.engine.sampleRate,
+            channelCount: scene.engine.channelCount, format: sampleFormat)
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         do {
             try renderer.render(progress: progress) { try writer.write($0) }
@@ -294,8 +308,9 @@ extension SceneRenderer {
             eventsWriter?.discard()
             throw error
         }
-        return RenderReport(frameCount: Int(renderer.totalFrames), seconds: scene.duration,
-                            wallSeconds: Date().timeIntervalSince(started), format: sampleFormat,
-                            eventCount: renderer.journal.count)
+        return RenderReport(
+            frameCount: Int(renderer.totalFrames), seconds: scene.duration,
+            wallSeconds: Date().timeIntervalSince(started), format: sampleFormat,
+            eventCount: renderer.journal.count)
     }
 }

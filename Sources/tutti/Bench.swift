@@ -5,7 +5,7 @@ import Tutti
 import TuttiDSP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `tutti bench`: the render-latency benchmark. It times the engine's real render path
@@ -31,9 +31,10 @@ struct Bench: ParsableCommand {
     @Option(help: "Block size in frames (one render call).")
     var block = 256
 
-    @Option(help: ArgumentHelp(
-        "Resample every source in real time from 44.1 kHz (stream sources) at this quality.",
-        discussion: "Without it, the sources are buffers already at 48 kHz (mixing only)."))
+    @Option(
+        help: ArgumentHelp(
+            "Resample every source in real time from 44.1 kHz (stream sources) at this quality.",
+            discussion: "Without it, the sources are buffers already at 48 kHz (mixing only)."))
     var resampler: ResamplerArgument?
 
     @Option(help: "Seconds of measuring the engine (the reference renders as many blocks).")
@@ -136,8 +137,9 @@ final class BenchSetup {
         loopFrames = loop
         if quality == nil {
             buffers = (0..<sources).map {
-                AudioBuffer(interleaved: BenchSetup.material(frames: loop, seed: $0, rate: Double(BenchSetup.sampleRate)),
-                            channelCount: BenchSetup.channelCount, sampleRate: Double(BenchSetup.sampleRate))
+                AudioBuffer(
+                    interleaved: BenchSetup.material(frames: loop, seed: $0, rate: Double(BenchSetup.sampleRate)),
+                    channelCount: BenchSetup.channelCount, sampleRate: Double(BenchSetup.sampleRate))
             }
             streams = []
             input = []
@@ -147,9 +149,10 @@ final class BenchSetup {
             inputFrames = Int(BenchSetup.inputRate) * 2
             input = BenchSetup.material(frames: inputFrames, seed: 99, rate: BenchSetup.inputRate)
             streams = try (0..<sources).map { _ in
-                try StreamSource(sampleRate: BenchSetup.inputRate, channelCount: BenchSetup.channelCount,
-                                 engineSampleRate: Double(BenchSetup.sampleRate), quality: quality!,
-                                 bufferFrames: max(16_384, 2 * block + 2_048))
+                try StreamSource(
+                    sampleRate: BenchSetup.inputRate, channelCount: BenchSetup.channelCount,
+                    engineSampleRate: Double(BenchSetup.sampleRate), quality: quality!,
+                    bufferFrames: max(16_384, 2 * block + 2_048))
             }
         }
         bufferBases = buffers.map { $0.samples.baseAddress! }
@@ -160,8 +163,9 @@ final class BenchSetup {
         barePositions = writePositions
         bareStaged = Array(repeating: 0, count: writePositions.count)
         bareResamplers = try (0..<(quality == nil ? 0 : sources)).map { _ in
-            try StreamingResampler(quality: quality!, channelCount: BenchSetup.channelCount,
-                                   fromRate: BenchSetup.inputRate, toRate: Double(BenchSetup.sampleRate))
+            try StreamingResampler(
+                quality: quality!, channelCount: BenchSetup.channelCount,
+                fromRate: BenchSetup.inputRate, toRate: Double(BenchSetup.sampleRate))
         }
 
         // The full chain: sources spread over up to 8 session buses, each with its gate open
@@ -211,7 +215,7 @@ final class BenchSetup {
                     var pos = writePositions[k]
                     if pos + left > inputFrames { pos = 0 }
                     let n = min(left, inputFrames - pos)
-                    let wrote = stream.write(UnsafeBufferPointer(rebasing: input[pos * 2 ..< (pos + n) * 2]))
+                    let wrote = stream.write(UnsafeBufferPointer(rebasing: input[pos * 2..<(pos + n) * 2]))
                     writePositions[k] = pos + wrote
                     left -= wrote
                     if wrote < n { break }
@@ -253,12 +257,16 @@ final class BenchSetup {
                             if inputFrames - barePositions[k] < BenchSetup.stagingFrames { barePositions[k] = 0 }
                             bareStaged[k] = BenchSetup.stagingFrames
                         }
-                        let r = kernel.process(input: base + barePositions[k] * ch, inputFrameCount: bareStaged[k],
-                                               output: referenceOutput + produced * ch, outputFrameCount: block - produced)
+                        let r = kernel.process(
+                            input: base + barePositions[k] * ch, inputFrameCount: bareStaged[k],
+                            output: referenceOutput + produced * ch, outputFrameCount: block - produced)
                         barePositions[k] += r.used
                         bareStaged[k] -= r.used
                         produced += r.generated
-                        if r.used == 0 && r.generated == 0 { stalls += 1; if stalls > 2 { break } }
+                        if r.used == 0 && r.generated == 0 {
+                            stalls += 1
+                            if stalls > 2 { break }
+                        }
                     }
                 }
             }
@@ -304,8 +312,9 @@ final class BenchSetup {
             engine.pollEvents()
             for i in 0..<block * BenchSetup.channelCount { energy += output[i] * output[i] }
         }
-        return BenchResult(setup: self, blocks: blocks, engine: engineTimes, reference: referenceTimes,
-                           engineTotal: engineTotal, referenceTotal: referenceTotal, outputEnergy: energy)
+        return BenchResult(
+            setup: self, blocks: blocks, engine: engineTimes, reference: referenceTimes,
+            engineTotal: engineTotal, referenceTotal: referenceTotal, outputEnergy: energy)
     }
 
     var referenceName: String {
@@ -317,19 +326,23 @@ final class BenchSetup {
 
 struct BenchResult {
     struct Latency: Encodable {
-        var p50, p90, p99, p99_9, max: UInt64
+        var p50, p90, p99, p999, max: UInt64
         var mean: Double
 
         init(_ h: Histogram<UInt64>) {
             p50 = h.valueAtPercentile(50)
             p90 = h.valueAtPercentile(90)
             p99 = h.valueAtPercentile(99)
-            p99_9 = h.valueAtPercentile(99.9)
+            p999 = h.valueAtPercentile(99.9)
             max = h.max
             mean = h.mean
         }
 
-        enum CodingKeys: String, CodingKey { case p50, p90, p99, p99_9 = "p99.9", max, mean }
+        enum CodingKeys: String, CodingKey {
+            case p50, p90, p99
+            case p999 = "p99.9"
+            case max, mean
+        }
     }
 
     struct Reference: Encodable {
@@ -370,8 +383,10 @@ struct BenchResult {
     let referenceTotal: UInt64
     let outputEnergy: Float
 
-    init(setup: BenchSetup, blocks: Int, engine: Histogram<UInt64>, reference: Histogram<UInt64>,
-         engineTotal: UInt64, referenceTotal: UInt64, outputEnergy: Float) {
+    init(
+        setup: BenchSetup, blocks: Int, engine: Histogram<UInt64>, reference: Histogram<UInt64>,
+        engineTotal: UInt64, referenceTotal: UInt64, outputEnergy: Float
+    ) {
         sources = setup.sourceCount
         block = setup.block
         quality = setup.quality
@@ -391,16 +406,18 @@ struct BenchResult {
     var overheadPerSource: Double { (Double(engine.p50) - Double(reference.p50)) / Double(sources) }
 
     var jsonObject: JSONReport {
-        JSONReport(sources: sources, blockFrames: block, sampleRate: BenchSetup.sampleRate, channels: BenchSetup.channelCount,
-                   mode: quality == nil ? "mix" : "stream", resampler: quality?.rawValue,
-                   inputSampleRate: quality == nil ? nil : BenchSetup.inputRate,
-                   blocks: blocks, measuredSeconds: Double(engineTotal) / 1e9, deadlineNs: deadlineNs,
-                   latencyNs: engine, deadlineShareP99: Double(engine.p99) / deadlineNs,
-                   nsPerSourceFrame: Double(engine.p50) / sourceFrames,
-                   reference: Reference(kernel: referenceName, latencyNs: reference,
-                                        nsPerSourceFrame: Double(reference.p50) / sourceFrames),
-                   ratioToReferenceP50: ratioP50, ratioToReferenceMean: ratioMean,
-                   overheadPerSourcePerBlockNs: overheadPerSource)
+        JSONReport(
+            sources: sources, blockFrames: block, sampleRate: BenchSetup.sampleRate, channels: BenchSetup.channelCount,
+            mode: quality == nil ? "mix" : "stream", resampler: quality?.rawValue,
+            inputSampleRate: quality == nil ? nil : BenchSetup.inputRate,
+            blocks: blocks, measuredSeconds: Double(engineTotal) / 1e9, deadlineNs: deadlineNs,
+            latencyNs: engine, deadlineShareP99: Double(engine.p99) / deadlineNs,
+            nsPerSourceFrame: Double(engine.p50) / sourceFrames,
+            reference: Reference(
+                kernel: referenceName, latencyNs: reference,
+                nsPerSourceFrame: Double(reference.p50) / sourceFrames),
+            ratioToReferenceP50: ratioP50, ratioToReferenceMean: ratioMean,
+            overheadPerSourcePerBlockNs: overheadPerSource)
     }
 
     var json: String {
@@ -415,16 +432,19 @@ struct BenchResult {
         let what = quality.map { "stream sources resampled 44.1 → 48 kHz at \($0.rawValue)" } ?? "buffer sources (mixing only)"
         var s = "tutti bench: \(sources) sources × \(block)-frame blocks, \(BenchSetup.sampleRate) Hz stereo, \(what)\n"
         s += "chain: source gain → session bus (gate, duck envelope) → master volume; up to 8 buses\n"
-        s += String(format: "measured %d blocks of the engine (%.2f s) and as many of the reference, interleaved in rounds of 32\n\n",
-                    blocks, Double(engineTotal) / 1e9)
+        s += String(
+            format: "measured %d blocks of the engine (%.2f s) and as many of the reference, interleaved in rounds of 32\n\n",
+            blocks, Double(engineTotal) / 1e9)
         s += "per-block render time, Engine.render(into:frameCount:):\n"
         s += "  p50   \(us(engine.p50))\n  p90   \(us(engine.p90))\n  p99   \(us(engine.p99))\n"
-        s += "  p99.9 \(us(engine.p99_9))\n  max   \(us(engine.max))\n"
-        s += String(format: "deadline %.1f µs per block: p99 uses %.2f %% of it\n", deadlineNs / 1000, Double(engine.p99) / deadlineNs * 100)
+        s += "  p99.9 \(us(engine.p999))\n  max   \(us(engine.max))\n"
+        s += String(
+            format: "deadline %.1f µs per block: p99 uses %.2f %% of it\n", deadlineNs / 1000, Double(engine.p99) / deadlineNs * 100)
         s += String(format: "%.3f ns per source-frame (p50)\n\n", Double(engine.p50) / sourceFrames)
         s += "reference: \(referenceName)\n"
-        s += String(format: "  p50 %.1f µs, p99 %.1f µs, %.3f ns per source-frame\n",
-                    Double(reference.p50) / 1000, Double(reference.p99) / 1000, Double(reference.p50) / sourceFrames)
+        s += String(
+            format: "  p50 %.1f µs, p99 %.1f µs, %.3f ns per source-frame\n",
+            Double(reference.p50) / 1000, Double(reference.p99) / 1000, Double(reference.p50) / sourceFrames)
         s += String(format: "engine / reference: %.2f× (p50), %.2f× (mean)\n", ratioP50, ratioMean)
         s += String(format: "engine overhead over the reference: %.1f ns per source per block (p50)", overheadPerSource)
         return s

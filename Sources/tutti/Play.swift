@@ -49,7 +49,10 @@ struct Play: ParsableCommand {
     @Flag(help: "Lock the process memory (mlockall); a refusal is logged, not fatal.")
     var mlock = false
 
-    @Flag(help: ArgumentHelp("Bracket each render with the RealtimeSanitizer (a binary linked with its runtime: scripts/rtsan-check.sh).", visibility: .hidden))
+    @Flag(
+        help: ArgumentHelp(
+            "Bracket each render with the RealtimeSanitizer (a binary linked with its runtime: scripts/rtsan-check.sh).",
+            visibility: .hidden))
     var rtsan = false
 
     @Flag(help: "Only the final report.")
@@ -84,12 +87,14 @@ struct Play: ParsableCommand {
         config.lockMemory = mlock
         if rtsan {
             guard let scope = RealtimeScope.sanitizer() else {
-                throw ValidationError("--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
+                throw ValidationError(
+                    "--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
             }
             config.realtimeScope = scope
         }
-        let output = try ALSAOutput(engine: playback.engine, configuration: config,
-                                    log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
+        let output = try ALSAOutput(
+            engine: playback.engine, configuration: config,
+            log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(device)\": \(output.negotiated)")
 
         // Commands go in a second ahead of the render thread; the render horizon stops it at
@@ -114,8 +119,10 @@ struct Play: ParsableCommand {
         for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
         let wall = Date().timeIntervalSince(started)
         let n = output.negotiated
-        print(String(format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
-                     Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
-                     n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
+        print(
+            String(
+                format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
+                Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
+                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
     }
 }

@@ -31,7 +31,9 @@ enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a scene file offline to a WAV file.",
-        discussion: "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched.")
+        discussion:
+            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched."
+    )
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
     var scene: String
@@ -56,10 +58,13 @@ struct Render: ParsableCommand {
                 format: format?.sampleFormat, progress: { progress.update($0) })
             progress.finish()
             if !quiet {
-                FileHandle.standardError.write(Data(String(
-                    format: "rendered %.2f s (%d frames, %@) in %.2f s (%.0f× real time), %d events\n",
-                    report.seconds, report.frameCount, report.format.rawValue, report.wallSeconds,
-                    report.seconds / max(report.wallSeconds, 1e-9), report.eventCount).utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        String(
+                            format: "rendered %.2f s (%d frames, %@) in %.2f s (%.0f× real time), %d events\n",
+                            report.seconds, report.frameCount, report.format.rawValue, report.wallSeconds,
+                            report.seconds / max(report.wallSeconds, 1e-9), report.eventCount
+                        ).utf8))
             }
         } catch {
             progress.finish()
@@ -70,7 +75,8 @@ struct Render: ParsableCommand {
 
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Why is a session ducked, silent or paused? Every session's state at a moment of a scene, and the events that put it there.")
+        abstract:
+            "Why is a session ducked, silent or paused? Every session's state at a moment of a scene, and the events that put it there.")
 
     @Argument(help: "The scene file.")
     var scene: String

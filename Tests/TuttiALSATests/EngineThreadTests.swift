@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+
 @testable import TuttiALSA
 
 /// The engine driven by the backend's render thread while this (control) thread streams
@@ -30,7 +31,8 @@ import Tutti
     static func offline() throws -> [Float] {
         let engine = try makeEngine(scheduleChanges: false, commandCapacity: 512)
         var out = [Float](repeating: 0, count: frames * 2)
-        var next = 0, done = 0
+        var next = 0
+        var done = 0
         try out.withUnsafeMutableBufferPointer { p in
             while done < frames {
                 let n = min(333, frames - done)

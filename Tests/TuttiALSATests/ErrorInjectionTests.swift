@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+
 @testable import TuttiALSA
 
 /// Each error injected through the mocking hook: handled as specified, every rendered frame
@@ -117,8 +118,9 @@ import Tutti
         functions.recover = { _, _, _ in -EIO }
         let c = Collector()
         let engine = try makeEngine()
-        let output = try ALSAOutput(engine: engine, configuration: mockConfiguration(device.name), functions: functions,
-                                    log: c.log, onEvent: c.onEvent)
+        let output = try ALSAOutput(
+            engine: engine, configuration: mockConfiguration(device.name), functions: functions,
+            log: c.log, onEvent: c.onEvent)
         try output.start(frameLimit: Int64(frames))
         #expect(output.waitUntilFinished(timeout: 10))
         output.stop()
@@ -133,8 +135,9 @@ import Tutti
         device.reopenResults = Array(repeating: -ECONNREFUSED, count: 10_000)
         let c = Collector()
         let engine = try makeEngine()
-        let output = try ALSAOutput(engine: engine, configuration: mockConfiguration(device.name), functions: .mock,
-                                    log: c.log, onEvent: c.onEvent)
+        let output = try ALSAOutput(
+            engine: engine, configuration: mockConfiguration(device.name), functions: .mock,
+            log: c.log, onEvent: c.onEvent)
         try output.start()
         #expect(c.waitFor(5) { $0.contains { $0.isDeviceLost } })
         let t = monotonic()

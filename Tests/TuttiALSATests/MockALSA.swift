@@ -1,6 +1,7 @@
 import CALSA
 import Foundation
 import Glibc
+
 @testable import TuttiALSA
 
 /// A fake PCM behind `ALSAFunctions.mock`: the `snd_pcm_t *` the backend gets is this
@@ -67,7 +68,12 @@ final class MockDevice: @unchecked Sendable {
         return try body()
     }
 
-    func unfreeze() { withLock { frozen = false; freezeAfterFrames = nil } }
+    func unfreeze() {
+        withLock {
+            frozen = false
+            freezeAfterFrames = nil
+        }
+    }
     var frameBytes: Int { installed.map { Int($0.channels) * $0.format.bytesPerSample } ?? 0 }
     func count(_ call: String) -> Int { withLock { calls.filter { $0.name == call }.count } }
     func threads(of call: String) -> Set<String> { withLock { Set(calls.filter { $0.name == call }.map(\.thread)) } }
@@ -142,9 +148,15 @@ final class MockDevice: @unchecked Sendable {
         withLock {
             if !writeScript.isEmpty { step = writeScript.removeFirst() }
         }
-        if case .block(let s)? = step { usleep(UInt32(s * 1e6)); step = nil }
+        if case .block(let s)? = step {
+            usleep(UInt32(s * 1e6))
+            step = nil
+        }
         return withLock {
-            guard isOpen else { record("writei", -EBADFD); return Int(-EBADFD) }
+            guard isOpen else {
+                record("writei", -EBADFD)
+                return Int(-EBADFD)
+            }
             var n = Int(frames)
             switch step {
             case .error(let code)?:
@@ -156,13 +168,19 @@ final class MockDevice: @unchecked Sendable {
                 break
             }
             if let limit = freezeAfterFrames, data.count / frameBytes >= limit { frozen = true }
-            if frozen { record("writei", -EAGAIN); return Int(-EAGAIN) }
+            if frozen {
+                record("writei", -EAGAIN)
+                return Int(-EAGAIN)
+            }
             if let pace {
                 let now = monotonic()
                 if paceStart == nil { paceStart = now }
                 let allowed = Int((now - paceStart!) * pace) + Int(installed?.buffer ?? 0) - pacedFrames
                 n = min(n, max(allowed, 0))
-                if n == 0 { record("writei", -EAGAIN); return Int(-EAGAIN) }
+                if n == 0 {
+                    record("writei", -EAGAIN)
+                    return Int(-EAGAIN)
+                }
                 pacedFrames += n
             }
             data.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: n * frameBytes))
@@ -193,11 +211,15 @@ final class MockDevice: @unchecked Sendable {
     }
 
     fileprivate func simple(_ call: String, _ code: Int32 = 0) -> Int32 {
-        withLock { record(call, code); return 0 }
+        withLock {
+            record(call, code)
+            return 0
+        }
     }
 
     fileprivate func hwAny(_ hw: UnsafeMutablePointer<MockHW>) {
-        hw.pointee = MockHW(device: Unmanaged.passUnretained(self).toOpaque(), format: .float32, rate: 48_000, channels: 2, period: 0, buffer: 0)
+        hw.pointee = MockHW(
+            device: Unmanaged.passUnretained(self).toOpaque(), format: .float32, rate: 48_000, channels: 2, period: 0, buffer: 0)
     }
 
     fileprivate func install(_ hw: UnsafeMutablePointer<MockHW>) -> Int32 {
@@ -222,7 +244,10 @@ struct MockHW {
 }
 
 /// Fake `snd_pcm_sw_params_t`: only the device matters.
-struct MockSW { var threshold: UInt = 0; var availMin: UInt = 0 }
+struct MockSW {
+    var threshold: UInt = 0
+    var availMin: UInt = 0
+}
 
 private func hw(_ p: OpaquePointer?) -> UnsafeMutablePointer<MockHW> { UnsafeMutablePointer<MockHW>(p!) }
 
@@ -256,7 +281,10 @@ extension ALSAFunctions {
             return 0
         }
         f.hw_params_free = { hw($0).deallocate() }
-        f.hw_params_any = { p, h in MockDevice.from(p).hwAny(hw(h)); return 0 }
+        f.hw_params_any = { p, h in
+            MockDevice.from(p).hwAny(hw(h))
+            return 0
+        }
         f.hw_params_set_access = { _, _, access in access == SND_PCM_ACCESS_RW_INTERLEAVED ? 0 : -EINVAL }
         f.hw_params_test_format = { p, _, format in
             let d = MockDevice.from(p)
@@ -293,11 +321,26 @@ extension ALSAFunctions {
             return 0
         }
         f.hw_params = { p, h in MockDevice.from(p).install(hw(h)) }
-        f.hw_params_get_format = { h, out in out!.pointee = hw(h).pointee.format.alsa; return 0 }
-        f.hw_params_get_channels = { h, out in out!.pointee = hw(h).pointee.channels; return 0 }
-        f.hw_params_get_rate = { h, out, _ in out!.pointee = hw(h).pointee.rate; return 0 }
-        f.hw_params_get_period_size = { h, out, _ in out!.pointee = hw(h).pointee.period; return 0 }
-        f.hw_params_get_buffer_size = { h, out in out!.pointee = hw(h).pointee.buffer; return 0 }
+        f.hw_params_get_format = { h, out in
+            out!.pointee = hw(h).pointee.format.alsa
+            return 0
+        }
+        f.hw_params_get_channels = { h, out in
+            out!.pointee = hw(h).pointee.channels
+            return 0
+        }
+        f.hw_params_get_rate = { h, out, _ in
+            out!.pointee = hw(h).pointee.rate
+            return 0
+        }
+        f.hw_params_get_period_size = { h, out, _ in
+            out!.pointee = hw(h).pointee.period
+            return 0
+        }
+        f.hw_params_get_buffer_size = { h, out in
+            out!.pointee = hw(h).pointee.buffer
+            return 0
+        }
         f.sw_params_malloc = { out in
             out?.pointee = OpaquePointer(UnsafeMutablePointer<MockSW>.allocate(capacity: 1))
             return 0

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+
 @testable import TuttiALSA
 
 /// Negotiation through the mocking hook: the values read back are the ones used.
@@ -27,7 +28,8 @@ import TuttiDSP
         device.installedPeriod = { _ in 480 }
         device.installedBuffer = { _ in 1_440 }
         let c = Collector()
-        let run = try playOnMock(device, frames: 10_000, configuration: mockConfiguration(device.name, period: 1_000, periods: 3), collector: c)
+        let run = try playOnMock(
+            device, frames: 10_000, configuration: mockConfiguration(device.name, period: 1_000, periods: 3), collector: c)
         #expect(run.finished)
         let n = run.output.negotiated
         #expect(n.periodFrames == 480)
@@ -81,7 +83,9 @@ import TuttiDSP
         let reference = try offlineReference(frames: frames)
         var q = TPDFQuantizer(format: .s16)
         var codes = [Int32](repeating: 0, count: reference.count)
-        reference.withUnsafeBufferPointer { r in codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) } }
+        reference.withUnsafeBufferPointer { r in
+            codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+        }
         #expect(device.int16s == codes.map { Int16($0) })
     }
 
@@ -94,7 +98,9 @@ import TuttiDSP
         let reference = try offlineReference(frames: frames)
         var q = TPDFQuantizer(format: .s24)
         var codes = [Int32](repeating: 0, count: reference.count)
-        reference.withUnsafeBufferPointer { r in codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) } }
+        reference.withUnsafeBufferPointer { r in
+            codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+        }
         #expect(device.int32s == codes.map { $0 << 8 })
     }
 

@@ -3,49 +3,50 @@ import Glibc
 import Testing
 
 /// `tutti play` end to end, as a subprocess on a private PulseAudio server.
-@Suite(.serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
-       .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
+@Suite(
+    .serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
+    .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
 struct PlayCommandTests {
     /// A 10 s scene: file sources at three rates, ducking, a system sound, a phone call,
     /// volume changes, a tone.
     static func scene(seconds: Double = 10, audio: String = Tool.repositoryRoot + "/fixtures/audio") -> String {
         return """
-        {
-          "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincMedium", "output": "float32"},
-          "duration": \(seconds),
-          "sessions": [
-            {"id": "music", "category": "playback", "playbackControls": true, "remoteCommands": ["play", "pause", "togglePlayPause"]},
-            {"id": "game", "category": "ambient"},
-            {"id": "nav", "category": "playback", "options": ["duckOthers"]}
-          ],
-          "sources": [
-            {"id": "song", "session": "music", "file": "\(audio)/music-44100.wav", "loop": true},
-            {"id": "bg", "session": "game", "file": "\(audio)/game-bg-22050.wav", "gain": 0.6, "loop": true},
-            {"id": "fx", "session": "game", "file": "\(audio)/game-fx-48000.wav", "gain": 0.5},
-            {"id": "hum", "session": "game", "tone": {"frequency": 220, "amplitude": 0.1}, "loop": true},
-            {"id": "prompt", "session": "nav", "file": "\(audio)/voice-22050.wav"}
-          ],
-          "events": [
-            {"at": 0.0, "session": "music", "action": "activate"},
-            {"at": 0.0, "source": "song", "action": "play"},
-            {"at": 0.5, "session": "game", "action": "activate"},
-            {"at": 0.5, "source": "bg", "action": "play"},
-            {"at": 1.25, "source": "fx", "action": "play"},
-            {"at": 1.5, "source": "hum", "action": "play"},
-            {"at": 2.0, "session": "nav", "action": "activate"},
-            {"at": 2.0, "source": "prompt", "action": "play"},
-            {"at": 3.5, "session": "nav", "action": "deactivate", "notifyOthers": true},
-            {"at": 4.0, "device": "volume", "value": 0.7},
-            {"at": 4.5, "system": "systemSound", "file": "\(audio)/ui-chime-44100.wav"},
-            {"at": 5.0, "source": "song", "action": "setGain", "value": 0.5, "ramp": 0.5},
-            {"at": 6.0, "system": "phoneCall", "action": "begin", "file": "\(audio)/call-16000.wav"},
-            {"at": 7.5, "system": "phoneCall", "action": "end"},
-            {"at": 8.0, "source": "song", "action": "play"},
-            {"at": 8.5, "device": "volumeDown"},
-            {"at": 9.0, "system": "systemSound", "file": "\(audio)/ui-alert-44100.wav"}
-          ]
-        }
-        """
+            {
+              "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincMedium", "output": "float32"},
+              "duration": \(seconds),
+              "sessions": [
+                {"id": "music", "category": "playback", "playbackControls": true, "remoteCommands": ["play", "pause", "togglePlayPause"]},
+                {"id": "game", "category": "ambient"},
+                {"id": "nav", "category": "playback", "options": ["duckOthers"]}
+              ],
+              "sources": [
+                {"id": "song", "session": "music", "file": "\(audio)/music-44100.wav", "loop": true},
+                {"id": "bg", "session": "game", "file": "\(audio)/game-bg-22050.wav", "gain": 0.6, "loop": true},
+                {"id": "fx", "session": "game", "file": "\(audio)/game-fx-48000.wav", "gain": 0.5},
+                {"id": "hum", "session": "game", "tone": {"frequency": 220, "amplitude": 0.1}, "loop": true},
+                {"id": "prompt", "session": "nav", "file": "\(audio)/voice-22050.wav"}
+              ],
+              "events": [
+                {"at": 0.0, "session": "music", "action": "activate"},
+                {"at": 0.0, "source": "song", "action": "play"},
+                {"at": 0.5, "session": "game", "action": "activate"},
+                {"at": 0.5, "source": "bg", "action": "play"},
+                {"at": 1.25, "source": "fx", "action": "play"},
+                {"at": 1.5, "source": "hum", "action": "play"},
+                {"at": 2.0, "session": "nav", "action": "activate"},
+                {"at": 2.0, "source": "prompt", "action": "play"},
+                {"at": 3.5, "session": "nav", "action": "deactivate", "notifyOthers": true},
+                {"at": 4.0, "device": "volume", "value": 0.7},
+                {"at": 4.5, "system": "systemSound", "file": "\(audio)/ui-chime-44100.wav"},
+                {"at": 5.0, "source": "song", "action": "setGain", "value": 0.5, "ramp": 0.5},
+                {"at": 6.0, "system": "phoneCall", "action": "begin", "file": "\(audio)/call-16000.wav"},
+                {"at": 7.5, "system": "phoneCall", "action": "end"},
+                {"at": 8.0, "source": "song", "action": "play"},
+                {"at": 8.5, "device": "volumeDown"},
+                {"at": 9.0, "system": "systemSound", "file": "\(audio)/ui-alert-44100.wav"}
+              ]
+            }
+            """
     }
 
     @Test func playIsRealTimeWithoutXrunsAndBitIdenticalToRender() throws {
@@ -59,9 +60,12 @@ struct PlayCommandTests {
 
         let render = try Tool.run([Tool.tutti!, "render", scenePath, "-o", dir + "/offline.wav", "--quiet"])
         #expect(render.status == 0, "\(render.stderr)")
-        let play = try Tool.run([Tool.tutti!, "play", scenePath, "--device", "tee"],
-                                environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
-        print("tutti play: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) — process wall \(String(format: "%.3f", play.seconds)) s")
+        let play = try Tool.run(
+            [Tool.tutti!, "play", scenePath, "--device", "tee"],
+            environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
+        print(
+            "tutti play: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) — process wall \(String(format: "%.3f", play.seconds)) s"
+        )
         #expect(play.status == 0, "\(play.stderr)")
         // "played 10.00 s in 10.03 s: 0 xruns, latency 85.3 ms (…)"
         let report = play.stdout
@@ -91,8 +95,10 @@ struct PlayCommandTests {
         // give it its own readable copies of the binary and the audio.
         let audio = dir + "/audio"
         try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["music-44100.wav", "game-bg-22050.wav", "game-fx-48000.wav", "voice-22050.wav",
-                     "ui-chime-44100.wav", "call-16000.wav", "ui-alert-44100.wav"] {
+        for name in [
+            "music-44100.wav", "game-bg-22050.wav", "game-fx-48000.wav", "voice-22050.wav",
+            "ui-chime-44100.wav", "call-16000.wav", "ui-alert-44100.wav",
+        ] {
             try FileManager.default.copyItem(atPath: Tool.repositoryRoot + "/fixtures/audio/" + name, toPath: audio + "/" + name)
             chmod(audio + "/" + name, 0o644)
         }
@@ -106,9 +112,12 @@ struct PlayCommandTests {
         let home = dir + "/nobody"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         for f in [scenePath, conf] { chmod(f, 0o644) }
-        let play = try Tool.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                 tutti, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock"],
-                                environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "HOME": home])
+        let play = try Tool.run(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                tutti, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock",
+            ],
+            environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "HOME": home])
         print("unprivileged: \(play.stderr)\(play.stdout)")
         #expect(play.status == 0)
         #expect(play.stderr.contains("SCHED_FIFO priority 50 refused"))
@@ -132,14 +141,20 @@ enum Tool {
         return access(candidate, X_OK) == 0 ? candidate : nil
     }()
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String; var seconds: Double }
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var seconds: Double
+    }
 
     static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
         // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+        let outURL = dir.appendingPathComponent("out")
+        let errURL = dir.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let p = Process()
@@ -153,8 +168,9 @@ enum Tool {
         try p.run()
         p.waitUntilExit()
         let seconds = monotonic() - started
-        return Result(status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
+        return Result(
+            status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
     }
 
     /// The bytes of a WAV file's `data` chunk.

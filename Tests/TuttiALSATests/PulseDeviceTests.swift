@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+
 @testable import TuttiALSA
 
 /// The backend on a real, paced ALSA device: the PulseAudio null sink through the ALSA
@@ -27,8 +28,10 @@ struct PulseDeviceTests {
         while !output.waitUntilFinished(timeout: 0.05) { engine.pollEvents() }
         output.stop(drain: true)
         let wall = monotonic() - started
-        print(String(format: "pulse: %.0f s played in %.3f s wall (%+.2f %%), %d xruns, %@, scheduling: %@",
-                     seconds, wall, (wall / seconds - 1) * 100, output.xrunCount, output.negotiated.description, output.schedulingNote))
+        print(
+            String(
+                format: "pulse: %.0f s played in %.3f s wall (%+.2f %%), %d xruns, %@, scheduling: %@",
+                seconds, wall, (wall / seconds - 1) * 100, output.xrunCount, output.negotiated.description, output.schedulingNote))
         #expect(abs(wall - seconds) <= 0.05 * seconds)
         #expect(output.xrunCount == 0)
         #expect(output.framesWritten == frames)
@@ -89,7 +92,9 @@ struct PulseDeviceTests {
             let got = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
             var q = TPDFQuantizer(format: .s16)
             var codes = [Int32](repeating: 0, count: reference.count)
-            reference.withUnsafeBufferPointer { r in codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) } }
+            reference.withUnsafeBufferPointer { r in
+                codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+            }
             #expect(got == codes.map { Int16($0) })
         }
     }

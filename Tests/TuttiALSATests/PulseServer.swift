@@ -15,10 +15,13 @@ final class PulseServer: @unchecked Sendable {
         }
         return nil
     }()
-    static let plugin: String? = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib", "/usr/lib64/alsa-lib"]
-        .map { $0 + "/libasound_module_pcm_pulse.so" }.first { access($0, R_OK) == 0 }
+    static let plugin: String? = [
+        "/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib", "/usr/lib64/alsa-lib",
+    ]
+    .map { $0 + "/libasound_module_pcm_pulse.so" }.first { access($0, R_OK) == 0 }
     static var isAvailable: Bool { binary != nil && plugin != nil }
-    static let skipReason: Comment = "needs pulseaudio and the ALSA pulse plugin: apt-get install --no-install-recommends pulseaudio libasound2-plugins pulseaudio-utils"
+    static let skipReason: Comment =
+        "needs pulseaudio and the ALSA pulse plugin: apt-get install --no-install-recommends pulseaudio libasound2-plugins pulseaudio-utils"
 
     let directory: String
     var socket: String { directory + "/xdg/pa.sock" }
@@ -28,7 +31,8 @@ final class PulseServer: @unchecked Sendable {
         var template = Array("/tmp/tutti-pulse-XXXXXX".utf8CString)
         guard let d = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw POSIXError(.EIO) }
         directory = String(cString: d)
-        try FileManager.default.createDirectory(atPath: directory + "/xdg", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory + "/xdg", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true)
         try start()
     }
@@ -43,12 +47,16 @@ final class PulseServer: @unchecked Sendable {
     /// every running Process whenever any child exits, so a long-lived server started that
     /// way hangs the next `Process.waitUntilExit`.
     func start() throws {
-        let argv = [PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-                    "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
-                    "-L", "module-null-sink sink_name=nullsink rate=48000 channels=2 norewinds=1",
-                    "-L", "module-always-sink"]
-        let env = ["XDG_RUNTIME_DIR=\(directory)/xdg", "HOME=\(directory)/home",
-                   "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"]
+        let argv = [
+            PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+            "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
+            "-L", "module-null-sink sink_name=nullsink rate=48000 channels=2 norewinds=1",
+            "-L", "module-always-sink",
+        ]
+        let env = [
+            "XDG_RUNTIME_DIR=\(directory)/xdg", "HOME=\(directory)/home",
+            "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")",
+        ]
         let log = directory + "/pulse.log"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -58,7 +66,7 @@ final class PulseServer: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnv = env.map { strdup($0) } + [nil]
-        defer { (cArgv + cEnv).forEach { free($0) } }
+        defer { for p in cArgv + cEnv { free(p) } }
         var child = pid_t()
         let rc = posix_spawn(&child, argv[0], &actions, nil, &cArgv, &cEnv)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
@@ -76,7 +84,10 @@ final class PulseServer: @unchecked Sendable {
         throw ServerError.timeout
     }
 
-    enum ServerError: Error { case exited(log: String), timeout }
+    enum ServerError: Error {
+        case exited(log: String)
+        case timeout
+    }
 
     /// SIGKILL: the server vanishes as if it crashed.
     func kill() {

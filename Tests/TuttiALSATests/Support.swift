@@ -66,10 +66,30 @@ final class Collector: @unchecked Sendable {
     private let lock = NSLock()
     private var _lines: [String] = []
     private var _events: [ALSAEvent] = []
-    var lines: [String] { lock.lock(); defer { lock.unlock() }; return _lines }
-    var events: [ALSAEvent] { lock.lock(); defer { lock.unlock() }; return _events }
-    var log: @Sendable (String) -> Void { { [self] l in lock.lock(); _lines.append(l); lock.unlock() } }
-    var onEvent: @Sendable (ALSAEvent) -> Void { { [self] e in lock.lock(); _events.append(e); lock.unlock() } }
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return _lines
+    }
+    var events: [ALSAEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return _events
+    }
+    var log: @Sendable (String) -> Void {
+        { [self] l in
+            lock.lock()
+            _lines.append(l)
+            lock.unlock()
+        }
+    }
+    var onEvent: @Sendable (ALSAEvent) -> Void {
+        { [self] e in
+            lock.lock()
+            _events.append(e)
+            lock.unlock()
+        }
+    }
 
     /// Wait (bounded) until `predicate` holds for the events so far.
     func waitFor(_ seconds: Double, _ predicate: ([ALSAEvent]) -> Bool) -> Bool {
@@ -106,12 +126,15 @@ func mockConfiguration(_ device: String, period: Int = 256, periods: Int = 4) ->
 }
 
 /// Play `frames` of the test graph through a mock device; returns the output after stop.
-func playOnMock(_ device: MockDevice, frames: Int, configuration: ALSAOutputConfiguration? = nil,
-                collector: Collector = Collector(), timeout: Double = 20,
-                during: ((ALSAOutput) throws -> Void)? = nil) throws -> (output: ALSAOutput, finished: Bool, seconds: Double) {
+func playOnMock(
+    _ device: MockDevice, frames: Int, configuration: ALSAOutputConfiguration? = nil,
+    collector: Collector = Collector(), timeout: Double = 20,
+    during: ((ALSAOutput) throws -> Void)? = nil
+) throws -> (output: ALSAOutput, finished: Bool, seconds: Double) {
     let engine = try makeEngine()
-    let output = try ALSAOutput(engine: engine, configuration: configuration ?? mockConfiguration(device.name),
-                                functions: .mock, log: collector.log, onEvent: collector.onEvent)
+    let output = try ALSAOutput(
+        engine: engine, configuration: configuration ?? mockConfiguration(device.name),
+        functions: .mock, log: collector.log, onEvent: collector.onEvent)
     let started = monotonic()
     try output.start(frameLimit: Int64(frames))
     try during?(output)

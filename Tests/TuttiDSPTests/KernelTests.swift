@@ -32,8 +32,13 @@ import TuttiDSP
         let gains = (0..<frames).map { _ in ramp.next() }
         src.withUnsafeBufferPointer { s in
             gains.withUnsafeBufferPointer { g in
-                fast.withUnsafeMutableBufferPointer { Kernels.mixAddGains($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels) }
-                ref.withUnsafeMutableBufferPointer { Kernels.mixAddGainsReference($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels) }
+                fast.withUnsafeMutableBufferPointer {
+                    Kernels.mixAddGains($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+                }
+                ref.withUnsafeMutableBufferPointer {
+                    Kernels.mixAddGainsReference(
+                        $0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+                }
             }
         }
         #expect(fast == ref)
@@ -66,7 +71,8 @@ import TuttiDSP
     }
 
     @Test func skipLandsWhereStepsWould() {
-        var a = LinearRamp(value: 0), b = LinearRamp(value: 0)
+        var a = LinearRamp(value: 0)
+        var b = LinearRamp(value: 0)
         a.ramp(to: 1, frameCount: 100)
         b.ramp(to: 1, frameCount: 100)
         for _ in 0..<40 { _ = a.next() }
@@ -101,10 +107,14 @@ import TuttiDSP
         let input = [Float](repeating: 0.3 / 32768, count: n)
         var out = [Int32](repeating: 0, count: n)
         var plain = TPDFQuantizer(format: .s16, dither: false)
-        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { plain.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) } }
+        input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { plain.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) }
+        }
         #expect(out.allSatisfy { $0 == 0 })
         var dithered = TPDFQuantizer(format: .s16)
-        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { dithered.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) } }
+        input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { dithered.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) }
+        }
         let mean = Double(out.reduce(0) { $0 + Int($1) }) / Double(n)
         #expect(abs(mean - 0.3) < 0.01)
         #expect(out.allSatisfy { (-1...2).contains($0) })
@@ -114,14 +124,18 @@ import TuttiDSP
         let input: [Float] = [1, -1, 2, -2, 0.5]
         var out = [Int32](repeating: 0, count: 5)
         var q = TPDFQuantizer(format: .s24, dither: false)
-        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { q.quantize(i.baseAddress!, count: 5, into: $0.baseAddress!) } }
+        input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { q.quantize(i.baseAddress!, count: 5, into: $0.baseAddress!) }
+        }
         #expect(out == [8_388_607, -8_388_608, 8_388_607, -8_388_608, 4_194_304])
     }
 
     @Test func sameSeedSameDither() {
         let input = [Float](repeating: 0, count: 1000)
-        var a = [Int32](repeating: 0, count: 1000), b = a
-        var qa = TPDFQuantizer(format: .s16), qb = TPDFQuantizer(format: .s16)
+        var a = [Int32](repeating: 0, count: 1000)
+        var b = a
+        var qa = TPDFQuantizer(format: .s16)
+        var qb = TPDFQuantizer(format: .s16)
         input.withUnsafeBufferPointer { i in
             a.withUnsafeMutableBufferPointer { qa.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }
             b.withUnsafeMutableBufferPointer { qb.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }

@@ -9,7 +9,8 @@ import TuttiTestSupport
     }
 
     @Test func oneKilohertzAt44100To48000IsCleanAtDefaultQuality() throws {
-        let out = try resampleBuffer(sine(1000, rate: 44_100, seconds: 1), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .sincBest)
+        let out = try resampleBuffer(
+            sine(1000, rate: 44_100, seconds: 1), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .sincBest)
         #expect(out.count == 48_000)
         let mid = out[12_000..<36_000].map(Double.init)
         let f = Analysis.dominantFrequency(mid[...], sampleRate: 48_000, low: 900, high: 1100)
@@ -20,7 +21,8 @@ import TuttiTestSupport
     }
 
     @Test func twentyKilohertzLeavesNoAlias() throws {
-        let out = try resampleBuffer(sine(20_000, rate: 44_100, seconds: 1), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .sincBest)
+        let out = try resampleBuffer(
+            sine(20_000, rate: 44_100, seconds: 1), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .sincBest)
         let mid = out[12_000..<36_000].map(Double.init)
         let fit = Analysis.fitSine(mid[...], frequency: 20_000, sampleRate: 48_000)
         // Everything that is not the 20 kHz tone (aliases, images, noise), relative to the tone.
@@ -33,7 +35,8 @@ import TuttiTestSupport
 
     @Test func zeroOrderHoldIsWorseThanSinc() throws {
         // Guards the measurement itself: a poor converter must fail the 100 dB bar.
-        let out = try resampleBuffer(sine(1000, rate: 44_100, seconds: 0.5), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .zeroOrderHold)
+        let out = try resampleBuffer(
+            sine(1000, rate: 44_100, seconds: 0.5), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: .zeroOrderHold)
         let mid = out[4_000..<20_000].map(Double.init)
         let fit = Analysis.fitSine(mid[...], frequency: 1000, sampleRate: 48_000)
         #expect(Analysis.dB(fit.amplitude / 2.squareRoot() / fit.residualRMS) < 60)
@@ -43,13 +46,15 @@ import TuttiTestSupport
         let input = sine(1000, rate: 44_100, seconds: 0.5)
         let r = try StreamingResampler(quality: .sincMedium, channelCount: 1, fromRate: 44_100, toRate: 48_000)
         var out = [Float](repeating: 0, count: 30_000)
-        var used = 0, made = 0
+        var used = 0
+        var made = 0
         input.withUnsafeBufferPointer { inp in
             out.withUnsafeMutableBufferPointer { o in
                 while used < inp.count {
                     let chunk = min(441, inp.count - used)
-                    let res = r.kernel.process(input: inp.baseAddress! + used, inputFrameCount: chunk,
-                                               output: o.baseAddress! + made, outputFrameCount: 256)
+                    let res = r.kernel.process(
+                        input: inp.baseAddress! + used, inputFrameCount: chunk,
+                        output: o.baseAddress! + made, outputFrameCount: 256)
                     used += res.used
                     made += res.generated
                 }

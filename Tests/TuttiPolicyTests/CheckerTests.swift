@@ -37,8 +37,12 @@ struct CheckerTests {
 
     @Test("interruptions: an end without a beginning, and a beginning without an end")
     func interruptions() {
-        let good = trace(["music", "podcast"], [.play(source: "song"), .play(source: "episode"),
-                                               .deactivate(session: "podcast", notifyOthers: true)])
+        let good = trace(
+            ["music", "podcast"],
+            [
+                .play(source: "song"), .play(source: "episode"),
+                .deactivate(session: "podcast", notifyOthers: true),
+            ])
         #expect(Checks.interruptions(good).isEmpty)
         var doubled = good
         doubled.steps[2].outcome.journal.append(.interruptionEnded(session: "music", shouldResume: true))

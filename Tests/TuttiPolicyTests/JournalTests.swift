@@ -28,10 +28,12 @@ struct JournalTests {
 
     @Test("every type of the events log has a case, with the spec's fields in order")
     func typesAndFields() {
-        let specTypes = ["sessionActivated", "sessionDeactivated", "activationFailed", "interruptionBegan",
-                         "interruptionEnded", "duckingBegan", "duckingEnded", "silenced", "unsilenced", "routeChange",
-                         "sourceStarted", "sourcePaused", "sourceEnded", "remoteCommand", "remoteCommandUnhandled",
-                         "systemSoundPlayed", "vibrate", "systemSoundSuppressed", "volumeChanged"]
+        let specTypes = [
+            "sessionActivated", "sessionDeactivated", "activationFailed", "interruptionBegan",
+            "interruptionEnded", "duckingBegan", "duckingEnded", "silenced", "unsilenced", "routeChange",
+            "sourceStarted", "sourcePaused", "sourceEnded", "remoteCommand", "remoteCommandUnhandled",
+            "systemSoundPlayed", "vibrate", "systemSoundSuppressed", "volumeChanged",
+        ]
         #expect(Self.samples.map(\.0.type) == specTypes)
         for (entry, keys) in Self.samples {
             #expect(entry.fields.map(\.key) == keys, "\(entry.type)")
@@ -54,16 +56,28 @@ struct JournalTests {
 
     @Test("raw values are exactly the scene format's names")
     func rawValues() {
-        #expect(Category.allCases.map(\.rawValue) == ["soloAmbient", "ambient", "playback", "record", "playAndRecord",
-                                                      "audioProcessing", "multiRoute"])
-        #expect(CategoryOption.allCases.map(\.rawValue) == ["mixWithOthers", "duckOthers",
-                                                            "interruptSpokenAudioAndMixWithOthers", "allowBluetooth",
-                                                            "defaultToSpeaker"])
-        #expect(Mode.allCases.map(\.rawValue) == ["default", "spokenAudio", "voiceChat", "videoChat", "gameChat",
-                                                  "measurement", "moviePlayback", "voicePrompt"])
+        #expect(
+            Category.allCases.map(\.rawValue) == [
+                "soloAmbient", "ambient", "playback", "record", "playAndRecord",
+                "audioProcessing", "multiRoute",
+            ])
+        #expect(
+            CategoryOption.allCases.map(\.rawValue) == [
+                "mixWithOthers", "duckOthers",
+                "interruptSpokenAudioAndMixWithOthers", "allowBluetooth",
+                "defaultToSpeaker",
+            ])
+        #expect(
+            Mode.allCases.map(\.rawValue) == [
+                "default", "spokenAudio", "voiceChat", "videoChat", "gameChat",
+                "measurement", "moviePlayback", "voicePrompt",
+            ])
         #expect(Route.allCases.map(\.rawValue) == ["speaker", "headphones", "bluetooth", "external"])
-        #expect(RemoteCommand.allCases.map(\.rawValue) == ["play", "pause", "togglePlayPause", "nextTrack",
-                                                           "previousTrack", "stop"])
+        #expect(
+            RemoteCommand.allCases.map(\.rawValue) == [
+                "play", "pause", "togglePlayPause", "nextTrack",
+                "previousTrack", "stop",
+            ])
         #expect(InterruptionReason.allCases.map(\.rawValue) == ["otherSession", "phoneCall", "spokenAudio", "builtInMicMuted"])
         #expect(SilenceReason.allCases.map(\.rawValue) == ["silentSwitch", "locked", "background", "recording"])
     }

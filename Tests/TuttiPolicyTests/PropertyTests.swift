@@ -95,9 +95,10 @@ enum Checks {
         case .activate(let s), .resume(let s), .deactivate(let s, _): return [s]
         case .play(let x): return Set([sessionOf(source: x, in: step.before)].compactMap { $0 })
         case .remote:
-            return Set(step.outcome.journal.compactMap { e -> String? in
-                if case .remoteCommand(_, let s) = e { return s } else { return nil }
-            })
+            return Set(
+                step.outcome.journal.compactMap { e -> String? in
+                    if case .remoteCommand(_, let s) = e { return s } else { return nil }
+                })
         default: return []
         }
     }
@@ -201,7 +202,8 @@ enum Checks {
                             if !(starts && reason == .interruption
                                 && journal.contains(where: {
                                     if case .interruptionBegan(s, _, target) = $0 { return true } else { return false }
-                                })) {
+                                }))
+                            {
                                 v.append("step \(n): \(command) to \(target) paused \(x) of \(s)")
                             }
                         case .sourceStarted(let x, _):
@@ -232,7 +234,8 @@ enum Checks {
             }
             for e in step.outcome.journal {
                 if case .sourceStarted(let x, _) = e, let s = sessionOf(source: x, in: step.after),
-                   step.after.isMixable(session: s) == false {
+                    step.after.isMixable(session: s) == false
+                {
                     order.removeAll { $0 == s }
                     order.append(s)
                 }
@@ -250,7 +253,8 @@ enum Checks {
         for (n, step) in t.steps.enumerated() {
             let view = step.afterView
             guard (0...1).contains(view.systemVolume), (0...1).contains(view.ringerVolume),
-                  (0...1).contains(view.systemGain), (0...1).contains(view.ringerGain) else {
+                (0...1).contains(view.systemGain), (0...1).contains(view.ringerGain)
+            else {
                 v.append("step \(n): volume out of range")
                 continue
             }
@@ -276,9 +280,11 @@ enum Checks {
                         v.append("step \(n): button step \(was) → \(now)")
                     }
                     if (step.action == .volumeUp) != (now > was) { v.append("step \(n): wrong direction") }
-                    let heard = step.before.callActive || step.beforeView.sessions.contains { s in
-                        s.isAudible && step.beforeView.sources.contains { $0.session == s.id && $0.isRunning }
-                    }
+                    let heard =
+                        step.before.callActive
+                        || step.beforeView.sessions.contains { s in
+                            s.isAudible && step.beforeView.sources.contains { $0.session == s.id && $0.isRunning }
+                        }
                     if heard != (target == .system) { v.append("step \(n): button changed the \(target) volume") }
                 }
             }
@@ -331,7 +337,8 @@ enum Checks {
                 if isSilenced != silenced.contains(s.id) { v.append("step \(n): journal and view disagree on silence of \(s.id)") }
             }
             if step.afterView.systemSoundsAllowed == a.device.silentSwitch && !a.device.silentSwitch
-                && !a.sessions.contains(where: { $0.phase == .active && $0.category == .record }) {
+                && !a.sessions.contains(where: { $0.phase == .active && $0.category == .record })
+            {
                 v.append("step \(n): system sounds not allowed for no reason")
             }
             if a.renderView != step.afterView { v.append("step \(n): the view is not a function of the state") }
@@ -345,8 +352,11 @@ enum Checks {
 @Suite("properties over random action sequences")
 struct PropertyTests {
     @Test("rule 3: every duck ends when its ducker deactivates")
-    func ducksEnd() { checkTraces("ducks", seed: 1, count: casesPerProperty, duckerRate: 0.6,
-                    weights: [.activate: 8, .deactivate: 5, .callBegin: 1, .callEnd: 1, .micMuted: 1], Checks.ducks) }
+    func ducksEnd() {
+        checkTraces(
+            "ducks", seed: 1, count: casesPerProperty, duckerRate: 0.6,
+            weights: [.activate: 8, .deactivate: 5, .callBegin: 1, .callEnd: 1, .micMuted: 1], Checks.ducks)
+    }
 
     @Test("rule 2.7: call audio is never attenuated and nothing else is audible during a call")
     func callAlone() { checkTraces("call", seed: 2, count: casesPerProperty, Checks.call) }
@@ -383,10 +393,13 @@ struct PropertyTests {
                 if let error = step.outcome.error { seen.insert("error." + error.code) }
             }
         }
-        let wanted = JournalTests.samples.map(\.0.type)
+        let wanted =
+            JournalTests.samples.map(\.0.type)
             + InterruptionReason.allCases.map { "interruption." + $0.rawValue }
-            + ["ended.true", "ended.false", "error.insufficientPriority", "error.optionNotAllowed", "error.unknownSession",
-               "error.unknownSource"]
+            + [
+                "ended.true", "ended.false", "error.insufficientPriority", "error.optionNotAllowed", "error.unknownSession",
+                "error.unknownSource",
+            ]
         #expect(Set(wanted).subtracting(seen).isEmpty, "never produced: \(Set(wanted).subtracting(seen).sorted())")
     }
 }

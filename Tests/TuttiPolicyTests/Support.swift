@@ -7,24 +7,37 @@ let allRemote: Set<RemoteCommand> = Set(RemoteCommand.allCases)
 
 /// The test sessions, each with its sources.
 let fixtureSessions: [String: (SessionConfiguration, [String])] = [
-    "music": (SessionConfiguration(id: "music", category: .playback, playbackControls: true, remoteCommands: allRemote),
-              ["song", "song2"]),
-    "podcast": (SessionConfiguration(id: "podcast", category: .playback, mode: .spokenAudio, playbackControls: true,
-                                     remoteCommands: [.play, .pause, .togglePlayPause]), ["episode"]),
+    "music": (
+        SessionConfiguration(id: "music", category: .playback, playbackControls: true, remoteCommands: allRemote),
+        ["song", "song2"]
+    ),
+    "podcast": (
+        SessionConfiguration(
+            id: "podcast", category: .playback, mode: .spokenAudio, playbackControls: true,
+            remoteCommands: [.play, .pause, .togglePlayPause]), ["episode"]
+    ),
     "nav": (SessionConfiguration(id: "nav", category: .playback, options: [.duckOthers]), ["prompt"]),
-    "navSpoken": (SessionConfiguration(id: "navSpoken", category: .playback,
-                                       options: [.duckOthers, .interruptSpokenAudioAndMixWithOthers],
-                                       ducking: DuckingSettings(levelDB: -20, attackSeconds: 0.05, releaseSeconds: 0.3)),
-                  ["turn"]),
+    "navSpoken": (
+        SessionConfiguration(
+            id: "navSpoken", category: .playback,
+            options: [.duckOthers, .interruptSpokenAudioAndMixWithOthers],
+            ducking: DuckingSettings(levelDB: -20, attackSeconds: 0.05, releaseSeconds: 0.3)),
+        ["turn"]
+    ),
     "game": (SessionConfiguration(id: "game", categoryWhenOtherAudioPlaying: .ambient), ["fx"]),
     "amb": (SessionConfiguration(id: "amb", category: .ambient), ["rain"]),
-    "alarm": (SessionConfiguration(id: "alarm", category: .playback, options: [.mixWithOthers], remoteCommands: [.pause]),
-              ["beep"]),
+    "alarm": (
+        SessionConfiguration(id: "alarm", category: .playback, options: [.mixWithOthers], remoteCommands: [.pause]),
+        ["beep"]
+    ),
     "voip": (SessionConfiguration(id: "voip", category: .playAndRecord, mode: .voiceChat), ["voice"]),
     "voipDuck": (SessionConfiguration(id: "voipDuck", category: .playAndRecord, options: [.duckOthers]), ["chat"]),
     "rec": (SessionConfiguration(id: "rec", category: .record), ["monitor"]),
-    "quietPlayer": (SessionConfiguration(id: "quietPlayer", category: .playback, playbackControls: true,
-                                         remoteCommands: [.play, .pause], autoResume: false), ["track"]),
+    "quietPlayer": (
+        SessionConfiguration(
+            id: "quietPlayer", category: .playback, playbackControls: true,
+            remoteCommands: [.play, .pause], autoResume: false), ["track"]
+    ),
 ]
 
 /// A state with the named fixture sessions, registered in the given order.
@@ -66,8 +79,9 @@ func check(_ c: RuleCase, sourceLocation: SourceLocation = #_sourceLocation) -> 
     var state = makeState(c.sessions, device: c.device)
     for action in c.given {
         let outcome = state.apply(action)
-        #expect(outcome.error == nil, "setup action \(action) of '\(c.name)' failed: \(String(describing: outcome.error))",
-                sourceLocation: sourceLocation)
+        #expect(
+            outcome.error == nil, "setup action \(action) of '\(c.name)' failed: \(String(describing: outcome.error))",
+            sourceLocation: sourceLocation)
     }
     let before = state
     let outcome = state.apply(c.when)
@@ -76,16 +90,18 @@ func check(_ c: RuleCase, sourceLocation: SourceLocation = #_sourceLocation) -> 
     }
     #expect(outcome.error == c.error, "error of '\(c.name)'", sourceLocation: sourceLocation)
     if c.error != nil {
-        #expect(state == before, "a refused action must leave the state unchanged ('\(c.name)')",
-                sourceLocation: sourceLocation)
+        #expect(
+            state == before, "a refused action must leave the state unchanged ('\(c.name)')",
+            sourceLocation: sourceLocation)
     }
     let view = state.renderView
     for (id, expected) in c.states.sorted(by: { $0.key < $1.key }) {
         #expect(view.session(id)?.state == expected, "state of \(id) in '\(c.name)'", sourceLocation: sourceLocation)
     }
     for (id, expected) in c.running.sorted(by: { $0.key < $1.key }) {
-        #expect(view.source(id)?.isRunning == expected, "isRunning of \(id) in '\(c.name)'",
-                sourceLocation: sourceLocation)
+        #expect(
+            view.source(id)?.isRunning == expected, "isRunning of \(id) in '\(c.name)'",
+            sourceLocation: sourceLocation)
     }
     return (before, state)
 }
@@ -98,8 +114,9 @@ func run(_ state: inout PolicyState, _ actions: [PolicyAction], sourceLocation: 
     var last: [JournalEntry] = []
     for action in actions {
         let outcome = state.apply(action)
-        #expect(outcome.error == nil, "\(action) failed: \(String(describing: outcome.error))",
-                sourceLocation: sourceLocation)
+        #expect(
+            outcome.error == nil, "\(action) failed: \(String(describing: outcome.error))",
+            sourceLocation: sourceLocation)
         last = outcome.journal
     }
     return last

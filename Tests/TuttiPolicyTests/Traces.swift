@@ -65,12 +65,13 @@ struct Scenario: Sendable, CustomStringConvertible {
             let id = "s\(n)"
             let options = spec.options.filter { spec.category.allows($0) }
             let alternative = spec.alternative.flatMap { alt in options.allSatisfy { alt.allows($0) } ? alt : nil }
-            sessions.append(SessionConfiguration(
-                id: id, category: spec.category, options: options, mode: spec.spoken ? .spokenAudio : .default,
-                playbackControls: spec.playbackControls, remoteCommands: spec.remoteCommands,
-                foreground: spec.foreground, autoResume: spec.autoResume,
-                categoryWhenOtherAudioPlaying: alternative,
-                ducking: spec.duckLevel.map { DuckingSettings(levelDB: Double($0), attackSeconds: 0.05, releaseSeconds: 0.2) }))
+            sessions.append(
+                SessionConfiguration(
+                    id: id, category: spec.category, options: options, mode: spec.spoken ? .spokenAudio : .default,
+                    playbackControls: spec.playbackControls, remoteCommands: spec.remoteCommands,
+                    foreground: spec.foreground, autoResume: spec.autoResume,
+                    categoryWhenOtherAudioPlaying: alternative,
+                    ducking: spec.duckLevel.map { DuckingSettings(levelDB: Double($0), attackSeconds: 0.05, releaseSeconds: 0.2) }))
             for k in 0..<spec.sourceCount { sources.append(SourceConfiguration(id: "\(id).x\(k)", session: id)) }
         }
         self.sessions = sessions
@@ -97,17 +98,19 @@ struct Scenario: Sendable, CustomStringConvertible {
 
     func decode(_ code: ActionCode) -> PolicyAction {
         let kind = table[code.kind % table.count]
-        let ghost = code.b >= 97  // now and then an id nobody registered
+        let ghost = code.b >= 97 // now and then an id nobody registered
         let session = ghost ? "ghost" : sessions[code.a % sessions.count].id
         let source = ghost || sources.isEmpty ? "ghost" : sources[code.a % sources.count].id
         switch kind {
         case .activate: return .activate(session: session)
         case .deactivate: return .deactivate(session: session, notifyOthers: code.b % 2 == 0)
         case .setCategory:
-            let options = Set(CategoryOption.allCases.enumerated().filter { code.b & (1 << $0.offset) != 0 && $0.offset < 3 }
-                .map(\.element))
-            return .setCategory(session: session, category: Category.allCases[code.b % Category.allCases.count],
-                                options: code.b % 3 == 0 ? options : [])
+            let options = Set(
+                CategoryOption.allCases.enumerated().filter { code.b & (1 << $0.offset) != 0 && $0.offset < 3 }
+                    .map(\.element))
+            return .setCategory(
+                session: session, category: Category.allCases[code.b % Category.allCases.count],
+                options: code.b % 3 == 0 ? options : [])
         case .foreground: return .foreground(session: session)
         case .background: return .background(session: session)
         case .resume: return .resume(session: session)
@@ -145,38 +148,42 @@ struct Scenario: Sendable, CustomStringConvertible {
 
 enum Worlds {
     /// Players and input sessions are where most rules bite: weight them up.
-    static let categories: [Category] = [.soloAmbient, .ambient, .ambient, .playback, .playback, .playback, .record,
-                                         .playAndRecord, .playAndRecord, .audioProcessing, .multiRoute]
+    static let categories: [Category] = [
+        .soloAmbient, .ambient, .ambient, .playback, .playback, .playback, .record,
+        .playAndRecord, .playAndRecord, .audioProcessing, .multiRoute,
+    ]
 
     static func sessionSpec(duckerRate: Float) -> Generator<SessionSpec, AnySequence<Any>> {
-      zip(
         zip(
-            Gen.int(in: 0...(categories.count - 1)).map { categories[$0] },
-            Gen<CategoryOption>.case.set(ofAtMost: 0...3),
-            Gen.bool(0.3),
-            Gen.bool(0.5),
-            Gen<RemoteCommand>.case.set(ofAtMost: 0...6)
-        ),
-        zip(
-            Gen.bool(0.85),
-            Gen.bool(0.8),
-            Gen<Category>.case.optional(valueRate: 0.25),
-            Gen.int(in: -30 ... -3).optional(valueRate: 0.5),
-            Gen.int(in: 0...3),
-            Gen.bool(duckerRate)  // several duckers at once is what makes ducking interesting
-        )
-      ).map { t in
-        SessionSpec(category: t.0.0, options: t.1.5 ? t.0.1.union([.duckOthers]) : t.0.1, spoken: t.0.2,
-                    playbackControls: t.0.3, remoteCommands: t.0.4, foreground: t.1.0, autoResume: t.1.1,
-                    alternative: t.1.2, duckLevel: t.1.3, sourceCount: t.1.4)
-      }.eraseToAny()
+            zip(
+                Gen.int(in: 0...(categories.count - 1)).map { categories[$0] },
+                Gen<CategoryOption>.case.set(ofAtMost: 0...3),
+                Gen.bool(0.3),
+                Gen.bool(0.5),
+                Gen<RemoteCommand>.case.set(ofAtMost: 0...6)
+            ),
+            zip(
+                Gen.bool(0.85),
+                Gen.bool(0.8),
+                Gen<Category>.case.optional(valueRate: 0.25),
+                Gen.int(in: -30 ... -3).optional(valueRate: 0.5),
+                Gen.int(in: 0...3),
+                Gen.bool(duckerRate) // several duckers at once is what makes ducking interesting
+            )
+        ).map { t in
+            SessionSpec(
+                category: t.0.0, options: t.1.5 ? t.0.1.union([.duckOthers]) : t.0.1, spoken: t.0.2,
+                playbackControls: t.0.3, remoteCommands: t.0.4, foreground: t.1.0, autoResume: t.1.1,
+                alternative: t.1.2, duckLevel: t.1.3, sourceCount: t.1.4)
+        }.eraseToAny()
     }
 
     static let device = zip(
         Gen.bool(0.2), Gen.bool(0.2), Gen.int(in: 0...16), Gen.int(in: 0...16), Gen<Route>.case, Gen.bool(0.1)
     ).map { t in
-        DeviceState(silentSwitch: t.0, locked: t.1, volume: Double(t.2) / 16, ringerVolume: Double(t.3) / 16,
-                    route: t.4, micMuted: t.5)
+        DeviceState(
+            silentSwitch: t.0, locked: t.1, volume: Double(t.2) / 16, ringerVolume: Double(t.3) / 16,
+            route: t.4, micMuted: t.5)
     }.eraseToAny()
 
     static let actionCode = zip(Gen.int(in: 0...9999), Gen.int(in: 0...99), Gen.int(in: 0...99))
@@ -217,8 +224,10 @@ struct Trace {
             let before = state
             let outcome = state.apply(action)
             let afterView = state.renderView
-            steps.append(Step(before: before, action: action, outcome: outcome, after: state,
-                              beforeView: view, afterView: afterView))
+            steps.append(
+                Step(
+                    before: before, action: action, outcome: outcome, after: state,
+                    beforeView: view, afterView: afterView))
             view = afterView
         }
     }
@@ -259,7 +268,8 @@ func checkTraces(
         }
         let list = actions.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
         let shown: String = found.prefix(5).joined(separator: "\n  ")
-        let message = "\(name): case \(n) of seed \(seed) fails (\(actions.count) of \(original) actions)\n"
+        let message =
+            "\(name): case \(n) of seed \(seed) fails (\(actions.count) of \(original) actions)\n"
             + "\(scenario)\nactions:\n\(list)\nviolations:\n  \(shown)"
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         return

@@ -1,11 +1,15 @@
 import Testing
 import TuttiPolicy
+
 @testable import TuttiScene
 
 @Suite struct JSONTests {
     @Test func parsesAndKeepsKeyOrder() throws {
         let v = try JSONParser.parse(#"{"b": [1, -2.5e3, true, null], "a": "x\u00e9\n\ud83d\ude00"}"#)
-        guard case .object(let m) = v else { Issue.record("not an object"); return }
+        guard case .object(let m) = v else {
+            Issue.record("not an object")
+            return
+        }
         #expect(m.map(\.key) == ["b", "a"])
         #expect(m[0].value == .array([.number(1), .number(-2500), .bool(true), .null]))
         #expect(m[1].value == .string("xé\n😀"))
@@ -39,9 +43,11 @@ import TuttiPolicy
 
     /// The events log lines (moved here from the policy, which no longer writes JSON).
     @Test func logLinesForJournalEntries() {
-        let began = LogEntry(JournalEntry.interruptionBegan(session: "music", reason: .phoneCall, by: nil), frame: 96_000, sampleRate: 48_000)
+        let began = LogEntry(
+            JournalEntry.interruptionBegan(session: "music", reason: .phoneCall, by: nil), frame: 96_000, sampleRate: 48_000)
         #expect(began.jsonLine == #"{"frame":96000,"time":2,"type":"interruptionBegan","session":"music","reason":"phoneCall","by":null}"#)
-        let failed = LogEntry(JournalEntry.activationFailed(session: "m", error: .insufficientPriority(session: "m")), frame: 0, sampleRate: 48_000)
+        let failed = LogEntry(
+            JournalEntry.activationFailed(session: "m", error: .insufficientPriority(session: "m")), frame: 0, sampleRate: 48_000)
         #expect(failed.jsonLine == #"{"frame":0,"time":0,"type":"activationFailed","session":"m","error":"insufficientPriority"}"#)
         let volume = LogEntry(JournalEntry.volumeChanged(target: .system, value: 0.5625), frame: 24_000, sampleRate: 48_000)
         #expect(volume.jsonLine == #"{"frame":24000,"time":0.5,"type":"volumeChanged","target":"system","value":0.5625}"#)

@@ -9,8 +9,9 @@ import TuttiScene
     @Test(arguments: ["demo.json", "voip.json"])
     func liveScheduleMatchesOfflineRender(name: String) throws {
         let path = fixturesDir + "/scenes/" + name
-        let scene = try Scene.decode(json: String(contentsOfFile: path, encoding: .utf8),
-                                     baseDirectory: (path as NSString).deletingLastPathComponent)
+        let scene = try Scene.decode(
+            json: String(contentsOfFile: path, encoding: .utf8),
+            baseDirectory: (path as NSString).deletingLastPathComponent)
         var offline: [Float] = []
         let renderer = try SceneRenderer(scene: scene)
         try renderer.render { offline.append(contentsOf: $0) }

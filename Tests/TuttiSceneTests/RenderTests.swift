@@ -1,8 +1,8 @@
 import CSndFile
 import Foundation
 import Testing
-import TuttiScene
 import TuttiDSP
+import TuttiScene
 import TuttiTestSupport
 
 @Suite struct RenderTests {
@@ -14,15 +14,17 @@ import TuttiTestSupport
         let b = (0..<96_000).map { _ in Float.random(in: -0.9...0.9, using: &rng) }
         writeWAV(dir + "/a.wav", a, rate: 48_000, channels: 2)
         writeWAV(dir + "/b.wav", b, rate: 48_000, channels: 2)
-        let out = try renderScene("""
-        {"duration": 1, "sessions": [{"id": "s", "category": "playback", "options": ["mixWithOthers"]}],
-         "sources": [{"id": "a", "session": "s", "file": "a.wav", "gain": 0.5}, {"id": "b", "session": "s", "file": "b.wav", "gain": 0.25}],
-         "events": [{"at": 0, "session": "s", "action": "activate"},
-                    {"at": 0, "source": "a", "action": "play"}, {"at": 0, "source": "b", "action": "play"}]}
-        """, in: dir)
+        let out = try renderScene(
+            """
+            {"duration": 1, "sessions": [{"id": "s", "category": "playback", "options": ["mixWithOthers"]}],
+             "sources": [{"id": "a", "session": "s", "file": "a.wav", "gain": 0.5}, {"id": "b", "session": "s", "file": "b.wav", "gain": 0.25}],
+             "events": [{"at": 0, "session": "s", "action": "activate"},
+                        {"at": 0, "source": "a", "action": "play"}, {"at": 0, "source": "b", "action": "play"}]}
+            """, in: dir)
         let y = readWAV(out).samples
         #expect(y.count == a.count)
-        var err = 0.0, ref = 0.0
+        var err = 0.0
+        var ref = 0.0
         for i in 0..<y.count {
             let e = 0.5 * Double(a[i]) + 0.25 * Double(b[i])
             err += (Double(y[i]) - e) * (Double(y[i]) - e)
@@ -34,12 +36,13 @@ import TuttiTestSupport
 
     func toneFileScene(_ dir: String, freq: Double) throws -> [Double] {
         writeWAV(dir + "/tone.wav", sine(freq, rate: 44_100, seconds: 1.2), rate: 44_100, channels: 1)
-        let out = try renderScene("""
-        {"duration": 1, "engine": {"channels": 1},
-         "sessions": [{"id": "s", "category": "playback"}],
-         "sources": [{"id": "t", "session": "s", "file": "tone.wav"}],
-         "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0, "source": "t", "action": "play"}]}
-        """, in: dir)
+        let out = try renderScene(
+            """
+            {"duration": 1, "engine": {"channels": 1},
+             "sessions": [{"id": "s", "category": "playback"}],
+             "sources": [{"id": "t", "session": "s", "file": "tone.wav"}],
+             "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0, "source": "t", "action": "play"}]}
+            """, in: dir)
         return readWAV(out).samples.map(Double.init)
     }
 
@@ -70,12 +73,16 @@ import TuttiTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = fixturesDir + "/scenes/" + scene
         for (i, format) in [SampleFormat.float32, .s16].enumerated() {
-            _ = try SceneRenderer.renderFile(scenePath: path, outputPath: dir + "/a\(i).wav", eventsPath: dir + "/a\(i).jsonl", format: format)
-            _ = try SceneRenderer.renderFile(scenePath: path, outputPath: dir + "/b\(i).wav", eventsPath: dir + "/b\(i).jsonl", format: format)
-            let a = FileManager.default.contents(atPath: dir + "/a\(i).wav")!, b = FileManager.default.contents(atPath: dir + "/b\(i).wav")!
+            _ = try SceneRenderer.renderFile(
+                scenePath: path, outputPath: dir + "/a\(i).wav", eventsPath: dir + "/a\(i).jsonl", format: format)
+            _ = try SceneRenderer.renderFile(
+                scenePath: path, outputPath: dir + "/b\(i).wav", eventsPath: dir + "/b\(i).jsonl", format: format)
+            let a = FileManager.default.contents(atPath: dir + "/a\(i).wav")!
+            let b = FileManager.default.contents(atPath: dir + "/b\(i).wav")!
             #expect(a.count > 100_000)
             #expect(a == b)
-            #expect(FileManager.default.contents(atPath: dir + "/a\(i).jsonl") == FileManager.default.contents(atPath: dir + "/b\(i).jsonl"))
+            #expect(
+                FileManager.default.contents(atPath: dir + "/a\(i).jsonl") == FileManager.default.contents(atPath: dir + "/b\(i).jsonl"))
         }
     }
 
@@ -83,11 +90,12 @@ import TuttiTestSupport
     func integerOutputIsAValidDitheredWAV(format: SampleFormat, bits: Int) throws {
         let dir = makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let out = try renderScene("""
-        {"duration": 1, "sessions": [{"id": "s", "category": "playback"}],
-         "sources": [{"id": "t", "session": "s", "tone": {"frequency": 1000, "amplitude": 0.5}}],
-         "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0.5, "source": "t", "action": "play"}]}
-        """, in: dir, format: format)
+        let out = try renderScene(
+            """
+            {"duration": 1, "sessions": [{"id": "s", "category": "playback"}],
+             "sources": [{"id": "t", "session": "s", "tone": {"frequency": 1000, "amplitude": 0.5}}],
+             "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0.5, "source": "t", "action": "play"}]}
+            """, in: dir, format: format)
         // sox reads it and agrees on the format.
         let info = try run("/usr/bin/soxi", [out])
         #expect(info.status == 0, "soxi: \(info.output)")
@@ -143,10 +151,11 @@ import TuttiTestSupport
     @Test func outputHasExactlyTheSceneLength() throws {
         let dir = makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let out = try renderScene("""
-        {"duration": 1.0, "engine": {"blockFrames": 256}, "sessions": [],
-         "events": [{"at": 0.1, "system": "systemSound", "tone": {"frequency": 2000}, "duration": 0.0333}]}
-        """, in: dir)
+        let out = try renderScene(
+            """
+            {"duration": 1.0, "engine": {"blockFrames": 256}, "sessions": [],
+             "events": [{"at": 0.1, "system": "systemSound", "tone": {"frequency": 2000}, "duration": 0.0333}]}
+            """, in: dir)
         #expect(readWAV(out).samples.count == 48_000 * 2)
     }
 }

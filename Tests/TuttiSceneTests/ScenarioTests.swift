@@ -7,9 +7,22 @@ import TuttiTestSupport
 /// tone detection on the rendered mix (fixtures/expected.json, derived by hand from the
 /// policy rules), the key journal events, and a golden journal per scene.
 @Suite struct ScenarioTests {
-    struct Window { var from, to: Double; var state: String; var tolerance: Double }
-    struct Role { var name: String; var frequency: Double; var windows: [Window] }
-    struct Expected { var key, scene: String; var roles: [Role]; var present: [[String: Any]]; var absent: [[String: Any]] }
+    struct Window {
+        var from, to: Double
+        var state: String
+        var tolerance: Double
+    }
+    struct Role {
+        var name: String
+        var frequency: Double
+        var windows: [Window]
+    }
+    struct Expected {
+        var key, scene: String
+        var roles: [Role]
+        var present: [[String: Any]]
+        var absent: [[String: Any]]
+    }
 
     static let expected: [Expected] = {
         let data = FileManager.default.contents(atPath: fixturesDir + "/expected.json")!
@@ -20,14 +33,16 @@ import TuttiTestSupport
             let roles = (s["roles"] as! [String: Any]).keys.sorted().map { name -> Role in
                 let r = (s["roles"] as! [String: Any])[name] as! [String: Any]
                 let windows = (r["windows"] as! [[String: Any]]).map {
-                    Window(from: ($0["from"] as! NSNumber).doubleValue, to: ($0["to"] as! NSNumber).doubleValue,
-                           state: $0["state"] as! String, tolerance: ($0["tolerance"] as? NSNumber)?.doubleValue ?? 0)
+                    Window(
+                        from: ($0["from"] as! NSNumber).doubleValue, to: ($0["to"] as! NSNumber).doubleValue,
+                        state: $0["state"] as! String, tolerance: ($0["tolerance"] as? NSNumber)?.doubleValue ?? 0)
                 }
                 return Role(name: name, frequency: (r["frequency"] as! NSNumber).doubleValue, windows: windows)
             }
             let events = s["keyEvents"] as! [String: Any]
-            return Expected(key: key, scene: s["scene"] as! String, roles: roles,
-                            present: events["present"] as? [[String: Any]] ?? [], absent: events["absent"] as? [[String: Any]] ?? [])
+            return Expected(
+                key: key, scene: s["scene"] as! String, roles: roles,
+                present: events["present"] as? [[String: Any]] ?? [], absent: events["absent"] as? [[String: Any]] ?? [])
         }
     }()
 
@@ -35,8 +50,9 @@ import TuttiTestSupport
 
     func render(_ e: Expected) throws -> (mono: [Double], rate: Double, journal: [LogEntry]) {
         let path = fixturesDir + "/" + e.scene
-        let scene = try Scene.decode(json: String(contentsOfFile: path, encoding: .utf8),
-                                     baseDirectory: (path as NSString).deletingLastPathComponent)
+        let scene = try Scene.decode(
+            json: String(contentsOfFile: path, encoding: .utf8),
+            baseDirectory: (path as NSString).deletingLastPathComponent)
         let r = try SceneRenderer(scene: scene)
         var out: [Float] = []
         try r.render { out.append(contentsOf: $0) }
@@ -52,7 +68,8 @@ import TuttiTestSupport
         let margin = 0.03
         for role in e.roles {
             func level(_ w: Window) -> Double? {
-                let a = Int(((w.from + margin + w.tolerance) * rate).rounded()), b = Int(((w.to - margin) * rate).rounded())
+                let a = Int(((w.from + margin + w.tolerance) * rate).rounded())
+                let b = Int(((w.to - margin) * rate).rounded())
                 guard b - a >= Int(0.02 * rate) else { return nil }
                 return Analysis.toneAmplitude(x[a..<min(b, x.count)], frequency: role.frequency, sampleRate: rate)
             }

@@ -5,45 +5,80 @@ import TuttiScene
 /// Every bad input names its place, and leaves the output path as it was.
 @Suite struct SceneErrorTests {
     static let good = """
-    {"duration": 1, "sessions": [{"id": "m", "category": "playback"}],
-     "sources": [{"id": "t", "session": "m", "tone": {"frequency": 440, "amplitude": 0.5}}],
-     "events": [{"at": 0, "session": "m", "action": "activate"}, {"at": 0, "source": "t", "action": "play"}]}
-    """
+        {"duration": 1, "sessions": [{"id": "m", "category": "playback"}],
+         "sources": [{"id": "t", "session": "m", "tone": {"frequency": 440, "amplitude": 0.5}}],
+         "events": [{"at": 0, "session": "m", "action": "activate"}, {"at": 0, "source": "t", "action": "play"}]}
+        """
 
     static let cases: [(String, String, String)] = [
         ("malformed JSON", #"{"duration": 1,"#, "line 1, column 16"),
-        ("unknown action", good.replacingOccurrences(of: #""action": "play""#, with: #""action": "plya""#),
-         #"events[1].action: unknown source action "plya" (did you mean "play"?)"#),
-        ("unknown root field", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "durration": 2"#),
-         #"durration: unknown field (did you mean "duration"?)"#),
+        (
+            "unknown action", good.replacingOccurrences(of: #""action": "play""#, with: #""action": "plya""#),
+            #"events[1].action: unknown source action "plya" (did you mean "play"?)"#
+        ),
+        (
+            "unknown root field", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "durration": 2"#),
+            #"durration: unknown field (did you mean "duration"?)"#
+        ),
         ("missing duration", good.replacingOccurrences(of: #""duration": 1, "#, with: ""), "duration: required number is missing"),
-        ("unknown session in source", good.replacingOccurrences(of: #""session": "m", "tone""#, with: #""session": "x", "tone""#),
-         #"sources[0].session: unknown session "x""#),
-        ("unknown source in event", good.replacingOccurrences(of: #""source": "t""#, with: #""source": "u""#),
-         #"events[1].source: unknown source "u""#),
-        ("gain out of range", good.replacingOccurrences(of: #""amplitude": 0.5}"#, with: #""amplitude": 0.5}, "gain": 1.5"#),
-         "sources[0].gain: 1.5 is out of range 0…1"),
-        ("bad category", good.replacingOccurrences(of: #""playback""#, with: #""playbak""#),
-         #"sessions[0].category: unknown category "playbak""#),
-        ("option not allowed", good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "ambient", "options": ["duckOthers"]}"#),
-         "sessions[0].options[0]"),
-        ("event after the end", good.replacingOccurrences(of: #"{"at": 0, "source""#, with: #"{"at": 3, "source""#),
-         "events[1].at: 3 s is out of range 0…1 s"),
-        ("two targets", good.replacingOccurrences(of: #"{"at": 0, "source": "t""#, with: #"{"at": 0, "session": "m", "source": "t""#),
-         "events[1].source: an event has one target"),
-        ("wrong type", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": "1""#), "duration: expected a number, found a string"),
-        ("bad sample rate", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "engine": {"sampleRate": 1000}"#),
-         "engine.sampleRate: 1000 is out of range 8000…384000"),
-        ("bad output format", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "engine": {"output": "mp3"}"#),
-         #"engine.output: unknown output format "mp3""#),
-        ("duplicate source id", good.replacingOccurrences(of: #""sources": ["#, with: #""sources": [{"id": "t", "session": "m", "silence": true}, "#),
-         #"sources[1].id: duplicate source id "t""#),
-        ("missing file", good.replacingOccurrences(of: #""tone": {"frequency": 440, "amplitude": 0.5}"#, with: #""file": "nope.wav""#),
-         #"sources[0].file: "nope.wav": cannot read audio file"#),
-        ("not a WAV", good.replacingOccurrences(of: #""tone": {"frequency": 440, "amplitude": 0.5}"#, with: #""file": "scene.json""#),
-         #"sources[0].file: "scene.json": cannot read audio file"#),
-        ("tone above Nyquist", good.replacingOccurrences(of: #""frequency": 440"#, with: #""frequency": 30000"#),
-         "sources[0].tone.frequency: 30000 Hz is out of range"),
+        (
+            "unknown session in source", good.replacingOccurrences(of: #""session": "m", "tone""#, with: #""session": "x", "tone""#),
+            #"sources[0].session: unknown session "x""#
+        ),
+        (
+            "unknown source in event", good.replacingOccurrences(of: #""source": "t""#, with: #""source": "u""#),
+            #"events[1].source: unknown source "u""#
+        ),
+        (
+            "gain out of range", good.replacingOccurrences(of: #""amplitude": 0.5}"#, with: #""amplitude": 0.5}, "gain": 1.5"#),
+            "sources[0].gain: 1.5 is out of range 0…1"
+        ),
+        (
+            "bad category", good.replacingOccurrences(of: #""playback""#, with: #""playbak""#),
+            #"sessions[0].category: unknown category "playbak""#
+        ),
+        (
+            "option not allowed",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "ambient", "options": ["duckOthers"]}"#),
+            "sessions[0].options[0]"
+        ),
+        (
+            "event after the end", good.replacingOccurrences(of: #"{"at": 0, "source""#, with: #"{"at": 3, "source""#),
+            "events[1].at: 3 s is out of range 0…1 s"
+        ),
+        (
+            "two targets", good.replacingOccurrences(of: #"{"at": 0, "source": "t""#, with: #"{"at": 0, "session": "m", "source": "t""#),
+            "events[1].source: an event has one target"
+        ),
+        (
+            "wrong type", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": "1""#),
+            "duration: expected a number, found a string"
+        ),
+        (
+            "bad sample rate", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "engine": {"sampleRate": 1000}"#),
+            "engine.sampleRate: 1000 is out of range 8000…384000"
+        ),
+        (
+            "bad output format", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "engine": {"output": "mp3"}"#),
+            #"engine.output: unknown output format "mp3""#
+        ),
+        (
+            "duplicate source id",
+            good.replacingOccurrences(of: #""sources": ["#, with: #""sources": [{"id": "t", "session": "m", "silence": true}, "#),
+            #"sources[1].id: duplicate source id "t""#
+        ),
+        (
+            "missing file", good.replacingOccurrences(of: #""tone": {"frequency": 440, "amplitude": 0.5}"#, with: #""file": "nope.wav""#),
+            #"sources[0].file: "nope.wav": cannot read audio file"#
+        ),
+        (
+            "not a WAV", good.replacingOccurrences(of: #""tone": {"frequency": 440, "amplitude": 0.5}"#, with: #""file": "scene.json""#),
+            #"sources[0].file: "scene.json": cannot read audio file"#
+        ),
+        (
+            "tone above Nyquist", good.replacingOccurrences(of: #""frequency": 440"#, with: #""frequency": 30000"#),
+            "sources[0].tone.frequency: 30000 Hz is out of range"
+        ),
     ]
 
     @Test(arguments: cases)

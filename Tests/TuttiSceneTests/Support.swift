@@ -1,8 +1,8 @@
 import CSndFile
 import Foundation
 import Tutti
-import TuttiScene
 import TuttiDSP
+import TuttiScene
 
 /// A fresh temporary folder per test.
 func makeTempDir() -> String {
@@ -43,7 +43,9 @@ func readWAV(_ path: String) -> (samples: [Float], rate: Int, channels: Int, for
 
 /// Write a scene and render it; returns the output path.
 @discardableResult
-func renderScene(_ json: String, in dir: String, format: SampleFormat? = nil, output: String = "out.wav", events: String? = nil) throws -> String {
+func renderScene(_ json: String, in dir: String, format: SampleFormat? = nil, output: String = "out.wav", events: String? = nil) throws
+    -> String
+{
     let scenePath = dir + "/scene.json"
     try json.write(toFile: scenePath, atomically: true, encoding: .utf8)
     let out = dir + "/" + output

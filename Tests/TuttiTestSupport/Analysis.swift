@@ -18,11 +18,26 @@ public enum Analysis {
     /// Least-squares fit of a·sin + b·cos (+ c) at `frequency`; returns amplitude and the residual RMS.
     public static func fitSine(_ x: ArraySlice<Double>, frequency: Double, sampleRate: Double) -> (amplitude: Double, residualRMS: Double) {
         let w = 2 * Double.pi * frequency / sampleRate
-        var ss = 0.0, cc = 0.0, sc = 0.0, xs = 0.0, xc = 0.0, s1 = 0.0, c1 = 0.0, x1 = 0.0
+        var ss = 0.0
+        var cc = 0.0
+        var sc = 0.0
+        var xs = 0.0
+        var xc = 0.0
+        var s1 = 0.0
+        var c1 = 0.0
+        var x1 = 0.0
         let n = Double(x.count)
         for (k, v) in x.enumerated() {
-            let s = sin(w * Double(k)), c = cos(w * Double(k))
-            ss += s * s; cc += c * c; sc += s * c; xs += v * s; xc += v * c; s1 += s; c1 += c; x1 += v
+            let s = sin(w * Double(k))
+            let c = cos(w * Double(k))
+            ss += s * s
+            cc += c * c
+            sc += s * c
+            xs += v * s
+            xc += v * c
+            s1 += s
+            c1 += c
+            x1 += v
         }
         // Solve the 3×3 normal equations [ss sc s1; sc cc c1; s1 c1 n]·[a b d] = [xs xc x1].
         let m = [[ss, sc, s1, xs], [sc, cc, c1, xc], [s1, c1, n, x1]]
@@ -47,7 +62,8 @@ public enum Analysis {
     /// Power of `frequency` in `x` (Goertzel), normalized so a full-scale sine gives amplitude 1.
     public static func toneAmplitude(_ x: ArraySlice<Double>, frequency: Double, sampleRate: Double) -> Double {
         let w = 2 * Double.pi * frequency / sampleRate
-        var re = 0.0, im = 0.0
+        var re = 0.0
+        var im = 0.0
         // Hann window to keep neighbouring tones out; amplitude-corrected.
         let n = Double(x.count)
         for (k, v) in x.enumerated() {
@@ -60,17 +76,24 @@ public enum Analysis {
 
     /// Frequency of the strongest component between `low` and `high` (1 Hz grid, then 0.01 Hz refine).
     public static func dominantFrequency(_ x: ArraySlice<Double>, sampleRate: Double, low: Double, high: Double) -> Double {
-        var best = low, bestA = -1.0
+        var best = low
+        var bestA = -1.0
         var f = low
         while f <= high {
             let a = toneAmplitude(x, frequency: f, sampleRate: sampleRate)
-            if a > bestA { bestA = a; best = f }
+            if a > bestA {
+                bestA = a
+                best = f
+            }
             f += 1
         }
         var g = best - 1
         while g <= best + 1 {
             let a = toneAmplitude(x, frequency: g, sampleRate: sampleRate)
-            if a > bestA { bestA = a; best = g }
+            if a > bestA {
+                bestA = a
+                best = g
+            }
             g += 0.01
         }
         return best

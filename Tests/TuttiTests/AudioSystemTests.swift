@@ -10,8 +10,10 @@ import TuttiTestSupport
     func make() throws -> (AudioSystem, AudioSession, AudioSession) {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let system = try AudioSystem(engine: engine)
-        let music = try system.addSession(SessionConfiguration(id: "music", category: .playback, playbackControls: true,
-                                                                remoteCommands: [.play, .pause, .togglePlayPause]))
+        let music = try system.addSession(
+            SessionConfiguration(
+                id: "music", category: .playback, playbackControls: true,
+                remoteCommands: [.play, .pause, .togglePlayPause]))
         let nav = try system.addSession(SessionConfiguration(id: "nav", category: .playback, options: [.duckOthers]))
         try system.addSource("song", session: "music", kind: .tone(frequency: 440, amplitude: 0.5), loop: true)
         try system.addSource("prompt", session: "nav", kind: .tone(frequency: 660, amplitude: 0.5), loop: true)

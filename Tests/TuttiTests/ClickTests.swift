@@ -9,7 +9,8 @@ import TuttiTestSupport
     let rate = 48_000
 
     /// A 440 Hz tone (amplitude 0.5) playing from frame 0; `transition` schedules the change at `at`.
-    func render(_ transition: (Engine, SourceID, BusID, Int64) throws -> Void, at: Int64 = 24_000, frames: Int = 72_000) throws -> [Double] {
+    func render(_ transition: (Engine, SourceID, BusID, Int64) throws -> Void, at: Int64 = 24_000, frames: Int = 72_000) throws -> [Double]
+    {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: rate, channelCount: 1))
         let bus = try engine.addBus()
         let s = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus)
@@ -22,7 +23,8 @@ import TuttiTestSupport
         let clicks = Analysis.clicks(x, reference: 2_000..<20_000)
         #expect(clicks.isEmpty, "\(what): clicks at frames \(clicks.prefix(5))")
         // The transition really happened (the test would be empty otherwise).
-        let before = Analysis.rms(x[10_000..<20_000]), after = Analysis.rms(x[60_000..<70_000])
+        let before = Analysis.rms(x[10_000..<20_000])
+        let after = Analysis.rms(x[60_000..<70_000])
         #expect(abs(Analysis.dB(after / before)) > 3, "\(what): level did not change")
     }
 

@@ -3,8 +3,10 @@ import Tutti
 import TuttiDSP
 
 /// Render `frameCount` frames from `engine` in blocks of `block`, collecting events.
-func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256, events: inout [RenderEvent],
-               before: (Int64) -> Void = { _ in }) -> [Float] {
+func renderAll(
+    _ engine: Engine, frameCount: Int, block: Int = 256, events: inout [RenderEvent],
+    before: (Int64) -> Void = { _ in }
+) -> [Float] {
     let ch = engine.channelCount
     var out = [Float](repeating: 0, count: frameCount * ch)
     var done = 0
@@ -25,7 +27,9 @@ func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
     return renderAll(engine, frameCount: frameCount, block: block, events: &events)
 }
 
-func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int = 48_000, channels: Int = 2, phase: Double = 0) -> AudioBuffer {
+func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int = 48_000, channels: Int = 2, phase: Double = 0)
+    -> AudioBuffer
+{
     let n = Int(Double(rate) * seconds)
     var s = [Float](repeating: 0, count: n * channels)
     for i in 0..<n {

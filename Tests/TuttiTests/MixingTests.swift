@@ -8,13 +8,15 @@ import TuttiTestSupport
     @Test func mixingIsExact() throws {
         let engine = try Engine()
         let bus = try engine.addBus()
-        let a = noiseBuffer(seed: 11, seconds: 1), b = sineBuffer(997, seconds: 1)
+        let a = noiseBuffer(seed: 11, seconds: 1)
+        let b = sineBuffer(997, seconds: 1)
         let sa = try engine.addSource(.buffer(a), bus: bus, gain: 0.5)
         let sb = try engine.addSource(.buffer(b), bus: bus, gain: 0.25)
         try engine.send(.play(sa))
         try engine.send(.play(sb))
         let out = renderAll(engine, frameCount: 48_000)
-        var err = 0.0, ref = 0.0
+        var err = 0.0
+        var ref = 0.0
         for i in 0..<out.count {
             let expected = 0.5 * Double(a.samples[i]) + 0.25 * Double(b.samples[i])
             err += (Double(out[i]) - expected) * (Double(out[i]) - expected)
@@ -27,7 +29,8 @@ import TuttiTestSupport
     @Test func commandsApplyAtTheirExactFrame() throws {
         let engine = try Engine()
         let bus = try engine.addBus()
-        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 96_000), channelCount: 2, sampleRate: 48_000)), bus: bus)
+        let s = try engine.addSource(
+            .buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 96_000), channelCount: 2, sampleRate: 48_000)), bus: bus)
         try engine.send(.play(s), at: 1_000)
         try engine.send(.setSourceGain(s, gain: 0.25, rampFrames: 0), at: 3_333)
         let out = renderAll(engine, frameCount: 5_000, block: 256)
@@ -54,7 +57,9 @@ import TuttiTestSupport
             try engine.send(.setMasterVolume(gain: 0.3, rampFrames: 2_000), at: 6_000)
             return renderAll(engine, frameCount: 12_000, block: block)
         }
-        let a = try run(block: 64), b = try run(block: 1024), c = try run(block: 333)
+        let a = try run(block: 64)
+        let b = try run(block: 1024)
+        let c = try run(block: 333)
         #expect(a == b)
         #expect(a == c)
     }
@@ -67,7 +72,7 @@ import TuttiTestSupport
         var events: [RenderEvent] = []
         let out = renderAll(engine, frameCount: 9_600, events: &events)
         #expect(events.contains(RenderEvent(frame: 500 + 4_800, kind: .sourceEnded(s))))
-        #expect(out[(500 + 4_800) * 2 ..< out.count].allSatisfy { $0 == 0 })
+        #expect(out[(500 + 4_800) * 2..<out.count].allSatisfy { $0 == 0 })
     }
 
     @Test func loopingWrapsAround() throws {
@@ -82,7 +87,8 @@ import TuttiTestSupport
 
     @Test func ringerClassUsesRingerVolumeAndSystemClassUsesSystemVolume() throws {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
-        let media = try engine.addBus(), ringer = try engine.addBus(volumeClass: .ringer)
+        let media = try engine.addBus()
+        let ringer = try engine.addBus(volumeClass: .ringer)
         let dc = AudioBuffer(interleaved: [Float](repeating: 0.5, count: 4_800), channelCount: 1, sampleRate: 48_000)
         let m = try engine.addSource(.buffer(dc), bus: media)
         let r = try engine.addSource(.buffer(dc), bus: ringer)
@@ -136,7 +142,8 @@ import TuttiTestSupport
     @Test func playDuringAPauseFadeResumesInPlace() throws {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let bus = try engine.addBus()
-        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 48_000), channelCount: 1, sampleRate: 48_000)), bus: bus)
+        let s = try engine.addSource(
+            .buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 48_000), channelCount: 1, sampleRate: 48_000)), bus: bus)
         try engine.send(.play(s))
         try engine.send(.pause(s), at: 1_000)
         try engine.send(.play(s), at: 1_100)

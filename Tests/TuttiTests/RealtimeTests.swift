@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import Tutti
 import TuttiDSP
 import TuttiTestSupport
+
+@testable import Tutti
 
 @Suite struct RealtimeTests {
     @Test func noMallocsWhileRendering32Sources() throws {

@@ -19,12 +19,13 @@
 
 import Benchmark
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Tutti
 import TuttiBenchSupport
 import TuttiDSP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 let smoke = ProcessInfo.processInfo.environment["TUTTI_BENCH_SMOKE"] != nil
 /// TUTTI_BENCH_INJECT_MALLOC=1: ZeroMalloc allocates once per sample, so its check must fail.
@@ -37,12 +38,13 @@ let qualities: [ResamplerQuality] = smoke ? [.sincFastest] : ResamplerQuality.al
 
 /// Timing configuration: wall clock only (cpu metrics add syscalls and mallocs to each sample).
 func timing(_ seconds: Int = 1) -> Benchmark.Configuration {
-    .init(metrics: [.wallClock, .throughput],
-          timeUnits: .nanoseconds,
-          warmupIterations: smoke ? 2 : 20,
-          scalingFactor: .one,
-          maxDuration: smoke ? .milliseconds(40) : .seconds(seconds),
-          maxIterations: smoke ? 200 : 100_000)
+    .init(
+        metrics: [.wallClock, .throughput],
+        timeUnits: .nanoseconds,
+        warmupIterations: smoke ? 2 : 20,
+        scalingFactor: .one,
+        maxDuration: smoke ? .milliseconds(40) : .seconds(seconds),
+        maxIterations: smoke ? 200 : 100_000)
 }
 
 /// Per-block times measured inside the closure with the same clock for the engine and its
@@ -131,8 +133,9 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.measurement(engineNs, e)
                 benchmark.measurement(bareNs, timed { pair.bare.render() })
             } setup: {
-                StreamPair(engine: try EngineFixture(bufferSources: 0, streamSources: n, quality: q, blockFrames: b),
-                           bare: BareResamplerFixture(sources: n, quality: q, blockFrames: b))
+                StreamPair(
+                    engine: try EngineFixture(bufferSources: 0, streamSources: n, quality: q, blockFrames: b),
+                    bare: BareResamplerFixture(sources: n, quality: q, blockFrames: b))
             }
         }
     }
@@ -144,14 +147,20 @@ let benchmarks: @Sendable () -> Void = {
     // ramping, ramps re-aimed mid-block by commands scheduled ahead); with at most 10 samples
     // the p90 that `thresholds check` compares against Thresholds/ (0) is the maximum.
     let mallocBlocks = 50
-    Benchmark("ZeroMalloc N=128 B=256 x50",
-              configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
-                                   warmupIterations: 1,
-                                   scalingFactor: .one,
-                                   maxDuration: .seconds(smoke ? 1 : 2),
-                                   maxIterations: 8,
-                                   thresholds: [.mallocCountTotal: .init(relative: BenchmarkThresholds.Relative.strict,
-                                                                         absolute: BenchmarkThresholds.Absolute.strict)])) { benchmark, fixture in
+    Benchmark(
+        "ZeroMalloc N=128 B=256 x50",
+        configuration: .init(
+            metrics: [.wallClock, .mallocCountTotal, .throughput],
+            warmupIterations: 1,
+            scalingFactor: .one,
+            maxDuration: .seconds(smoke ? 1 : 2),
+            maxIterations: 8,
+            thresholds: [
+                .mallocCountTotal: .init(
+                    relative: BenchmarkThresholds.Relative.strict,
+                    absolute: BenchmarkThresholds.Absolute.strict)
+            ])
+    ) { benchmark, fixture in
         fixture.prepare(blocks: mallocBlocks)
         benchmark.startMeasurement()
         for _ in 0..<mallocBlocks { fixture.render() }

@@ -28,19 +28,23 @@ struct ScenePaths {
 let xRealTime = BenchmarkMetric.custom("x real time", polarity: .prefersLarger, useScalingFactor: false)
 
 func configuration(samples: Int) -> Benchmark.Configuration {
-    .init(metrics: [.wallClock, .throughput, xRealTime],
-          timeUnits: .milliseconds,
-          warmupIterations: 1,
-          scalingFactor: .one,
-          maxDuration: .seconds(smoke ? 1 : 5),
-          maxIterations: smoke ? 2 : samples)
+    .init(
+        metrics: [.wallClock, .throughput, xRealTime],
+        timeUnits: .milliseconds,
+        warmupIterations: 1,
+        scalingFactor: .one,
+        maxDuration: .seconds(smoke ? 1 : 5),
+        maxIterations: smoke ? 2 : samples)
 }
 
 let benchmarks: @Sendable () -> Void = {
     let renderSeconds = smoke ? 20 : 300
     Benchmark("Offline render 8 sources 48kHz \(renderSeconds)s", configuration: configuration(samples: 10)) { benchmark, scene in
         let renderer: SceneRenderer
-        do { renderer = try SceneRenderer(scene: scene) } catch { benchmark.error("\(error)"); return }
+        do { renderer = try SceneRenderer(scene: scene) } catch {
+            benchmark.error("\(error)")
+            return
+        }
         var peak: Float = 0
         var blocks = 0
         benchmark.startMeasurement()
@@ -63,7 +67,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let fileSeconds = smoke ? 20 : 60
-    Benchmark("Offline renderFile 8 sources 48kHz \(fileSeconds)s", configuration: configuration(samples: 5)) { (benchmark: Benchmark, paths: ScenePaths) in
+    Benchmark("Offline renderFile 8 sources 48kHz \(fileSeconds)s", configuration: configuration(samples: 5)) {
+        (benchmark: Benchmark, paths: ScenePaths) in
         benchmark.startMeasurement()
         let t0 = DispatchTime.now().uptimeNanoseconds
         do {

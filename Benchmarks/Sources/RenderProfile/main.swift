@@ -19,7 +19,8 @@ import TuttiScene
 import TuttiSceneBenchSupport
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: RenderProfile mix|moving|reference N B BLOCKS | stream|bare QUALITY N B BLOCKS | scene SECONDS\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: RenderProfile mix|moving|reference N B BLOCKS | stream|bare QUALITY N B BLOCKS | scene SECONDS\n".utf8))
     exit(64)
 }
 

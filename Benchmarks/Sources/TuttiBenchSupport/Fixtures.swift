@@ -4,7 +4,7 @@ import Tutti
 import TuttiDSP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The engine set-ups the benchmarks measure, and the reference computations on the same
@@ -70,8 +70,10 @@ public final class EngineFixture {
     private var writePositions: [Int]
     private var framesFed: Double = 0
 
-    public init(bufferSources: Int, streamSources: Int = 0, quality: ResamplerQuality = .sincFastest,
-                blockFrames: Int, moving: Bool = false) throws {
+    public init(
+        bufferSources: Int, streamSources: Int = 0, quality: ResamplerQuality = .sincFastest,
+        blockFrames: Int, moving: Bool = false
+    ) throws {
         let total = bufferSources + streamSources
         precondition(total > 0)
         self.blockFrames = blockFrames
@@ -88,13 +90,15 @@ public final class EngineFixture {
 
         for _ in 0..<BenchSetup.busCount(forSources: total) { busIDs.append(try engine.addBus()) }
         buffers = (0..<bufferSources).map {
-            AudioBuffer(interleaved: BenchSetup.material(frames: BenchSetup.loopFrames, seed: $0, rate: Double(BenchSetup.sampleRate)),
-                        channelCount: BenchSetup.channelCount, sampleRate: Double(BenchSetup.sampleRate))
+            AudioBuffer(
+                interleaved: BenchSetup.material(frames: BenchSetup.loopFrames, seed: $0, rate: Double(BenchSetup.sampleRate)),
+                channelCount: BenchSetup.channelCount, sampleRate: Double(BenchSetup.sampleRate))
         }
         gains = (0..<total).map { BenchSetup.gain($0, of: total) }
         streams = try (0..<streamSources).map { _ in
-            try StreamSource(sampleRate: BenchSetup.streamInputRate, channelCount: BenchSetup.channelCount,
-                             engineSampleRate: Double(BenchSetup.sampleRate), quality: quality, bufferFrames: 16_384)
+            try StreamSource(
+                sampleRate: BenchSetup.streamInputRate, channelCount: BenchSetup.channelCount,
+                engineSampleRate: Double(BenchSetup.sampleRate), quality: quality, bufferFrames: 16_384)
         }
         streamInputFrames = Int(BenchSetup.streamInputRate) * 2
         streamInput = streamSources > 0 ? BenchSetup.material(frames: streamInputFrames, seed: 99, rate: BenchSetup.streamInputRate) : []
@@ -150,7 +154,7 @@ public final class EngineFixture {
                     var pos = writePositions[k]
                     if pos + left > streamInputFrames { pos = 0 }
                     let n = min(left, streamInputFrames - pos)
-                    let wrote = stream.write(UnsafeBufferPointer(rebasing: input[pos * 2 ..< (pos + n) * 2]))
+                    let wrote = stream.write(UnsafeBufferPointer(rebasing: input[pos * 2..<(pos + n) * 2]))
                     writePositions[k] = pos + wrote
                     left -= wrote
                     if wrote < n { break } // ring full: it is far enough ahead

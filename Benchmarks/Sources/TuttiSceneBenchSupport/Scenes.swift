@@ -42,8 +42,10 @@ public func sceneJSON(duration: Int) -> String {
         events.append(#"{"at": \#(t + 7), "device": "volume", "value": \#(t % 40 == 10 ? 0.6 : 0.9)}"#)
         t += 20
     }
-    let sources = [("m1", "music"), ("m2", "music"), ("g1", "game"), ("g2", "game"), ("g3", "game"),
-                   ("p1", "podcast"), ("p2", "podcast"), ("n1", "nav")].enumerated().map { k, s in
+    let sources = [
+        ("m1", "music"), ("m2", "music"), ("g1", "game"), ("g2", "game"), ("g3", "game"),
+        ("p1", "podcast"), ("p2", "podcast"), ("n1", "nav"),
+    ].enumerated().map { k, s in
         #"{"id": "\#(s.0)", "session": "\#(s.1)", "file": "s\#(k).wav", "loop": true, "gain": 0.5}"#
     }
     return """
@@ -61,4 +63,3 @@ public func sceneJSON(duration: Int) -> String {
         }
         """
 }
-
