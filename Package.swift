@@ -1,12 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti → TuttiDSP / TuttiPolicy → C system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
 let package = Package(
     name: "Tutti",
     products: [
         .library(name: "TuttiDSP", targets: ["TuttiDSP"]),
         .library(name: "TuttiPolicy", targets: ["TuttiPolicy"]),
+        .library(name: "TuttiEngine", targets: ["TuttiEngine"]),
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
@@ -28,15 +29,17 @@ let package = Package(
         .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
-        // Render graph, renderer, queues, offline loop.
-        .target(name: "Tutti", dependencies: [
+        // Render graph, renderer, queues: no policy decisions.
+        .target(name: "TuttiEngine", dependencies: [
             "TuttiDSP", "TuttiPolicy",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // The host API: the policy wired to the engine (sessions, sources, events).
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
-        .target(name: "TuttiALSA", dependencies: ["Tutti", "TuttiDSP", "CALSA"]),
+        .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
         .executableTarget(name: "tutti", dependencies: [
             "TuttiScene", "Tutti", "TuttiALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -45,15 +48,16 @@ let package = Package(
 
         // Test support: a per-thread malloc counter (interposes malloc in the test binary).
         .target(name: "CTuttiTestSupport", path: "Tests/CTuttiTestSupport"),
-        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport"], path: "Tests/TuttiTestSupport"),
+        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport", "TuttiEngine"], path: "Tests/TuttiTestSupport"),
         .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiPolicyTests", dependencies: [
             "TuttiPolicy",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "TuttiEngineTests", dependencies: ["TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,4 +1,5 @@
 import TuttiDSP
+import TuttiEngine
 import TuttiPolicy
 
 /// What a host hears about from the policy (platform-style notifications).

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
+
 // The function table mirrors alsa-lib's C names on purpose.
 import CALSA
 import Glibc

@@ -2,7 +2,7 @@ import CALSA
 import Foundation
 import Glibc
 import Synchronization
-import Tutti
+import TuttiEngine
 
 /// Plays an `Engine` on an ALSA PCM from a dedicated render thread.
 ///

@@ -1,8 +1,8 @@
 import CALSA
 import Glibc
 import Synchronization
-import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// The render thread's loop: render a period with the engine, convert it to the device
 /// format, write it; handle EAGAIN / EINTR / EPIPE in place and hand everything that can

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiTestSupport
 
 @Suite struct MixingTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiTestSupport
 
 /// Every gain transition on a sine is smooth by the second-difference detector; a hard step is not.

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import Tutti
+@testable import TuttiEngine
 
 /// 10^7 items through each of the engine's rings, a real producer thread against a real
 /// consumer thread, with a small ring so it wraps and fills constantly: nothing lost,

@@ -1,9 +1,9 @@
 import Foundation
-import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// Render `frameCount` frames from `engine` in blocks of `block`, collecting events.
-func renderAll(
+public func renderAll(
     _ engine: Engine, frameCount: Int, block: Int = 256, events: inout [RenderEvent],
     before: (Int64) -> Void = { _ in }
 ) -> [Float] {
@@ -22,12 +22,12 @@ func renderAll(
     return out
 }
 
-func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
+public func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
     var events: [RenderEvent] = []
     return renderAll(engine, frameCount: frameCount, block: block, events: &events)
 }
 
-func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int = 48_000, channels: Int = 2, phase: Double = 0)
+public func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int = 48_000, channels: Int = 2, phase: Double = 0)
     -> AudioBuffer
 {
     let n = Int(Double(rate) * seconds)
@@ -39,7 +39,7 @@ func sineBuffer(_ f: Double, amplitude: Double = 0.5, seconds: Double, rate: Int
     return AudioBuffer(interleaved: s, channelCount: channels, sampleRate: Double(rate))
 }
 
-func noiseBuffer(seed: UInt32, seconds: Double, rate: Int = 48_000, channels: Int = 2) -> AudioBuffer {
+public func noiseBuffer(seed: UInt32, seconds: Double, rate: Int = 48_000, channels: Int = 2) -> AudioBuffer {
     var rng = XorShift32(seed: seed)
     let n = Int(Double(rate) * seconds) * channels
     return AudioBuffer(interleaved: (0..<n).map { _ in rng.nextUnit() - 0.5 }, channelCount: channels, sampleRate: Double(rate))

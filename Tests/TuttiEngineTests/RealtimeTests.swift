@@ -3,7 +3,7 @@ import Testing
 import TuttiDSP
 import TuttiTestSupport
 
-@testable import Tutti
+@testable import TuttiEngine
 
 @Suite struct RealtimeTests {
     @Test func noMallocsWhileRendering32Sources() throws {
