@@ -2,50 +2,64 @@ import TuttiDSP
 import TuttiEngine
 import TuttiPolicy
 
-/// What a host hears about from the policy (platform-style notifications).
-public enum AudioSessionNotification: Sendable, Equatable {
-    public enum InterruptionType: Sendable, Equatable {
-        case began(reason: InterruptionReason, by: String?)
-        case ended(shouldResume: Bool)
-    }
-
-    case interruption(session: String, InterruptionType)
-    case routeChange(reason: RouteChangeReason, previous: Route, current: Route)
-    /// `secondaryAudioShouldBeSilencedHint` changed for `session`.
-    case silenceSecondaryAudioHint(session: String, begin: Bool)
-}
-
 /// The policy wired to an engine: every `PolicyAction` goes through `PolicyState`, and the
 /// difference between the render views before and after becomes render commands at the
-/// action's exact frame (gates, duck envelopes, pauses, resumes, volumes).
+/// action's frame (gates, duck envelopes, pauses, resumes, volumes).
 ///
-/// Thread: the control thread (the one that owns the `Engine`'s command side).
-public final class AudioSystem {
-    public let engine: Engine
-    public private(set) var policy: PolicyState
-    public private(set) var view: RenderView
+/// This is the single-threaded core behind `AudioEngine` (which serialises calls from any
+/// thread) and the scene driver (which needs every journal entry, synchronously). It speaks
+/// ids to hosts and names to the policy.
+///
+/// Thread: one control thread at a time (the owner of the `Engine`'s command side).
+package final class AudioSystem {
+    package let configuration: AudioEngineConfiguration
+    package let engine: Engine
+    package private(set) var policy: PolicyState
+    package private(set) var view: RenderView
     /// Phone call audio: system volume, never ducked or silenced.
-    public let callBus: BusID
+    package let callBus: BusID
     /// System sounds: ringer volume.
-    public let ringerBus: BusID
-    private var busOf: [String: BusID] = [:]
-    private var sourceOf: [String: SourceID] = [:]
-    private var sourceName: [SourceID: String] = [:]
+    package let ringerBus: BusID
+
+    private var sessionNames: [SessionID: String] = [:]
+    private var sessionIDs: [String: SessionID] = [:]
+    private var sources: [SourceID: SourceRecord] = [:]
+    private var sourceIDs: [String: SourceID] = [:]
+    private var nextSourceNumber = 1
     private var callSource: SourceID?
     private var hints: [String: Bool] = [:]
+    /// Heard non-mixable sessions at the last hint pass (a new, inactive session's hint).
+    private var heardNonMixable = 0
 
-    /// Every command sent, in order, while `recordsCommands` is on.
-    public var recordsCommands = false
-    public private(set) var recordedCommands: [RenderCommand] = []
+    /// What the control side knows of a source.
+    struct SourceRecord {
+        let name: String
+        /// nil for the engine's own sources (call audio, system sounds).
+        let session: SessionID?
+        var gain: Float
+        /// Frames of content at the engine rate; nil for endless sources.
+        let frameCount: Int64?
+    }
 
-    /// Called for each notification, on the control thread, in order.
-    public var notificationHandler: ((AudioSessionNotification) -> Void)?
-    private var streams: [Int: AsyncStream<AudioSessionNotification>.Continuation] = [:]
-    private var nextStream = 0
+    /// Every value command sent, in order, while `recordsCommands` is on (a scene's timeline
+    /// for live replay).
+    package var recordsCommands = false
+    package private(set) var recordedCommands: [(frame: Int64, command: EngineCommand)] = []
 
-    public init(engine: Engine, device: DeviceState = DeviceState(), ducking: DuckingSettings = .default) throws {
-        self.engine = engine
-        policy = try PolicyState(device: device, ducking: ducking)
+    /// Host events not yet delivered, in frame order (ties: the order they happened).
+    private var pendingEvents: [AudioEvent] = []
+    /// Whether host events are collected at all (the scene driver reads the journal instead).
+    package var collectsEvents = true
+
+    package init(configuration: AudioEngineConfiguration) throws(TuttiError) {
+        try configuration.validate()
+        self.configuration = configuration
+        engine = try Engine(configuration: configuration.engineConfiguration)
+        do {
+            policy = try PolicyState(device: configuration.device, ducking: configuration.ducking)
+        } catch {
+            throw AudioSystem.error(error)
+        }
         view = policy.renderView
         try engine.send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: view.systemVolume)), rampFrames: 0))
         try engine.send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: view.ringerVolume)), rampFrames: 0))
@@ -53,68 +67,224 @@ public final class AudioSystem {
         ringerBus = try engine.addBus(volumeClass: .ringer)
     }
 
-    // MARK: Graph
+    /// Frames at the engine rate for a duration in seconds (rounded).
+    package func frames(forSeconds seconds: Double) -> Int64 { Int64(engine.configuration.frames(forSeconds: seconds)) }
 
-    /// Register a session (inactive) and its bus.
-    @discardableResult
-    public func addSession(_ configuration: SessionConfiguration) throws -> AudioSession {
-        try policy.addSession(configuration)
-        view = policy.renderView
-        busOf[configuration.id] = try engine.addBus(gateOpen: AudioSystem.gateOpen(view.session(configuration.id)))
-        hints[configuration.id] = policy.secondaryAudioShouldBeSilencedHint(asker: configuration.id)
-        return AudioSession(system: self, id: configuration.id)
+    // MARK: Sessions
+
+    /// Register a session (inactive, its bus gate closed). A failed call changes nothing.
+    package func addSession(_ configuration: SessionConfiguration) throws(TuttiError) -> SessionID {
+        guard !configuration.id.isEmpty else { throw TuttiError(.invalidArgument, "a session name must not be empty") }
+        do { try policy.checkNewSession(configuration) } catch { throw AudioSystem.error(error) }
+        let bus = try engine.addBus(gateOpen: false)
+        do { try policy.addSession(configuration) } catch { preconditionFailure("checked above: \(error)") }
+        let id = SessionID(bus: bus)
+        sessionNames[id] = configuration.id
+        sessionIDs[configuration.id] = id
+        // An inactive session changes nothing else in the view.
+        view.sessions.append(SessionView(id: configuration.id, state: .inactive, hasOutput: configuration.category.hasOutput))
+        hints[configuration.id] = policy.callActive || heardNonMixable > 0
+        return id
     }
 
-    /// Register a source of `session` (stopped).
-    @discardableResult
-    public func addSource(_ id: String, session: String, kind: SourceKind, gain: Float = 1, loop: Bool = false) throws -> SourceID {
-        guard let bus = busOf[session] else { throw PolicyError.unknownSession(session) }
-        try policy.addSource(SourceConfiguration(id: id, session: session))
-        let sid = try engine.addSource(kind, bus: bus, gain: gain, loop: loop)
-        sourceOf[id] = sid
-        sourceName[sid] = id
-        view = policy.renderView
-        return sid
+    /// Remove a session and its sources at `time` (deactivating it first, which releases what
+    /// it interrupted). Its id and its sources' ids are stale at once.
+    package func removeSession(_ id: SessionID, at time: EngineTime) throws(TuttiError) {
+        let name = try sessionName(id)
+        try engine.checkRoom(view.sources.count + view.sessions.count + 8)
+        let outcome = policy.apply(.removeSession(session: name))
+        if let error = outcome.error { throw AudioSystem.error(error) }
+        try applyView(policy.renderView, at: time, journal: outcome.journal)
+        try engine.removeBus(id.bus, at: time)
+        for (sid, record) in sources where record.session == id {
+            sources[sid] = nil
+            sourceIDs[record.name] = nil
+        }
+        sessionNames[id] = nil
+        sessionIDs[name] = nil
+        hints[name] = nil
     }
 
-    public func sourceID(_ name: String) -> SourceID? { sourceOf[name] }
-    public func busID(session: String) -> BusID? { busOf[session] }
-
-    // MARK: Actions
-
-    /// Run `action` through the policy and send what changed to the render graph at `frame`.
-    /// Failures (activation during a call, unknown ids, …) come back in `outcome.error`, with the state unchanged.
-    @discardableResult
-    public func perform(_ action: PolicyAction, at frame: Int64 = 0) throws -> PolicyOutcome {
-        let outcome = policy.apply(action)
-        try applyView(policy.renderView, at: frame)
-        notify(outcome.journal)
-        return outcome
+    /// The session of a live id, or `notFound`.
+    package func sessionName(_ id: SessionID) throws(TuttiError) -> String {
+        guard let name = sessionNames[id] else { throw TuttiError(.notFound, "no session \(id) (removed, or never created)") }
+        return name
     }
 
-    /// Source gain (not a policy matter): a linear ramp from the current gain.
-    public func setSourceGain(_ source: String, _ gain: Double, rampSeconds: Double? = nil, at frame: Int64 = 0) throws {
-        guard let id = sourceOf[source] else { throw PolicyError.unknownSource(source) }
+    /// The id of a live session by name.
+    package func sessionID(named name: String) -> SessionID? { sessionIDs[name] }
+
+    // MARK: Sources
+
+    /// Register a source of `session` (stopped at its start). `name` must be unique (the
+    /// policy and the journal use it); nil picks one. A failed call changes nothing.
+    package func addSource(
+        _ kind: SourceKind, session: SessionID, name: String? = nil, gain: Float = 1, loop: Bool = false
+    ) throws(TuttiError) -> SourceID {
+        let sessionName = try sessionName(session)
+        let name = name ?? uniqueSourceName(sessionName)
+        guard !name.isEmpty else { throw TuttiError(.invalidArgument, "a source name must not be empty") }
+        do { try policy.checkNewSource(SourceConfiguration(id: name, session: sessionName)) } catch { throw AudioSystem.error(error) }
+        let id = try engine.addSource(kind, bus: session.bus, gain: gain, loop: loop)
+        do { try policy.addSource(SourceConfiguration(id: name, session: sessionName)) } catch {
+            preconditionFailure("checked above: \(error)")
+        }
+        sources[id] = SourceRecord(name: name, session: session, gain: gain, frameCount: AudioSystem.frameCount(of: kind))
+        sourceIDs[name] = id
+        view.sources.append(SourceView(id: name, session: sessionName, isRunning: false))
+        return id
+    }
+
+    /// A source of the engine's own (call audio on `callBus`, a system sound on `ringerBus`):
+    /// outside the policy.
+    package func addEngineSource(_ kind: SourceKind, bus: BusID, loop: Bool = false) throws(TuttiError) -> SourceID {
+        let id = try engine.addSource(kind, bus: bus, loop: loop)
+        sources[id] = SourceRecord(name: "engine#\(id.slot)", session: nil, gain: 1, frameCount: AudioSystem.frameCount(of: kind))
+        return id
+    }
+
+    private static func frameCount(of kind: SourceKind) -> Int64? {
+        if case .buffer(let b) = kind { return Int64(b.frameCount) }
+        return nil
+    }
+
+    private func uniqueSourceName(_ session: String) -> String {
+        while true {
+            let name = "\(session).\(nextSourceNumber)"
+            nextSourceNumber += 1
+            if sourceIDs[name] == nil { return name }
+        }
+    }
+
+    /// Remove a source at `time` (it fades out if it plays). Its id is stale at once.
+    package func removeSource(_ id: SourceID, at time: EngineTime) throws(TuttiError) {
+        let record = try source(id)
+        try engine.checkRoom(4)
+        if record.session != nil {
+            let outcome = policy.apply(.removeSource(source: record.name))
+            if let error = outcome.error { throw AudioSystem.error(error) }
+            view = policy.renderView
+        }
+        try engine.removeSource(id, at: time)
+        sources[id] = nil
+        sourceIDs[record.name] = nil
+        if callSource == id { callSource = nil }
+    }
+
+    private func source(_ id: SourceID) throws(TuttiError) -> SourceRecord {
+        guard let record = sources[id], engine.contains(id) else {
+            throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
+        }
+        return record
+    }
+
+    /// The policy name of a live source.
+    package func sourceName(_ id: SourceID) throws(TuttiError) -> String { try source(id).name }
+
+    /// The id of a live source by name.
+    package func sourceID(named name: String) -> SourceID? { sourceIDs[name] }
+
+    /// The session of a live source (nil for the engine's own).
+    package func session(of id: SourceID) throws(TuttiError) -> SessionID? { try source(id).session }
+
+    /// What the render side last published about a source, with what the control side knows.
+    package func info(_ id: SourceID) throws(TuttiError) -> SourceInfo {
+        let record = try source(id)
+        let status = engine.status(id) ?? .initial
+        return SourceInfo(
+            state: status.state, position: status.position, frameCount: record.frameCount,
+            underrunFrames: status.underrunFrames, gain: record.gain)
+    }
+
+    /// The stream of a live stream source, or `invalidArgument`.
+    package func stream(_ id: SourceID) throws(TuttiError) -> StreamSource {
+        _ = try source(id)
+        guard let stream = engine.stream(id) else { throw TuttiError(.invalidArgument, "source \(id) is not a stream source") }
+        return stream
+    }
+
+    // MARK: Source commands (not policy matters, but ids are checked)
+
+    /// Source gain: a linear ramp from the current gain over `rampFrames` (nil: the default
+    /// 10 ms; 0: a step).
+    package func setSourceGain(_ id: SourceID, _ gain: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
+        _ = try source(id)
         try send(
-            .setSourceGain(id, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)),
-            at: frame)
+            .setSourceGain(id, gain: gain, rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)), at: time)
+        sources[id]?.gain = gain
     }
 
     /// Session (bus) gain, below the policy's gate and duck and the system volume.
-    public func setSessionGain(_ session: String, _ gain: Double, rampSeconds: Double? = nil, at frame: Int64 = 0) throws {
-        guard let bus = busOf[session] else { throw PolicyError.unknownSession(session) }
+    package func setSessionGain(_ id: SessionID, _ gain: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
+        _ = try sessionName(id)
         try send(
-            .setBusGain(bus, gain: Float(gain), rampFrames: engine.rampFrames(rampSeconds ?? engine.configuration.sourceGainRampSeconds)),
-            at: frame)
+            .setBusGain(id.bus, gain: gain, rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)), at: time)
+    }
+
+    /// Move a source to `position` (frames at the engine rate; a playing source fades out,
+    /// jumps and fades back in). Streams cannot seek.
+    package func seek(_ id: SourceID, to position: Int64, at time: EngineTime) throws(TuttiError) {
+        _ = try source(id)
+        if engine.stream(id) != nil { throw TuttiError(.state, "source \(id) is a stream: it cannot seek") }
+        guard position >= 0 else { throw TuttiError(.invalidArgument, "seek position must be ≥ 0 frames, got \(position)") }
+        try send(.seek(id, position: position), at: time)
+    }
+
+    /// Fades applied on play/resume (nil: the default, a de-click only when resuming mid-way)
+    /// and on pause/stop/seek/remove (nil: the default de-click), in frames.
+    package func setFades(_ id: SourceID, fadeInFrames: Int64?, fadeOutFrames: Int64?) throws(TuttiError) {
+        _ = try source(id)
+        let fadeIn = try fadeInFrames.map { (f: Int64) throws(TuttiError) -> Int32 in try checkedFrames(f, name: "fadeInFrames") } ?? -1
+        let fadeOut = try checkedFrames(fadeOutFrames ?? frames(forSeconds: configuration.transportFadeSeconds), name: "fadeOutFrames")
+        try send(.setFades(id, fadeInFrames: fadeIn, fadeOutFrames: fadeOut), at: .now)
+    }
+
+    private func rampLength(_ frames: Int64?, default seconds: Double) throws(TuttiError) -> Int32 {
+        try checkedFrames(frames ?? self.frames(forSeconds: seconds), name: "rampFrames")
+    }
+
+    private func checkedFrames(_ frames: Int64, name: String) throws(TuttiError) -> Int32 {
+        guard frames >= 0, frames <= Int64(Int32.max) else {
+            throw TuttiError(.invalidArgument, "\(name) must be in 0…\(Int32.max), got \(frames)")
+        }
+        return Int32(frames)
+    }
+
+    /// Send a value command (recorded while `recordsCommands` is on).
+    package func send(_ command: EngineCommand, at time: EngineTime) throws(TuttiError) {
+        try engine.send(command, at: time)
+        if recordsCommands { recordedCommands.append((time.frameValue, command)) }
+    }
+
+    // MARK: Policy actions
+
+    /// Run `action` through the policy and send what changed to the render graph at `time`.
+    /// A refusal comes back in `outcome.error` (with the `activationFailed` journal entry),
+    /// the state unchanged; only engine failures (a full command queue) throw.
+    @discardableResult
+    package func perform(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
+        // A view change sends a bounded number of commands per session and source.
+        try engine.checkRoom(view.sources.count + view.sessions.count + 4)
+        let outcome = policy.apply(action)
+        try applyView(policy.renderView, at: time, journal: outcome.journal)
+        return outcome
+    }
+
+    /// `perform`, with a refusal thrown as a `TuttiError` (`denied` for the policy's refusals).
+    @discardableResult
+    package func performChecked(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> [JournalEntry] {
+        let outcome = try perform(action, at: time)
+        if let error = outcome.error { throw AudioSystem.error(error) }
+        return outcome.journal
     }
 
     /// Begin a phone call, playing `audio` (a source on `callBus`, looped) when the call starts.
     @discardableResult
-    public func beginPhoneCall(audio: SourceID?, at frame: Int64 = 0) throws -> PolicyOutcome {
-        let outcome = try perform(.phoneCallBegin, at: frame)
+    package func beginPhoneCall(audio: SourceID?, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
+        let outcome = try perform(.phoneCallBegin, at: time)
         if let audio, view.callActive, callSource == nil {
             callSource = audio
-            try send(.play(audio), at: frame)
+            try send(.play(audio), at: time)
         }
         return outcome
     }
@@ -122,73 +292,90 @@ public final class AudioSystem {
     /// A system sound: plays `audio` (a source on `ringerBus`) unless the policy turns it
     /// into a vibration or suppresses it. Returns whether it plays.
     @discardableResult
-    public func playSystemSound(name: String, audio: SourceID, at frame: Int64 = 0) throws -> (outcome: PolicyOutcome, plays: Bool) {
-        let outcome = try perform(.systemSound(name: name), at: frame)
-        let plays = outcome.journal.contains { if case .systemSoundPlayed = $0 { true } else { false } }
-        if plays { try send(.play(audio), at: frame) }
+    package func playSystemSound(name: String, audio: SourceID, at time: EngineTime) throws(TuttiError) -> (
+        outcome: PolicyOutcome, plays: Bool
+    ) {
+        let outcome = try perform(.systemSound(name: name), at: time)
+        let plays = outcome.journal.contains {
+            if case .systemSoundPlayed = $0 { true } else { false }
+        }
+        if plays { try send(.play(audio), at: time) }
         return (outcome, plays)
     }
 
-    /// Send a raw command (recorded like the rest).
-    public func send(_ action: RenderCommand.Action, at frame: Int64) throws {
-        try engine.send(action, at: frame)
-        if recordsCommands { recordedCommands.append(RenderCommand(at: frame, action)) }
-    }
+    // MARK: Render events
 
-    /// Drain render events: a source that reached its end goes through the policy.
-    /// Returns the journal entries with the frame they happened at.
+    /// Collect what the render side reported: a source that ended goes through the policy.
+    /// Returns the journal entries of those ends with their frames (in frame order).
     @discardableResult
-    public func pollEvents(_ handler: (RenderEvent) -> Void = { _ in }) -> [(frame: Int64, entries: [JournalEntry])] {
-        var ended: [RenderEvent] = []
-        engine.pollEvents { e in
-            if case .sourceEnded = e.kind { ended.append(e) }
-            handler(e)
-        }
+    package func drainRenderEvents() -> [(frame: Int64, entries: [JournalEntry])] {
         var out: [(Int64, [JournalEntry])] = []
-        for e in ended {
-            guard case .sourceEnded(let id) = e.kind, let name = sourceName[id] else { continue }
-            let outcome = policy.apply(.sourceEnded(source: name))
+        for e in engine.pollEvents() {
+            guard case .sourceEnded(let id) = e.kind, let record = sources[id] else { continue }
+            guard let session = record.session else { continue }
+            if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: .sourceEnded(source: id, session: session))) }
+            let outcome = policy.apply(.sourceEnded(source: record.name))
             // The renderer already stopped and rewound it: take the new view without commands.
             view = policy.renderView
-            notify(outcome.journal)
+            notify(outcome.journal, at: e.frame)
             out.append((e.frame, outcome.journal))
         }
         return out
     }
 
-    // MARK: Notifications
-
-    /// A new stream of notifications (each call gets its own).
-    public func notifications() -> AsyncStream<AudioSessionNotification> {
-        let key = nextStream
-        nextStream += 1
-        return AsyncStream { continuation in
-            streams[key] = continuation
-        }
+    /// Host events whose frame rendering has passed, in frame order; they leave the queue.
+    package func takeDeliverableEvents() -> [AudioEvent] {
+        drainRenderEvents()
+        let rendered = engine.framesRendered
+        let n = pendingEvents.prefix { $0.frame <= rendered }.count
+        defer { pendingEvents.removeFirst(n) }
+        return Array(pendingEvents.prefix(n))
     }
 
-    private func notify(_ journal: [JournalEntry]) {
-        var notes: [AudioSessionNotification] = []
-        for e in journal {
-            switch e {
-            case .interruptionBegan(let s, let reason, let by): notes.append(.interruption(session: s, .began(reason: reason, by: by)))
-            case .interruptionEnded(let s, let resume): notes.append(.interruption(session: s, .ended(shouldResume: resume)))
-            case .routeChange(let reason, let previous, let current):
-                notes.append(.routeChange(reason: reason, previous: previous, current: current))
-            default: break
+    /// Whether a host event is waiting (deliverable or not).
+    package var hasPendingEvents: Bool { !pendingEvents.isEmpty }
+
+    /// Queue a host event in frame order.
+    package func enqueue(_ event: AudioEvent) {
+        var i = pendingEvents.count
+        while i > 0, pendingEvents[i - 1].frame > event.frame { i -= 1 }
+        pendingEvents.insert(event, at: i)
+    }
+
+    // MARK: Notifications
+
+    private func notify(_ journal: [JournalEntry], at frame: Int64) {
+        var events: [AudioEvent.Kind] = []
+        if collectsEvents {
+            for e in journal {
+                switch e {
+                case .interruptionBegan(let s, let reason, let by):
+                    if let id = sessionIDs[s] {
+                        events.append(.interruptionBegan(session: id, reason: reason, by: by.flatMap { sessionIDs[$0] }))
+                    }
+                case .interruptionEnded(let s, let resume):
+                    if let id = sessionIDs[s] { events.append(.interruptionEnded(session: id, shouldResume: resume)) }
+                case .duckingBegan(let s, let by):
+                    if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
+                case .duckingEnded(let s):
+                    if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
+                case .routeChange(let reason, let previous, let current):
+                    events.append(.routeChanged(reason: reason, previous: previous, current: current))
+                default:
+                    break
+                }
             }
         }
-        for s in policy.sessions {
-            let hint = policy.secondaryAudioShouldBeSilencedHint(asker: s.id)
+        let pass = policy.hintPass()
+        for (i, s) in policy.sessions.enumerated() {
+            let hint = pass.hints[i]
             if hints[s.id] != hint {
                 hints[s.id] = hint
-                notes.append(.silenceSecondaryAudioHint(session: s.id, begin: hint))
+                if collectsEvents, let id = sessionIDs[s.id] { events.append(.silenceSecondaryAudioHint(session: id, begin: hint)) }
             }
         }
-        for n in notes {
-            notificationHandler?(n)
-            for c in streams.values { c.yield(n) }
-        }
+        heardNonMixable = pass.heardNonMixable
+        for kind in events { enqueue(AudioEvent(frame: frame, kind: kind)) }
     }
 
     // MARK: View → commands
@@ -198,100 +385,114 @@ public final class AudioSystem {
         return session.state == .audible && session.hasOutput
     }
 
-    private func applyView(_ new: RenderView, at frame: Int64) throws {
+    /// Send what changed between the current view and `new` at `time`; O(sessions + sources).
+    private func applyView(_ new: RenderView, at time: EngineTime, journal: [JournalEntry]) throws(TuttiError) {
         let old = view
         view = new
-        let gateRamp = engine.rampFrames(engine.configuration.gateRampSeconds)
-        for after in new.sessions {
-            guard let bus = busOf[after.id] else { continue }
-            let before = old.session(after.id)
+        let frame = time.frameValue >= 0 ? time.frameValue : engine.framesRendered
+        let gateRamp = Int32(clamping: frames(forSeconds: configuration.gateRampSeconds))
+        var oldSession = AlignedLookup(old.sessions, id: \.id)
+        var oldSource = AlignedLookup(old.sources, id: \.id)
+        var sounding = Set<String>()
+        for s in old.sources where s.isRunning { sounding.insert(s.session) }
+        for (k, after) in new.sessions.enumerated() {
+            guard let bus = sessionIDs[after.id]?.bus else { continue }
+            let before = oldSession.find(after.id, near: k)
             let open = AudioSystem.gateOpen(after)
             if AudioSystem.gateOpen(before) != open {
                 // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
-                let sounding = old.sources.contains { $0.session == after.id && $0.isRunning }
-                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding ? gateRamp : 0), at: frame)
+                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding.contains(after.id) ? gateRamp : 0), at: time)
             }
             if before?.duck != after.duck {
                 if let duck = after.duck {
-                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.attackSeconds))
-                    try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: frame)
+                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.attackSeconds)))
+                    try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: time)
                 } else if let duck = before?.duck {
-                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: engine.frames(forSeconds: duck.releaseSeconds))
-                    try send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: frame)
+                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.releaseSeconds)))
+                    try send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: time)
                 }
             }
         }
-        for now in new.sources {
-            guard let id = sourceOf[now.id] else { continue }
-            let was = old.source(now.id)
+        for (k, now) in new.sources.enumerated() {
+            guard let id = sourceIDs[now.id] else { continue }
+            let was = oldSource.find(now.id, near: k)
             let rewind = was != nil && was?.rewinds != now.rewinds
             let wasRunning = was?.isRunning ?? false
             // Stop (fade out and rewind) first, so a play in the same action starts from the top.
-            if rewind { try send(.stop(id), at: frame) }
+            if rewind { try send(.stop(id), at: time) }
             if now.isRunning, !wasRunning || rewind {
-                try send(.play(id), at: frame)
+                try send(.play(id), at: time)
             } else if wasRunning, !now.isRunning, !rewind {
-                try send(.pause(id), at: frame)
+                try send(.pause(id), at: time)
             }
         }
+        let volumeRamp = Int32(clamping: frames(forSeconds: configuration.volumeRampSeconds))
         if old.systemVolume != new.systemVolume {
-            try send(
-                .setMasterVolume(
-                    gain: Float(VolumeCurve.gain(forVolume: new.systemVolume)),
-                    rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: new.systemVolume)), rampFrames: volumeRamp), at: time)
         }
         if old.ringerVolume != new.ringerVolume {
-            try send(
-                .setRingerVolume(
-                    gain: Float(VolumeCurve.gain(forVolume: new.ringerVolume)),
-                    rampFrames: engine.rampFrames(engine.configuration.volumeRampSeconds)), at: frame)
+            try send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: new.ringerVolume)), rampFrames: volumeRamp), at: time)
         }
         if old.callActive, !new.callActive, let call = callSource {
-            try send(.stop(call), at: frame)
+            try send(.stop(call), at: time)
             callSource = nil
+        }
+        notify(journal, at: frame)
+    }
+
+    // MARK: Errors
+
+    /// The `TuttiError` of a policy refusal.
+    package static func error(_ e: PolicyError) -> TuttiError {
+        switch e {
+        case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
+        case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue: TuttiError(.invalidArgument, e.description)
         }
     }
 }
 
-/// Control-side handle of one session, with the platform's names.
-/// Thread: the control thread. Holds no audio state: it forwards to its `AudioSystem`.
-public struct AudioSession {
-    public unowned let system: AudioSystem
-    public let id: String
+/// What a host can read about a source. Value type: any thread.
+public struct SourceInfo: Hashable, Sendable {
+    /// Where it is in its life, as the render side last published.
+    public var state: PlaybackState
+    /// Frames played since the last rewind (engine rate).
+    public var position: Int64
+    /// Length in frames at the engine rate; nil for tones, silence and streams.
+    public var frameCount: Int64?
+    /// Streams: frames rendered with no data.
+    public var underrunFrames: Int64
+    /// The last gain set (linear).
+    public var gain: Float
+}
 
-    public struct SetActiveOptions: OptionSet, Sendable {
-        public let rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
-        /// On deactivation, tell interrupted sessions they may resume.
-        public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
+extension EngineTime {
+    /// The frame, -1 for now.
+    var frameValue: Int64 {
+        switch self {
+        case .now: -1
+        case .frame(let f): f
+        }
+    }
+}
+
+/// Finds an element by id in an array that is usually aligned with another one (same order,
+/// the same index): O(1) then, O(n) once (a dictionary) when they differ.
+private struct AlignedLookup<Element> {
+    let elements: [Element]
+    let id: KeyPath<Element, String>
+    private var index: [String: Int]?
+
+    init(_ elements: [Element], id: KeyPath<Element, String>) {
+        self.elements = elements
+        self.id = id
     }
 
-    /// Change the category, mode and options of the session. Throws `optionNotAllowed` for
-    /// options the category does not take. A nil mode keeps the current one.
-    public func setCategory(
-        _ category: TuttiPolicy.Category, mode: Mode? = nil, options: Set<CategoryOption> = [],
-        at frame: Int64 = 0
-    ) throws {
-        let outcome = try system.perform(.setCategory(session: id, category: category, mode: mode, options: options), at: frame)
-        if let error = outcome.error { throw error }
+    mutating func find(_ key: String, near k: Int) -> Element? {
+        if k < elements.count, elements[k][keyPath: id] == key { return elements[k] }
+        if index == nil {
+            index = Dictionary(elements.indices.map { (elements[$0][keyPath: id], $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        return index?[key].map { elements[$0] }
     }
-
-    /// Activate or deactivate. Activation fails with `insufficientPriority` during a call.
-    public func setActive(_ active: Bool, options: SetActiveOptions = [], at frame: Int64 = 0) throws {
-        let action: PolicyAction =
-            active
-            ? .activate(session: id)
-            : .deactivate(session: id, notifyOthers: options.contains(.notifyOthersOnDeactivation))
-        let outcome = try system.perform(action, at: frame)
-        if let error = outcome.error { throw error }
-    }
-
-    /// The host's decision after an interruption ended, for sessions with `autoResume: false`.
-    public func resume(at frame: Int64 = 0) throws {
-        let outcome = try system.perform(.resume(session: id), at: frame)
-        if let error = outcome.error { throw error }
-    }
-
-    public var isOtherAudioPlaying: Bool { system.policy.isOtherAudioPlaying(asker: id) }
-    public var secondaryAudioShouldBeSilencedHint: Bool { system.policy.secondaryAudioShouldBeSilencedHint(asker: id) }
 }

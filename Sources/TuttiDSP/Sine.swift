@@ -5,12 +5,16 @@
 /// A sine oscillator with a double-precision phase (no drift over long renders).
 /// Owned by the render side.
 public struct SineOscillator: Sendable {
-    public var frequency: Double
-    public var amplitude: Float
+    /// Hz, fixed at creation.
+    public let frequency: Double
+    /// Peak amplitude (linear).
+    public let amplitude: Float
+    /// The rate it renders at, Hz.
     public let sampleRate: Double
     @usableFromInline var phase: Double = 0
-    @usableFromInline var increment: Double
+    @usableFromInline let increment: Double
 
+    /// A sine at `frequency` Hz and `amplitude` peak, rendered at `sampleRate` Hz, phase 0.
     public init(frequency: Double, amplitude: Float, sampleRate: Double) {
         self.frequency = frequency
         self.amplitude = amplitude
@@ -18,7 +22,14 @@ public struct SineOscillator: Sendable {
         increment = 2 * Double.pi * frequency / sampleRate
     }
 
-    @inlinable public mutating func reset() { phase = 0 }
+    /// Back to phase 0.
+    @inlinable @_noLocks public mutating func reset() { phase = 0 }
+
+    /// The phase it has `frame` frames after a reset.
+    @inlinable @_noLocks public mutating func seek(toFrame frame: Int) {
+        let p = Double(frame) * increment
+        phase = _unsafePerformance { fmod(p, 2 * Double.pi) }
+    }
 
     /// Write `frameCount` frames (the same value on every channel) into `output`, overwriting it.
     @inlinable @_noLocks

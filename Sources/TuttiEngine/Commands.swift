@@ -1,80 +1,107 @@
-/// Identifies a source slot in the graph. Value type: any thread.
-public struct SourceID: Hashable, Sendable, CustomStringConvertible {
-    public let index: Int32
-    @inlinable public init(_ index: Int32) { self.index = index }
-    public var description: String { "source#\(index)" }
+/// A change to the render graph that carries values only. Sent with `Engine.send(_:at:)`;
+/// the render side applies it at its frame. Value type: any thread.
+public enum EngineCommand: Sendable, Hashable {
+    /// Start or resume (fading in from where it is; see `SourceNode`).
+    case play(SourceID)
+    /// Fade out, then hold the position.
+    case pause(SourceID)
+    /// Fade out, then rewind.
+    case stop(SourceID)
+    /// Move to `position` (frames at the engine rate). A playing source fades out, jumps and
+    /// fades back in.
+    case seek(SourceID, position: Int64)
+    /// Ramp the source gain linearly from its current value over `rampFrames` (0: a step).
+    case setSourceGain(SourceID, gain: Float, rampFrames: Int32)
+    /// Fade lengths used on play/resume and on pause/stop/remove; a negative fade-in keeps
+    /// the default (a de-click only when resuming mid-way).
+    case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)
+    case setLoop(SourceID, Bool)
+    /// Gate: 1 open, 0 closed (silenced or interrupted session).
+    case setBusGate(BusID, gain: Float, rampFrames: Int32)
+    case setBusGain(BusID, gain: Float, rampFrames: Int32)
+    /// Duck envelope: move to `targetDB` at `dBPerFrame`.
+    case setBusDuck(BusID, targetDB: Float, dBPerFrame: Float)
+    case setMasterVolume(gain: Float, rampFrames: Int32)
+    case setRingerVolume(gain: Float, rampFrames: Int32)
 }
 
-/// Identifies a bus (one per session, plus the engine's own ringer and call buses).
-public struct BusID: Hashable, Sendable, CustomStringConvertible {
-    public let index: Int32
-    @inlinable public init(_ index: Int32) { self.index = index }
-    public var description: String { "bus#\(index)" }
-}
+/// A command on its way to the render thread: a value command or a resource handover, the
+/// frame it is due at (-1: now) and its sequence number (commands for the same frame apply in
+/// sequence order). Trivial value: it travels through a `CommandRing` and waits in
+/// `PendingCommands` without reference counting.
+@usableFromInline struct RenderCommand {
+    @usableFromInline var frame: Int64
+    @usableFromInline var sequence: UInt64
+    @usableFromInline var action: Action
 
-/// Which final gain stage a bus goes through.
-public enum VolumeClass: UInt8, Sendable {
-    /// Everything but system sounds: ends at the system volume.
-    case system
-    /// System sounds and ringtones: end at the ringer volume.
-    case ringer
-}
-
-/// A change to the graph, applied by the render thread at `frame` (absolute output
-/// frame; anything at or before the current frame applies at once). Trivial value:
-/// it travels through an `SPSCRing` without reference counting.
-public struct RenderCommand: Sendable {
-    public var frame: Int64
-    public var action: Action
-
-    @inlinable public init(at frame: Int64 = 0, _ action: Action) {
+    @inlinable @_noLocks init(frame: Int64, sequence: UInt64, action: Action) {
         self.frame = frame
+        self.sequence = sequence
         self.action = action
     }
 
-    public enum Action: @unchecked Sendable {
+    @usableFromInline enum Action {
+        case command(EngineCommand)
         /// Put a node built on the control side into its slot; the render side copies it and
-        /// hands the pointer back (`RenderEvent.retired`) to be freed on the control side.
+        /// hands the pointer back (`RenderEvent.Kind.retiredSourceNode`) to be freed there.
         case installSource(UnsafeMutablePointer<SourceNode>)
         case installBus(UnsafeMutablePointer<BusNode>)
-        /// Empty a slot; the render side reports `.sourceRemoved` so owned data can be released.
+        /// Fade out (the source's fade-out length), then empty the slot and report
+        /// `sourceRemoved` so its owned data can be released on the control side.
         case removeSource(SourceID)
-        case play(SourceID)
-        case pause(SourceID)
-        /// Fade out, then rewind.
-        case stop(SourceID)
-        case setSourceGain(SourceID, gain: Float, rampFrames: Int32)
-        case setLoop(SourceID, Bool)
-        /// Gate: 1 open, 0 closed (silenced or interrupted session).
-        case setBusGate(BusID, gain: Float, rampFrames: Int32)
-        case setBusGain(BusID, gain: Float, rampFrames: Int32)
-        /// Duck envelope: move to `targetDB` at `dBPerFrame`.
-        case setBusDuck(BusID, targetDB: Float, dBPerFrame: Float)
-        case setMasterVolume(gain: Float, rampFrames: Int32)
-        case setRingerVolume(gain: Float, rampFrames: Int32)
+        /// Empty a bus slot at once (its sources are removed first) and report `busRemoved`.
+        case removeBus(BusID)
     }
 }
 
-/// Something the render thread reports back. Trivial value.
-public struct RenderEvent: Sendable, Equatable {
-    public var frame: Int64
-    public var kind: Kind
+/// Something the render thread reports back, at the frame it happened. Trivial value.
+@usableFromInline struct RenderEvent {
+    @usableFromInline var frame: Int64
+    @usableFromInline var kind: Kind
 
-    @inlinable @_noLocks public init(frame: Int64, kind: Kind) {
+    @inlinable @_noLocks init(frame: Int64, kind: Kind) {
         self.frame = frame
         self.kind = kind
     }
 
-    public enum Kind: @unchecked Sendable, Equatable {
-        /// A non-looping source played to its end (it is now stopped and rewound).
+    @usableFromInline enum Kind {
+        /// A non-looping source played past its last frame (it is now stopped and rewound);
+        /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
-        /// A fade-out for pause/stop finished: the source no longer advances.
+        /// A fade-out for pause or stop finished: the source no longer advances.
         case sourceHalted(SourceID)
+        /// The slot is empty; what the source owned may be released.
         case sourceRemoved(SourceID)
+        case busRemoved(BusID)
         /// A node pointer handed back for freeing on the control side.
         case retiredSourceNode(UnsafeMutablePointer<SourceNode>)
         case retiredBusNode(UnsafeMutablePointer<BusNode>)
-        /// A command named a slot that is empty or out of range (host misuse).
-        case rejectedCommand
+    }
+}
+
+/// What the render side reported, as the control side hands it on. Value type: any thread.
+public struct EngineEvent: Hashable, Sendable {
+    /// The frame it happened at (engine clock).
+    public var frame: Int64
+    /// What happened.
+    public var kind: Kind
+
+    /// An event of `kind` at `frame`.
+    public init(frame: Int64, kind: Kind) {
+        self.frame = frame
+        self.kind = kind
+    }
+
+    /// What happened.
+    public enum Kind: Hashable, Sendable {
+        /// A non-looping source played past its last frame; it is stopped and rewound.
+        /// `frame` is the frame after its last sample.
+        case sourceEnded(SourceID)
+        /// A pause or stop fade-out finished.
+        case sourceHalted(SourceID)
+        /// The source is gone; its id is stale from now on.
+        case sourceRemoved(SourceID)
+        /// The bus is gone.
+        case busRemoved(BusID)
     }
 }

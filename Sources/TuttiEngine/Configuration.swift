@@ -2,21 +2,30 @@ import TuttiDSP
 
 /// Engine settings, fixed at creation. Value type: any thread.
 public struct EngineConfiguration: Sendable, Equatable {
+    /// Output (and mixing) rate, Hz.
     public var sampleRate: Int = 48_000
+    /// Output channels, 1 or 2.
     public var channelCount: Int = 2
     /// Longest stretch rendered in one go; longer render calls are split (scratch buffers have this size).
     public var maxBlockFrames: Int = 4096
     /// Capacity of the graph (slots are preallocated; nothing grows while rendering).
     public var maxSources: Int = 512
+    /// Bus slots (one per session plus the engine's own).
     public var maxBuses: Int = 64
+    /// Commands that may be in flight (sent, not yet applied) at once; sending more is a
+    /// `capacity` error. The render side's pending-command heap has this size, and the event
+    /// ring is sized from it and `maxSources`, so no event is ever dropped.
     public var commandQueueCapacity: Int = 8192
-    public var eventQueueCapacity: Int = 8192
     /// Default ramps (seconds): source gain changes, play/pause/stop fades, bus gates, volume.
     public var sourceGainRampSeconds: Double = 0.010
+    /// Default play/pause/stop/seek/remove de-click fade, seconds.
     public var transportFadeSeconds: Double = 0.010
+    /// Gate ramp when a session becomes audible or silent, seconds.
     public var gateRampSeconds: Double = 0.020
+    /// System and ringer volume ramp, seconds.
     public var volumeRampSeconds: Double = 0.020
 
+    /// Defaults, at `sampleRate` Hz with `channelCount` channels.
     public init(sampleRate: Int = 48_000, channelCount: Int = 2) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
@@ -27,33 +36,30 @@ public struct EngineConfiguration: Sendable, Equatable {
         Int((seconds * Double(sampleRate)).rounded())
     }
 
-    public func validate() throws {
+    /// Event ring capacity: two events per command in flight and two per source (a fade-out
+    /// or an end that completes after its command was applied), so the render side never
+    /// finds it full.
+    var eventQueueCapacity: Int { 2 * commandQueueCapacity + 2 * maxSources + 2 * maxBuses + 16 }
+
+    /// Throws `invalidArgument` naming the first setting out of range.
+    public func validate() throws(TuttiError) {
         guard (8_000...384_000).contains(sampleRate) else {
-            throw EngineError.invalidConfiguration("sampleRate \(sampleRate) is outside 8000…384000")
+            throw .invalid("sampleRate must be in 8000…384000 Hz, got \(sampleRate)")
         }
-        guard (1...2).contains(channelCount) else { throw EngineError.invalidConfiguration("channelCount \(channelCount) must be 1 or 2") }
-        guard maxBlockFrames >= 16 else { throw EngineError.invalidConfiguration("maxBlockFrames must be at least 16") }
-        guard maxSources > 0, maxBuses > 0 else { throw EngineError.invalidConfiguration("maxSources and maxBuses must be positive") }
-    }
-}
-
-public enum EngineError: Error, Equatable, CustomStringConvertible, Sendable {
-    case invalidConfiguration(String)
-    case tooManySources(limit: Int)
-    case tooManyBuses(limit: Int)
-    case unknownBus(Int)
-    case commandQueueFull
-    case formatMismatch(String)
-
-    public var description: String {
-        switch self {
-        case .invalidConfiguration(let s): "invalid engine configuration: \(s)"
-        case .tooManySources(let n): "too many sources (the engine was configured for \(n))"
-        case .tooManyBuses(let n): "too many sessions (the engine was configured for \(n) buses)"
-        case .unknownBus(let i): "no bus with id \(i)"
-        case .commandQueueFull:
-            "the command queue is full (the render side is not consuming; try again later or raise commandQueueCapacity)"
-        case .formatMismatch(let s): s
+        guard (1...2).contains(channelCount) else { throw .invalid("channelCount must be 1 or 2, got \(channelCount)") }
+        guard (16...65_536).contains(maxBlockFrames) else {
+            throw .invalid("maxBlockFrames must be in 16…65536, got \(maxBlockFrames)")
+        }
+        guard (1...65_536).contains(maxSources) else { throw .invalid("maxSources must be in 1…65536, got \(maxSources)") }
+        guard (1...65_536).contains(maxBuses) else { throw .invalid("maxBuses must be in 1…65536, got \(maxBuses)") }
+        guard (16...1 << 20).contains(commandQueueCapacity) else {
+            throw .invalid("commandQueueCapacity must be in 16…1048576, got \(commandQueueCapacity)")
+        }
+        for (name, value) in [
+            ("sourceGainRampSeconds", sourceGainRampSeconds), ("transportFadeSeconds", transportFadeSeconds),
+            ("gateRampSeconds", gateRampSeconds), ("volumeRampSeconds", volumeRampSeconds),
+        ] where !(value.isFinite && value >= 0 && value <= 10) {
+            throw .invalid("\(name) must be in 0…10 s, got \(value)")
         }
     }
 }

@@ -2,129 +2,304 @@ import TuttiDSP
 
 /// What a new source plays (control-side description).
 public enum SourceKind {
-    /// Must already be at the engine rate and channel count (see `AudioBuffer.converted`).
+    /// Decoded audio; it must already be at the engine rate and channel count
+    /// (see `AudioBuffer.converted`).
     case buffer(AudioBuffer)
+    /// A sine on every channel: `frequency` Hz (finite, > 0, below Nyquist), `amplitude` 0…1.
     case tone(frequency: Double, amplitude: Float)
+    /// Plays nothing, advances like any source.
     case silence
-    case stream(StreamSource)
+    /// Frames pushed by the host at `sampleRate` Hz with `channelCount` channels (1 or 2);
+    /// the ring holds `capacityFrames`. Converted to the engine rate with `quality` while
+    /// playing, mapped to the engine's channels.
+    case stream(sampleRate: Double, channelCount: Int, capacityFrames: Int, quality: ResamplerQuality = .sincMedium)
 }
 
-/// The control side of the engine.
+/// The control side of the render graph: builds resources, sends commands, collects what
+/// the render side reports.
 ///
 /// Thread: one control thread at a time calls its methods (it is the single producer of the
-/// command ring and the single consumer of the event ring). The render side is `renderer`,
-/// driven by whoever owns the audio clock: `render(into:frameCount:)` (pull mode, offline
-/// loop) or a backend thread. Resources (buffers, converters, nodes) are built here, handed
-/// to the render side by command, and released here when the render side hands them back.
-public final class Engine: @unchecked Sendable {
+/// command ring and the single consumer of the event ring); it is not `Sendable` — wrap it
+/// (as `Tutti.AudioEngine` does) to share it. The render side is `renderer`, driven by whoever
+/// owns the audio clock: `render(into:frameCount:)` (pull mode, offline loop) or a backend's
+/// thread. Resources (buffers, converters, nodes) are built here, handed over by command, and
+/// released here once the render side hands them back.
+///
+/// Flow control: at most `commandQueueCapacity` commands are in flight (sent, not yet
+/// applied); beyond that `send` throws `capacity`. Every call drains the render side's event
+/// ring into a control-side list, so the ring, sized for the worst case, never fills: no event
+/// is ever dropped.
+public final class Engine {
+    /// The settings it was built with.
     public let configuration: EngineConfiguration
+    /// The render side. Hand it to exactly one render thread at a time.
     public let renderer: Renderer
     let commandStorage: RingStorage<RenderCommand>
     let eventStorage: RingStorage<RenderEvent>
     let commands: CommandRing
     let events: EventRing
+    let board: StatusBoard
 
     // Control-side bookkeeping.
-    private var nextSourceIndex: Int32 = 0
-    private var freeSourceIndices: [Int32] = []
-    private var nextBusIndex: Int32 = 0
-    /// Keeps what a source's node points at alive until the render side lets go of it.
-    private var retained: [SourceID: AnyObject] = [:]
+    private var sequence: UInt64 = 0
+    private var sourceSlots: SlotTable
+    private var busSlots: SlotTable
+    /// Per source slot: what its node points at (an `AudioBuffer`, a `StreamSource`), kept
+    /// alive until the render side reports the source removed.
+    private var retainedObjects: [AnyObject?]
+    /// The bus of each live source (for removing a bus's sources on the control side too).
+    private var busOfSource: [BusID?]
+    /// Render events drained from the ring and not yet handed out by `pollEvents`.
+    private var undelivered: [EngineEvent] = []
 
-    public init(configuration: EngineConfiguration = EngineConfiguration()) throws {
+    /// A new engine: every slot, buffer and queue allocated now. Throws `invalidArgument`
+    /// for a configuration out of range. Control thread.
+    public init(configuration: EngineConfiguration = EngineConfiguration()) throws(TuttiError) {
         try configuration.validate()
         self.configuration = configuration
         commandStorage = RingStorage(capacity: configuration.commandQueueCapacity)
         eventStorage = RingStorage(capacity: configuration.eventQueueCapacity)
         commands = CommandRing(commandStorage)
         events = EventRing(eventStorage)
-        renderer = Renderer(configuration: configuration, commands: commands, events: events)
+        board = StatusBoard(slots: configuration.maxSources)
+        renderer = Renderer(configuration: configuration, commands: commands, events: events, board: board)
+        sourceSlots = SlotTable(count: configuration.maxSources)
+        busSlots = SlotTable(count: configuration.maxBuses)
+        retainedObjects = Array(repeating: nil, count: configuration.maxSources)
+        busOfSource = Array(repeating: nil, count: configuration.maxSources)
     }
 
+    /// Output rate, Hz.
     public var sampleRate: Int { configuration.sampleRate }
+    /// Output channels.
     public var channelCount: Int { configuration.channelCount }
+    /// Frames rendered so far (the engine clock), as the render side last published. Any thread.
+    public var framesRendered: Int64 { renderer.framesRendered }
+    /// Commands that may be in flight at once (the configured capacity, rounded up to a power of two).
+    public var commandCapacity: Int { commands.indices.capacity }
+    /// Commands sent and not yet applied by the render side.
+    public var commandsInFlight: Int { Int(Int64(truncatingIfNeeded: sequence) &- board.commandsApplied.load(ordering: .acquiring)) }
+    /// Events the render side could not report (0 unless something is badly wrong: the ring is
+    /// sized so it cannot fill).
+    public var eventsDropped: Int { Int(board.eventsDropped.load(ordering: .relaxed)) }
+    /// Live sources and buses (added, not removed).
+    public var sourceCount: Int { sourceSlots.liveCount }
+    public var busCount: Int { busSlots.liveCount }
 
     // MARK: Graph
 
-    /// A new bus (one per session). Takes effect at `frame` (default: now).
-    public func addBus(volumeClass: VolumeClass = .system, gateOpen: Bool = true, gain: Float = 1, at frame: Int64 = 0) throws -> BusID {
-        guard Int(nextBusIndex) < configuration.maxBuses else { throw EngineError.tooManyBuses(limit: configuration.maxBuses) }
-        let id = BusID(nextBusIndex)
+    /// A new bus (one per session). Takes effect at `time`. Throws `capacity` when every bus
+    /// slot is in use. Control thread.
+    public func addBus(volumeClass: VolumeClass = .system, gateOpen: Bool = true, gain: Float = 1, at time: EngineTime = .now)
+        throws(TuttiError) -> BusID
+    {
+        try checkGain(gain, name: "bus gain")
+        drainEvents()
+        try checkRoom(1)
+        guard let slot = busSlots.peekFree() else {
+            throw TuttiError(.capacity, "too many sessions: the engine was configured for \(configuration.maxBuses) buses")
+        }
+        let id = BusID(slot: slot, generation: busSlots.nextGeneration(slot))
         let node = UnsafeMutablePointer<BusNode>.allocate(capacity: 1)
         node.initialize(to: BusNode(id: id, volumeClass: volumeClass, gateOpen: gateOpen, gain: gain))
-        do { try send(.installBus(node), at: frame) } catch {
-            node.deallocate()
-            throw error
-        }
-        nextBusIndex += 1
+        push(.installBus(node), at: time)
+        busSlots.occupy(slot)
         return id
     }
 
-    /// A new source on `bus`, stopped at position 0. Takes effect at `frame` (default: now).
-    public func addSource(_ kind: SourceKind, bus: BusID, gain: Float = 1, loop: Bool = false, at frame: Int64 = 0) throws -> SourceID {
-        guard bus.index >= 0 && bus.index < nextBusIndex else { throw EngineError.unknownBus(Int(bus.index)) }
-        let index: Int32
-        if let reused = freeSourceIndices.popLast() {
-            index = reused
-        } else {
-            guard Int(nextSourceIndex) < configuration.maxSources else { throw EngineError.tooManySources(limit: configuration.maxSources) }
-            index = nextSourceIndex
-            nextSourceIndex += 1
+    /// A new source on `bus`, stopped at position 0. Takes effect at `time`. Validates
+    /// everything first (a failed call changes nothing and consumes no id). Control thread.
+    public func addSource(_ kind: SourceKind, bus: BusID, gain: Float = 1, loop: Bool = false, at time: EngineTime = .now)
+        throws(TuttiError) -> SourceID
+    {
+        try checkGain(gain, name: "gain")
+        guard busSlots.isLive(slot: bus.slot, generation: bus.generation) else { throw TuttiError(.notFound, "no bus \(bus)") }
+        drainEvents()
+        try checkRoom(1)
+        guard let slot = sourceSlots.peekFree() else {
+            throw TuttiError(.capacity, "too many sources: the engine was configured for \(configuration.maxSources)")
         }
-        let id = SourceID(index)
         let content: SourceContent
         var keep: AnyObject?
         switch kind {
         case .buffer(let buffer):
-            guard buffer.sampleRate == Double(configuration.sampleRate), buffer.channelCount == configuration.channelCount else {
-                freeSourceIndices.append(index)
-                throw EngineError.formatMismatch(
-                    "buffer is \(buffer.sampleRate) Hz × \(buffer.channelCount) ch, the engine runs \(configuration.sampleRate) Hz × \(configuration.channelCount) ch: convert it first"
+            guard buffer.sampleRate == Double(sampleRate), buffer.channelCount == channelCount else {
+                throw TuttiError(
+                    .invalidArgument,
+                    "buffer is \(buffer.sampleRate) Hz × \(buffer.channelCount) ch, the engine runs \(sampleRate) Hz × \(channelCount) ch: convert it first"
                 )
             }
             content = .buffer(UnsafePointer(buffer.storage.baseAddress!), frameCount: buffer.frameCount)
             keep = buffer
         case .tone(let frequency, let amplitude):
-            content = .tone(SineOscillator(frequency: frequency, amplitude: amplitude, sampleRate: Double(configuration.sampleRate)))
+            guard frequency.isFinite, frequency > 0, frequency < Double(sampleRate) / 2 else {
+                throw .invalid("tone frequency must be finite, > 0 and below \(sampleRate / 2) Hz (Nyquist), got \(frequency)")
+            }
+            guard amplitude.isFinite, (0...1).contains(amplitude) else {
+                throw .invalid("tone amplitude must be finite and in [0, 1], got \(amplitude)")
+            }
+            content = .tone(SineOscillator(frequency: frequency, amplitude: amplitude, sampleRate: Double(sampleRate)))
         case .silence:
             content = .silence
-        case .stream(let stream):
-            guard stream.channelCount == configuration.channelCount else {
-                freeSourceIndices.append(index)
-                throw EngineError.formatMismatch("stream has \(stream.channelCount) channels, the engine \(configuration.channelCount)")
+        case .stream(let rate, let channels, let capacity, let quality):
+            let engineRate = Double(sampleRate)
+            guard rate.isFinite, rate >= engineRate / 256, rate <= engineRate * 256 else {
+                throw .invalid("stream sampleRate must be finite and within 1/256…256× the engine's \(sampleRate) Hz, got \(rate)")
             }
+            guard (1...2).contains(channels) else { throw .invalid("stream channelCount must be 1 or 2, got \(channels)") }
+            guard (1...(1 << 24)).contains(capacity) else {
+                throw .invalid("stream capacityFrames must be in 1…16777216, got \(capacity)")
+            }
+            let stream = try StreamSource(
+                sampleRate: rate, channelCount: channels, engineSampleRate: engineRate, quality: quality, capacityFrames: capacity)
             content = .stream(stream.node)
             keep = stream
         }
+        let id = SourceID(slot: slot, generation: sourceSlots.nextGeneration(slot))
         let node = UnsafeMutablePointer<SourceNode>.allocate(capacity: 1)
-        node.initialize(to: SourceNode(id: id, bus: bus, content: content, gain: gain, loop: loop))
-        do { try send(.installSource(node), at: frame) } catch {
-            node.deallocate()
-            freeSourceIndices.append(index)
-            throw error
-        }
-        if let keep { retained[id] = keep }
+        node.initialize(
+            to: SourceNode(
+                id: id, bus: bus, content: content, gain: gain, loop: loop,
+                fadeOutFrames: configuration.frames(forSeconds: configuration.transportFadeSeconds)))
+        push(.installSource(node), at: time)
+        sourceSlots.occupy(slot)
+        retainedObjects[slot] = keep
+        busOfSource[slot] = bus
         return id
+    }
+
+    /// Remove a source at `time`: it fades out (its fade-out length) if it plays, then leaves
+    /// the graph. The id is stale at once. Control thread.
+    public func removeSource(_ id: SourceID, at time: EngineTime = .now) throws(TuttiError) {
+        try checkLive(id)
+        drainEvents()
+        try checkRoom(1)
+        push(.removeSource(id), at: time)
+        sourceSlots.kill(id.slot)
+    }
+
+    /// Remove a bus and every source on it at `time` (a short gate fade if anything sounds).
+    /// The ids are stale at once. Control thread.
+    public func removeBus(_ id: BusID, at time: EngineTime = .now) throws(TuttiError) {
+        guard busSlots.isLive(slot: id.slot, generation: id.generation) else { throw TuttiError(.notFound, "no bus \(id)") }
+        drainEvents()
+        try checkRoom(1)
+        push(.removeBus(id), at: time)
+        busSlots.kill(id.slot)
+        for slot in 0..<configuration.maxSources where busOfSource[slot] == id && sourceSlots.isLiveSlot(slot) {
+            sourceSlots.kill(slot)
+        }
+    }
+
+    /// Whether `id` names a live source (added, not removed).
+    public func contains(_ id: SourceID) -> Bool { sourceSlots.isLive(slot: id.slot, generation: id.generation) }
+
+    /// Whether `id` names a live bus.
+    public func contains(_ id: BusID) -> Bool { busSlots.isLive(slot: id.slot, generation: id.generation) }
+
+    /// The stream behind a live stream source (for the producer thread), nil otherwise.
+    public func stream(_ id: SourceID) -> StreamSource? {
+        guard contains(id) else { return nil }
+        return retainedObjects[id.slot] as? StreamSource
+    }
+
+    /// The buffer behind a live buffer source, nil otherwise.
+    public func buffer(_ id: SourceID) -> AudioBuffer? {
+        guard contains(id) else { return nil }
+        return retainedObjects[id.slot] as? AudioBuffer
+    }
+
+    /// What the render side last published about a live source (stopped at 0 until its
+    /// install is rendered); nil for an unknown or removed id. Any thread may read the
+    /// status board, but this checks liveness, so: control thread.
+    public func status(_ id: SourceID) -> SourceStatus? {
+        guard contains(id) else { return nil }
+        return board.read(id) ?? .initial
     }
 
     // MARK: Commands
 
-    /// Queue a command for the render thread, to apply at output frame `frame` (0: as soon as possible).
-    /// Commands must be sent in non-decreasing frame order. Throws when the ring is full.
-    public func send(_ action: RenderCommand.Action, at frame: Int64 = 0) throws {
-        guard commands.push(RenderCommand(at: frame, action)) else { throw EngineError.commandQueueFull }
+    /// Queue a command for the render thread, to apply at `time`. Throws `notFound` for a
+    /// removed or unknown id, `invalidArgument` for a gain that is not finite in [0, 16] or a
+    /// negative length, `capacity` when `commandQueueCapacity` commands are already in flight.
+    /// Control thread.
+    public func send(_ command: EngineCommand, at time: EngineTime = .now) throws(TuttiError) {
+        try validate(command)
+        drainEvents()
+        try checkRoom(1)
+        push(.command(command), at: time)
     }
 
-    /// Frames (at the engine rate) for a duration in seconds.
-    public func frames(forSeconds seconds: Double) -> Int { configuration.frames(forSeconds: seconds) }
+    /// Throws unless `count` more commands fit now.
+    public func checkRoom(_ count: Int) throws(TuttiError) {
+        guard commandsInFlight + count <= commands.indices.capacity else {
+            throw TuttiError(
+                .capacity,
+                "the command queue is full (\(commands.indices.capacity) commands in flight; the render side applies them as it renders)")
+        }
+    }
 
-    public func rampFrames(_ seconds: Double) -> Int32 { Int32(clamping: frames(forSeconds: seconds)) }
+    private func push(_ action: RenderCommand.Action, at time: EngineTime) {
+        sequence &+= 1
+        // Cannot fail: in-flight commands never exceed the ring's capacity (checked first).
+        let pushed = commands.push(RenderCommand(frame: time.commandFrame, sequence: sequence, action: action))
+        precondition(pushed, "command ring overflow despite flow control")
+    }
+
+    private func validate(_ command: EngineCommand) throws(TuttiError) {
+        switch command {
+        case .play(let id), .pause(let id), .stop(let id), .setLoop(let id, _):
+            try checkLive(id)
+        case .seek(let id, let position):
+            try checkLive(id)
+            guard position >= 0 else { throw .invalid("seek position must be ≥ 0 frames, got \(position)") }
+        case .setSourceGain(let id, let gain, let frames):
+            try checkLive(id)
+            try checkGain(gain, name: "gain")
+            try checkFrames(frames, name: "rampFrames")
+        case .setFades(let id, let fadeIn, let fadeOut):
+            try checkLive(id)
+            guard fadeIn >= -1 else { throw .invalid("fadeInFrames must be ≥ 0, got \(fadeIn)") }
+            try checkFrames(fadeOut, name: "fadeOutFrames")
+        case .setBusGate(let id, let gain, let frames), .setBusGain(let id, let gain, let frames):
+            guard contains(id) else { throw TuttiError(.notFound, "no bus \(id)") }
+            try checkGain(gain, name: "bus gain")
+            try checkFrames(frames, name: "rampFrames")
+        case .setBusDuck(let id, let target, let rate):
+            guard contains(id) else { throw TuttiError(.notFound, "no bus \(id)") }
+            guard target.isFinite, target <= 0, rate.isFinite, rate >= 0 else {
+                throw .invalid("duck target must be finite and ≤ 0 dB and its rate finite and ≥ 0, got \(target) dB at \(rate) dB/frame")
+            }
+        case .setMasterVolume(let gain, let frames), .setRingerVolume(let gain, let frames):
+            try checkGain(gain, name: "volume gain")
+            try checkFrames(frames, name: "rampFrames")
+        }
+    }
+
+    private func checkLive(_ id: SourceID) throws(TuttiError) {
+        guard contains(id) else { throw TuttiError(.notFound, "no source \(id) (removed, or never added)") }
+    }
+
+    private func checkGain(_ gain: Float, name: String) throws(TuttiError) {
+        guard gain.isFinite, gain >= 0, gain <= 16 else { throw .invalid("\(name) must be finite and in [0, 16], got \(gain)") }
+    }
+
+    private func checkFrames(_ frames: Int32, name: String) throws(TuttiError) {
+        guard frames >= 0 else { throw .invalid("\(name) must be ≥ 0, got \(frames)") }
+    }
 
     // MARK: Events
 
-    /// Drain what the render side reported. Frees retired nodes and released resources
-    /// here (control thread); passes the rest to `handler` in order.
-    public func pollEvents(_ handler: (RenderEvent) -> Void = { _ in }) {
+    /// What the render side reported since the last call, in the order it happened. Frees
+    /// retired nodes and releases what removed sources owned. Control thread.
+    public func pollEvents() -> [EngineEvent] {
+        drainEvents()
+        defer { undelivered.removeAll(keepingCapacity: true) }
+        return undelivered
+    }
+
+    /// Empty the event ring into `undelivered`, freeing what comes back.
+    private func drainEvents() {
         while let event = events.pop() {
             switch event.kind {
             case .retiredSourceNode(let node):
@@ -132,11 +307,17 @@ public final class Engine: @unchecked Sendable {
             case .retiredBusNode(let node):
                 node.deinitialize(count: 1).deallocate()
             case .sourceRemoved(let id):
-                retained[id] = nil
-                freeSourceIndices.append(id.index)
-                handler(event)
-            default:
-                handler(event)
+                retainedObjects[id.slot] = nil
+                busOfSource[id.slot] = nil
+                sourceSlots.free(id.slot)
+                undelivered.append(EngineEvent(frame: event.frame, kind: .sourceRemoved(id)))
+            case .busRemoved(let id):
+                busSlots.free(id.slot)
+                undelivered.append(EngineEvent(frame: event.frame, kind: .busRemoved(id)))
+            case .sourceEnded(let id):
+                undelivered.append(EngineEvent(frame: event.frame, kind: .sourceEnded(id)))
+            case .sourceHalted(let id):
+                undelivered.append(EngineEvent(frame: event.frame, kind: .sourceHalted(id)))
             }
         }
     }
@@ -144,18 +325,73 @@ public final class Engine: @unchecked Sendable {
     // MARK: Rendering (pull mode)
 
     /// Render on the caller's thread; the same path a backend's real-time thread calls.
+    /// Render thread (one at a time).
     @inlinable
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
         renderer.render(into: output, frameCount: frameCount)
     }
 
     deinit {
-        // Free nodes still in flight (never installed or never collected).
-        var c = RenderCommand(.setMasterVolume(gain: 1, rampFrames: 0))
-        while renderer.takePendingCommand(into: &c) || commands.pop(into: &c) {
+        // Free nodes still in flight (never applied), then what came back.
+        var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 1, rampFrames: 0)))
+        while renderer.takeUnappliedCommand(into: &c) || commands.pop(into: &c) {
             if case .installSource(let n) = c.action { n.deinitialize(count: 1).deallocate() }
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
         }
-        pollEvents()
+        drainEvents()
+        board.deallocate()
     }
+}
+
+/// Slot allocation with generations: a slot is reused only after the render side let go of
+/// its previous occupant, and every reuse gets a new generation. Control thread.
+struct SlotTable {
+    private var generations: [UInt32]
+    private var live: [Bool]
+    private var free: [Int]
+    private var isFree: [Bool]
+    private(set) var liveCount = 0
+
+    init(count: Int) {
+        generations = Array(repeating: 0, count: count)
+        live = Array(repeating: false, count: count)
+        free = Array((0..<count).reversed())
+        isFree = Array(repeating: true, count: count)
+    }
+
+    func peekFree() -> Int? { free.last }
+
+    /// The generation the next occupant of `slot` gets (never 0).
+    func nextGeneration(_ slot: Int) -> UInt32 {
+        let g = generations[slot] &+ 1
+        return g == 0 ? 1 : g
+    }
+
+    mutating func occupy(_ slot: Int) {
+        let popped = free.removeLast()
+        precondition(popped == slot)
+        isFree[slot] = false
+        generations[slot] = nextGeneration(slot)
+        live[slot] = true
+        liveCount += 1
+    }
+
+    /// Stale at once; the slot comes back with `free` when the render side reports it empty.
+    mutating func kill(_ slot: Int) {
+        guard live[slot] else { return }
+        live[slot] = false
+        liveCount -= 1
+    }
+
+    mutating func free(_ slot: Int) {
+        guard slot >= 0, slot < live.count, !live[slot], !isFree[slot] else { return }
+        isFree[slot] = true
+        free.append(slot)
+    }
+
+    func isLive(slot: Int, generation: UInt32) -> Bool {
+        slot >= 0 && slot < live.count && live[slot] && generations[slot] == generation
+    }
+
+    func isLiveSlot(_ slot: Int) -> Bool { live[slot] }
 }

@@ -1,66 +1,97 @@
 import TuttiDSP
 
-/// What a source produces.
-public enum SourceContent: @unchecked Sendable {
+/// What a source produces, render-side. Trivial value.
+@usableFromInline enum SourceContent {
     /// Interleaved samples at the engine rate and channel count (owned by an `AudioBuffer`
     /// that the engine keeps alive while the source exists).
     case buffer(UnsafePointer<Float>, frameCount: Int)
     case tone(SineOscillator)
     case silence
-    /// Pushed by the host at its own rate, converted while playing.
+    /// Pushed by the host at its own rate and channel count, converted while playing.
     case stream(StreamNode)
 }
 
-/// Render-side state of one source. Trivial value living in a preallocated slot;
-/// built on the control side and installed by command. Render thread owns it once installed.
-public struct SourceNode: Sendable {
-    public var id: SourceID
-    public var bus: BusID
-    public var content: SourceContent
-    public var loop: Bool
-    // Transport
+/// What a source does when its current fade-out reaches zero.
+@usableFromInline enum PendingHalt {
+    case none
+    case pause
+    case stop
+    /// Stop, then play from the top (a play that arrived during a stop's fade-out).
+    case restart
+    /// Leave the graph (a remove that arrived while it played).
+    case remove
+}
+
+/// Render-side state of one source: a trivial value in a preallocated slot, built on the
+/// control side and installed by command. Thread: the render thread once installed.
+@usableFromInline struct SourceNode {
+    @usableFromInline let id: SourceID
+    @usableFromInline let bus: BusID
+    @usableFromInline var content: SourceContent
+    @usableFromInline var loop: Bool
+    // Transport.
     @usableFromInline var running = false
-    /// What happens when the current fade-out reaches zero.
-    @usableFromInline var pending: UInt8 = Pending.none
+    @usableFromInline var pending = PendingHalt.none
+    /// A seek waiting for the fade-out to reach zero (-1: none).
+    @usableFromInline var pendingSeek: Int64 = -1
+    /// Played past its end since the last play, seek or stop.
+    @usableFromInline var ended = false
     /// Frames advanced since the last rewind (tones and silence too).
     @usableFromInline var position = 0
     @usableFromInline var gain: LinearRamp
     @usableFromInline var fade = LinearRamp(value: 1)
+    /// Fade-in on play/resume in frames; negative: the default (none from the top, the
+    /// transport de-click when resuming mid-way).
+    @usableFromInline var fadeInFrames = -1
+    /// Fade-out on pause/stop/seek/remove, frames.
+    @usableFromInline var fadeOutFrames: Int
 
-    /// Values of `pending` (plain integers: enum comparisons go through generic `==`).
-    @usableFromInline enum Pending {
-        @usableFromInline static var none: UInt8 { @_noLocks get { 0 } }
-        @usableFromInline static var pause: UInt8 { @_noLocks get { 1 } }
-        @usableFromInline static var stop: UInt8 { @_noLocks get { 2 } }
-        /// Stop, then play from the top (a play that arrived during a stop's fade-out).
-        @usableFromInline static var restart: UInt8 { @_noLocks get { 3 } }
-    }
-
-    public init(id: SourceID, bus: BusID, content: SourceContent, gain: Float = 1, loop: Bool = false) {
+    init(id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int) {
         self.id = id
         self.bus = bus
         self.content = content
         self.loop = loop
         self.gain = LinearRamp(value: gain)
+        self.fadeOutFrames = fadeOutFrames
     }
+
+    /// The state the status board shows.
+    @inlinable var state: PlaybackState {
+        @_noLocks get {
+            if running { return .playing }
+            if ended { return .ended }
+            return position > 0 ? .paused : .stopped
+        }
+    }
+
+    /// A fade-out is in progress that something waits for (a pause, stop, seek or remove).
+    @inlinable var isHalting: Bool {
+        @_noLocks get {
+            if pendingSeek >= 0 { return true }
+            if case .none = pending { return false }
+            return true
+        }
+    }
+
 }
 
 /// Render-side state of a bus: gate × duck × bus gain, applied to each of its sources on
-/// their way to the master (with the volume of its class).
-public struct BusNode: Sendable {
-    public var id: BusID
-    public var volumeClass: VolumeClass
+/// their way to the master (with the volume of its class). Thread: the render thread once
+/// installed.
+@usableFromInline struct BusNode {
+    @usableFromInline let id: BusID
     @usableFromInline var gate: LinearRamp
     @usableFromInline var duck = DuckEnvelope()
     @usableFromInline var gain: LinearRamp
-    /// `volumeClass == .ringer`, stored so the render loop needs no enum comparison.
+    /// The ringer volume applies instead of the system volume.
     @usableFromInline let isRinger: Bool
+    /// Being removed: the gate ramps to zero, then the bus and its sources leave the graph.
+    @usableFromInline var closing = false
 
-    public init(id: BusID, volumeClass: VolumeClass = .system, gateOpen: Bool = true, gain: Float = 1) {
+    init(id: BusID, volumeClass: VolumeClass, gateOpen: Bool, gain: Float) {
         self.id = id
-        self.volumeClass = volumeClass
-        self.isRinger = volumeClass == .ringer
-        self.gate = LinearRamp(value: gateOpen ? 1 : 0)
+        isRinger = volumeClass == .ringer
+        gate = LinearRamp(value: gateOpen ? 1 : 0)
         self.gain = LinearRamp(value: gain)
     }
 }

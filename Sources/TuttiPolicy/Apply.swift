@@ -23,9 +23,10 @@ extension PolicyState {
         do {
             try next.perform(action, journal: &journal)
         } catch {
-            if case .insufficientPriority(let session) = error {
+            switch error {
+            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _):
                 journal.append(.activationFailed(session: session, error: error))
-            } else {
+            default:
                 journal = []
             }
             return PolicyOutcome(journal: journal, error: error)
@@ -49,7 +50,8 @@ extension PolicyState {
     }
 
     func derivedStatus() -> [Derived] {
-        sessions.indices.map { Derived(silence: silenceReason($0), duckedBy: ducker(of: $0).map { sessions[$0].id }) }
+        let f = facts()
+        return sessions.indices.map { Derived(silence: silenceReason($0, f), duckedBy: ducker(of: $0, f).map { sessions[$0].id }) }
     }
 
     /// Silence and duck are states of an active session: they are journaled when
@@ -95,6 +97,10 @@ extension PolicyState {
             sessions[try sessionIndex(id)].configuration.foreground = false
         case .resume(let id):
             try resume(try sessionIndex(id), journal: &journal)
+        case .setRemoteCommands(let id, let commands):
+            sessions[try sessionIndex(id)].configuration.remoteCommands = commands
+        case .removeSession(let id):
+            removeSession(try sessionIndex(id), journal: &journal)
 
         case .play(let id):
             let k = try sourceIndex(id)
@@ -118,6 +124,12 @@ extension PolicyState {
             sources[k].rewinds += 1
             forget(k)
             journal.append(.sourceEnded(source: id))
+        case .removeSource(let id):
+            let k = try sourceIndex(id)
+            forget(k)
+            nowPlayingOrder.removeAll { $0 == id }
+            sources.remove(at: k)
+            reindex()
 
         case .silentSwitch(let on):
             device.silentSwitch = on
@@ -133,7 +145,7 @@ extension PolicyState {
             setVolume(.ringer, clampUnit(v), journal: &journal)
         case .volumeUp, .volumeDown:
             let up = action == .volumeUp
-            let target: VolumeTarget = callActive || sessions.indices.contains(where: isHeard) ? .system : .ringer
+            let target: VolumeTarget = callActive || facts().heardCount > 0 ? .system : .ringer
             let current = target == .system ? device.volume : device.ringerVolume
             setVolume(target, Self.volumeStep(current, up: up), journal: &journal)
         case .route(let route, let reason):
@@ -221,11 +233,16 @@ extension PolicyState {
 
     // MARK: Sessions
 
-    /// Rule 2.3 (refused during a call), rule 10 (category from the hint), then rules 2.1 and 2.6.
+    /// Rule 2.3 (refused during a call, and in the background when it would interrupt a
+    /// playing session), rule 10 (category from the hint), then rules 2.1 and 2.6.
     /// Activating an interrupted session takes it back: its interruption ends without resume.
     mutating func activate(_ i: Int, journal: inout [JournalEntry]) throws(PolicyError) {
         let id = sessions[i].id
         if callActive { throw .insufficientPriority(session: id) }
+        if sessions[i].phase == .active { return }
+        if !sessions[i].configuration.foreground, let playing = playingSessionInterrupted(byActivating: i) {
+            throw .cannotInterruptOthers(session: id, playing: sessions[playing].id)
+        }
         switch sessions[i].phase {
         case .active:
             return
@@ -248,6 +265,36 @@ extension PolicyState {
         nextActivationSerial += 1
         journal.append(.sessionActivated(session: id, category: category))
         interruptOthers(for: i, journal: &journal)
+    }
+
+    /// The first other session with a playing source that activating `i` (in its configured
+    /// category) would interrupt under rules 2.1 and 2.6, if any.
+    func playingSessionInterrupted(byActivating i: Int) -> Int? {
+        let configuration = sessions[i].configuration
+        var category = configuration.category
+        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
+            category = alternative
+        }
+        let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
+        let spoken = sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers)
+        for o in sessions.indices where o != i && sessions[o].phase == .active {
+            let interrupts = (!mixable && !sessions[o].isMixable) || (spoken && sessions[o].configuration.mode == .spokenAudio)
+            if interrupts, sourcesOfSession[o].contains(where: { sources[$0].isPlaying }) { return o }
+        }
+        return nil
+    }
+
+    /// Take a session and its sources out: deactivate it (releasing what it interrupted),
+    /// then drop its state.
+    mutating func removeSession(_ i: Int, journal: inout [JournalEntry]) {
+        let id = sessions[i].id
+        deactivate(i, notifyOthers: false, journal: &journal)
+        releaseCause(.session(id), resumable: false, journal: &journal)
+        let gone = Set(sourcesOfSession[i].map { sources[$0].id })
+        sources.removeAll { gone.contains($0.id) }
+        sessions.remove(at: i)
+        nowPlayingOrder.removeAll { $0 == id }
+        reindex()
     }
 
     /// Rules 2.1 (a non-mixable session interrupts the other non-mixable ones) and 2.6.
@@ -321,16 +368,12 @@ extension PolicyState {
         let wantsResume =
             !record.micMuted && configuration.autoResume
             && (configuration.playbackControls ? record.shouldResume : true)
-        if wantsResume, !record.playingSources.isEmpty, !callActive {
-            do {
-                try activate(i, journal: &journal)
-            } catch {
-                return // unreachable: no call is active
-            }
+        if wantsResume, !record.playingSources.isEmpty, !callActive, (try? activate(i, journal: &journal)) != nil {
             for sourceId in record.playingSources {
                 if let k = sourceIndex[sourceId] { start(k, reason: .resume, journal: &journal) }
             }
         } else {
+            // Not resuming (or it may not: a background session would interrupt one that plays).
             appendUnique(&sessions[i].resumeSources, record.playingSources)
             // Back to inactive without resuming: it holds nobody interrupted any more.
             releaseCause(.session(id), resumable: false, journal: &journal)

@@ -12,6 +12,12 @@ public enum PolicyAction: Hashable, Sendable {
     /// Host decision after an interruption (for `autoResume: false`): activate
     /// and play what was playing when it was interrupted.
     case resume(session: String)
+    /// Which remote commands the session answers from now on (rule 8: accept remote events
+    /// only while the user is in an audio context).
+    case setRemoteCommands(session: String, commands: Set<RemoteCommand>)
+    /// Take the session and its sources out of the policy: it deactivates first (without
+    /// notifying others), so whatever it interrupted is released.
+    case removeSession(session: String)
 
     // Source.
     case play(source: String)
@@ -20,6 +26,8 @@ public enum PolicyAction: Hashable, Sendable {
     case stop(source: String)
     /// Reported by the renderer when a non-looping file source reaches its end.
     case sourceEnded(source: String)
+    /// Take the source out of the policy (it stops being part of its session).
+    case removeSource(source: String)
 
     // Device.
     case silentSwitch(Bool)

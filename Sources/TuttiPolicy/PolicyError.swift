@@ -3,6 +3,9 @@
 public enum PolicyError: Error, Hashable, Sendable {
     /// Activation while a phone call is in progress (§2.3).
     case insufficientPriority(session: String)
+    /// A session in the background whose activation would interrupt a session that is
+    /// playing (§2.3; AVAudioSession's `cannotInterruptOthers`).
+    case cannotInterruptOthers(session: String, playing: String)
     /// An option the category does not allow (§1).
     case optionNotAllowed(session: String, category: Category, option: CategoryOption)
     case unknownSession(String)
@@ -16,6 +19,7 @@ public enum PolicyError: Error, Hashable, Sendable {
     public var code: String {
         switch self {
         case .insufficientPriority: return "insufficientPriority"
+        case .cannotInterruptOthers: return "cannotInterruptOthers"
         case .optionNotAllowed: return "optionNotAllowed"
         case .unknownSession: return "unknownSession"
         case .unknownSource: return "unknownSource"
@@ -31,6 +35,9 @@ extension PolicyError: CustomStringConvertible {
         switch self {
         case .insufficientPriority(let session):
             return "session \"\(session)\" cannot be activated while a phone call is in progress (insufficientPriority)"
+        case .cannotInterruptOthers(let session, let playing):
+            return
+                "session \"\(session)\" is in the background and its activation would interrupt \"\(playing)\", which is playing (cannotInterruptOthers): a background app may only start mixable audio"
         case .optionNotAllowed(let session, let category, let option):
             return "session \"\(session)\": option \"\(option.rawValue)\" is not allowed with category \"\(category.rawValue)\""
         case .unknownSession(let id):

@@ -82,6 +82,8 @@ public struct PolicyState: Hashable, Sendable {
 
     var sessionIndex: [String: Int] = [:]
     var sourceIndex: [String: Int] = [:]
+    /// Per session index: its sources' indices, in registration order.
+    var sourcesOfSession: [[Int]] = []
     var nextActivationSerial = 1
 
     public init(
@@ -100,20 +102,44 @@ public struct PolicyState: Hashable, Sendable {
         for source in sources { try addSource(source) }
     }
 
+    /// Throws what `addSession` would throw, changing nothing.
+    public func checkNewSession(_ configuration: SessionConfiguration) throws(PolicyError) {
+        guard sessionIndex[configuration.id] == nil else { throw .duplicateSession(configuration.id) }
+        try Self.validate(configuration)
+    }
+
+    /// Throws what `addSource` would throw, changing nothing.
+    public func checkNewSource(_ source: SourceConfiguration) throws(PolicyError) {
+        guard sourceIndex[source.id] == nil else { throw .duplicateSource(source.id) }
+        guard sessionIndex[source.session] != nil else { throw .unknownSession(source.session) }
+    }
+
     /// Registers a session (inactive). Control API.
     public mutating func addSession(_ configuration: SessionConfiguration) throws(PolicyError) {
         guard sessionIndex[configuration.id] == nil else { throw .duplicateSession(configuration.id) }
         try Self.validate(configuration)
         sessionIndex[configuration.id] = sessions.count
         sessions.append(SessionState(configuration: configuration))
+        sourcesOfSession.append([])
     }
 
     /// Registers a source (not playing). Control API.
     public mutating func addSource(_ source: SourceConfiguration) throws(PolicyError) {
         guard sourceIndex[source.id] == nil else { throw .duplicateSource(source.id) }
-        guard sessionIndex[source.session] != nil else { throw .unknownSession(source.session) }
+        guard let i = sessionIndex[source.session] else { throw .unknownSession(source.session) }
         sourceIndex[source.id] = sources.count
+        sourcesOfSession[i].append(sources.count)
         sources.append(SourceState(id: source.id, session: source.session))
+    }
+
+    /// Rebuilds the indices after sessions or sources were taken out. O(sessions + sources).
+    mutating func reindex() {
+        sessionIndex = Dictionary(uniqueKeysWithValues: sessions.indices.map { (sessions[$0].id, $0) })
+        sourceIndex = Dictionary(uniqueKeysWithValues: sources.indices.map { (sources[$0].id, $0) })
+        sourcesOfSession = Array(repeating: [], count: sessions.count)
+        for k in sources.indices {
+            if let i = sessionIndex[sources[k].session] { sourcesOfSession[i].append(k) }
+        }
     }
 
     /// Rule 1: every option must suit the category, and the alternative category too.
@@ -132,19 +158,63 @@ public struct PolicyState: Hashable, Sendable {
     public func session(_ id: String) -> SessionState? { sessionIndex[id].map { sessions[$0] } }
     public func source(_ id: String) -> SourceState? { sourceIndex[id].map { sources[$0] } }
 
-    func sourceIndices(ofSession i: Int) -> [Int] {
-        let id = sessions[i].id
-        return sources.indices.filter { sources[$0].session == id }
-    }
+    func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }
 
     // MARK: Derived facts (shared by the journal, the view and the queries)
+
+    /// The facts every session's render state depends on, gathered in one pass over the
+    /// sessions and sources, so that a whole view or journal costs O(sessions + sources).
+    struct Facts {
+        /// Active `record` sessions (rule 5).
+        var activeRecordSessions = 0
+        /// Per session index: sources with playing intent.
+        var playingSources: [Int]
+        /// The two strongest active duckers (deepest level, then earliest activation).
+        var strongestDucker: Int?
+        var secondDucker: Int?
+        /// Heard sessions (see `isHeard`), and how many of them are not mixable.
+        var heard: [Bool] = []
+        var heardCount = 0
+        var heardNonMixableCount = 0
+    }
+
+    func facts() -> Facts {
+        var f = Facts(playingSources: Array(repeating: 0, count: sessions.count))
+        for k in sources.indices where sources[k].isPlaying {
+            if let i = sessionIndex[sources[k].session] { f.playingSources[i] += 1 }
+        }
+        for i in sessions.indices where sessions[i].phase == .active {
+            if sessions[i].category == .record { f.activeRecordSessions += 1 }
+            guard sessions[i].configuration.options.contains(.duckOthers) else { continue }
+            if let b = f.strongestDucker, !ducksHarder(i, than: b) {
+                if f.secondDucker.map({ ducksHarder(i, than: $0) }) ?? true { f.secondDucker = i }
+            } else {
+                f.secondDucker = f.strongestDucker
+                f.strongestDucker = i
+            }
+        }
+        f.heard = sessions.indices.map { i in
+            renderState(i, f) == .audible && sessions[i].hasOutput && f.playingSources[i] > 0
+        }
+        for i in sessions.indices where f.heard[i] {
+            f.heardCount += 1
+            if !sessions[i].isMixable { f.heardNonMixableCount += 1 }
+        }
+        return f
+    }
+
+    /// Ducker order: the deeper level wins; ties go to the earlier activation.
+    func ducksHarder(_ a: Int, than b: Int) -> Bool {
+        let (la, lb) = (duckSettings(of: a).levelDB, duckSettings(of: b).levelDB)
+        return la < lb || (la == lb && sessions[a].activationSerial < sessions[b].activationSerial)
+    }
 
     /// A `record` session is active (rule 5).
     var recordActive: Bool { sessions.contains { $0.phase == .active && $0.category == .record } }
 
     /// Why an active session with output is silenced, first match in this order:
     /// silent switch, locked, background (ambient / soloAmbient only), recording.
-    func silenceReason(_ i: Int) -> SilenceReason? {
+    func silenceReason(_ i: Int, _ f: Facts) -> SilenceReason? {
         let s = sessions[i]
         guard s.phase == .active, s.hasOutput else { return nil }
         if s.category.isSilencedBySwitchAndLock {
@@ -152,62 +222,62 @@ public struct PolicyState: Hashable, Sendable {
             if device.locked { return .locked }
             if !s.configuration.foreground { return .background }
         }
-        if sessions.indices.contains(where: { $0 != i && sessions[$0].phase == .active && sessions[$0].category == .record }) {
-            return .recording
-        }
+        // Another active record session (this one counts itself if it is one).
+        let own = s.category == .record ? 1 : 0
+        if f.activeRecordSessions - own > 0 { return .recording }
         return nil
     }
 
-    func renderState(_ i: Int) -> SessionRenderState {
+    func renderState(_ i: Int, _ f: Facts) -> SessionRenderState {
         switch sessions[i].phase {
         case .inactive: return .inactive
         case .interrupted: return .interrupted
-        case .active: return silenceReason(i).map { .silenced($0) } ?? .audible
+        case .active: return silenceReason(i, f).map { .silenced($0) } ?? .audible
         }
     }
 
     /// The session that ducks `i` (rule 3): of the active `duckOthers` sessions other than `i`,
     /// the one with the deepest level; ties go to the earliest activation.
-    func ducker(of i: Int) -> Int? {
+    func ducker(of i: Int, _ f: Facts) -> Int? {
         let s = sessions[i]
-        guard renderState(i) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else { return nil }
-        var best: Int?
-        for d in sessions.indices where d != i {
-            let candidate = sessions[d]
-            guard candidate.phase == .active, candidate.configuration.options.contains(.duckOthers) else { continue }
-            guard let b = best else {
-                best = d
-                continue
-            }
-            let (lc, lb) = (duckSettings(of: d).levelDB, duckSettings(of: b).levelDB)
-            if lc < lb || (lc == lb && candidate.activationSerial < sessions[b].activationSerial) { best = d }
-        }
-        return best
+        guard renderState(i, f) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else { return nil }
+        return f.strongestDucker == i ? f.secondDucker : f.strongestDucker
     }
 
     func duckSettings(of ducker: Int) -> DuckingSettings { sessions[ducker].configuration.ducking ?? engineDucking }
 
     /// Heard: audible (ducked or not), has output, and at least one source playing.
     /// This is "audible" for rule 10 and for the volume buttons (rule 6).
-    func isHeard(_ i: Int) -> Bool {
-        renderState(i) == .audible && sessions[i].hasOutput
-            && sources.contains { $0.session == sessions[i].id && $0.isPlaying }
-    }
+    func isHeard(_ i: Int, _ f: Facts) -> Bool { f.heard[i] }
 
     // MARK: Queries
 
     /// Rule 10: another session is heard, or a phone call is in progress.
     public func isOtherAudioPlaying(asker: String) -> Bool {
-        callActive || sessions.indices.contains { sessions[$0].id != asker && isHeard($0) }
+        isOtherAudioPlaying(asker: asker, facts())
+    }
+
+    func isOtherAudioPlaying(asker: String, _ f: Facts) -> Bool {
+        let own = sessionIndex[asker].map { f.heard[$0] ? 1 : 0 } ?? 0
+        return callActive || f.heardCount - own > 0
     }
 
     /// Rule 10: a non-mixable session other than the asker is heard, or a call is in progress.
     public func secondaryAudioShouldBeSilencedHint(asker: String) -> Bool {
-        callActive || sessions.indices.contains { sessions[$0].id != asker && !sessions[$0].isMixable && isHeard($0) }
+        secondaryAudioShouldBeSilencedHint(asker: asker, facts())
     }
 
-    /// Whether a session is mixable now (nil for an unknown id).
-    public func isMixable(session id: String) -> Bool? { session(id)?.isMixable }
+    /// The hint for every session at once, in registration order, and how many non-mixable
+    /// sessions are heard: one O(sessions + sources) pass.
+    package func hintPass() -> (hints: [Bool], heardNonMixable: Int) {
+        let f = facts()
+        return (sessions.map { secondaryAudioShouldBeSilencedHint(asker: $0.id, f) }, f.heardNonMixableCount)
+    }
+
+    func secondaryAudioShouldBeSilencedHint(asker: String, _ f: Facts) -> Bool {
+        let own = sessionIndex[asker].map { f.heard[$0] && !sessions[$0].isMixable ? 1 : 0 } ?? 0
+        return callActive || f.heardNonMixableCount - own > 0
+    }
 
     /// Rule 8: the session `command` goes to, nil if it is dropped.
     public func remoteCommandTarget(for command: RemoteCommand) -> String? {

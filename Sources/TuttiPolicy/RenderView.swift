@@ -119,9 +119,10 @@ extension PolicyState {
         var sessionViews: [SessionView] = []
         sessionViews.reserveCapacity(sessions.count)
         var runningSession: [String: Bool] = [:]
+        let f = facts()
         for i in sessions.indices {
-            let state = renderState(i)
-            let d = ducker(of: i)
+            let state = renderState(i, f)
+            let d = ducker(of: i, f)
             sessionViews.append(
                 SessionView(
                     id: sessions[i].id, state: state,

@@ -14,7 +14,7 @@ public final class ScenePlayback {
     public let scene: Scene
     public let engine: Engine
     /// In non-decreasing frame order.
-    public let timeline: [RenderCommand]
+    package let timeline: [(frame: Int64, command: EngineCommand)]
     /// The policy journal of the scene (what `--events` writes).
     public let journal: [LogEntry]
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
@@ -40,7 +40,7 @@ public final class ScenePlayback {
         var queued = 0
         while nextCommand < timeline.count, timeline[nextCommand].frame < frame {
             let c = timeline[nextCommand]
-            do { try engine.send(c.action, at: c.frame) } catch { break }
+            do { try engine.send(c.command, at: .frame(c.frame)) } catch { break }
             nextCommand += 1
             queued += 1
         }
@@ -51,7 +51,8 @@ public final class ScenePlayback {
     public var isFullyScheduled: Bool { nextCommand == timeline.count }
 
     /// Drain render-side reports (frees retired nodes); call it regularly from the control thread.
-    public func pollEvents(_ handler: (RenderEvent) -> Void = { _ in }) {
-        engine.pollEvents(handler)
+    @discardableResult
+    public func pollEvents() -> [EngineEvent] {
+        engine.pollEvents()
     }
 }

@@ -50,8 +50,8 @@ public struct RenderReport: Sendable {
 /// of its engine); the renderer is the same one a real-time backend drives.
 public final class SceneRenderer {
     public let scene: Scene
-    public let system: AudioSystem
-    public var engine: Engine { system.engine }
+    package let system: AudioSystem
+    package var engine: Engine { system.engine }
     /// Call audio and system sounds, one source per scene event that has audio.
     private var eventSource: [Int: SourceID] = [:]
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
@@ -59,17 +59,22 @@ public final class SceneRenderer {
     public private(set) var framePosition: Int64 = 0
     /// Index of the next scene event to dispatch.
     private var nextEvent = 0
+    /// Scene ids → engine ids.
+    private var sessionIDs: [String: SessionID] = [:]
+    private var sourceIDs: [String: SourceID] = [:]
 
-    /// Every command sent while rendering, in order (for replaying the scene on a live engine).
-    public var recordedCommands: [RenderCommand] { system.recordedCommands }
-    public var recordsCommands: Bool {
+    /// Every value command sent while rendering, in order (for replaying the scene on a live engine).
+    package var recordedCommands: [(frame: Int64, command: EngineCommand)] { system.recordedCommands }
+    package var recordsCommands: Bool {
         get { system.recordsCommands }
         set { system.recordsCommands = newValue }
     }
 
     /// The engine settings a scene asks for (and the capacity its graph needs).
-    public static func engineConfiguration(for scene: Scene) -> EngineConfiguration {
-        var config = EngineConfiguration(sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount)
+    public static func engineConfiguration(for scene: Scene) -> AudioEngineConfiguration {
+        var config = AudioEngineConfiguration()
+        config.sampleRate = scene.engine.sampleRate
+        config.channelCount = scene.engine.channelCount
         let eventAudio = scene.events.filter {
             switch $0.action {
             case .phoneCallBegin(audio: .some), .systemSound: true
@@ -77,10 +82,14 @@ public final class SceneRenderer {
             }
         }.count
         config.maxSources = max(8, scene.sources.count + eventAudio + 1)
-        config.maxBuses = scene.sessions.count + 2
+        config.maxSessions = max(1, scene.sessions.count)
         // Everything the scene schedules inside one block must fit; be generous.
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
-        config.eventQueueCapacity = config.commandQueueCapacity
+        config.ducking = scene.engine.ducking
+        config.device = DeviceState(
+            silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
+            volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
+            route: scene.device.route, micMuted: scene.device.micMuted)
         return config
     }
 
@@ -88,28 +97,31 @@ public final class SceneRenderer {
     /// builds the graph. Errors name the scene place and the file.
     public init(scene: Scene) throws {
         self.scene = scene
-        let engine = try Engine(configuration: SceneRenderer.engineConfiguration(for: scene))
-        let device = DeviceState(
-            silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
-            volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
-            route: scene.device.route, micMuted: scene.device.micMuted)
         do {
-            system = try AudioSystem(engine: engine, device: device, ducking: scene.engine.ducking)
-            for s in scene.sessions { try system.addSession(s) }
-        } catch let e as PolicyError {
-            throw SceneError("sessions", e.description)
+            system = try AudioSystem(configuration: SceneRenderer.engineConfiguration(for: scene))
+        } catch {
+            throw SceneError("engine", error.message)
+        }
+        system.collectsEvents = false
+        for (i, s) in scene.sessions.enumerated() {
+            do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
         }
         var loader = AudioLoader(scene: scene)
         for s in scene.sources {
-            try system.addSource(
-                s.id, session: s.session, kind: try loader.kind(s.audio, place: s.place), gain: Float(s.gain), loop: s.loop)
+            let kind = try loader.kind(s.audio, place: s.place)
+            guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
+            do {
+                sourceIDs[s.id] = try system.addSource(kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop)
+            } catch {
+                throw SceneError(s.place, error.message)
+            }
         }
         for (i, e) in scene.events.enumerated() {
             switch e.action {
             case .phoneCallBegin(audio: .some(let audio)):
-                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: system.callBus, loop: true)
+                eventSource[i] = try system.addEngineSource(try loader.kind(audio, place: e.place), bus: system.callBus, loop: true)
             case .systemSound(let audio, _):
-                eventSource[i] = try engine.addSource(try loader.kind(audio, place: e.place), bus: system.ringerBus)
+                eventSource[i] = try system.addEngineSource(try loader.kind(audio, place: e.place), bus: system.ringerBus)
             default:
                 break
             }
@@ -143,11 +155,11 @@ public final class SceneRenderer {
                     if upTo > framePosition {
                         engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
                         framePosition = upTo
-                        for (frame, entries) in system.pollEvents() { log(entries, at: frame) }
+                        for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                     }
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
                         stopsAfter.removeFirst()
-                        try system.send(.stop(stop.source), at: stop.frame)
+                        try system.send(.stop(stop.source), at: .frame(stop.frame))
                     }
                     while nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition {
                         try dispatch(events[nextEvent], index: nextEvent, frame: framePosition)
@@ -172,22 +184,24 @@ public final class SceneRenderer {
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
         switch event.action {
         case .source(let name, .setGain(let value, let ramp)):
-            try system.setSourceGain(name, value, rampSeconds: ramp, at: frame)
+            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            try system.setSourceGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .session(let name, .setGain(let value, let ramp)):
-            try system.setSessionGain(name, value, rampSeconds: ramp, at: frame)
+            guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
+            try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .phoneCallBegin:
-            log(try system.beginPhoneCall(audio: eventSource[index], at: frame).journal, at: frame)
+            log(try system.beginPhoneCall(audio: eventSource[index], at: .frame(frame)).journal, at: frame)
         case .systemSound(let audio, let duration):
             let name = SceneRenderer.soundName(audio)
             guard let source = eventSource[index] else { return }
-            let result = try system.playSystemSound(name: name, audio: source, at: frame)
+            let result = try system.playSystemSound(name: name, audio: source, at: .frame(frame))
             log(result.outcome.journal, at: frame)
             if result.plays, let duration {
-                stopsAfter.append((frame + Int64(engine.frames(forSeconds: duration)), source))
+                stopsAfter.append((frame + system.frames(forSeconds: duration), source))
                 stopsAfter.sort { $0.frame < $1.frame }
             }
         default:
-            log(try system.perform(policyAction(for: event.action), at: frame).journal, at: frame)
+            log(try system.perform(policyAction(for: event.action), at: .frame(frame)).journal, at: frame)
         }
     }
 

@@ -107,7 +107,7 @@ final class BenchSetup {
     let bufferBases: [UnsafePointer<Float>]
     var referencePosition = 0
     // Streams: one input recording, each source reading it from its own offset.
-    let streams: [StreamSource]
+    var streams: [StreamSource] = []
     let input: [Float]
     let inputFrames: Int
     var writePositions: [Int]
@@ -141,19 +141,12 @@ final class BenchSetup {
                     interleaved: BenchSetup.material(frames: loop, seed: $0, rate: Double(BenchSetup.sampleRate)),
                     channelCount: BenchSetup.channelCount, sampleRate: Double(BenchSetup.sampleRate))
             }
-            streams = []
             input = []
             inputFrames = 0
         } else {
             buffers = []
             inputFrames = Int(BenchSetup.inputRate) * 2
             input = BenchSetup.material(frames: inputFrames, seed: 99, rate: BenchSetup.inputRate)
-            streams = try (0..<sources).map { _ in
-                try StreamSource(
-                    sampleRate: BenchSetup.inputRate, channelCount: BenchSetup.channelCount,
-                    engineSampleRate: Double(BenchSetup.sampleRate), quality: quality!,
-                    bufferFrames: max(16_384, 2 * block + 2_048))
-            }
         }
         bufferBases = buffers.map { $0.samples.baseAddress! }
         // The reference walks the same loop half a loop away from the engine, so neither reads
@@ -174,8 +167,15 @@ final class BenchSetup {
         for _ in 0..<max(1, min(sources, BenchSetup.maxBuses)) { buses.append(try engine.addBus()) }
         var ids: [SourceID] = []
         for k in 0..<sources {
-            let kind: SourceKind = quality == nil ? .buffer(buffers[k]) : .stream(streams[k])
-            ids.append(try engine.addSource(kind, bus: buses[k % buses.count], gain: gains[k], loop: true))
+            let kind: SourceKind =
+                quality == nil
+                ? .buffer(buffers[k])
+                : .stream(
+                    sampleRate: BenchSetup.inputRate, channelCount: BenchSetup.channelCount,
+                    capacityFrames: max(16_384, 2 * block + 2_048), quality: quality!)
+            let id = try engine.addSource(kind, bus: buses[k % buses.count], gain: gains[k], loop: true)
+            ids.append(id)
+            if let stream = engine.stream(id) { streams.append(stream) }
         }
         for id in ids { try engine.send(.play(id)) }
         for bus in buses { try engine.send(.setBusDuck(bus, targetDB: -6, dBPerFrame: 0)) }

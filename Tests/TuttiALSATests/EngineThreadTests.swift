@@ -12,19 +12,19 @@ import Tutti
     static let frames = 96_000
 
     /// A dense command stream: one command every 10 frames, far more than the ring holds.
-    static let stream: [RenderCommand] = (0..<9_600).map { k in
+    static let stream: [(frame: Int64, command: EngineCommand)] = (0..<9_600).map { k in
         let frame = Int64(10 * k + 5)
         switch k {
-        case 0: return RenderCommand(at: frame, .play(SourceID(1)))
-        case 1: return RenderCommand(at: frame, .play(SourceID(2)))
+        case 0: return (frame, .play(SourceID(slot: 1, generation: 1)))
+        case 1: return (frame, .play(SourceID(slot: 2, generation: 1)))
         default: break
         }
         let x = Double(k)
         switch k % 4 {
-        case 0: return RenderCommand(at: frame, .setSourceGain(SourceID(0), gain: Float(0.2 + 0.1 * sin(x)), rampFrames: 7))
-        case 1: return RenderCommand(at: frame, .setBusGain(BusID(1), gain: Float(0.5 + 0.3 * cos(x)), rampFrames: 9))
-        case 2: return RenderCommand(at: frame, .setSourceGain(SourceID(2), gain: Float(0.4 + 0.2 * sin(x / 3)), rampFrames: 3))
-        default: return RenderCommand(at: frame, .setBusDuck(BusID(0), targetDB: -Float(k % 12), dBPerFrame: 0.01))
+        case 0: return (frame, .setSourceGain(SourceID(slot: 0, generation: 1), gain: Float(0.2 + 0.1 * sin(x)), rampFrames: 7))
+        case 1: return (frame, .setBusGain(BusID(slot: 1, generation: 1), gain: Float(0.5 + 0.3 * cos(x)), rampFrames: 9))
+        case 2: return (frame, .setSourceGain(SourceID(slot: 2, generation: 1), gain: Float(0.4 + 0.2 * sin(x / 3)), rampFrames: 3))
+        default: return (frame, .setBusDuck(BusID(slot: 0, generation: 1), targetDB: -Float(k % 12), dBPerFrame: 0.01))
         }
     }
 
@@ -37,7 +37,7 @@ import Tutti
             while done < frames {
                 let n = min(333, frames - done)
                 while next < stream.count, stream[next].frame < Int64(done + n) {
-                    try engine.send(stream[next].action, at: stream[next].frame)
+                    try engine.send(stream[next].command, at: .frame(stream[next].frame))
                     next += 1
                 }
                 engine.render(into: p.baseAddress! + done * 2, frameCount: n)
@@ -61,7 +61,7 @@ import Tutti
         let deadline = monotonic() + 30
         while !output.isFinished, monotonic() < deadline {
             while next < stream.count {
-                do { try engine.send(stream[next].action, at: stream[next].frame) } catch {
+                do { try engine.send(stream[next].command, at: .frame(stream[next].frame)) } catch {
                     ringWasFull = true
                     break
                 }
@@ -86,18 +86,18 @@ import Tutti
         let blip = AudioBuffer(interleaved: [Float](repeating: 0.1, count: 2 * 4_801), channelCount: 2, sampleRate: 48_000)
         let bus = try engine.addBus()
         let s = try engine.addSource(.buffer(blip), bus: bus)
-        try engine.send(.play(s), at: 10_000)
-        try engine.send(.play(s), at: 30_000)
+        try engine.send(.play(s), at: .frame(10_000))
+        try engine.send(.play(s), at: .frame(30_000))
         let output = try ALSAOutput(engine: engine, configuration: mockConfiguration(device.name), functions: .mock, log: { _ in })
         try output.start(frameLimit: 48_000)
         var ended: [Int64] = []
         let deadline = monotonic() + 20
         while !output.isFinished, monotonic() < deadline {
-            engine.pollEvents { e in if case .sourceEnded(let id) = e.kind, id == s { ended.append(e.frame) } }
+            for e in engine.pollEvents() { if case .sourceEnded(let id) = e.kind, id == s { ended.append(e.frame) } }
             usleep(500)
         }
         output.stop()
-        engine.pollEvents { e in if case .sourceEnded(let id) = e.kind, id == s { ended.append(e.frame) } }
+        for e in engine.pollEvents() { if case .sourceEnded(let id) = e.kind, id == s { ended.append(e.frame) } }
         #expect(ended == [14_801, 34_801])
     }
 }

@@ -22,12 +22,12 @@ func buildGraph(_ engine: Engine, sampleRate: Int = 48_000, scheduleChanges: Boo
     let s = try engine.addSource(.buffer(buffer), bus: b, loop: true)
     try engine.send(.play(t1))
     guard scheduleChanges else { return }
-    try engine.send(.play(t2), at: 1_000)
-    try engine.send(.play(s), at: 7_777)
-    try engine.send(.setSourceGain(t1, gain: 0.3, rampFrames: 2_400), at: 12_345)
-    try engine.send(.setBusDuck(b, targetDB: -12, dBPerFrame: 0.002), at: 20_000)
-    try engine.send(.pause(t2), at: 30_000)
-    try engine.send(.setMasterVolume(gain: 0.9, rampFrames: 960), at: 40_000)
+    try engine.send(.play(t2), at: .frame(1_000))
+    try engine.send(.play(s), at: .frame(7_777))
+    try engine.send(.setSourceGain(t1, gain: 0.3, rampFrames: 2_400), at: .frame(12_345))
+    try engine.send(.setBusDuck(b, targetDB: -12, dBPerFrame: 0.002), at: .frame(20_000))
+    try engine.send(.pause(t2), at: .frame(30_000))
+    try engine.send(.setMasterVolume(gain: 0.9, rampFrames: 960), at: .frame(40_000))
 }
 
 func makeEngine(channels: Int = 2, scheduleChanges: Bool = true, commandCapacity: Int? = nil) throws -> Engine {

@@ -29,23 +29,23 @@ import TuttiTestSupport
     }
 
     @Test func setGainRamp() throws {
-        assertSmooth(try render { e, s, _, at in try e.send(.setSourceGain(s, gain: 0.1, rampFrames: 480), at: at) }, "setGain")
+        assertSmooth(try render { e, s, _, at in try e.send(.setSourceGain(s, gain: 0.1, rampFrames: 480), at: .frame(at)) }, "setGain")
     }
 
     @Test func gateCloseAndOpen() throws {
         let x = try render { e, _, b, at in
-            try e.send(.setBusGate(b, gain: 0, rampFrames: 960), at: at)
-            try e.send(.setBusGate(b, gain: 1, rampFrames: 960), at: at + 12_000)
-            try e.send(.setBusGate(b, gain: 0, rampFrames: 960), at: at + 24_000)
+            try e.send(.setBusGate(b, gain: 0, rampFrames: 960), at: .frame(at))
+            try e.send(.setBusGate(b, gain: 1, rampFrames: 960), at: .frame(at + 12_000))
+            try e.send(.setBusGate(b, gain: 0, rampFrames: 960), at: .frame(at + 24_000))
         }
         assertSmooth(x, "gate")
     }
 
     @Test func duckAttackAndRelease() throws {
         let x = try render { e, _, b, at in
-            try e.send(.setBusDuck(b, targetDB: -15, dBPerFrame: 15 / 4_800), at: at)
-            try e.send(.setBusDuck(b, targetDB: 0, dBPerFrame: 15 / 19_200), at: at + 10_000)
-            try e.send(.setBusDuck(b, targetDB: -15, dBPerFrame: 15 / 4_800), at: at + 30_000)
+            try e.send(.setBusDuck(b, targetDB: -15, dBPerFrame: 15 / 4_800), at: .frame(at))
+            try e.send(.setBusDuck(b, targetDB: 0, dBPerFrame: 15 / 19_200), at: .frame(at + 10_000))
+            try e.send(.setBusDuck(b, targetDB: -15, dBPerFrame: 15 / 4_800), at: .frame(at + 30_000))
         }
         assertSmooth(x, "duck")
         // Ducked level is −15 dB.
@@ -54,24 +54,24 @@ import TuttiTestSupport
 
     @Test func pauseAndResume() throws {
         let x = try render { e, s, _, at in
-            try e.send(.pause(s), at: at)
-            try e.send(.play(s), at: at + 10_000)
-            try e.send(.pause(s), at: at + 30_000)
+            try e.send(.pause(s), at: .frame(at))
+            try e.send(.play(s), at: .frame(at + 10_000))
+            try e.send(.pause(s), at: .frame(at + 30_000))
         }
         assertSmooth(x, "pause/resume")
     }
 
     @Test func stop() throws {
-        assertSmooth(try render { e, s, _, at in try e.send(.stop(s), at: at) }, "stop")
+        assertSmooth(try render { e, s, _, at in try e.send(.stop(s), at: .frame(at)) }, "stop")
     }
 
     @Test func volumeChange() throws {
-        assertSmooth(try render { e, _, _, at in try e.send(.setMasterVolume(gain: 0.2, rampFrames: 960), at: at) }, "volume")
+        assertSmooth(try render { e, _, _, at in try e.send(.setMasterVolume(gain: 0.2, rampFrames: 960), at: .frame(at)) }, "volume")
     }
 
     @Test func hardStepIsDetected() throws {
         // 440 Hz at 48 kHz: frame 24_027 is near a crest, where a step is loudest.
-        let x = try render({ e, s, _, at in try e.send(.setSourceGain(s, gain: 0.1, rampFrames: 0), at: at) }, at: 24_027)
+        let x = try render({ e, s, _, at in try e.send(.setSourceGain(s, gain: 0.1, rampFrames: 0), at: .frame(at)) }, at: 24_027)
         let clicks = Analysis.clicks(x, reference: 2_000..<20_000)
         #expect(clicks.contains(24_027))
     }

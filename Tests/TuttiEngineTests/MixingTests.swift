@@ -31,8 +31,8 @@ import TuttiTestSupport
         let bus = try engine.addBus()
         let s = try engine.addSource(
             .buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 96_000), channelCount: 2, sampleRate: 48_000)), bus: bus)
-        try engine.send(.play(s), at: 1_000)
-        try engine.send(.setSourceGain(s, gain: 0.25, rampFrames: 0), at: 3_333)
+        try engine.send(.play(s), at: .frame(1_000))
+        try engine.send(.setSourceGain(s, gain: 0.25, rampFrames: 0), at: .frame(3_333))
         let out = renderAll(engine, frameCount: 5_000, block: 256)
         #expect(out[2 * 999] == 0)
         #expect(out[2 * 1_000] == 0.5)
@@ -45,16 +45,16 @@ import TuttiTestSupport
             let engine = try Engine()
             let bus = try engine.addBus()
             let s = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus)
-            try engine.send(.play(s), at: 100)
-            try engine.send(.setSourceGain(s, gain: 0.2, rampFrames: 480), at: 2_000)
-            try engine.send(.setBusDuck(bus, targetDB: -15, dBPerFrame: 15 / 4_800), at: 3_000)
-            try engine.send(.pause(s), at: 9_000)
+            try engine.send(.play(s), at: .frame(100))
+            try engine.send(.setSourceGain(s, gain: 0.2, rampFrames: 480), at: .frame(2_000))
+            try engine.send(.setBusDuck(bus, targetDB: -15, dBPerFrame: 15 / 4_800), at: .frame(3_000))
+            try engine.send(.pause(s), at: .frame(9_000))
             // A second bus whose gate ramps while nothing plays on it, then a source starts mid-ramp.
             let quiet = try engine.addBus(gateOpen: false)
             let t = try engine.addSource(.tone(frequency: 330, amplitude: 0.3), bus: quiet)
-            try engine.send(.setBusGate(quiet, gain: 1, rampFrames: 3_000), at: 4_000)
-            try engine.send(.play(t), at: 5_555)
-            try engine.send(.setMasterVolume(gain: 0.3, rampFrames: 2_000), at: 6_000)
+            try engine.send(.setBusGate(quiet, gain: 1, rampFrames: 3_000), at: .frame(4_000))
+            try engine.send(.play(t), at: .frame(5_555))
+            try engine.send(.setMasterVolume(gain: 0.3, rampFrames: 2_000), at: .frame(6_000))
             return renderAll(engine, frameCount: 12_000, block: block)
         }
         let a = try run(block: 64)
@@ -68,10 +68,11 @@ import TuttiTestSupport
         let engine = try Engine()
         let bus = try engine.addBus()
         let s = try engine.addSource(.buffer(sineBuffer(440, seconds: 0.1)), bus: bus)
-        try engine.send(.play(s), at: 500)
-        var events: [RenderEvent] = []
+        try engine.send(.play(s), at: .frame(500))
+        var events: [EngineEvent] = []
         let out = renderAll(engine, frameCount: 9_600, events: &events)
-        #expect(events.contains(RenderEvent(frame: 500 + 4_800, kind: .sourceEnded(s))))
+        #expect(events.contains(EngineEvent(frame: 500 + 4_800, kind: .sourceEnded(s))))
+        #expect(engine.status(s)?.state == .ended)
         #expect(out[(500 + 4_800) * 2..<out.count].allSatisfy { $0 == 0 })
     }
 
@@ -95,7 +96,7 @@ import TuttiTestSupport
         try engine.send(.setMasterVolume(gain: 0.5, rampFrames: 0))
         try engine.send(.setRingerVolume(gain: 0.25, rampFrames: 0))
         try engine.send(.play(m))
-        try engine.send(.play(r), at: 2_000)
+        try engine.send(.play(r), at: .frame(2_000))
         let out = renderAll(engine, frameCount: 4_000)
         #expect(out[1_000] == 0.25)
         #expect(out[3_000] == 0.25 + 0.125)
@@ -103,24 +104,26 @@ import TuttiTestSupport
 
     @Test func misuseIsRejectedNotCrashing() throws {
         let engine = try Engine()
-        #expect(throws: EngineError.self) { try engine.addSource(.silence, bus: BusID(5)) }
+        #expect(throws: TuttiError.self) { try engine.addSource(.silence, bus: BusID(slot: 5, generation: 1)) }
         let bus = try engine.addBus()
-        #expect(throws: EngineError.self) {
+        #expect(throws: TuttiError.self) {
             try engine.addSource(.buffer(AudioBuffer(interleaved: [0, 0], channelCount: 1, sampleRate: 44_100)), bus: bus)
         }
-        try engine.send(.play(SourceID(77)))
-        var events: [RenderEvent] = []
-        _ = renderAll(engine, frameCount: 256, events: &events)
-        #expect(events.contains { $0.kind == .rejectedCommand })
+        #expect(throws: TuttiError.self) { try engine.send(.play(SourceID(slot: 77, generation: 1))) }
+        #expect(engine.commandsInFlight == 1) // the bus install only
     }
 
     @Test func fullCommandQueueIsAnError() throws {
         var config = EngineConfiguration()
-        config.commandQueueCapacity = 4
+        config.commandQueueCapacity = 16
         let engine = try Engine(configuration: config)
         let bus = try engine.addBus()
-        for _ in 0..<3 { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
-        #expect(throws: EngineError.commandQueueFull) { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
+        for _ in 0..<(engine.commandCapacity - 1) { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
+        let error = #expect(throws: TuttiError.self) { try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0)) }
+        #expect(error?.code == .capacity)
+        // Rendering applies them; there is room again.
+        _ = renderAll(engine, frameCount: 64)
+        try engine.send(.setBusGain(bus, gain: 1, rampFrames: 0))
     }
 
     @Test func stopThenPlayRestartsFromTheTopAfterTheFade() throws {
@@ -129,8 +132,8 @@ import TuttiTestSupport
         let ramp = AudioBuffer(interleaved: (0..<48_000).map { Float($0) / 96_000 }, channelCount: 1, sampleRate: 48_000)
         let s = try engine.addSource(.buffer(ramp), bus: bus)
         try engine.send(.play(s))
-        try engine.send(.stop(s), at: 10_000)
-        try engine.send(.play(s), at: 10_000)
+        try engine.send(.stop(s), at: .frame(10_000))
+        try engine.send(.play(s), at: .frame(10_000))
         let out = renderAll(engine, frameCount: 12_000)
         // 480 frames of fade-out (still advancing), then the material's frame 0, 1, 2…
         #expect(out[10_479] < out[10_000] * 0.01)
@@ -145,8 +148,8 @@ import TuttiTestSupport
         let s = try engine.addSource(
             .buffer(AudioBuffer(interleaved: [Float](repeating: 0.5, count: 48_000), channelCount: 1, sampleRate: 48_000)), bus: bus)
         try engine.send(.play(s))
-        try engine.send(.pause(s), at: 1_000)
-        try engine.send(.play(s), at: 1_100)
+        try engine.send(.pause(s), at: .frame(1_000))
+        try engine.send(.play(s), at: .frame(1_100))
         let out = renderAll(engine, frameCount: 3_000)
         #expect(out[1_100] < 0.5 && out[1_100] > 0.3)
         #expect(out[2_000] == 0.5)

@@ -27,15 +27,16 @@ import Testing
             var spins = 0
             for i in 0..<total {
                 let c = RenderCommand(
-                    at: Int64(i),
-                    .setSourceGain(
-                        SourceID(Int32(truncatingIfNeeded: i)), gain: Float(i & 0xFFFF), rampFrames: Int32(truncatingIfNeeded: i >> 3)))
+                    frame: Int64(i), sequence: UInt64(i),
+                    action: .command(
+                        .setSourceGain(
+                            SourceID(rawValue: UInt64(i)), gain: Float(i & 0xFFFF), rampFrames: Int32(truncatingIfNeeded: i >> 3))))
                 while !ring.push(c) { RingStressTests.backoff(&spins) }
             }
         }
         var received = 0
         var firstBad: Int?
-        var c = RenderCommand(.setMasterVolume(gain: 0, rampFrames: 0))
+        var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 0, rampFrames: 0)))
         var spins = 0
         while received < total {
             guard ring.pop(into: &c) else {
@@ -44,9 +45,9 @@ import Testing
             }
             if firstBad == nil {
                 let i = received
-                if c.frame != Int64(i) { firstBad = i }
-                if case .setSourceGain(let id, let gain, let ramp) = c.action {
-                    if id.index != Int32(truncatingIfNeeded: i) || gain != Float(i & 0xFFFF) || ramp != Int32(truncatingIfNeeded: i >> 3) {
+                if c.frame != Int64(i) || c.sequence != UInt64(i) { firstBad = i }
+                if case .command(.setSourceGain(let id, let gain, let ramp)) = c.action {
+                    if id.rawValue != UInt64(i) || gain != Float(i & 0xFFFF) || ramp != Int32(truncatingIfNeeded: i >> 3) {
                         firstBad = i
                     }
                 } else {
@@ -71,7 +72,7 @@ import Testing
                 let e = RenderEvent(
                     frame: Int64(i),
                     kind: i & 1 == 0
-                        ? .sourceEnded(SourceID(Int32(truncatingIfNeeded: i))) : .sourceHalted(SourceID(Int32(truncatingIfNeeded: ~i))))
+                        ? .sourceEnded(SourceID(rawValue: UInt64(i))) : .sourceHalted(SourceID(rawValue: ~UInt64(i))))
                 while !ring.push(e) { RingStressTests.backoff(&spins) }
             }
         }
@@ -85,10 +86,13 @@ import Testing
             }
             if firstBad == nil {
                 let i = received
-                let expected: RenderEvent.Kind =
-                    i & 1 == 0
-                    ? .sourceEnded(SourceID(Int32(truncatingIfNeeded: i))) : .sourceHalted(SourceID(Int32(truncatingIfNeeded: ~i)))
-                if e.frame != Int64(i) || e.kind != expected { firstBad = i }
+                var ok = e.frame == Int64(i)
+                switch e.kind {
+                case .sourceEnded(let id): ok = ok && i & 1 == 0 && id.rawValue == UInt64(i)
+                case .sourceHalted(let id): ok = ok && i & 1 == 1 && id.rawValue == ~UInt64(i)
+                default: ok = false
+                }
+                if !ok { firstBad = i }
             }
             received += 1
         }
@@ -96,6 +100,35 @@ import Testing
         #expect(received == total)
         #expect(firstBad == nil)
         #expect(ring.pop() == nil)
+    }
+
+    /// The render side's pending heap against a sorted reference: random frames (many equal),
+    /// pops in (frame, sequence) order.
+    @Test func pendingCommandsPopInFrameThenSequenceOrder() {
+        var heap = PendingCommands(capacity: 1024)
+        defer { heap.deallocate() }
+        var rng = SystemRandomNumberGenerator()
+        var reference: [(Int64, UInt64)] = []
+        var popped: [(Int64, UInt64)] = []
+        var sequence: UInt64 = 0
+        for round in 0..<200 {
+            for _ in 0..<Int.random(in: 0...20, using: &rng) where heap.count < heap.capacity {
+                sequence += 1
+                let frame = Int64.random(in: 0...40, using: &rng) + Int64(round)
+                let pushed = heap.push(
+                    RenderCommand(frame: frame, sequence: sequence, action: .command(.setMasterVolume(gain: 1, rampFrames: 0))))
+                #expect(pushed)
+                reference.append((frame, sequence))
+            }
+            for _ in 0..<Int.random(in: 0...15, using: &rng) where !heap.isEmpty {
+                let c = heap.pop()
+                popped.append((c.frame, c.sequence))
+                let i = reference.indices.min { reference[$0] < reference[$1] }!
+                #expect(reference[i] == (c.frame, c.sequence))
+                reference.remove(at: i)
+            }
+        }
+        #expect(!popped.isEmpty)
     }
 }
 

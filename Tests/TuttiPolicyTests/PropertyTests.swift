@@ -234,7 +234,7 @@ enum Checks {
             }
             for e in step.outcome.journal {
                 if case .sourceStarted(let x, _) = e, let s = sessionOf(source: x, in: step.after),
-                    step.after.isMixable(session: s) == false
+                    step.after.session(s)?.isMixable == false
                 {
                     order.removeAll { $0 == s }
                     order.append(s)
@@ -302,7 +302,13 @@ enum Checks {
                 if a != step.before { v.append("step \(n) \(step.action): refused (\(error)) but the state changed") }
                 let allowed = step.outcome.journal.allSatisfy {
                     if case .remoteCommand = $0 { return true }
-                    if case .activationFailed(_, let e) = $0 { return e == error && step.before.callActive }
+                    if case .activationFailed(let session, let e) = $0 {
+                        // Rule 2.3: refused during a call, or from the background over a playing session.
+                        if case .cannotInterruptOthers = e {
+                            return e == error && step.before.session(session)?.configuration.foreground == false
+                        }
+                        return e == error && step.before.callActive
+                    }
                     return false
                 }
                 if !allowed { v.append("step \(n): refused with journal \(step.outcome.journal)") }

@@ -33,7 +33,7 @@ struct Rule1Tests {
         ])
     func mixability(_ c: MixCase) throws {
         let state = try PolicyState(sessions: [SessionConfiguration(id: "s", category: c.category, options: c.options)])
-        #expect(state.isMixable(session: "s") == c.mixable)
+        #expect(state.session("s")?.isMixable == c.mixable)
     }
 
     struct OptionCase: Sendable, CustomTestStringConvertible {

@@ -4,7 +4,7 @@ import TuttiEngine
 
 /// Render `frameCount` frames from `engine` in blocks of `block`, collecting events.
 public func renderAll(
-    _ engine: Engine, frameCount: Int, block: Int = 256, events: inout [RenderEvent],
+    _ engine: Engine, frameCount: Int, block: Int = 256, events: inout [EngineEvent],
     before: (Int64) -> Void = { _ in }
 ) -> [Float] {
     let ch = engine.channelCount
@@ -15,7 +15,7 @@ public func renderAll(
             let n = min(block, frameCount - done)
             before(Int64(done))
             engine.render(into: o.baseAddress! + done * ch, frameCount: n)
-            engine.pollEvents { events.append($0) }
+            events += engine.pollEvents()
             done += n
         }
     }
@@ -23,7 +23,7 @@ public func renderAll(
 }
 
 public func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
-    var events: [RenderEvent] = []
+    var events: [EngineEvent] = []
     return renderAll(engine, frameCount: frameCount, block: block, events: &events)
 }
 

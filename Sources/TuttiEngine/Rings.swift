@@ -11,6 +11,7 @@ import Atomics
 /// render thread uses them under `@_noLocks` even in debug builds, where generic code is not
 /// specialized. Each ring has one owner object (`RingStorage`) on the control side that
 /// frees the memory. Elements are trivial: nothing is retained or released across threads.
+/// Thread: one producer thread and one consumer thread at a time, named on each method.
 public struct RingIndices: @unchecked Sendable {
     /// Next slot to read; written by the consumer only.
     @usableFromInline let head: UnsafeAtomic<Int>
@@ -77,8 +78,8 @@ final class RingStorage<Element>: @unchecked Sendable {
 }
 
 /// Control → render commands.
-public struct CommandRing: @unchecked Sendable {
-    public let indices: RingIndices
+@usableFromInline struct CommandRing: @unchecked Sendable {
+    @usableFromInline let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<RenderCommand>
 
     init(_ storage: RingStorage<RenderCommand>) {
@@ -86,8 +87,8 @@ public struct CommandRing: @unchecked Sendable {
         elements = storage.elements
     }
 
-    /// Producer: false when full.
-    @inlinable public func push(_ command: RenderCommand) -> Bool {
+    /// Producer (control thread): false when full.
+    func push(_ command: RenderCommand) -> Bool {
         let w = indices.writable()
         guard w.count > 0 else { return false }
         (elements + (w.start & indices.mask)).initialize(to: command)
@@ -95,9 +96,9 @@ public struct CommandRing: @unchecked Sendable {
         return true
     }
 
-    /// Consumer.
+    /// Consumer (render thread).
     @inlinable @inline(__always) @_noLocks
-    public func pop(into command: inout RenderCommand) -> Bool {
+    func pop(into command: inout RenderCommand) -> Bool {
         let r = indices.readable()
         guard r.count > 0 else { return false }
         command = elements[r.start & indices.mask]
@@ -107,8 +108,8 @@ public struct CommandRing: @unchecked Sendable {
 }
 
 /// Render → control events.
-public struct EventRing: @unchecked Sendable {
-    public let indices: RingIndices
+@usableFromInline struct EventRing: @unchecked Sendable {
+    @usableFromInline let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<RenderEvent>
 
     init(_ storage: RingStorage<RenderEvent>) {
@@ -118,7 +119,7 @@ public struct EventRing: @unchecked Sendable {
 
     /// Producer (render thread): false when full.
     @inlinable @inline(__always) @_noLocks
-    public func push(_ event: RenderEvent) -> Bool {
+    func push(_ event: RenderEvent) -> Bool {
         let w = indices.writable()
         guard w.count > 0 else { return false }
         (elements + (w.start & indices.mask)).initialize(to: event)
@@ -127,7 +128,7 @@ public struct EventRing: @unchecked Sendable {
     }
 
     /// Consumer (control thread).
-    @inlinable public func pop() -> RenderEvent? {
+    func pop() -> RenderEvent? {
         let r = indices.readable()
         guard r.count > 0 else { return nil }
         let e = elements[r.start & indices.mask]
@@ -175,20 +176,4 @@ public struct SampleRing: @unchecked Sendable {
     /// Consumer: `n` samples of `readableSpan()` have been used.
     @inlinable @_noLocks
     public func release(_ n: Int) { indices.release(n) }
-
-    /// Consumer: copy up to `count` samples out; returns how many were taken.
-    @inlinable @_noLocks
-    public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
-        let r = indices.readable()
-        let n = min(count, r.count)
-        let first = r.start & indices.mask
-        let head = min(n, indices.capacity &- first)
-        let base = elements
-        _unsafePerformance {
-            _ = memcpy(destination, base + first, head &* 4)
-            if n > head { _ = memcpy(destination + head, base, (n &- head) &* 4) }
-        }
-        indices.release(n)
-        return n
-    }
 }

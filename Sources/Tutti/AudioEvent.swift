@@ -1,0 +1,45 @@
+import TuttiEngine
+import TuttiPolicy
+
+/// Something a host hears about: a policy decision, a source that ended, a device event.
+/// Delivered once rendering has passed its frame, in frame order, never dropped (by polling,
+/// `AudioEngine.pollEvents()`, or `AudioEngine.events()`). Value type: any thread.
+public struct AudioEvent: Hashable, Sendable {
+    /// The frame it happened at, on the engine clock. For a change made `.now`, the frame the
+    /// engine had rendered when the call was made (it applies at the next block).
+    public var frame: Int64
+    /// What happened.
+    public var kind: Kind
+
+    /// An event of `kind` at `frame`.
+    public init(frame: Int64, kind: Kind) {
+        self.frame = frame
+        self.kind = kind
+    }
+
+    /// What happened.
+    public enum Kind: Hashable, Sendable {
+        /// The session was interrupted (its playing sources paused); `by` is the interrupting
+        /// session, nil for a phone call or the microphone.
+        case interruptionBegan(session: SessionID, reason: InterruptionReason, by: SessionID?)
+        /// The interruption ended; `shouldResume` says whether it may resume (rule 2.4).
+        case interruptionEnded(session: SessionID, shouldResume: Bool)
+        /// The session is ducked by `by` (rule 3).
+        case duckingBegan(session: SessionID, by: SessionID)
+        /// The session is no longer ducked.
+        case duckingEnded(session: SessionID)
+        /// The output route changed (rule 7).
+        case routeChanged(reason: RouteChangeReason, previous: Route, current: Route)
+        /// A non-looping source played past its last frame; `frame` is the frame after its
+        /// last sample. Not sent on stop or remove.
+        case sourceEnded(source: SourceID, session: SessionID)
+        /// `secondaryAudioShouldBeSilencedHint` changed for the session (rule 10).
+        case silenceSecondaryAudioHint(session: SessionID, begin: Bool)
+        /// The output device missed a deadline; `count` is the total so far.
+        case xrun(count: Int)
+        /// The output device was lost; the backend is reconnecting.
+        case deviceLost(device: String, reason: String)
+        /// The output device is back.
+        case deviceRestored(device: String)
+    }
+}

@@ -1,0 +1,76 @@
+import TuttiDSP
+import TuttiEngine
+import TuttiPolicy
+
+/// Settings of an `AudioEngine`, fixed at creation (the C ABI's `tutti_engine_config` plus
+/// the policy's). Value type: any thread.
+public struct AudioEngineConfiguration: Sendable, Equatable {
+    /// Output (and mixing) rate, Hz: the engine clock counts frames at this rate.
+    public var sampleRate = 48_000
+    /// Output channels, 1 or 2.
+    public var channelCount = 2
+    /// Longest stretch rendered in one go; longer render calls are split.
+    public var maxBlockFrames = 4096
+    /// Sources that may exist at once.
+    public var maxSources = 512
+    /// Sessions that may exist at once.
+    public var maxSessions = 64
+    /// Commands that may wait for the render side at once (each call that changes sound
+    /// queues one or a few); beyond it calls fail with `capacity` until rendering catches up.
+    public var commandQueueCapacity = 4096
+    /// The engine's duck envelope (rule 3): level, attack, release.
+    public var ducking = DuckingSettings.default
+    /// The device state at creation (silent switch, lock, volumes, route, microphone).
+    public var device = DeviceState()
+    /// Converter for stream sources (real time, on the render thread).
+    public var streamQuality = ResamplerQuality.sincMedium
+    /// Default ramps, fades and gate times (seconds).
+    public var sourceGainRampSeconds = 0.010
+    /// Default play/pause/stop/seek/remove de-click fade, seconds.
+    public var transportFadeSeconds = 0.010
+    /// Gate ramp when a session becomes audible or silent, seconds.
+    public var gateRampSeconds = 0.020
+    /// System and ringer volume ramp, seconds.
+    public var volumeRampSeconds = 0.020
+
+    /// The defaults: 48 kHz stereo, 512 sources, 64 sessions.
+    public init() {}
+
+    /// The render graph's settings: one bus per session plus the engine's call and ringer buses.
+    var engineConfiguration: EngineConfiguration {
+        var c = EngineConfiguration(sampleRate: sampleRate, channelCount: channelCount)
+        c.maxBlockFrames = maxBlockFrames
+        c.maxSources = maxSources
+        c.maxBuses = maxSessions + 2
+        c.commandQueueCapacity = commandQueueCapacity
+        c.sourceGainRampSeconds = sourceGainRampSeconds
+        c.transportFadeSeconds = transportFadeSeconds
+        c.gateRampSeconds = gateRampSeconds
+        c.volumeRampSeconds = volumeRampSeconds
+        return c
+    }
+
+    /// Throws `invalidArgument` naming the first setting out of range.
+    public func validate() throws(TuttiError) {
+        guard (1...65_534).contains(maxSessions) else {
+            throw TuttiError(.invalidArgument, "maxSessions must be in 1…65534, got \(maxSessions)")
+        }
+        try engineConfiguration.validate()
+        for (name, value) in [
+            ("ducking.level", ducking.levelDB), ("ducking.attack", ducking.attackSeconds), ("ducking.release", ducking.releaseSeconds),
+        ]
+        where !value.isFinite {
+            throw TuttiError(.invalidArgument, "\(name) must be finite, got \(value)")
+        }
+        guard ducking.levelDB <= 0, ducking.levelDB >= -96 else {
+            throw TuttiError(.invalidArgument, "ducking.level must be in −96…0 dB, got \(ducking.levelDB)")
+        }
+        guard ducking.attackSeconds >= 0, ducking.releaseSeconds >= 0 else {
+            throw TuttiError(.invalidArgument, "ducking attack and release must be ≥ 0 s")
+        }
+        for (name, v) in [("device.volume", device.volume), ("device.ringerVolume", device.ringerVolume)]
+        where !(v.isFinite && (0...1).contains(v)) {
+            throw TuttiError(.invalidArgument, "\(name) must be in 0…1, got \(v)")
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import Atomics
+import TuttiDSP
+
+// Applying commands and the transport (play, pause, stop, seek, remove) on the render thread.
+extension Renderer {
+    /// Move everything from the command ring into the pending heap. A command for now, or for
+    /// a frame already rendered, is stamped with the current frame: it applies before this
+    /// block, after the commands already due and made before it.
+    @inlinable @inline(__always) @_noLocks
+    func takeCommands() {
+        var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 1, rampFrames: 0)))
+        while commands.pop(into: &c) {
+            if c.frame < framePosition { c.frame = framePosition }
+            if !pending.push(c) { board.eventsDropped.wrappingIncrement(ordering: .relaxed) }
+        }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func applyDueCommands() {
+        var applied: Int64 = 0
+        while !pending.isEmpty, pending.nextFrame <= framePosition {
+            let c = pending.pop()
+            apply(c.action)
+            applied &+= 1
+        }
+        if applied > 0 { board.commandsApplied.wrappingIncrement(by: applied, ordering: .releasing) }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func report(_ kind: RenderEvent.Kind, at frame: Int64) {
+        if !events.push(RenderEvent(frame: frame, kind: kind)) { board.eventsDropped.wrappingIncrement(ordering: .relaxed) }
+    }
+
+    /// The slot of a live source with exactly this id (generation included).
+    @inlinable @inline(__always) @_noLocks
+    func sourceIndex(_ id: SourceID) -> Int? {
+        let i = id.slot
+        guard i >= 0, i < maxSources, sourceOccupied[i], sources[i].id.rawValue == id.rawValue else { return nil }
+        return i
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func busIndex(_ id: BusID) -> Int? {
+        let i = id.slot
+        guard i >= 0, i < maxBuses, busOccupied[i], buses[i].id.rawValue == id.rawValue else { return nil }
+        return i
+    }
+
+    @inlinable @_noLocks
+    func apply(_ action: RenderCommand.Action) {
+        switch action {
+        case .command(let command):
+            apply(command)
+        case .installSource(let node):
+            let i = node.pointee.id.slot
+            if i >= 0, i < maxSources, !sourceOccupied[i], busIndex(node.pointee.bus) != nil {
+                sources[i] = node.pointee
+                sourceOccupied[i] = true
+                if i >= sourceHighWater { sourceHighWater = i &+ 1 }
+                board.publish(slot: i, id: node.pointee.id.rawValue, state: .stopped, position: 0, underrunFrames: 0)
+            }
+            report(.retiredSourceNode(node), at: framePosition)
+        case .installBus(let node):
+            let i = node.pointee.id.slot
+            if i >= 0, i < maxBuses, !busOccupied[i] {
+                buses[i] = node.pointee
+                busOccupied[i] = true
+                if i >= busHighWater { busHighWater = i &+ 1 }
+            }
+            report(.retiredBusNode(node), at: framePosition)
+        case .removeSource(let id):
+            guard let i = sourceIndex(id) else { return }
+            if sources[i].running, sources[i].fadeOutFrames > 0 {
+                sources[i].pending = PendingHalt.remove
+                sources[i].fade.ramp(to: 0, frameCount: sources[i].fadeOutFrames)
+            } else {
+                finishRemove(i, at: framePosition)
+            }
+        case .removeBus(let id):
+            guard let b = busIndex(id), !buses[b].closing else { return }
+            buses[b].closing = true
+            // Fade the session out if anything of it sounds; `renderChunk` finishes the removal.
+            var sounding = false
+            for i in 0..<sourceHighWater where sourceOccupied[i] {
+                if sources[i].bus.rawValue == id.rawValue, sources[i].running { sounding = true }
+            }
+            buses[b].gate.ramp(to: 0, frameCount: sounding ? transportFadeFrames : 0)
+            if !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition) }
+        }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func apply(_ command: EngineCommand) {
+        switch command {
+        case .play(let id):
+            guard let i = sourceIndex(id) else { return }
+            play(&sources[i])
+        case .pause(let id):
+            guard let i = sourceIndex(id) else { return }
+            halt(&sources[i], then: .pause)
+        case .stop(let id):
+            guard let i = sourceIndex(id) else { return }
+            halt(&sources[i], then: .stop)
+        case .seek(let id, let position):
+            guard let i = sourceIndex(id) else { return }
+            seek(&sources[i], to: position)
+        case .setSourceGain(let id, let gain, let frames):
+            guard let i = sourceIndex(id) else { return }
+            sources[i].gain.ramp(to: gain, frameCount: Int(frames))
+        case .setFades(let id, let fadeIn, let fadeOut):
+            guard let i = sourceIndex(id) else { return }
+            sources[i].fadeInFrames = Int(fadeIn)
+            sources[i].fadeOutFrames = max(Int(fadeOut), 0)
+        case .setLoop(let id, let loop):
+            guard let i = sourceIndex(id) else { return }
+            sources[i].loop = loop
+        case .setBusGate(let id, let gain, let frames):
+            guard let b = busIndex(id) else { return }
+            buses[b].gate.ramp(to: gain, frameCount: Int(frames))
+        case .setBusGain(let id, let gain, let frames):
+            guard let b = busIndex(id) else { return }
+            buses[b].gain.ramp(to: gain, frameCount: Int(frames))
+        case .setBusDuck(let id, let target, let rate):
+            guard let b = busIndex(id) else { return }
+            buses[b].duck.move(to: target, dBPerFrame: rate)
+        case .setMasterVolume(let gain, let frames):
+            volume.ramp(to: gain, frameCount: Int(frames))
+        case .setRingerVolume(let gain, let frames):
+            ringerVolume.ramp(to: gain, frameCount: Int(frames))
+        }
+    }
+
+    // MARK: - Transport
+
+    /// The fade-in a play or resume gets: the source's own, or by default none from the top
+    /// (the material's own start keeps mixing exact) and a de-click when resuming mid-way.
+    @inlinable @inline(__always) @_noLocks
+    func fadeInFrames(_ node: SourceNode) -> Int {
+        if node.fadeInFrames >= 0 { return node.fadeInFrames }
+        return node.position == 0 ? 0 : transportFadeFrames
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func play(_ node: inout SourceNode) {
+        node.ended = false
+        if node.running {
+            switch node.pending {
+            case .stop:
+                // Let the fade-out finish, rewind, then start from the top.
+                node.pending = PendingHalt.restart
+            case .pause:
+                // Cancel the pause: come back up from where it is (after a pending seek, if any).
+                node.pending = PendingHalt.none
+                if node.pendingSeek < 0 { node.fade.ramp(to: 1, frameCount: max(fadeInFrames(node), transportFadeFrames)) }
+            case .none, .restart, .remove:
+                break
+            }
+            return
+        }
+        node.running = true
+        node.pending = PendingHalt.none
+        let frames = fadeInFrames(node)
+        node.fade.ramp(to: 0, frameCount: 0)
+        node.fade.ramp(to: 1, frameCount: frames)
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func halt(_ node: inout SourceNode, then pending: PendingHalt) {
+        if node.running {
+            if case .remove = node.pending { return }
+            node.pending = pending
+            node.fade.ramp(to: 0, frameCount: node.fadeOutFrames)
+            if !node.fade.isRamping { finishFade(&node, at: framePosition) }
+        } else if case .stop = pending {
+            rewind(&node)
+            node.ended = false
+        }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func seek(_ node: inout SourceNode, to position: Int64) {
+        node.ended = false
+        let target = max(position, 0)
+        if node.running {
+            if case .remove = node.pending { return }
+            node.pendingSeek = target
+            node.fade.ramp(to: 0, frameCount: transportFadeFrames)
+            if !node.fade.isRamping { finishFade(&node, at: framePosition) }
+        } else {
+            move(&node, to: Int(clamping: target))
+        }
+    }
+
+    /// A fade-out reached zero: apply the pending seek, then what was waiting for it.
+    @inlinable @_noLocks
+    func finishFade(_ node: inout SourceNode, at frame: Int64) {
+        if node.pendingSeek >= 0 {
+            move(&node, to: Int(clamping: node.pendingSeek))
+            node.pendingSeek = -1
+        }
+        let pending = node.pending
+        node.pending = PendingHalt.none
+        switch pending {
+        case .none:
+            // Only a seek was waiting: come back up at the new position.
+            node.fade.ramp(to: 1, frameCount: transportFadeFrames)
+        case .restart:
+            rewind(&node)
+            node.fade.ramp(to: 1, frameCount: fadeInFrames(node))
+        case .pause, .stop:
+            node.running = false
+            if case .stop = pending { rewind(&node) }
+            report(.sourceHalted(node.id), at: frame)
+        case .remove:
+            node.running = false
+            node.pending = PendingHalt.remove
+        }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func rewind(_ node: inout SourceNode) {
+        move(&node, to: 0)
+        if case .stream(let s) = node.content { s.reset() }
+    }
+
+    /// Set the position of the content (clamped to a buffer's length).
+    @inlinable @inline(__always) @_noLocks
+    func move(_ node: inout SourceNode, to position: Int) {
+        switch node.content {
+        case .buffer(_, let count):
+            node.position = min(position, count)
+        case .tone(var osc):
+            osc.seek(toFrame: position)
+            node.content = .tone(osc)
+            node.position = position
+        case .silence, .stream:
+            node.position = position
+        }
+    }
+
+    /// Empty a bus slot and the slots of its sources, and say so.
+    @inlinable @_noLocks
+    func finishBusRemoval(_ b: Int, at frame: Int64) {
+        let id = buses[b].id
+        for i in 0..<sourceHighWater where sourceOccupied[i] {
+            if sources[i].bus.rawValue == id.rawValue { finishRemove(i, at: frame) }
+        }
+        busOccupied[b] = false
+        report(.busRemoved(id), at: frame)
+    }
+
+    /// Empty a source slot and say so; the control side frees what the source owned.
+    @inlinable @_noLocks
+    func finishRemove(_ i: Int, at frame: Int64) {
+        let id = sources[i].id
+        sourceOccupied[i] = false
+        board.publish(slot: i, id: 0, state: .stopped, position: 0, underrunFrames: 0)
+        report(.sourceRemoved(id), at: frame)
+    }
+}

@@ -1,0 +1,140 @@
+import Atomics
+import TuttiDSP
+
+// The per-block mix on the render thread.
+//
+// One pass per source: each source mixes straight into the output with
+// source gain × fade × (gate × bus gain × duck × volume of its class). The bus and master
+// factors are worked out once per bus per chunk: a scalar when settled, a per-frame gain array
+// while any of them ramps. Both paths compute the same product per frame, so the samples do
+// not depend on where a block is split.
+extension Renderer {
+    @inlinable @_noLocks
+    func renderChunk(into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        output.update(repeating: 0, count: n &* channelCount)
+        let systemRamping = volume.isRamping
+        if systemRamping { for f in 0..<n { systemVolumeGains[f] = volume.next() } }
+        let ringerRamping = ringerVolume.isRamping
+        if ringerRamping { for f in 0..<n { ringerVolumeGains[f] = ringerVolume.next() } }
+        for b in 0..<busHighWater where busOccupied[b] {
+            computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
+        }
+        for i in 0..<sourceHighWater where sourceOccupied[i] {
+            if sources[i].running { renderSource(&sources[i], into: output, frameCount: n) }
+            // A removal waited for its fade-out (or the end of the content).
+            if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
+        }
+        for b in 0..<busHighWater where busOccupied[b] {
+            if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }
+        }
+    }
+
+    @inlinable @inline(__always) @_noLocks
+    func computeBusGain(_ b: Int, frameCount n: Int, volumeRamping: Bool) {
+        let isRinger = buses[b].isRinger
+        let volumeGains = isRinger ? ringerVolumeGains : systemVolumeGains
+        let volumeValue = isRinger ? ringerVolume.value : volume.value
+        if !volumeRamping, !buses[b].gate.isRamping, !buses[b].gain.isRamping, !buses[b].duck.isMoving {
+            busRamping[b] = false
+            busScalar[b] = buses[b].gate.value * buses[b].gain.value * buses[b].duck.gain * volumeValue
+            return
+        }
+        busRamping[b] = true
+        let gains = busGains + b &* maxChunk
+        for f in 0..<n {
+            let v = volumeRamping ? volumeGains[f] : volumeValue
+            gains[f] = buses[b].gate.next() * buses[b].gain.next() * buses[b].duck.next() * v
+        }
+    }
+
+    @inlinable @_noLocks
+    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let ch = channelCount
+        let b = node.bus.slot
+        guard b >= 0, b < maxBuses, busOccupied[b] else { return }
+        var offset = 0
+        while offset < n, node.running {
+            var seg = n &- offset
+            let halting = node.isHalting
+            if halting { seg = min(seg, node.fade.framesRemaining) }
+            if seg > 0 {
+                switch node.content {
+                case .buffer(let data, let count):
+                    let avail = count &- node.position
+                    seg = min(seg, avail)
+                    if seg > 0 {
+                        mixSegment(&node, from: data + node.position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
+                        node.position &+= seg
+                    }
+                    if node.position >= count {
+                        if node.loop, count > 0 {
+                            node.position = 0
+                        } else {
+                            endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
+                        }
+                    }
+                case .tone(var osc):
+                    osc.render(into: scratch, frameCount: seg, channelCount: ch)
+                    node.content = .tone(osc)
+                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
+                    node.position &+= seg
+                case .stream(var s):
+                    s.render(into: scratch, frameCount: seg)
+                    node.content = .stream(s)
+                    ChannelMap.mapInPlace(scratch, frameCount: seg, from: s.channelCount, to: ch)
+                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
+                    node.position &+= seg
+                case .silence:
+                    node.gain.skip(seg)
+                    node.fade.skip(seg)
+                    node.position &+= seg
+                }
+            }
+            offset &+= seg
+            if node.running, halting, !node.fade.isRamping {
+                finishFade(&node, at: framePosition &+ Int64(offset))
+            }
+        }
+    }
+
+    /// A buffer played past its last frame (not looping): stopped, rewound, reported. A
+    /// removal waiting for a fade-out happens now.
+    @inlinable @inline(__always) @_noLocks
+    func endOfContent(_ node: inout SourceNode, at frame: Int64) {
+        node.running = false
+        node.position = 0
+        node.pendingSeek = -1
+        if case .remove = node.pending { return }
+        node.pending = PendingHalt.none
+        node.ended = true
+        report(.sourceEnded(node.id), at: frame)
+    }
+
+    /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames.
+    @inlinable @inline(__always) @_noLocks
+    func mixSegment(
+        _ node: inout SourceNode, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>,
+        bus b: Int, offset: Int, frameCount: Int
+    ) {
+        let ch = channelCount
+        let dst = output + offset &* ch
+        if !busRamping[b], !node.gain.isRamping, !node.fade.isRamping {
+            let g = node.gain.value * node.fade.value * busScalar[b]
+            if g == 1 {
+                Kernels.add(dst, src, count: frameCount &* ch)
+            } else if g != 0 {
+                Kernels.mixAdd(dst, src, count: frameCount &* ch, gain: g)
+            }
+            return
+        }
+        let gains = frameGains
+        if busRamping[b] {
+            let busGain = busGains + (b &* maxChunk &+ offset)
+            for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain[f] }
+        } else {
+            let busGain = busScalar[b]
+            for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain }
+        }
+        Kernels.mixAddGains(dst, src, gains: gains, frameCount: frameCount, channelCount: ch)
+    }
+}

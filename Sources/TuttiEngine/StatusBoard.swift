@@ -1,0 +1,106 @@
+import Atomics
+
+/// Where a source is in its life, as the render side last published it. The raw values are
+/// the C ABI's `TUTTI_SOURCE_*`. Value type: any thread.
+public enum PlaybackState: Int32, Sendable, CaseIterable {
+    /// Not playing, at its start (new, stopped, or rewound).
+    case stopped = 0
+    /// Advancing (heard unless its session is silenced, ducked to silence or gated).
+    case playing = 1
+    /// Not playing, holding a position past its start.
+    case paused = 2
+    /// Played past its last frame (not looping); rewound, waiting for the next play.
+    case ended = 3
+}
+
+/// What the render side last published about one source. Value type: any thread.
+public struct SourceStatus: Hashable, Sendable {
+    /// The state at the end of the last rendered block.
+    public var state: PlaybackState
+    /// Frames played since the last rewind, at the engine rate.
+    public var position: Int64
+    /// Stream and streaming-file sources: frames rendered with no data (silence).
+    public var underrunFrames: Int64
+
+    /// A source that has not been rendered yet: stopped at 0.
+    public static let initial = SourceStatus(state: .stopped, position: 0, underrunFrames: 0)
+}
+
+/// Render → control publication of per-source status and engine counters, race-free.
+///
+/// Each source slot is a seqlock (a sequence number that is odd while the render thread writes
+/// the fields) over atomic fields, so a reader on any thread gets the fields of one publication
+/// together, and tools like TSan see no data race. The render thread publishes once per render
+/// call; readers retry while a write is in progress (it is a few stores long).
+///
+/// Thread: `publish…` on the render thread only; `read…` and the counters on any thread.
+/// The control side owns the memory (`deallocate`).
+@usableFromInline struct StatusBoard: @unchecked Sendable {
+    /// Per slot: sequence, id (raw), state, position, underrun frames.
+    @inlinable static var fieldsPerSlot: Int { 5 }
+    @usableFromInline let slots: Int
+    @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
+    /// Engine counters: frames rendered, commands applied, events dropped (stays 0).
+    @usableFromInline let counters: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
+
+    init(slots: Int) {
+        self.slots = slots
+        let n = slots * StatusBoard.fieldsPerSlot
+        storage = .allocate(capacity: n)
+        storage.initialize(repeating: UnsafeAtomic<Int64>.Storage(0), count: n)
+        counters = .allocate(capacity: 3)
+        counters.initialize(repeating: UnsafeAtomic<Int64>.Storage(0), count: 3)
+    }
+
+    func deallocate() {
+        storage.deallocate()
+        counters.deallocate()
+    }
+
+    @inlinable @inline(__always) @_noLocks func field(_ slot: Int, _ k: Int) -> UnsafeAtomic<Int64> {
+        UnsafeAtomic(at: storage + (slot &* StatusBoard.fieldsPerSlot &+ k))
+    }
+
+    /// Frames rendered so far: the engine clock.
+    @inlinable var framesRendered: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters) } }
+    /// Commands applied by the render side (taken off the pending heap) so far.
+    @inlinable var commandsApplied: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters + 1) } }
+    /// Events the render side could not report (a bug if ever non-zero: the ring is sized so it cannot fill).
+    @inlinable var eventsDropped: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters + 2) } }
+
+    /// Render thread: publish one slot.
+    @inlinable @inline(__always) @_noLocks
+    func publish(slot: Int, id: UInt64, state: PlaybackState, position: Int64, underrunFrames: Int64) {
+        let seq = field(slot, 0)
+        let s = seq.load(ordering: .relaxed)
+        seq.store(s &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        field(slot, 1).store(Int64(bitPattern: id), ordering: .relaxed)
+        field(slot, 2).store(Int64(state.rawValue), ordering: .relaxed)
+        field(slot, 3).store(position, ordering: .relaxed)
+        field(slot, 4).store(underrunFrames, ordering: .relaxed)
+        seq.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// Any thread: the status last published for `id`, or nil when the slot holds another
+    /// source (not installed yet, or already gone).
+    func read(_ id: SourceID) -> SourceStatus? {
+        let slot = id.slot
+        guard slot >= 0, slot < slots else { return nil }
+        let seq = field(slot, 0)
+        while true {
+            let s1 = seq.load(ordering: .acquiring)
+            if s1 & 1 != 0 { continue }
+            let raw = UInt64(bitPattern: field(slot, 1).load(ordering: .relaxed))
+            let state = field(slot, 2).load(ordering: .relaxed)
+            let position = field(slot, 3).load(ordering: .relaxed)
+            let underruns = field(slot, 4).load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            guard seq.load(ordering: .relaxed) == s1 else { continue }
+            guard raw == id.rawValue else { return nil }
+            return SourceStatus(
+                state: PlaybackState(rawValue: Int32(truncatingIfNeeded: state)) ?? .stopped,
+                position: position, underrunFrames: underruns)
+        }
+    }
+}
