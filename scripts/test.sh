@@ -19,9 +19,9 @@ swift test --skip-build 2>&1 | tee "$log"
 passed=$(grep -Eo 'Test run with [0-9]+ tests' "$log" | grep -Eo '[0-9]+' | tail -1)
 rm -f "$log"
 
-echo "== ThreadSanitizer: rings and engine threads"
+echo "== ThreadSanitizer: rings, engine and host threads"
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'RingStress|EngineThread'
+swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'RingStress|EngineThread|HostThread'
 
 echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
 bash scripts/rtsan-check.sh 10

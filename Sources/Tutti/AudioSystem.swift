@@ -332,6 +332,15 @@ package final class AudioSystem {
         return Array(pendingEvents.prefix(n))
     }
 
+    /// Live sessions and sources of sessions.
+    package var sessionCount: Int { sessionNames.count }
+    package var sourceCount: Int { sources.values.reduce(0) { $0 + ($1.session == nil ? 0 : 1) } }
+
+    /// Frames the live stream sources rendered with no data, summed.
+    package var totalUnderrunFrames: Int64 {
+        sources.keys.reduce(0) { sum, id in engine.stream(id) == nil ? sum : sum + (engine.status(id)?.underrunFrames ?? 0) }
+    }
+
     /// Whether a host event is waiting (deliverable or not).
     package var hasPendingEvents: Bool { !pendingEvents.isEmpty }
 

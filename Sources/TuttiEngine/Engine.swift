@@ -292,6 +292,7 @@ public final class Engine {
 
     /// What the render side reported since the last call, in the order it happened. Frees
     /// retired nodes and releases what removed sources owned. Control thread.
+    @discardableResult
     public func pollEvents() -> [EngineEvent] {
         drainEvents()
         defer { undelivered.removeAll(keepingCapacity: true) }

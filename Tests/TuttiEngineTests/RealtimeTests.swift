@@ -33,6 +33,40 @@ import TuttiTestSupport
         #expect(engine.framesRendered > 2_560_000)
     }
 
+    /// The pending-command heap at work while counting: a thousand commands for frames spread
+    /// over the counted stretch, sent before it in reverse frame order (the worst case for the
+    /// heap), plus commands for now, all taken off the ring and ordered on the render thread.
+    @Test func noMallocsWhileOrderingAThousandScheduledCommands() throws {
+        var config = EngineConfiguration()
+        config.commandQueueCapacity = 2_048
+        let engine = try Engine(configuration: config)
+        let bus = try engine.addBus()
+        var ids: [SourceID] = []
+        for i in 0..<16 { ids.append(try engine.addSource(.tone(frequency: 100 + 20 * Double(i), amplitude: 0.05), bus: bus, loop: true)) }
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 256 * 2)
+        defer { out.deallocate() }
+        for _ in 0..<4 { engine.render(into: out, frameCount: 256) }
+        engine.pollEvents()
+        let start = engine.framesRendered
+        for k in (0..<1_000).reversed() {
+            let id = ids[k % ids.count]
+            let at = EngineTime.frame(start + Int64(k * 250))
+            switch k % 4 {
+            case 0: try engine.send(.play(id), at: at)
+            case 1: try engine.send(.setSourceGain(id, gain: Float(k % 9) / 10, rampFrames: 100), at: at)
+            case 2: try engine.send(.pause(id), at: at)
+            default: try engine.send(.seek(id, position: Int64(k)), at: at)
+            }
+        }
+        for id in ids { try engine.send(.play(id)) }
+        #expect(engine.commandsInFlight == 1_016)
+        let mallocs = countMallocs {
+            for _ in 0..<1_000 { engine.render(into: out, frameCount: 256) }
+        }
+        #expect(mallocs == 0)
+        #expect(engine.commandsInFlight == 0)
+    }
+
     @Test func theCounterSeesAllocations() {
         // So the zero above means something.
         let n = countMallocs { UnsafeMutablePointer<Float>.allocate(capacity: 10).deallocate() }

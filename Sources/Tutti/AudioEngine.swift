@@ -1,0 +1,235 @@
+import Synchronization
+import TuttiDSP
+import TuttiEngine
+import TuttiPolicy
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An audio engine with a phone-style policy: the object a host embeds.
+///
+/// Create sessions (`makeSession`), give them sources, activate them; the policy decides who
+/// is heard, ducked, interrupted or silenced, and every change lands at an exact frame of the
+/// engine clock (`EngineTime`). Pull audio with `render(into:frameCount:)` from your own audio
+/// callback. Read what happened with `pollEvents()` or `events()`.
+///
+/// Thread: every method may be called from any thread except the real-time one; calls are
+/// serialised inside (one mutex). `render(into:frameCount:)` is the one real-time method: it
+/// takes no lock and never allocates. A method that throws a `TuttiError` changed nothing.
+public final class AudioEngine: Sendable {
+    /// The settings it was created with.
+    public let configuration: AudioEngineConfiguration
+    let core: Mutex<AudioSystem>
+    let renderer: Renderer
+    /// Who drives the renderer: 0 nobody, 1 a pull render in progress, 2 an output.
+    let renderOwner = Atomic<Int>(0)
+    let delivery = EventDelivery()
+
+    /// A new engine with every buffer, slot and queue allocated now. Throws `invalidArgument`
+    /// naming a setting out of range. Any thread.
+    public init(configuration: AudioEngineConfiguration = AudioEngineConfiguration()) throws(TuttiError) {
+        self.configuration = configuration
+        let system = try AudioSystem(configuration: configuration)
+        renderer = system.engine.renderer
+        core = Mutex(system)
+    }
+
+    deinit { delivery.stop() }
+
+    /// Output rate, Hz: the engine clock counts frames at this rate.
+    public var sampleRate: Int { configuration.sampleRate }
+    /// Output channels.
+    public var channelCount: Int { configuration.channelCount }
+
+    /// Run `body` on the core, under the lock. Any thread.
+    func withCore<R: Sendable>(_ body: (AudioSystem) throws(TuttiError) -> R) throws(TuttiError) -> R {
+        try core.withLock { (system: inout AudioSystem) throws(TuttiError) -> R in try body(system) }
+    }
+
+    // MARK: Rendering (pull mode)
+
+    /// Render the next `frameCount` interleaved frames into `output` (`frameCount ×
+    /// channelCount` floats), applying every change due in them at its frame. Any frame count
+    /// (split internally).
+    ///
+    /// Thread: the host's real-time thread, one at a time. Real-time safe: no lock, no
+    /// allocation, no system call. Returns false — and writes silence — when an output device
+    /// owns the clock (`startOutput`) or another thread is rendering: the one failure reported
+    /// by value, because nothing on the real-time path may build an error message.
+    @discardableResult
+    public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
+        guard frameCount > 0 else { return true }
+        guard renderOwner.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
+            output.update(repeating: 0, count: frameCount * configuration.channelCount)
+            return false
+        }
+        renderer.render(into: output, frameCount: frameCount)
+        renderOwner.store(0, ordering: .releasing)
+        return true
+    }
+
+    /// Frames rendered so far (the engine clock). Any thread; never races with rendering.
+    public var framesRendered: Int64 { renderer.framesRendered }
+
+    /// Frames at the engine rate for `duration` (rounded to the nearest frame). Any thread.
+    public func frameCount(for duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return Int64((Double(seconds) + Double(attoseconds) * 1e-18) * Double(sampleRate) + 0.5)
+    }
+
+    // MARK: Sessions
+
+    /// A new session, inactive, in the foreground, with the given policy settings (its `id`
+    /// is its name: unique among live sessions). Throws `invalidArgument` (empty or duplicate
+    /// name, an option the category does not take), `capacity` (`maxSessions`). Any thread.
+    public func makeSession(_ configuration: SessionConfiguration) throws(TuttiError) -> SessionHandle {
+        let id = try withCore { (s) throws(TuttiError) in try s.addSession(configuration) }
+        return SessionHandle(engine: self, id: id)
+    }
+
+    /// A new session named `name` (`soloAmbient`, inactive, in the foreground, as on phones).
+    /// Any thread.
+    public func makeSession(named name: String, category: Category = .soloAmbient) throws(TuttiError) -> SessionHandle {
+        try makeSession(SessionConfiguration(id: name, category: category))
+    }
+
+    /// The handle of a live session by name, nil if there is none. Any thread.
+    public func session(named name: String) -> SessionHandle? {
+        let found: SessionID?? = try? withCore { (s) throws(TuttiError) in s.sessionID(named: name) }
+        guard let id = found ?? nil else { return nil }
+        return SessionHandle(engine: self, id: id)
+    }
+
+    // MARK: Device and system (the device side of the policy)
+
+    /// Silent switch on: `ambient` and `soloAmbient` sessions are silenced, system sounds vibrate.
+    /// Any thread.
+    public func setSilentSwitch(_ on: Bool, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.silentSwitch(on), at: time)
+    }
+
+    /// Device locked: `ambient` and `soloAmbient` sessions are silenced. Any thread.
+    public func setLocked(_ locked: Bool, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(locked ? .lock : .unlock, at: time)
+    }
+
+    /// System volume, 0…1 (a perceptual curve; the last gain stage of everything but the
+    /// ringer class). Throws `invalidArgument` outside 0…1. Any thread.
+    public func setVolume(_ volume: Float, at time: EngineTime = .now) throws(TuttiError) {
+        try checkUnit(volume, "volume")
+        try perform(.volume(Double(volume)), at: time)
+    }
+
+    /// Ringer volume, 0…1 (system sounds and ringtones). Any thread.
+    public func setRingerVolume(_ volume: Float, at time: EngineTime = .now) throws(TuttiError) {
+        try checkUnit(volume, "ringer volume")
+        try perform(.ringerVolume(Double(volume)), at: time)
+    }
+
+    /// A volume button press: one step of 1/16 on the system volume when anything is heard or
+    /// a call is active, on the ringer volume otherwise. Any thread.
+    public func pressVolumeButton(up: Bool, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(up ? .volumeUp : .volumeDown, at: time)
+    }
+
+    /// The output route (rule 7). nil reason: `newDeviceAvailable` towards headphones, bluetooth
+    /// or external, `oldDeviceUnavailable` back to the speaker. Any thread.
+    public func setRoute(_ route: Route, reason: RouteChangeReason? = nil, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.route(route, reason: reason), at: time)
+    }
+
+    /// Built-in microphone muted (rule 2.8: capturing sessions are interrupted and never come
+    /// back by themselves). Any thread.
+    public func setMicrophoneMuted(_ muted: Bool, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.micMuted(muted), at: time)
+    }
+
+    /// A phone call begins: every session is interrupted (rule 2.7). Any thread.
+    public func beginPhoneCall(at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.phoneCallBegin, at: time)
+    }
+
+    /// The phone call ends: its interruptions end with `shouldResume`. Any thread.
+    public func endPhoneCall(at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.phoneCallEnd, at: time)
+    }
+
+    /// A remote command from headphones or a control centre: it goes to the now-playing
+    /// session if that session listed it, else it is dropped (rule 8). Any thread.
+    public func sendRemoteCommand(_ command: RemoteCommand, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.remote(command), at: time)
+    }
+
+    /// The device state the policy works with now. Any thread.
+    public var deviceState: DeviceState {
+        (try? withCore { (s) throws(TuttiError) in s.policy.device }) ?? configuration.device
+    }
+
+    /// Whether a phone call is in progress. Any thread.
+    public var isPhoneCallActive: Bool {
+        (try? withCore { (s) throws(TuttiError) in s.policy.callActive }) ?? false
+    }
+
+    func perform(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) {
+        try checkTime(time)
+        try withCore { (s) throws(TuttiError) in _ = try s.performChecked(action, at: time) }
+        delivery.wake()
+    }
+
+    // MARK: Statistics
+
+    /// Counters of the whole engine. Value type: any thread.
+    public struct Statistics: Hashable, Sendable {
+        /// Frames rendered so far (the engine clock).
+        public var framesRendered: Int64
+        /// Live sources and sessions.
+        public var sourceCount: Int
+        public var sessionCount: Int
+        /// Output deadlines missed (0 without an output).
+        public var xrunCount: Int
+        /// Frames stream sources rendered with no data, summed over the live ones.
+        public var underrunFrames: Int64
+        /// Events lost (stays 0: every queue is sized so none can be).
+        public var eventsDropped: Int
+        /// Output latency in frames while an output runs, else 0.
+        public var latencyFrames: Int
+    }
+
+    /// The counters now. Any thread.
+    public var statistics: Statistics {
+        let output = outputStatus
+        return
+            (try? withCore { (s) throws(TuttiError) in
+                Statistics(
+                    framesRendered: s.engine.framesRendered, sourceCount: s.sourceCount, sessionCount: s.sessionCount,
+                    xrunCount: output.xruns, underrunFrames: s.totalUnderrunFrames, eventsDropped: s.engine.eventsDropped,
+                    latencyFrames: output.latencyFrames)
+            })
+            ?? Statistics(
+                framesRendered: 0, sourceCount: 0, sessionCount: 0, xrunCount: 0, underrunFrames: 0, eventsDropped: 0, latencyFrames: 0)
+    }
+
+    /// What a running output reports (none yet: outputs arrive with the backends).
+    var outputStatus: (xruns: Int, latencyFrames: Int) { (0, 0) }
+}
+
+// MARK: - Argument checks shared by the handles
+
+func checkTime(_ time: EngineTime) throws(TuttiError) {
+    if case .frame(let f) = time, f < 0 {
+        throw TuttiError(.invalidArgument, "time must be .now or a frame ≥ 0, got frame \(f)")
+    }
+}
+
+func checkUnit(_ value: Float, _ name: String) throws(TuttiError) {
+    guard value.isFinite, (0...1).contains(value) else {
+        throw TuttiError(.invalidArgument, "\(name) must be finite and in [0, 1], got \(value)")
+    }
+}
+
+func checkGain(_ gain: Float) throws(TuttiError) {
+    guard gain.isFinite, (0...16).contains(gain) else {
+        throw TuttiError(.invalidArgument, "gain must be finite and in [0, 16], got \(gain)")
+    }
+}

@@ -1,0 +1,285 @@
+import TuttiDSP
+import TuttiEngine
+import TuttiPolicy
+
+/// A session of an `AudioEngine` (an "app" to the policy): its category, mode and options,
+/// its activation, its sources. A handle is an id and its engine: after the session is
+/// removed every call with it throws `notFound`, and it never reaches a later session.
+/// Value type: any thread (every call goes through the engine's lock).
+public struct SessionHandle: Hashable, Sendable {
+    /// The engine it belongs to.
+    public let engine: AudioEngine
+    /// Its id (the C ABI's `tutti_session`).
+    public let id: SessionID
+
+    /// A handle for `id` in `engine` (it may name nothing: every call then throws `notFound`).
+    public init(engine: AudioEngine, id: SessionID) {
+        self.engine = engine
+        self.id = id
+    }
+
+    /// Options of `setActive`.
+    public struct SetActiveOptions: OptionSet, Sendable {
+        /// The raw bits (the C ABI's flags).
+        public let rawValue: UInt32
+        /// An option set from its bits.
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// On deactivation, tell interrupted sessions they may resume (`shouldResume`).
+        public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
+    }
+
+    /// Handles are equal when they name the same session of the same engine.
+    public static func == (a: SessionHandle, b: SessionHandle) -> Bool { a.engine === b.engine && a.id == b.id }
+
+    /// Hashes the engine's identity and the id.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(engine))
+        hasher.combine(id)
+    }
+
+    /// Its name (unique among live sessions; the journal uses it).
+    public var name: String {
+        get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.sessionName(id) } }
+    }
+
+    /// Change the category, mode and options (rule 1). Takes effect at once, as on phones:
+    /// an active session that becomes non-mixable interrupts the others. A nil mode keeps the
+    /// current one. Throws `invalidArgument` for an option the category does not take.
+    public func setCategory(_ category: Category, mode: Mode? = nil, options: Set<CategoryOption> = []) throws(TuttiError) {
+        try perform { name in .setCategory(session: name, category: category, mode: mode, options: options) }
+    }
+
+    /// Activate (rules 2.1–2.3: may interrupt others; `denied` during a phone call or from the
+    /// background over a playing session) or deactivate (pauses what still plays; with
+    /// `.notifyOthersOnDeactivation` interrupted sessions may resume).
+    public func setActive(_ active: Bool, options: SetActiveOptions = [], at time: EngineTime = .now) throws(TuttiError) {
+        try perform(at: time) { name in
+            active
+                ? .activate(session: name)
+                : .deactivate(session: name, notifyOthers: options.contains(.notifyOthersOnDeactivation))
+        }
+    }
+
+    /// Foreground or background (rule 4: `ambient`/`soloAmbient` are silenced in the
+    /// background; rule 2.3: from the background only mixable audio may start over others).
+    public func setForeground(_ foreground: Bool, at time: EngineTime = .now) throws(TuttiError) {
+        try perform(at: time) { name in foreground ? .foreground(session: name) : .background(session: name) }
+    }
+
+    /// The host's decision after an interruption ended (for `autoResume: false`): activate and
+    /// play what was playing when it was interrupted.
+    public func resume(at time: EngineTime = .now) throws(TuttiError) {
+        try perform(at: time) { name in .resume(session: name) }
+    }
+
+    /// The remote commands this session answers from now on (rule 8; the guidelines: accept
+    /// them only while the user is in an audio context). Empty: none.
+    public func setRemoteCommands(_ commands: Set<RemoteCommand>) throws(TuttiError) {
+        try perform { name in .setRemoteCommands(session: name, commands: commands) }
+    }
+
+    /// The session's own gain (linear, 0…16), under the policy's gate and duck and the system
+    /// volume. `rampFrames`: nil the default 10 ms, 0 a step at `time`.
+    public func setGain(_ gain: Float, rampFrames: Int64? = nil, at time: EngineTime = .now) throws(TuttiError) {
+        try checkGain(gain)
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setSessionGain(id, gain, rampFrames: rampFrames, at: time) }
+    }
+
+    /// Remove the session and its sources at `time` (it deactivates first, releasing whatever
+    /// it interrupted; what plays fades out). The handle and its sources' handles are stale at once.
+    public func remove(at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.removeSession(id, at: time) }
+        engine.delivery.wake()
+    }
+
+    /// Its render state now: audible, silenced (why), interrupted or inactive.
+    public var state: SessionRenderState {
+        get throws(TuttiError) {
+            try engine.withCore { (s) throws(TuttiError) in
+                let name = try s.sessionName(id)
+                return s.view.session(name)?.state ?? .inactive
+            }
+        }
+    }
+
+    /// Rule 10: another session is heard, or a phone call is in progress.
+    public var isOtherAudioPlaying: Bool {
+        get throws(TuttiError) {
+            try engine.withCore { (s) throws(TuttiError) in s.policy.isOtherAudioPlaying(asker: try s.sessionName(id)) }
+        }
+    }
+
+    /// Rule 10: a non-mixable session other than this one is heard, or a call is in progress.
+    public var secondaryAudioShouldBeSilencedHint: Bool {
+        get throws(TuttiError) {
+            try engine.withCore { (s) throws(TuttiError) in
+                s.policy.secondaryAudioShouldBeSilencedHint(asker: try s.sessionName(id))
+            }
+        }
+    }
+
+    // MARK: Sources
+
+    /// A sine on every channel: `frequency` Hz (finite, > 0, below Nyquist), `amplitude` 0…1.
+    public func makeToneSource(frequency: Double, amplitude: Float, name: String? = nil) throws(TuttiError) -> SourceHandle {
+        try makeSource(.tone(frequency: frequency, amplitude: amplitude), name: name)
+    }
+
+    /// A source the host feeds while it plays (`SourceHandle.write`): frames at `sampleRate`
+    /// Hz with `channelCount` channels (1 or 2), up to `capacityFrames` waiting. It plays at its
+    /// true pitch whatever its rate (converted to the engine's on the render thread).
+    public func makeStreamSource(sampleRate: Double, channelCount: Int, capacityFrames: Int = 16_384, name: String? = nil)
+        throws(TuttiError) -> SourceHandle
+    {
+        try makeSource(
+            .stream(
+                sampleRate: sampleRate, channelCount: channelCount, capacityFrames: capacityFrames,
+                quality: engine.configuration.streamQuality), name: name)
+    }
+
+    /// Decoded audio at any rate, 1 or 2 channels: converted to the engine's format here
+    /// (with `quality`), off the render thread. `loop`: it wraps sample-exactly.
+    public func makeSource(buffer: AudioBuffer, loop: Bool = false, quality: ResamplerQuality = .sincBest, name: String? = nil)
+        throws(TuttiError) -> SourceHandle
+    {
+        guard (1...2).contains(buffer.channelCount) else {
+            throw TuttiError(.invalidArgument, "buffer has \(buffer.channelCount) channels; sources are mono or stereo")
+        }
+        let converted: AudioBuffer
+        do {
+            converted = try buffer.converted(
+                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount, quality: quality)
+        } catch {
+            throw TuttiError(.format, "converting the buffer to \(engine.sampleRate) Hz failed: \(error)")
+        }
+        return try makeSource(.buffer(converted), loop: loop, name: name)
+    }
+
+    /// A source that plays nothing (it advances like any other).
+    public func makeSilentSource(name: String? = nil) throws(TuttiError) -> SourceHandle {
+        try makeSource(.silence, name: name)
+    }
+
+    func makeSource(_ kind: SourceKind, loop: Bool = false, name: String?) throws(TuttiError) -> SourceHandle {
+        let session = id
+        let source = try engine.withCore { (s) throws(TuttiError) in try s.addSource(kind, session: session, name: name, loop: loop) }
+        return SourceHandle(engine: engine, id: source)
+    }
+
+    private func perform(at time: EngineTime = .now, _ action: (String) -> PolicyAction) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in _ = try s.performChecked(action(try s.sessionName(id)), at: time) }
+        engine.delivery.wake()
+    }
+}
+
+/// A source of a session: a file or buffer, a tone, silence, or a stream the host feeds.
+/// A handle is an id and its engine: after the source is removed every call with it throws
+/// `notFound`, and it never reaches a later source. Value type: any thread.
+public struct SourceHandle: Hashable, Sendable {
+    /// The engine it belongs to.
+    public let engine: AudioEngine
+    /// Its id (the C ABI's `tutti_source`).
+    public let id: SourceID
+
+    /// A handle for `id` in `engine` (it may name nothing: every call then throws `notFound`).
+    public init(engine: AudioEngine, id: SourceID) {
+        self.engine = engine
+        self.id = id
+    }
+
+    /// Handles are equal when they name the same source of the same engine.
+    public static func == (a: SourceHandle, b: SourceHandle) -> Bool { a.engine === b.engine && a.id == b.id }
+
+    /// Hashes the engine's identity and the id.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(engine))
+        hasher.combine(id)
+    }
+
+    /// Play (or resume) at `time`, through the policy: an inactive session is activated
+    /// (which may be `denied`); a session that is not audible keeps it silent until the policy
+    /// lets it play.
+    public func play(at time: EngineTime = .now) throws(TuttiError) { try perform(at: time) { .play(source: $0) } }
+
+    /// Pause at `time` (a short fade-out, then the position holds).
+    public func pause(at time: EngineTime = .now) throws(TuttiError) { try perform(at: time) { .pause(source: $0) } }
+
+    /// Stop at `time`: fade out, then rewind to the start.
+    public func stop(at time: EngineTime = .now) throws(TuttiError) { try perform(at: time) { .stop(source: $0) } }
+
+    /// Move to `position` (frames at the engine rate) at `time`; a playing source fades out,
+    /// jumps and fades back in. Throws `state` for a stream.
+    public func seek(to position: Int64, at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.seek(id, to: position, at: time) }
+    }
+
+    /// Gain (linear, finite, 0…16) at `time`: `rampFrames` 0 a step, nil the default 10 ms,
+    /// otherwise a linear ramp that starts at `time`.
+    public func setGain(_ gain: Float, rampFrames: Int64? = nil, at time: EngineTime = .now) throws(TuttiError) {
+        try checkGain(gain)
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setSourceGain(id, gain, rampFrames: rampFrames, at: time) }
+    }
+
+    /// Fades in frames: `fadeInFrames` on play/resume (nil: the default, none from the start
+    /// and a 10 ms de-click when resuming mid-way), `fadeOutFrames` on pause/stop/seek/remove
+    /// (nil: the default 10 ms de-click). Applies from the next block.
+    public func setFades(inFrames fadeInFrames: Int64?, outFrames fadeOutFrames: Int64?) throws(TuttiError) {
+        try engine.withCore { (s) throws(TuttiError) in try s.setFades(id, fadeInFrames: fadeInFrames, fadeOutFrames: fadeOutFrames) }
+    }
+
+    /// Remove at `time` (it fades out if it plays). The handle is stale at once.
+    public func remove(at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.removeSource(id, at: time) }
+    }
+
+    /// What the render side last published about it, with what the control side knows.
+    public var info: SourceInfo {
+        get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.info(id) } }
+    }
+
+    /// Where it is in its life (stopped, playing, paused, ended).
+    public var state: PlaybackState { get throws(TuttiError) { try info.state } }
+    /// Frames played since the last rewind, at the engine rate.
+    public var position: Int64 { get throws(TuttiError) { try info.position } }
+    /// Length in frames at the engine rate; nil for tones, silence and streams.
+    public var duration: Int64? { get throws(TuttiError) { try info.frameCount } }
+    /// Streams: frames rendered with no data.
+    public var underrunFrames: Int64 { get throws(TuttiError) { try info.underrunFrames } }
+
+    /// The session it belongs to.
+    public var session: SessionHandle {
+        get throws(TuttiError) {
+            let sessionID = try engine.withCore { (s) throws(TuttiError) in try s.session(of: id) }
+            guard let sessionID else { throw TuttiError(.notFound, "source \(id) belongs to no session") }
+            return SessionHandle(engine: engine, id: sessionID)
+        }
+    }
+
+    /// Streams: append whole interleaved frames at the stream's rate; returns the frames
+    /// taken (fewer when its buffer is full: retry the rest later). Throws `invalidArgument`
+    /// for a source that is not a stream or a sample count that is not whole frames.
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws(TuttiError) -> Int {
+        try engine.withCore { (s) throws(TuttiError) in
+            let stream = try s.stream(id)
+            guard samples.count % stream.channelCount == 0 else {
+                throw TuttiError(.invalidArgument, "\(samples.count) samples are not whole frames of \(stream.channelCount) channels")
+            }
+            return stream.write(samples)
+        }
+    }
+
+    private func perform(at time: EngineTime, _ action: (String) -> PolicyAction) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in
+            guard try s.session(of: id) != nil else { throw TuttiError(.invalidArgument, "source \(id) is the engine's own") }
+            _ = try s.performChecked(action(try s.sourceName(id)), at: time)
+        }
+        engine.delivery.wake()
+    }
+}
