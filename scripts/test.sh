@@ -2,7 +2,7 @@
 # The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
 # pulse plugin for the real-device tests), builds once in debug and runs every test, then
 # the two sanitizer checks that cannot share that build:
-#   - ThreadSanitizer on the ring stress and engine-thread tests;
+#   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
 #   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
 # The PulseAudio tests start their own private servers.
 set -euo pipefail
