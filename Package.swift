@@ -29,13 +29,13 @@ let package = Package(
         .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
-        // Render graph, renderer, queues: no policy decisions.
+        // Render graph, renderer, queues, audio-file decoding: no policy decisions.
         .target(name: "TuttiEngine", dependencies: [
-            "TuttiDSP", "TuttiPolicy",
+            "TuttiDSP", "TuttiPolicy", "CSndFile",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        // The host API: the policy wired to the engine (sessions, sources, events).
-        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP"]),
+        // The host API: the policy wired to the engine (sessions, sources, events, outputs).
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiALSA"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.

@@ -25,6 +25,9 @@ public final class AudioEngine: Sendable {
     /// Who drives the renderer: 0 nobody, 1 a pull render in progress, 2 an output.
     let renderOwner = Atomic<Int>(0)
     let delivery = EventDelivery()
+    /// The device output while one runs (its own lock: a backend's thread reports events
+    /// through the core's lock, so stopping it must not hold that one).
+    let output = Mutex<RunningOutput?>(nil)
 
     /// A new engine with every buffer, slot and queue allocated now. Throws `invalidArgument`
     /// naming a setting out of range. Any thread.
@@ -35,7 +38,10 @@ public final class AudioEngine: Sendable {
         core = Mutex(system)
     }
 
-    deinit { delivery.stop() }
+    deinit {
+        stopOutput()
+        delivery.stop()
+    }
 
     /// Output rate, Hz: the engine clock counts frames at this rate.
     public var sampleRate: Int { configuration.sampleRate }
@@ -209,9 +215,6 @@ public final class AudioEngine: Sendable {
             ?? Statistics(
                 framesRendered: 0, sourceCount: 0, sessionCount: 0, xrunCount: 0, underrunFrames: 0, eventsDropped: 0, latencyFrames: 0)
     }
-
-    /// What a running output reports (none yet: outputs arrive with the backends).
-    var outputStatus: (xruns: Int, latencyFrames: Int) { (0, 0) }
 }
 
 // MARK: - Argument checks shared by the handles

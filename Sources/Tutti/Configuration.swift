@@ -24,6 +24,8 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     public var device = DeviceState()
     /// Converter for stream sources (real time, on the render thread).
     public var streamQuality = ResamplerQuality.sincMedium
+    /// Converter for file sources (at load, off the render thread).
+    public var fileQuality = ResamplerQuality.sincBest
     /// Default ramps, fades and gate times (seconds).
     public var sourceGainRampSeconds = 0.010
     /// Default play/pause/stop/seek/remove de-click fade, seconds.

@@ -157,6 +157,27 @@ public struct SessionHandle: Hashable, Sendable {
         return try makeSource(.buffer(converted), loop: loop, name: name)
     }
 
+    /// A source that plays an audio file (any format libsndfile reads, any rate, 1 or 2
+    /// channels), decoded and converted to the engine's format now, on this thread (not under
+    /// the engine's lock), with `quality` (nil: the engine's `fileQuality`). Throws `io` (missing,
+    /// unreadable, not a regular file) or `format` (not audio, too long to hold), naming the file.
+    public func makeFileSource(path: String, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
+        throws(TuttiError) -> SourceHandle
+    {
+        guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
+        _ = try self.name // a stale session fails before the file is read
+        let decoded = try AudioFile.decode(path: path, engineSampleRate: engine.sampleRate, engineChannelCount: engine.channelCount)
+        let converted: AudioBuffer
+        do {
+            converted = try decoded.converted(
+                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount,
+                quality: quality ?? engine.configuration.fileQuality)
+        } catch {
+            throw TuttiError(.format, "\(path): converting to \(engine.sampleRate) Hz failed: \(error)")
+        }
+        return try makeSource(.buffer(converted), loop: loop, name: name)
+    }
+
     /// A source that plays nothing (it advances like any other).
     public func makeSilentSource(name: String? = nil) throws(TuttiError) -> SourceHandle {
         try makeSource(.silence, name: name)

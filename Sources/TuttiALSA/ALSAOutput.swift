@@ -12,7 +12,10 @@ import TuttiEngine
 /// (normal priority; watchdog, resume after ESTRPIPE, close and reopen with backoff after
 /// a lost device, event and log delivery).
 public final class ALSAOutput: @unchecked Sendable {
-    public let engine: Engine
+    /// The render side it drives (one output per renderer at a time).
+    public let renderer: Renderer
+    var sampleRate: Int { renderer.configuration.sampleRate }
+    var channelCount: Int { renderer.configuration.channelCount }
     public let configuration: ALSAOutputConfiguration
     let functions: ALSAFunctions
     let core: RenderCore
@@ -38,26 +41,38 @@ public final class ALSAOutput: @unchecked Sendable {
     /// How the render thread is scheduled, once started (for `tutti play`'s report).
     public private(set) var schedulingNote = "not started"
 
-    /// Opens and negotiates at once (so configuration errors surface here).
-    /// `log` receives human-readable lines (default: stderr); `onEvent` gets each event on
-    /// the supervisor thread, as well as `pollEvents()` on the control thread.
-    public init(
+    /// Plays `engine`'s renderer: see `init(renderer:configuration:functions:log:onEvent:)`.
+    public convenience init(
         engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
         functions: ALSAFunctions = .system,
         log: (@Sendable (String) -> Void)? = nil,
         onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
     ) throws {
-        self.engine = engine
+        try self.init(renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent)
+    }
+
+    /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
+    /// rate and channel count. `log` receives human-readable lines (default: stderr);
+    /// `onEvent` gets each event on the supervisor thread, as well as `pollEvents()` on the
+    /// control thread. Control thread.
+    public init(
+        renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
+        functions: ALSAFunctions = .system,
+        log: (@Sendable (String) -> Void)? = nil,
+        onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
+    ) throws {
+        self.renderer = renderer
         self.configuration = configuration
         self.functions = functions
         self.log = log ?? { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) }
         self.onEvent = onEvent
         let opened = try PCMDevice.open(
-            configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+            configuration, sampleRate: renderer.configuration.sampleRate, channelCount: renderer.configuration.channelCount,
+            functions: functions)
         device = opened
         shared = Mutex(Shared(negotiated: opened.negotiated))
         core = RenderCore(
-            renderer: engine.renderer, channelCount: engine.channelCount, functions: functions,
+            renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
             configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
         core.install(opened)
     }
@@ -281,7 +296,7 @@ public final class ALSAOutput: @unchecked Sendable {
         while !stopping {
             do {
                 let d = try PCMDevice.open(
-                    configuration, sampleRate: engine.sampleRate, channelCount: engine.channelCount, functions: functions)
+                    configuration, sampleRate: sampleRate, channelCount: channelCount, functions: functions)
                 device = d
                 core.install(d)
                 shared.withLock { $0.negotiated = d.negotiated }
