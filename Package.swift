@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
         .executable(name: "tutti", targets: ["tutti"]),
+        // The C ABI (include/tutti.h). scripts/install.sh links it with the Swift runtime inside,
+        // only tutti_* exported, and installs it as libtutti.so.<ABI>.
+        .library(name: "TuttiC", type: .dynamic, targets: ["TuttiC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
@@ -40,6 +43,10 @@ let package = Package(
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
+        // messages and version strings in C; TuttiC translates each C function to the Swift API.
+        .target(name: "CTuttiABI"),
+        .target(name: "TuttiC", dependencies: ["Tutti", "CTuttiABI"]),
         .executableTarget(name: "tutti", dependencies: [
             "TuttiScene", "Tutti", "TuttiALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

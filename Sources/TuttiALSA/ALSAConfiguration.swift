@@ -1,5 +1,4 @@
 import CALSA
-import Foundation
 import Glibc
 import TuttiDSP
 
@@ -111,11 +110,16 @@ public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
     public var frameBytes: Int { channelCount * format.bytesPerSample }
 
     public var description: String {
-        String(
-            format: "%d Hz, %d ch, %@, period %d frames (%.1f ms), buffer %d frames (%.1f ms)",
-            sampleRate, channelCount, format.rawValue, periodFrames, periodSeconds * 1000,
-            bufferFrames, latencySeconds * 1000)
+        "\(sampleRate) Hz, \(channelCount) ch, \(format.rawValue), period \(periodFrames) frames (\(milliseconds(periodSeconds)) ms), "
+            + "buffer \(bufferFrames) frames (\(milliseconds(latencySeconds)) ms)"
     }
+}
+
+/// Seconds as milliseconds with one decimal, e.g. "5.3" (without Foundation's String(format:),
+/// which would pull Foundation into the C library).
+private func milliseconds(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10_000).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
 }
 
 /// Value type: thrown on the control thread (open, start), logged by the supervisor (reopen).
@@ -179,8 +183,8 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
         case .deviceLost(let code, let m): "device lost: \(m) (\(code))"
         case .deviceRestored(let n): "device restored: \(n)"
         case .routeChanged(let r, let d): "route changed: \(r.rawValue) (\(d))"
-        case .stalled(let s): String(format: "device stalled: no frame taken for %.0f ms", s * 1000)
-        case .stallEnded(let s): String(format: "device consuming again after %.0f ms", s * 1000)
+        case .stalled(let s): "device stalled: no frame taken for \(Int((s * 1000).rounded())) ms"
+        case .stallEnded(let s): "device consuming again after \(Int((s * 1000).rounded())) ms"
         case .finished(let n): "finished (\(n) frames)"
         }
     }

@@ -1,5 +1,4 @@
 import CALSA
-import Foundation
 import Glibc
 import Synchronization
 import TuttiEngine
@@ -64,7 +63,8 @@ public final class ALSAOutput: @unchecked Sendable {
         self.renderer = renderer
         self.configuration = configuration
         self.functions = functions
-        self.log = log ?? { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) }
+        // Default log: one write(2) per line to stderr (no Foundation: the C library stays small).
+        self.log = log ?? { message in _ = "tutti: alsa: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         self.onEvent = onEvent
         let opened = try PCMDevice.open(
             configuration, sampleRate: renderer.configuration.sampleRate, channelCount: renderer.configuration.channelCount,
@@ -249,7 +249,7 @@ public final class ALSAOutput: @unchecked Sendable {
                 if age > threshold, stallSince != since {
                     stallSince = since
                     emit(.stalled(seconds: age))
-                    log(String(format: "watchdog: the device has taken nothing for %.0f ms", age * 1000))
+                    log("watchdog: the device has taken nothing for \(Int((age * 1000).rounded())) ms")
                 }
                 if stallSince == since, let restart = configuration.stallRestartSeconds, age > restart {
                     core.handOverRequested.store(true, ordering: .releasing)

@@ -1,0 +1,100 @@
+import CTuttiABI
+import Tutti
+
+// Engine lifetime, pull rendering, the clock and the statistics. A `tutti_engine *` is an
+// `AudioEngine` retained once (`Unmanaged`), released by `tutti_engine_destroy`.
+
+/// C ABI `tutti_engine_config_init`: the Swift API's defaults. Any thread.
+@_cdecl("tutti_engine_config_init")
+public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_config>?) {
+    guard let config else { return }
+    let d = AudioEngineConfiguration()
+    config.pointee = tutti_engine_config(
+        struct_size: UInt32(MemoryLayout<tutti_engine_config>.stride), sample_rate: UInt32(d.sampleRate),
+        channels: UInt32(d.channelCount), max_block_frames: UInt32(d.maxBlockFrames), max_sources: UInt32(d.maxSources),
+        max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity))
+}
+
+/// C ABI `tutti_engine_create`. Any thread.
+@_cdecl("tutti_engine_create")
+public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ out: UnsafeMutablePointer<OpaquePointer?>?)
+    -> tutti_result
+{
+    call("tutti_engine_create") { () throws(TuttiError) in
+        let config = try nonNull(config, "config")
+        let out = try nonNull(out, "out")
+        try checkStructSize(config.pointee.struct_size, of: tutti_engine_config.self, "config")
+        let c = config.pointee
+        var settings = AudioEngineConfiguration()
+        settings.sampleRate = Int(c.sample_rate)
+        settings.channelCount = Int(c.channels)
+        settings.maxBlockFrames = Int(c.max_block_frames)
+        settings.maxSources = Int(c.max_sources)
+        settings.maxSessions = Int(c.max_sessions)
+        settings.commandQueueCapacity = Int(c.command_queue_capacity)
+        let engine = try AudioEngine(configuration: settings)
+        out.pointee = OpaquePointer(Unmanaged.passRetained(engine).toOpaque())
+    }
+}
+
+/// C ABI `tutti_engine_destroy`: stops the output, then lets the engine go. NULL is a no-op.
+/// Any thread, with no other call on the engine in progress.
+@_cdecl("tutti_engine_destroy")
+public func tuttiEngineDestroy(_ pointer: OpaquePointer?) {
+    guard let pointer else { return }
+    let engine = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer)).takeRetainedValue()
+    engine.stopOutput()
+}
+
+/// C ABI `tutti_engine_render`: the host's real-time thread. No allocation, lock or system
+/// call on any path: failures record a static message.
+@_cdecl("tutti_engine_render")
+public func tuttiEngineRender(_ pointer: OpaquePointer?, _ interleaved: UnsafeMutablePointer<Float>?, _ frames: UInt32)
+    -> tutti_result
+{
+    guard let pointer else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_ENGINE)) }
+    guard frames > 0 else { return TuttiResult.ok }
+    guard let interleaved else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_BUFFER)) }
+    let rendered = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef {
+        $0.render(into: interleaved, frameCount: Int(frames))
+    }
+    return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
+}
+
+/// C ABI `tutti_engine_get_frame`: frames rendered so far, or `TUTTI_ERROR_INVALID_ARGUMENT`
+/// for NULL. Any thread.
+@_cdecl("tutti_engine_get_frame")
+public func tuttiEngineGetFrame(_ pointer: OpaquePointer?) -> tutti_frame {
+    do {
+        return try engine(pointer).framesRendered
+    } catch {
+        return tutti_frame(fail("tutti_engine_get_frame", error))
+    }
+}
+
+/// C ABI `tutti_stats_init`. Any thread.
+@_cdecl("tutti_stats_init")
+public func tuttiStatsInit(_ stats: UnsafeMutablePointer<tutti_stats>?) {
+    guard let stats else { return }
+    stats.pointee = tutti_stats()
+    stats.pointee.struct_size = UInt32(MemoryLayout<tutti_stats>.stride)
+}
+
+/// C ABI `tutti_engine_get_stats`: writes the fields of the first layout, never past them.
+/// Any thread.
+@_cdecl("tutti_engine_get_stats")
+public func tuttiEngineGetStats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<tutti_stats>?) -> tutti_result {
+    call("tutti_engine_get_stats") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        try checkStructSize(out.pointee.struct_size, of: tutti_stats.self, "out")
+        let s = engine.statistics
+        out.pointee.frames_rendered = s.framesRendered
+        out.pointee.sources = UInt32(clamping: s.sourceCount)
+        out.pointee.sessions = UInt32(clamping: s.sessionCount)
+        out.pointee.xruns = UInt64(clamping: s.xrunCount)
+        out.pointee.underrun_frames = UInt64(clamping: s.underrunFrames)
+        out.pointee.events_dropped = UInt64(clamping: s.eventsDropped)
+        out.pointee.latency_frames = UInt32(clamping: s.latencyFrames)
+    }
+}

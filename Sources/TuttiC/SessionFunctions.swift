@@ -1,0 +1,67 @@
+import CTuttiABI
+import Tutti
+
+// Sessions: a `tutti_session` is a `SessionID`'s raw value; every call goes through a
+// `SessionHandle`, which throws `notFound` for a stale or unknown id.
+
+private func session(_ engine: AudioEngine, _ id: tutti_session) -> SessionHandle {
+    SessionHandle(engine: engine, id: SessionID(rawValue: id))
+}
+
+/// C ABI `tutti_session_create`. Any thread.
+@_cdecl("tutti_session_create")
+public func tuttiSessionCreate(_ pointer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<tutti_session>?)
+    -> tutti_result
+{
+    call("tutti_session_create") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let name = try utf8(name, "name")
+        let out = try nonNull(out, "out")
+        out.pointee = try engine.makeSession(named: name).id.rawValue
+    }
+}
+
+/// C ABI `tutti_session_set_category`. Any thread.
+@_cdecl("tutti_session_set_category")
+public func tuttiSessionSetCategory(
+    _ pointer: OpaquePointer?, _ id: tutti_session, _ category: tutti_category, _ mode: tutti_mode, _ options: UInt32
+) -> tutti_result {
+    call("tutti_session_set_category") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let (c, m, o) = (try toCategory(category), try toMode(mode), try toOptions(options))
+        try session(engine, id).setCategory(c, mode: m, options: o)
+    }
+}
+
+/// C ABI `tutti_session_set_active`. Any thread.
+@_cdecl("tutti_session_set_active")
+public func tuttiSessionSetActive(_ pointer: OpaquePointer?, _ id: tutti_session, _ active: Int32, _ flags: UInt32, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_session_set_active") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try checkBits(flags, allowed: TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION, "flags", "TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION")
+        let time = try engineTime(at)
+        try session(engine, id).setActive(bool(active), options: SessionHandle.SetActiveOptions(rawValue: flags), at: time)
+    }
+}
+
+/// C ABI `tutti_session_set_foreground`. Any thread.
+@_cdecl("tutti_session_set_foreground")
+public func tuttiSessionSetForeground(_ pointer: OpaquePointer?, _ id: tutti_session, _ foreground: Int32, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_session_set_foreground") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).setForeground(bool(foreground), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_session_destroy`. Any thread.
+@_cdecl("tutti_session_destroy")
+public func tuttiSessionDestroy(_ pointer: OpaquePointer?, _ id: tutti_session, _ at: tutti_frame) -> tutti_result {
+    call("tutti_session_destroy") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).remove(at: try engineTime(at))
+    }
+}

@@ -1,0 +1,164 @@
+import CTuttiABI
+import Tutti
+
+// Sources: a `tutti_source` is a `SourceID`'s raw value; every call goes through a
+// `SourceHandle` (or the session's handle to create one), which throws `notFound` for a
+// stale or unknown id.
+
+private func source(_ engine: AudioEngine, _ id: tutti_source) -> SourceHandle {
+    SourceHandle(engine: engine, id: SourceID(rawValue: id))
+}
+
+private func session(_ engine: AudioEngine, _ id: tutti_session) -> SessionHandle {
+    SessionHandle(engine: engine, id: SessionID(rawValue: id))
+}
+
+/// C ABI `tutti_source_create_file`: decodes on the calling thread. Any thread.
+@_cdecl("tutti_source_create_file")
+public func tuttiSourceCreateFile(
+    _ pointer: OpaquePointer?, _ sessionID: tutti_session, _ path: UnsafePointer<CChar>?, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<tutti_source>?
+) -> tutti_result {
+    call("tutti_source_create_file") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let path = try utf8(path, "path")
+        try checkBits(flags, allowed: TUTTI_SOURCE_LOOP, "flags", "TUTTI_SOURCE_LOOP")
+        let out = try nonNull(out, "out")
+        out.pointee = try session(engine, sessionID).makeFileSource(path: path, loop: flags & TUTTI_SOURCE_LOOP != 0).id.rawValue
+    }
+}
+
+/// C ABI `tutti_source_create_tone`. Any thread.
+@_cdecl("tutti_source_create_tone")
+public func tuttiSourceCreateTone(
+    _ pointer: OpaquePointer?, _ sessionID: tutti_session, _ frequencyHz: Double, _ amplitude: Float,
+    _ out: UnsafeMutablePointer<tutti_source>?
+) -> tutti_result {
+    call("tutti_source_create_tone") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        out.pointee = try session(engine, sessionID).makeToneSource(frequency: frequencyHz, amplitude: amplitude).id.rawValue
+    }
+}
+
+/// C ABI `tutti_source_create_stream`. Any thread.
+@_cdecl("tutti_source_create_stream")
+public func tuttiSourceCreateStream(
+    _ pointer: OpaquePointer?, _ sessionID: tutti_session, _ sampleRate: UInt32, _ channels: UInt32, _ capacityFrames: UInt32,
+    _ out: UnsafeMutablePointer<tutti_source>?
+) -> tutti_result {
+    call("tutti_source_create_stream") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        let handle = try session(engine, sessionID).makeStreamSource(
+            sampleRate: Double(sampleRate), channelCount: Int(channels), capacityFrames: Int(capacityFrames))
+        out.pointee = handle.id.rawValue
+    }
+}
+
+/// C ABI `tutti_stream_write`: one producer thread per stream, not the real-time one.
+@_cdecl("tutti_stream_write")
+public func tuttiStreamWrite(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ interleaved: UnsafePointer<Float>?, _ frames: UInt32,
+    _ framesWritten: UnsafeMutablePointer<UInt32>?
+) -> tutti_result {
+    call("tutti_stream_write") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let interleaved = try nonNull(interleaved, "interleaved")
+        let framesWritten = try nonNull(framesWritten, "frames_written")
+        let taken = try source(engine, id).write(interleaved: interleaved, frameCount: Int(frames))
+        framesWritten.pointee = UInt32(taken)
+    }
+}
+
+/// C ABI `tutti_source_play`. Any thread.
+@_cdecl("tutti_source_play")
+public func tuttiSourcePlay(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_play") { () throws(TuttiError) in try source(try engine(pointer), id).play(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_source_pause`. Any thread.
+@_cdecl("tutti_source_pause")
+public func tuttiSourcePause(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_pause") { () throws(TuttiError) in try source(try engine(pointer), id).pause(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_source_stop`. Any thread.
+@_cdecl("tutti_source_stop")
+public func tuttiSourceStop(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_stop") { () throws(TuttiError) in try source(try engine(pointer), id).stop(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_source_seek`. Any thread.
+@_cdecl("tutti_source_seek")
+public func tuttiSourceSeek(_ pointer: OpaquePointer?, _ id: tutti_source, _ position: Int64, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_seek") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try source(engine, id).seek(to: position, at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_source_set_gain`. Any thread.
+@_cdecl("tutti_source_set_gain")
+public func tuttiSourceSetGain(_ pointer: OpaquePointer?, _ id: tutti_source, _ gain: Float, _ rampFrames: UInt32, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_source_set_gain") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try source(engine, id).setGain(gain, rampFrames: Int64(rampFrames), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_source_set_fades`: `TUTTI_FADE_DEFAULT` is the Swift API's nil (the default).
+/// Any thread.
+@_cdecl("tutti_source_set_fades")
+public func tuttiSourceSetFades(_ pointer: OpaquePointer?, _ id: tutti_source, _ fadeInFrames: UInt32, _ fadeOutFrames: UInt32)
+    -> tutti_result
+{
+    call("tutti_source_set_fades") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        func frames(_ value: UInt32, _ name: String) throws(TuttiError) -> Int64? {
+            if value == TUTTI_FADE_DEFAULT { return nil }
+            guard value <= UInt32(Int32.max) else {
+                throw TuttiError(.invalidArgument, "\(name) must be in 0…\(Int32.max) or TUTTI_FADE_DEFAULT, got \(value)")
+            }
+            return Int64(value)
+        }
+        let fadeIn = try frames(fadeInFrames, "fade_in_frames")
+        let fadeOut = try frames(fadeOutFrames, "fade_out_frames")
+        try source(engine, id).setFades(inFrames: fadeIn, outFrames: fadeOut)
+    }
+}
+
+/// C ABI `tutti_source_destroy`. Any thread.
+@_cdecl("tutti_source_destroy")
+public func tuttiSourceDestroy(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_destroy") { () throws(TuttiError) in try source(try engine(pointer), id).remove(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_source_info_init`. Any thread.
+@_cdecl("tutti_source_info_init")
+public func tuttiSourceInfoInit(_ info: UnsafeMutablePointer<tutti_source_info>?) {
+    guard let info else { return }
+    info.pointee = tutti_source_info()
+    info.pointee.struct_size = UInt32(MemoryLayout<tutti_source_info>.stride)
+}
+
+/// C ABI `tutti_source_get_info`: writes the fields of the first layout, never past them.
+/// Any thread.
+@_cdecl("tutti_source_get_info")
+public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ out: UnsafeMutablePointer<tutti_source_info>?)
+    -> tutti_result
+{
+    call("tutti_source_get_info") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        try checkStructSize(out.pointee.struct_size, of: tutti_source_info.self, "out")
+        let info = try source(engine, id).info
+        out.pointee.state = info.state.rawValue
+        out.pointee.position = info.position
+        out.pointee.length = info.frameCount ?? -1
+        out.pointee.underrun_frames = UInt64(clamping: info.underrunFrames)
+        out.pointee.gain = info.gain
+    }
+}

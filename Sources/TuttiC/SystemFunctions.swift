@@ -1,0 +1,68 @@
+import CTuttiABI
+import Tutti
+
+// The device side of the policy: silent switch, lock, volumes, route, microphone, phone
+// calls, remote commands — each one call on the `AudioEngine`.
+
+/// C ABI `tutti_system_set_silent_switch`. Any thread.
+@_cdecl("tutti_system_set_silent_switch")
+public func tuttiSystemSetSilentSwitch(_ pointer: OpaquePointer?, _ on: Int32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_silent_switch") { () throws(TuttiError) in try engine(pointer).setSilentSwitch(bool(on), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_system_set_locked`. Any thread.
+@_cdecl("tutti_system_set_locked")
+public func tuttiSystemSetLocked(_ pointer: OpaquePointer?, _ locked: Int32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_locked") { () throws(TuttiError) in try engine(pointer).setLocked(bool(locked), at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_system_set_volume`. Any thread.
+@_cdecl("tutti_system_set_volume")
+public func tuttiSystemSetVolume(_ pointer: OpaquePointer?, _ volume: Float, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_volume") { () throws(TuttiError) in try engine(pointer).setVolume(volume, at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_system_set_ringer_volume`. Any thread.
+@_cdecl("tutti_system_set_ringer_volume")
+public func tuttiSystemSetRingerVolume(_ pointer: OpaquePointer?, _ volume: Float, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_ringer_volume") { () throws(TuttiError) in try engine(pointer).setRingerVolume(volume, at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_system_set_route`. Any thread.
+@_cdecl("tutti_system_set_route")
+public func tuttiSystemSetRoute(_ pointer: OpaquePointer?, _ route: tutti_route, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_route") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try engine.setRoute(try toRoute(route), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_system_set_mic_muted`. Any thread.
+@_cdecl("tutti_system_set_mic_muted")
+public func tuttiSystemSetMicMuted(_ pointer: OpaquePointer?, _ muted: Int32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_set_mic_muted") { () throws(TuttiError) in
+        try engine(pointer).setMicrophoneMuted(bool(muted), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_system_begin_phone_call`. Any thread.
+@_cdecl("tutti_system_begin_phone_call")
+public func tuttiSystemBeginPhoneCall(_ pointer: OpaquePointer?, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_begin_phone_call") { () throws(TuttiError) in try engine(pointer).beginPhoneCall(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_system_end_phone_call`. Any thread.
+@_cdecl("tutti_system_end_phone_call")
+public func tuttiSystemEndPhoneCall(_ pointer: OpaquePointer?, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_end_phone_call") { () throws(TuttiError) in try engine(pointer).endPhoneCall(at: try engineTime(at)) }
+}
+
+/// C ABI `tutti_system_remote_command`. Any thread.
+@_cdecl("tutti_system_remote_command")
+public func tuttiSystemRemoteCommand(_ pointer: OpaquePointer?, _ command: tutti_remote_command, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_remote_command") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try engine.sendRemoteCommand(try toRemoteCommand(command), at: try engineTime(at))
+    }
+}

@@ -1,0 +1,482 @@
+/*
+ * tutti.h — the C ABI of Tutti, a real-time audio mixing engine with a phone-style audio
+ * policy (categories, interruptions, ducking, silent switch, volumes, routes, remote
+ * commands). Link with `pkg-config --cflags --libs tutti`.
+ *
+ * The Swift API (`import Tutti`) is the source of truth for behaviour; this ABI translates it.
+ *
+ * Conventions
+ * - Every function returns a tutti_result unless its comment says otherwise: TUTTI_OK (0) or
+ *   a negative TUTTI_ERROR_* code. After a failure, tutti_last_error() names the argument,
+ *   file or object and says what was wrong. A failing call changes nothing.
+ * - Pointer arguments must not be NULL unless a comment says otherwise (NULL is
+ *   TUTTI_ERROR_INVALID_ARGUMENT). Boolean `int` arguments: 0 is false, anything else true.
+ *   Strings are NUL-terminated UTF-8 (anything else is TUTTI_ERROR_INVALID_ARGUMENT).
+ * - Nothing the library returns needs freeing. Strings it returns are static, except
+ *   tutti_last_error()'s (see there).
+ * - Ids (tutti_session, tutti_source) carry a generation: once their object is destroyed,
+ *   every call with them returns TUTTI_ERROR_NOT_FOUND; they never reach another object of
+ *   the same engine. 0 is never a valid id. (Ids are per engine: an id of one engine may
+ *   name an object of another.)
+ * - Time: tutti_frame counts frames on the engine's clock at the engine's sample rate, 0 being
+ *   the first frame ever rendered. Every call that changes sound takes `at`: the change
+ *   happens exactly at that frame. TUTTI_NOW means the first frame of the next block
+ *   rendered; a NOW change never waits behind changes scheduled for later frames; changes
+ *   for the same frame apply in the order they were made; a frame already rendered counts as
+ *   NOW; a frame below -1 is TUTTI_ERROR_INVALID_ARGUMENT. All frame counts and positions are
+ *   at the engine's rate, except the frames written to a stream source (its own rate).
+ * - Threads: every function may be called from any thread except the real-time one; calls
+ *   on one engine are serialised inside the library. tutti_engine_render() is the one
+ *   real-time function (no allocation, lock, blocking or system call). No user code is ever
+ *   called on the real-time thread. An engine must not be destroyed while another thread
+ *   is inside a call on it.
+ * - Structs the caller fills start with `uint32_t struct_size`; their `..._init()` sets the
+ *   defaults and struct_size. A struct_size smaller than the first released layout, or
+ *   larger than TUTTI_MAX_STRUCT_SIZE, is TUTTI_ERROR_VERSION; a larger one (a caller built
+ *   against a newer tutti.h) is accepted and only the fields this library knows are read or
+ *   written.
+ */
+#ifndef TUTTI_H
+#define TUTTI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Versions
+ * ---------------------------------------------------------------------------------------- */
+
+#define TUTTI_VERSION_MAJOR 0
+#define TUTTI_VERSION_MINOR 2
+#define TUTTI_VERSION_PATCH 0
+/* The soname's number (libtutti.so.1): raised whenever a released signature or struct layout
+ * changes. */
+#define TUTTI_ABI_VERSION 1
+/* TUTTI_VERSION_MAJOR << 16 | TUTTI_VERSION_MINOR << 8 | TUTTI_VERSION_PATCH. */
+#define TUTTI_VERSION ((TUTTI_VERSION_MAJOR << 16) | (TUTTI_VERSION_MINOR << 8) | TUTTI_VERSION_PATCH)
+/* The largest struct_size any caller may pass (see Conventions). */
+#define TUTTI_MAX_STRUCT_SIZE 4096u
+
+/* The library's version: major << 16 | minor << 8 | patch (compare with TUTTI_VERSION to
+ * detect a library older than the header). Any thread. */
+uint32_t tutti_version(void);
+/* The library's version as "MAJOR.MINOR.PATCH" (static). Any thread. */
+const char *tutti_version_string(void);
+/* The library's ABI version, the soname's number (compare with TUTTI_ABI_VERSION). Any thread. */
+uint32_t tutti_abi_version(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Results and errors
+ * ---------------------------------------------------------------------------------------- */
+
+/* A result code: TUTTI_OK or a TUTTI_ERROR_* (negative). */
+typedef int32_t tutti_result;
+enum {
+    TUTTI_OK = 0,
+    /* A NULL pointer, NaN, infinity, an out-of-range value or an unknown enum value or bit. */
+    TUTTI_ERROR_INVALID_ARGUMENT = -1,
+    /* An unknown or stale id: the object was destroyed, or never existed. */
+    TUTTI_ERROR_NOT_FOUND = -2,
+    /* A file cannot be read (missing, unreadable, a directory, a FIFO, not a regular file). */
+    TUTTI_ERROR_IO = -3,
+    /* A file's content is bad (not audio, more than 2 channels, too long to hold). */
+    TUTTI_ERROR_FORMAT = -4,
+    /* A configured maximum is reached (sources, sessions, commands waiting to be rendered). */
+    TUTTI_ERROR_CAPACITY = -5,
+    /* The policy refuses (activation during a phone call; a background session whose
+     * activation would interrupt one that plays). tutti_last_error() says why. */
+    TUTTI_ERROR_DENIED = -6,
+    /* Not valid now (pull render while an output runs; an output already running; seeking a
+     * stream). */
+    TUTTI_ERROR_STATE = -7,
+    /* An output backend cannot be opened or failed (or is not built in). */
+    TUTTI_ERROR_DEVICE = -8,
+    /* A struct_size this library does not know. */
+    TUTTI_ERROR_VERSION = -9
+};
+
+/* The name of a result code without its prefix ("OK", "INVALID_ARGUMENT", ..., "UNKNOWN" for
+ * a value that is no code). Static. Any thread. */
+const char *tutti_result_string(tutti_result result);
+/* What went wrong in the last failing call on the calling thread (e.g. "tutti_source_set_gain:
+ * gain must be finite and in [0, 16], got nan", or a file path and libsndfile's reason); ""
+ * if no call has failed on this thread. Never NULL. Valid until the next failing call on the
+ * same thread (successful calls leave it alone); do not free it. Any thread, the real-time
+ * one included. */
+const char *tutti_last_error(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Ids and time
+ * ---------------------------------------------------------------------------------------- */
+
+/* A session of an engine; 0 is never valid. */
+typedef uint64_t tutti_session;
+/* A source of an engine; 0 is never valid. */
+typedef uint64_t tutti_source;
+/* Frames on the engine's clock at the engine's sample rate (0 = the first rendered frame). */
+typedef int64_t tutti_frame;
+/* `at` for "the first frame of the next block rendered". */
+#define TUTTI_NOW ((tutti_frame)-1)
+
+/* ------------------------------------------------------------------------------------------
+ * Engine
+ * ---------------------------------------------------------------------------------------- */
+
+/* An engine (opaque). Created by tutti_engine_create, freed by tutti_engine_destroy. */
+typedef struct tutti_engine tutti_engine;
+
+/* Settings of an engine, fixed at creation. Fill with tutti_engine_config_init first. */
+typedef struct tutti_engine_config {
+    uint32_t struct_size;
+    uint32_t sample_rate;            /* Hz, 8000..384000; default 48000 */
+    uint32_t channels;               /* output channels, 1 or 2; default 2 */
+    uint32_t max_block_frames;       /* 16..65536; longer renders are split; default 4096 */
+    uint32_t max_sources;            /* 1..65536; default 512 */
+    uint32_t max_sessions;           /* 1..65534; default 64 */
+    uint32_t command_queue_capacity; /* changes that may wait for the render side at once,
+                                        16..1048576; beyond it calls fail with
+                                        TUTTI_ERROR_CAPACITY until rendering catches up;
+                                        default 4096 */
+} tutti_engine_config;
+
+/* Sets the defaults and struct_size. NULL is ignored. Any thread. */
+void tutti_engine_config_init(tutti_engine_config *config);
+/* Creates an engine: every buffer, slot and queue is allocated now. *out is set on success
+ * only. INVALID_ARGUMENT names a setting out of range. Any thread. */
+tutti_result tutti_engine_create(const tutti_engine_config *config, tutti_engine **out);
+/* Stops the engine's output if one runs and frees the engine; its ids and its event fd are
+ * gone. NULL is a no-op. No other thread may be inside a call on the engine. Any thread. */
+void tutti_engine_destroy(tutti_engine *engine);
+/* Pull mode, for a host's own audio callback: renders the next `frames` frames (any count,
+ * split internally) into `interleaved` (frames * channels floats), applying every change due
+ * in them at its frame. frames 0 is a no-op. TUTTI_ERROR_STATE (and silence written) while an
+ * output runs or another thread is rendering. The one real-time function: no allocation,
+ * lock, blocking or system call, on success or failure. One thread at a time. */
+tutti_result tutti_engine_render(tutti_engine *engine, float *interleaved, uint32_t frames);
+/* Frames rendered so far (the engine clock); TUTTI_ERROR_INVALID_ARGUMENT (negative) for a
+ * NULL engine. Any thread; never races with rendering. */
+tutti_frame tutti_engine_get_frame(tutti_engine *engine);
+
+/* ------------------------------------------------------------------------------------------
+ * Sessions (the policy: docs/policy.md)
+ * ---------------------------------------------------------------------------------------- */
+
+/* Audio session category (values in this order from 0). */
+typedef int32_t tutti_category;
+enum {
+    TUTTI_CATEGORY_SOLO_AMBIENT = 0,
+    TUTTI_CATEGORY_AMBIENT = 1,
+    TUTTI_CATEGORY_PLAYBACK = 2,
+    TUTTI_CATEGORY_RECORD = 3,
+    TUTTI_CATEGORY_PLAY_AND_RECORD = 4,
+    TUTTI_CATEGORY_AUDIO_PROCESSING = 5,
+    TUTTI_CATEGORY_MULTI_ROUTE = 6
+};
+
+/* Session mode (values in this order from 0); only SPOKEN_AUDIO changes the policy. */
+typedef int32_t tutti_mode;
+enum {
+    TUTTI_MODE_DEFAULT = 0,
+    TUTTI_MODE_SPOKEN_AUDIO = 1,
+    TUTTI_MODE_VOICE_CHAT = 2,
+    TUTTI_MODE_VIDEO_CHAT = 3,
+    TUTTI_MODE_GAME_CHAT = 4,
+    TUTTI_MODE_MEASUREMENT = 5,
+    TUTTI_MODE_MOVIE_PLAYBACK = 6,
+    TUTTI_MODE_VOICE_PROMPT = 7
+};
+
+/* Category option bits (tutti_session_set_category's `options`). */
+#define TUTTI_OPTION_MIX_WITH_OTHERS 1u
+#define TUTTI_OPTION_DUCK_OTHERS 2u
+#define TUTTI_OPTION_INTERRUPT_SPOKEN_AUDIO_AND_MIX 4u
+#define TUTTI_OPTION_ALLOW_BLUETOOTH 8u
+#define TUTTI_OPTION_DEFAULT_TO_SPEAKER 16u
+
+/* tutti_session_set_active's `flags`: on deactivation, tell the sessions it interrupted that
+ * they may resume (their INTERRUPTION_ENDED event carries TUTTI_EVENT_SHOULD_RESUME). */
+#define TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION 1u
+
+/* Creates a session named `name` (non-empty UTF-8, unique among live sessions):
+ * SOLO_AMBIENT, inactive, in the foreground. *out is set on success only. CAPACITY at
+ * max_sessions. Any thread. */
+tutti_result tutti_session_create(tutti_engine *engine, const char *name, tutti_session *out);
+/* Changes category, mode and options (an OR of TUTTI_OPTION_*), at once: an active session
+ * that becomes non-mixable interrupts the others. INVALID_ARGUMENT for an unknown value or
+ * bit, or an option the category does not take. Any thread. */
+tutti_result tutti_session_set_category(tutti_engine *engine, tutti_session session, tutti_category category,
+                                        tutti_mode mode, uint32_t options);
+/* Activates (which may interrupt or duck others; TUTTI_ERROR_DENIED during a phone call, or
+ * from the background over a session that plays, with the reason in tutti_last_error()) or
+ * deactivates (pausing what still plays; `flags` TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION lets
+ * interrupted sessions resume) at frame `at`. Any thread. */
+tutti_result tutti_session_set_active(tutti_engine *engine, tutti_session session, int active, uint32_t flags,
+                                      tutti_frame at);
+/* Moves the session to the foreground or background at `at` (AMBIENT and SOLO_AMBIENT are
+ * silenced in the background; from the background only mixable audio may start over
+ * others). Any thread. */
+tutti_result tutti_session_set_foreground(tutti_engine *engine, tutti_session session, int foreground, tutti_frame at);
+/* Destroys the session and its sources at `at` (it deactivates first, releasing what it
+ * interrupted; what plays fades out). The session's id and its sources' ids are stale at
+ * once. Any thread. */
+tutti_result tutti_session_destroy(tutti_engine *engine, tutti_session session, tutti_frame at);
+
+/* ------------------------------------------------------------------------------------------
+ * Sources
+ * ---------------------------------------------------------------------------------------- */
+
+/* tutti_source_create_file's `flags`: wrap around sample-exactly at the end. */
+#define TUTTI_SOURCE_LOOP 1u
+/* tutti_source_set_fades: "the default fade" for either length. */
+#define TUTTI_FADE_DEFAULT 0xFFFFFFFFu
+
+/* Where a source is in its life (tutti_source_info.state). */
+enum {
+    TUTTI_SOURCE_STOPPED = 0, /* not playing, at its start */
+    TUTTI_SOURCE_PLAYING = 1, /* advancing (heard when its session is audible) */
+    TUTTI_SOURCE_PAUSED = 2,  /* not playing, holding a position past its start */
+    TUTTI_SOURCE_ENDED = 3    /* played past its last frame (not looping); rewound */
+};
+
+/* Creates a source of `session` that plays an audio file (any format libsndfile reads, any
+ * rate, 1 or 2 channels; `flags` 0 or TUTTI_SOURCE_LOOP). The file is decoded and converted
+ * to the engine's rate and channels now, on the calling thread: TUTTI_ERROR_IO if it is
+ * missing, unreadable, a directory or a FIFO; TUTTI_ERROR_FORMAT if it is not audio Tutti
+ * plays; the message names the path. Stopped at its start. Any thread. */
+tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session session, const char *path, uint32_t flags,
+                                      tutti_source *out);
+/* Creates a sine source on every channel: frequency_hz finite, > 0 and below half the
+ * engine's rate; amplitude (linear peak) in [0, 1]. Any thread. */
+tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session session, double frequency_hz, float amplitude,
+                                      tutti_source *out);
+/* Creates a stream source the host feeds with tutti_stream_write: frames at `sample_rate` Hz
+ * (within 1/256..256 times the engine's rate) with `channels` (1 or 2), up to
+ * `capacity_frames` (1..16777216) waiting. It plays at its true pitch whatever its rate
+ * (converted on the render thread); with no data it plays silence and counts underrun
+ * frames. Any thread. */
+tutti_result tutti_source_create_stream(tutti_engine *engine, tutti_session session, uint32_t sample_rate,
+                                        uint32_t channels, uint32_t capacity_frames, tutti_source *out);
+/* Appends `frames` interleaved frames (frames * the stream's channels floats, at the stream's
+ * rate) to a stream source; *frames_written gets how many were taken (fewer when its buffer
+ * is full: write the rest later). INVALID_ARGUMENT for a source that is not a stream. One
+ * producer thread per stream at a time; not the real-time thread. */
+tutti_result tutti_stream_write(tutti_engine *engine, tutti_source source, const float *interleaved, uint32_t frames,
+                                uint32_t *frames_written);
+/* Plays (or resumes) at `at`, through the policy: an inactive session is activated first
+ * (which may be TUTTI_ERROR_DENIED); a source of a session that is not audible stays silent
+ * until the policy lets it play. Any thread. */
+tutti_result tutti_source_play(tutti_engine *engine, tutti_source source, tutti_frame at);
+/* Pauses at `at` (its fade-out, then the position holds). Any thread. */
+tutti_result tutti_source_pause(tutti_engine *engine, tutti_source source, tutti_frame at);
+/* Stops at `at`: fades out, then rewinds to the start. Any thread. */
+tutti_result tutti_source_stop(tutti_engine *engine, tutti_source source, tutti_frame at);
+/* Moves to `position` (frames at the engine rate, >= 0) at `at`; a playing source fades out,
+ * jumps and fades back in. TUTTI_ERROR_STATE for a stream. Any thread. */
+tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_t position, tutti_frame at);
+/* Sets the gain (linear, finite, 0..16) at `at`: ramp_frames 0 is a step at `at`, otherwise a
+ * linear ramp from the current gain that starts at `at`. Any thread. */
+tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,
+                                   tutti_frame at);
+/* Sets the fades, in frames at the engine rate (0..2147483647, or TUTTI_FADE_DEFAULT):
+ * fade_in_frames on play/resume (default: none from the start, a 10 ms de-click when resuming
+ * mid-way), fade_out_frames on pause/stop/seek/destroy (default: a 10 ms de-click). Applies
+ * from the next block. Any thread. */
+tutti_result tutti_source_set_fades(tutti_engine *engine, tutti_source source, uint32_t fade_in_frames,
+                                    uint32_t fade_out_frames);
+/* Destroys the source at `at` (it fades out if it plays). Its id is stale at once. No
+ * SOURCE_ENDED event. Any thread. */
+tutti_result tutti_source_destroy(tutti_engine *engine, tutti_source source, tutti_frame at);
+
+/* What the render side last published about a source (reads never race with rendering).
+ * Fill struct_size with tutti_source_info_init first. */
+typedef struct tutti_source_info {
+    uint32_t struct_size;
+    int32_t state;            /* TUTTI_SOURCE_STOPPED, _PLAYING, _PAUSED or _ENDED */
+    int64_t position;         /* frames played since the last rewind, engine rate */
+    int64_t length;           /* frames, engine rate; -1 for tones and streams */
+    uint64_t underrun_frames; /* streams: frames rendered with no data */
+    float gain;               /* the last gain set (linear) */
+} tutti_source_info;
+
+/* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
+void tutti_source_info_init(tutti_source_info *info);
+/* Fills *out (the fields its struct_size covers) for `source`. Any thread. */
+tutti_result tutti_source_get_info(tutti_engine *engine, tutti_source source, tutti_source_info *out);
+
+/* ------------------------------------------------------------------------------------------
+ * System state (the device side of the policy)
+ * ---------------------------------------------------------------------------------------- */
+
+/* Output route (values in this order from 0). */
+typedef int32_t tutti_route;
+enum { TUTTI_ROUTE_SPEAKER = 0, TUTTI_ROUTE_HEADPHONES = 1, TUTTI_ROUTE_BLUETOOTH = 2, TUTTI_ROUTE_EXTERNAL = 3 };
+
+/* Remote (headphone / control centre) command (values in this order from 0). */
+typedef int32_t tutti_remote_command;
+enum {
+    TUTTI_REMOTE_PLAY = 0,
+    TUTTI_REMOTE_PAUSE = 1,
+    TUTTI_REMOTE_TOGGLE_PLAY_PAUSE = 2,
+    TUTTI_REMOTE_NEXT_TRACK = 3,
+    TUTTI_REMOTE_PREVIOUS_TRACK = 4,
+    TUTTI_REMOTE_STOP = 5
+};
+
+/* The silent switch at `at`: on silences AMBIENT and SOLO_AMBIENT sessions. Any thread. */
+tutti_result tutti_system_set_silent_switch(tutti_engine *engine, int on, tutti_frame at);
+/* The device lock at `at`: locked silences AMBIENT and SOLO_AMBIENT sessions. Any thread. */
+tutti_result tutti_system_set_locked(tutti_engine *engine, int locked, tutti_frame at);
+/* The system volume, finite, 0..1 (a perceptual curve; the last gain stage of everything
+ * but system sounds) at `at`. Any thread. */
+tutti_result tutti_system_set_volume(tutti_engine *engine, float volume, tutti_frame at);
+/* The ringer volume, finite, 0..1 (system sounds and ringtones) at `at`. Any thread. */
+tutti_result tutti_system_set_ringer_volume(tutti_engine *engine, float volume, tutti_frame at);
+/* The output route at `at` (a ROUTE_CHANGED event; leaving headphones, bluetooth or external
+ * for the speaker pauses PLAYBACK and PLAY_AND_RECORD sessions). Any thread. */
+tutti_result tutti_system_set_route(tutti_engine *engine, tutti_route route, tutti_frame at);
+/* The built-in microphone muted at `at` (capturing sessions are interrupted and do not come
+ * back by themselves). Any thread. */
+tutti_result tutti_system_set_mic_muted(tutti_engine *engine, int muted, tutti_frame at);
+/* A phone call begins at `at`: every session is interrupted. Any thread. */
+tutti_result tutti_system_begin_phone_call(tutti_engine *engine, tutti_frame at);
+/* The phone call ends at `at`: its interruptions end with TUTTI_EVENT_SHOULD_RESUME. Any thread. */
+tutti_result tutti_system_end_phone_call(tutti_engine *engine, tutti_frame at);
+/* A remote command at `at`: it goes to the now-playing session if that session answers it,
+ * else it is dropped. Any thread. */
+tutti_result tutti_system_remote_command(tutti_engine *engine, tutti_remote_command command, tutti_frame at);
+
+/* ------------------------------------------------------------------------------------------
+ * Events
+ * ---------------------------------------------------------------------------------------- */
+
+/* tutti_event.type (values in this order from 0). */
+enum {
+    /* The session was interrupted (its playing sources paused); reason: tutti_interruption_reason. */
+    TUTTI_EVENT_INTERRUPTION_BEGAN = 0,
+    /* The interruption ended; flags may hold TUTTI_EVENT_SHOULD_RESUME; reason 0. */
+    TUTTI_EVENT_INTERRUPTION_ENDED = 1,
+    /* A source that does not loop played past its last frame (not sent on stop or destroy);
+     * frame: the frame after its last sample; source and session set; reason 0. */
+    TUTTI_EVENT_SOURCE_ENDED = 2,
+    /* The output route changed; reason: tutti_route_change_reason. */
+    TUTTI_EVENT_ROUTE_CHANGED = 3,
+    /* The session is ducked by another (one event per ducked session); reason 0. */
+    TUTTI_EVENT_DUCKING_BEGAN = 4,
+    /* The session is no longer ducked; reason 0. */
+    TUTTI_EVENT_DUCKING_ENDED = 5,
+    /* The output device missed a deadline (the total is in tutti_stats.xruns); reason 0. */
+    TUTTI_EVENT_XRUN = 6,
+    /* The output device was lost; the backend reconnects; reason 0. */
+    TUTTI_EVENT_DEVICE_LOST = 7,
+    /* The output device is back; reason 0. */
+    TUTTI_EVENT_DEVICE_RESTORED = 8,
+    /* The session's "secondary audio should be silenced" hint changed (a non-mixable session
+     * other than it is heard, or a call is active); reason: TUTTI_SILENCE_HINT_*. */
+    TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9
+};
+
+/* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */
+typedef int32_t tutti_interruption_reason;
+enum {
+    TUTTI_INTERRUPTION_REASON_OTHER_SESSION = 0, /* a non-mixable session activated */
+    TUTTI_INTERRUPTION_REASON_PHONE_CALL = 1,
+    TUTTI_INTERRUPTION_REASON_SPOKEN_AUDIO = 2, /* INTERRUPT_SPOKEN_AUDIO_AND_MIX from another */
+    TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED = 3
+};
+
+/* tutti_event.reason of TUTTI_EVENT_ROUTE_CHANGED. */
+typedef int32_t tutti_route_change_reason;
+enum {
+    TUTTI_ROUTE_CHANGE_REASON_NEW_DEVICE_AVAILABLE = 0, /* to headphones, bluetooth or external */
+    TUTTI_ROUTE_CHANGE_REASON_OLD_DEVICE_UNAVAILABLE = 1, /* back to the speaker */
+    TUTTI_ROUTE_CHANGE_REASON_OVERRIDE = 2
+};
+
+/* tutti_event.reason of TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT. */
+enum { TUTTI_SILENCE_HINT_BEGAN = 0, TUTTI_SILENCE_HINT_ENDED = 1 };
+
+/* tutti_event.flags: after INTERRUPTION_ENDED, the session may resume (the other session
+ * deactivated with TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION, or a phone call ended). */
+#define TUTTI_EVENT_SHOULD_RESUME 1u
+
+/* Something that happened at a frame. Filled by the library (no struct_size). */
+typedef struct tutti_event {
+    int32_t type;          /* TUTTI_EVENT_* */
+    int32_t reason;        /* per type, see TUTTI_EVENT_* */
+    uint32_t flags;        /* TUTTI_EVENT_SHOULD_RESUME */
+    tutti_frame frame;     /* the frame it happened at */
+    tutti_session session; /* 0 when none */
+    tutti_source source;   /* 0 when none */
+} tutti_event;
+
+/* Takes the next event whose frame rendering has passed, in frame order, each once (events
+ * are never dropped: the queues are sized for the configured maxima). Returns 1 with *out
+ * filled, 0 when none is waiting, or TUTTI_ERROR_INVALID_ARGUMENT (negative) for a NULL
+ * argument. Any thread. */
+int tutti_engine_poll_event(tutti_engine *engine, tutti_event *out);
+/* A file descriptor that polls readable (POLLIN) while events wait for
+ * tutti_engine_poll_event (a library thread notices rendered events within a few
+ * milliseconds), for hosts with an event loop. Do not read, write or close it: the engine
+ * owns it until tutti_engine_destroy. Returns a negative tutti_result on failure. Any thread. */
+int tutti_engine_event_fd(tutti_engine *engine);
+
+/* ------------------------------------------------------------------------------------------
+ * Output to a device
+ * ---------------------------------------------------------------------------------------- */
+
+/* tutti_output_config.backend */
+enum {
+    TUTTI_BACKEND_ALSA = 0,
+    TUTTI_BACKEND_JACK = 1 /* not built into this version: TUTTI_ERROR_DEVICE */
+};
+
+/* Where an engine plays when it drives a device itself. Fill with tutti_output_config_init. */
+typedef struct tutti_output_config {
+    uint32_t struct_size;
+    int32_t backend;        /* TUTTI_BACKEND_*; default ALSA */
+    const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
+    uint32_t period_frames; /* 16..65536, 0 = backend default */
+    uint32_t periods;       /* 2..64, 0 = backend default */
+} tutti_output_config;
+
+/* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */
+void tutti_output_config_init(tutti_output_config *config);
+/* Plays the engine on a device from the backend's real-time thread. While it runs,
+ * tutti_engine_render returns TUTTI_ERROR_STATE; xruns and device loss come as events.
+ * TUTTI_ERROR_STATE if an output already runs or a pull render is in progress,
+ * TUTTI_ERROR_DEVICE when the device cannot be opened (the message says why). Any thread. */
+tutti_result tutti_output_start(tutti_engine *engine, const tutti_output_config *config);
+/* Stops the output if one runs (its thread ends, the device closes); pull rendering works
+ * again. TUTTI_OK when none runs. Any thread. */
+tutti_result tutti_output_stop(tutti_engine *engine);
+
+/* ------------------------------------------------------------------------------------------
+ * Statistics
+ * ---------------------------------------------------------------------------------------- */
+
+/* Counters of an engine. Fill struct_size with tutti_stats_init first. */
+typedef struct tutti_stats {
+    uint32_t struct_size;
+    tutti_frame frames_rendered; /* the engine clock */
+    uint32_t sources;            /* live sources of sessions */
+    uint32_t sessions;           /* live sessions */
+    uint64_t xruns;              /* output deadlines missed (0 without an output) */
+    uint64_t underrun_frames;    /* frames live stream sources rendered with no data */
+    uint64_t events_dropped;     /* stays 0: every queue is sized so none can be */
+    uint32_t latency_frames;     /* output latency when an output runs, else 0 */
+} tutti_stats;
+
+/* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
+void tutti_stats_init(tutti_stats *stats);
+/* Fills *out (the fields its struct_size covers). Any thread. */
+tutti_result tutti_engine_get_stats(tutti_engine *engine, tutti_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TUTTI_H */
