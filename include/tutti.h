@@ -220,6 +220,12 @@ tutti_result tutti_session_set_active(tutti_engine *engine, tutti_session sessio
  * silenced in the background; from the background only mixable audio may start over
  * others). Any thread. */
 tutti_result tutti_session_set_foreground(tutti_engine *engine, tutti_session session, int foreground, tutti_frame at);
+/* The remote commands the session answers from now on: an OR of TUTTI_REMOTE_COMMAND_BIT(c)
+ * (0: none, the default). A remote command goes to the most recently active session that
+ * answers it; answer them only while the user is in an audio context. INVALID_ARGUMENT for an
+ * unknown bit. Any thread. (An addition to the spec: without it no session answers remote
+ * commands.) */
+tutti_result tutti_session_set_remote_commands(tutti_engine *engine, tutti_session session, uint32_t commands);
 /* Destroys the session and its sources at `at` (it deactivates first, releasing what it
  * interrupted; what plays fades out). The session's id and its sources' ids are stale at
  * once. Any thread. */
@@ -274,17 +280,18 @@ tutti_result tutti_source_play(tutti_engine *engine, tutti_source source, tutti_
 tutti_result tutti_source_pause(tutti_engine *engine, tutti_source source, tutti_frame at);
 /* Stops at `at`: fades out, then rewinds to the start. Any thread. */
 tutti_result tutti_source_stop(tutti_engine *engine, tutti_source source, tutti_frame at);
-/* Moves to `position` (frames at the engine rate, >= 0) at `at`; a playing source fades out,
- * jumps and fades back in. TUTTI_ERROR_STATE for a stream. Any thread. */
+/* Moves to `position` (frames at the engine rate, >= 0; past the end: the end) at `at`; a
+ * playing source fades out, jumps and fades back in (10 ms de-clicks, whatever its fades).
+ * TUTTI_ERROR_STATE for a stream. Any thread. */
 tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_t position, tutti_frame at);
 /* Sets the gain (linear, finite, 0..16) at `at`: ramp_frames 0 is a step at `at`, otherwise a
  * linear ramp from the current gain that starts at `at`. Any thread. */
 tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,
                                    tutti_frame at);
-/* Sets the fades, in frames at the engine rate (0..2147483647, or TUTTI_FADE_DEFAULT):
- * fade_in_frames on play/resume (default: none from the start, a 10 ms de-click when resuming
- * mid-way), fade_out_frames on pause/stop/seek/destroy (default: a 10 ms de-click). Applies
- * from the next block. Any thread. */
+/* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or
+ * TUTTI_FADE_DEFAULT): fade_in_frames on play/resume (default: none from the start, a 10 ms
+ * de-click when resuming mid-way), fade_out_frames on pause/stop/destroy (default: a 10 ms
+ * de-click). Applies from the next block. Any thread. */
 tutti_result tutti_source_set_fades(tutti_engine *engine, tutti_source source, uint32_t fade_in_frames,
                                     uint32_t fade_out_frames);
 /* Destroys the source at `at` (it fades out if it plays). Its id is stale at once. No
@@ -325,6 +332,9 @@ enum {
     TUTTI_REMOTE_PREVIOUS_TRACK = 4,
     TUTTI_REMOTE_STOP = 5
 };
+
+/* The bit of a tutti_remote_command in tutti_session_set_remote_commands's mask. */
+#define TUTTI_REMOTE_COMMAND_BIT(command) (1u << (command))
 
 /* The silent switch at `at`: on silences AMBIENT and SOLO_AMBIENT sessions. Any thread. */
 tutti_result tutti_system_set_silent_switch(tutti_engine *engine, int on, tutti_frame at);

@@ -4,13 +4,15 @@
 # the two sanitizer checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
 #   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
+# Then the C ABI (scripts/test-c.sh): one release build installed into a temporary prefix,
+# the C tests against it, the examples (C and a Swift package) built and run.
 # The PulseAudio tests start their own private servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
 
 echo "== swift format lint (configuration: .swift-format)"
-swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks
+swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks examples/swift/Sources
 
 echo "== debug build and all tests"
 swift build --build-tests
@@ -26,4 +28,7 @@ swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'R
 echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
 bash scripts/rtsan-check.sh 10
 
-echo "tests: ${passed:-0} passed, 0 failed"
+echo "== C ABI: install, C tests, examples"
+bash scripts/test-c.sh
+
+echo "tests: ${passed:-0} passed, 0 failed (and the C tests above)"

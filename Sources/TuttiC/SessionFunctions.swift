@@ -65,3 +65,13 @@ public func tuttiSessionDestroy(_ pointer: OpaquePointer?, _ id: tutti_session, 
         try session(engine, id).remove(at: try engineTime(at))
     }
 }
+
+/// C ABI `tutti_session_set_remote_commands`: bit `1 << c` for each `tutti_remote_command` c.
+/// Any thread.
+@_cdecl("tutti_session_set_remote_commands")
+public func tuttiSessionSetRemoteCommands(_ pointer: OpaquePointer?, _ id: tutti_session, _ commands: UInt32) -> tutti_result {
+    call("tutti_session_set_remote_commands") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).setRemoteCommands(try toRemoteCommands(commands))
+    }
+}

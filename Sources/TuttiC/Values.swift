@@ -43,6 +43,12 @@ func toOptions(_ bits: UInt32) throws(TuttiError) -> Set<CategoryOption> {
     return Set(optionBits.filter { bits & $0.0 != 0 }.map(\.1))
 }
 
+/// A mask of `1 << tutti_remote_command` bits.
+func toRemoteCommands(_ bits: UInt32) throws(TuttiError) -> Set<RemoteCommand> {
+    try checkBits(bits, allowed: (1 << UInt32(remoteCommands.count)) - 1, "commands", "TUTTI_REMOTE_COMMAND_BIT(TUTTI_REMOTE_*)")
+    return Set(remoteCommands.indices.filter { bits & (1 << UInt32($0)) != 0 }.map { remoteCommands[$0] })
+}
+
 /// Fails unless `bits` has only bits of `allowed`.
 func checkBits(_ bits: UInt32, allowed: UInt32, _ name: String, _ family: String) throws(TuttiError) {
     let unknown = bits & ~allowed

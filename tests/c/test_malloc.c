@@ -1,0 +1,106 @@
+/* tutti_engine_render allocates nothing: the malloc family is interposed in this program
+ * (libtutti's calls resolve to it) and counted on the rendering thread, around each render of
+ * a busy scenario and around renders refused while an output runs. A self-test shows the
+ * counter sees allocations made inside the library. */
+#include <errno.h>
+#include <stddef.h>
+
+#include "harness.h"
+#include "scenario.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+static __thread int counting;
+static __thread long allocations;
+
+void *malloc(size_t n) {
+    allocations += counting;
+    return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t size) {
+    allocations += counting;
+    return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t n) {
+    allocations += counting;
+    return __libc_realloc(p, n);
+}
+void free(void *p) {
+    allocations += counting && p != NULL;
+    __libc_free(p);
+}
+void *aligned_alloc(size_t alignment, size_t n) {
+    allocations += counting;
+    return __libc_memalign(alignment, n);
+}
+void *memalign(size_t alignment, size_t n) {
+    allocations += counting;
+    return __libc_memalign(alignment, n);
+}
+int posix_memalign(void **out, size_t alignment, size_t n) {
+    void *p;
+    allocations += counting;
+    p = __libc_memalign(alignment, n);
+    if (p == NULL) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+static void the_counter_sees_allocations_inside_the_library(void) {
+    tutti_engine *engine = make_engine(2, 0);
+    tutti_session s;
+    allocations = 0;
+    counting = 1;
+    (void)tutti_session_create(engine, "counted", &s); /* builds strings, dictionaries */
+    counting = 0;
+    CHECK(allocations > 0, "a control call allocates (%ld counted): the counter works", allocations);
+    tutti_engine_destroy(engine);
+}
+
+static void rendering_allocates_nothing(void) {
+    struct scenario s;
+    float *out = calloc(256 * 2, sizeof(float));
+    long total = 0, worst = 0;
+    int k, failures = 0;
+    tutti_event e;
+    tutti_output_config config;
+    scenario_setup(&s, temp_path(""));
+    for (k = 0; k < SCENARIO_BLOCKS; k++) {
+        tutti_result r;
+        scenario_feed(&s);
+        allocations = 0;
+        counting = 1;
+        r = tutti_engine_render(s.engine, out, 256);
+        counting = 0;
+        failures += r != TUTTI_OK;
+        total += allocations;
+        worst = allocations > worst ? allocations : worst;
+        if (k % 100 == 0)
+            while (tutti_engine_poll_event(s.engine, &e) == 1) {
+            }
+    }
+    CHECK(failures == 0, "%d renders failed", failures);
+    CHECK(total == 0, "%ld allocations in %d renders (worst block %ld)", total, SCENARIO_BLOCKS, worst);
+    /* Refused renders (an output runs) allocate nothing either. */
+    tutti_output_config_init(&config);
+    config.device = "null";
+    OK(tutti_output_start(s.engine, &config));
+    allocations = 0;
+    counting = 1;
+    for (k = 0; k < 100; k++) (void)tutti_engine_render(s.engine, out, 256);
+    counting = 0;
+    CHECK(allocations == 0, "%ld allocations in refused renders", allocations);
+    CHECK(tutti_engine_render(s.engine, out, 256) == TUTTI_ERROR_STATE, "refused: %s", tutti_last_error());
+    tutti_engine_destroy(s.engine);
+    free(out);
+}
+
+int main(void) {
+    TEST(the_counter_sees_allocations_inside_the_library);
+    TEST(rendering_allocates_nothing);
+    return harness_done();
+}
