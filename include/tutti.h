@@ -135,8 +135,9 @@ typedef struct tutti_engine_config {
     uint32_t sample_rate;            /* Hz, 8000..384000; default 48000 */
     uint32_t channels;               /* output channels, 1 or 2; default 2 */
     uint32_t max_block_frames;       /* 16..65536; longer renders are split; default 4096 */
-    uint32_t max_sources;            /* 1..65536; default 512 */
-    uint32_t max_sessions;           /* 1..65534; default 64 */
+    uint32_t max_sources;            /* 1..65536; default 512 (a destroyed source counts until
+                                        rendering has passed its destruction) */
+    uint32_t max_sessions;           /* 1..65534; default 64 (likewise) */
     uint32_t command_queue_capacity; /* changes that may wait for the render side at once,
                                         16..1048576; beyond it calls fail with
                                         TUTTI_ERROR_CAPACITY until rendering catches up;
@@ -203,7 +204,8 @@ enum {
 
 /* Creates a session named `name` (non-empty UTF-8, unique among live sessions):
  * SOLO_AMBIENT, inactive, in the foreground. *out is set on success only. CAPACITY at
- * max_sessions. Any thread. */
+ * max_sessions (a destroyed session's slot counts until rendering has passed its
+ * destruction). Any thread. */
 tutti_result tutti_session_create(tutti_engine *engine, const char *name, tutti_session *out);
 /* Changes category, mode and options (an OR of TUTTI_OPTION_*), at once: an active session
  * that becomes non-mixable interrupts the others. INVALID_ARGUMENT for an unknown value or

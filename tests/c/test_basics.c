@@ -184,6 +184,40 @@ static void statistics(void) {
     tutti_engine_destroy(engine);
 }
 
+
+/* A new session is SOLO_AMBIENT (silenced by the switch, non-mixable), inactive (a playing
+ * session is not interrupted by its creation) and in the foreground (heard). */
+static void new_sessions_are_solo_ambient_inactive_foreground(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session first, second;
+    tutti_source a, b;
+    tutti_event e[16];
+    int n;
+    float *x;
+    OK(tutti_session_create(engine, "first", &first));
+    OK(tutti_source_create_tone(engine, first, 440, 0.5f, &a));
+    OK(tutti_source_play(engine, a, TUTTI_NOW)); /* activates it */
+    OK(tutti_session_create(engine, "second", &second));
+    OK(tutti_source_create_tone(engine, second, 660, 0.5f, &b));
+    OK(tutti_system_set_silent_switch(engine, 1, 4800));
+    OK(tutti_system_set_silent_switch(engine, 0, 9600));
+    x = render_mono(engine, 14400);
+    CHECK(fabs(tone_amplitude(x + 1200, 2400, 1, 440) - 0.5) < 0.01, "heard: in the foreground, and nothing interrupted it: %f",
+          tone_amplitude(x + 1200, 2400, 1, 440));
+    CHECK(peak(x, 6000, 9600) == 0, "silenced by the switch (ambient or solo ambient): %f", peak(x, 6000, 9600));
+    n = drain_events(engine, e, 16);
+    CHECK(find_event(e, n, TUTTI_EVENT_INTERRUPTION_BEGAN, 0) == NULL, "creating a session interrupts nobody%s", "");
+    free(x);
+    OK(tutti_source_play(engine, b, TUTTI_NOW)); /* the second activates: non-mixable, so the first is interrupted */
+    x = render_mono(engine, 4800);
+    n = drain_events(engine, e, 16);
+    CHECK(find_event(e, n, TUTTI_EVENT_INTERRUPTION_BEGAN, first) != NULL, "solo ambient does not mix: the first is interrupted%s", "");
+    CHECK(tone_amplitude(x + 2400, 2400, 1, 440) < 0.001 && fabs(tone_amplitude(x + 2400, 2400, 1, 660) - 0.5) < 0.01, "%f %f",
+          tone_amplitude(x + 2400, 2400, 1, 440), tone_amplitude(x + 2400, 2400, 1, 660));
+    free(x);
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(versions_agree);
     TEST(result_codes_and_names);
@@ -191,5 +225,6 @@ int main(void) {
     TEST(long_messages_are_kept_whole);
     TEST(engines_are_independent_and_destroy_is_safe);
     TEST(statistics);
+    TEST(new_sessions_are_solo_ambient_inactive_foreground);
     return harness_done();
 }

@@ -241,6 +241,77 @@ static void the_event_fd(void) {
     tutti_engine_destroy(engine);
 }
 
+
+/* One event per affected session: a prompt that ducks two players, and a phone call that
+ * interrupts them, name each. */
+static void one_event_per_session(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_MIX_WITH_OTHERS);
+    tutti_session radio = make_session(engine, "radio", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_MIX_WITH_OTHERS);
+    tutti_session nav = make_session(engine, "nav", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_DUCK_OTHERS);
+    tutti_source a, b;
+    tutti_event e[MAX_EVENTS];
+    int n;
+    float *x;
+    OK(tutti_source_create_tone(engine, music, 440, 0.2f, &a));
+    OK(tutti_source_create_tone(engine, radio, 550, 0.2f, &b));
+    OK(tutti_source_play(engine, a, TUTTI_NOW));
+    OK(tutti_source_play(engine, b, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, nav, 1, 0, 1000));
+    OK(tutti_session_set_active(engine, nav, 0, 0, 2000));
+    OK(tutti_system_begin_phone_call(engine, 3000));
+    x = render_mono(engine, 4096);
+    n = policy_events(engine, e);
+    CHECK(n == 6, "6 events, got %d", n);
+    if (n == 6) {
+        CHECK(e[0].type == TUTTI_EVENT_DUCKING_BEGAN && e[1].type == TUTTI_EVENT_DUCKING_BEGAN && e[0].session != e[1].session &&
+                  (e[0].session == music || e[0].session == radio) && (e[1].session == music || e[1].session == radio),
+              "ducking began for each: %llx %llx", (unsigned long long)e[0].session, (unsigned long long)e[1].session);
+        CHECK(e[2].type == TUTTI_EVENT_DUCKING_ENDED && e[3].type == TUTTI_EVENT_DUCKING_ENDED && e[2].session != e[3].session,
+              "ducking ended for each%s", "");
+        CHECK(e[4].type == TUTTI_EVENT_INTERRUPTION_BEGAN && e[5].type == TUTTI_EVENT_INTERRUPTION_BEGAN &&
+                  e[4].session != e[5].session && e[4].frame == 3000 && e[5].frame == 3000,
+              "interrupted, each: %llx %llx", (unsigned long long)e[4].session, (unsigned long long)e[5].session);
+    }
+    free(x);
+    tutti_engine_destroy(engine);
+}
+
+/* Events are never dropped: a thousand route changes and sixty sources ending at once, all
+ * delivered, in order, though nobody polls until the end. */
+static void events_are_never_dropped(void) {
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    tutti_session music;
+    tutti_source s[60];
+    tutti_event e;
+    int k, routes = 0, ended = 0, ordered = 1;
+    tutti_frame last = -1;
+    float *x;
+    tutti_engine_config_init(&config);
+    config.channels = 1;
+    config.max_sources = 60;
+    OK(tutti_engine_create(&config, &engine));
+    if (engine == NULL) return;
+    music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_MIX_WITH_OTHERS);
+    write_mono_wav(temp_path("short.wav"), 480, RATE, dc_half);
+    for (k = 0; k < 60; k++) {
+        OK(tutti_source_create_file(engine, music, temp_path("short.wav"), 0, &s[k]));
+        OK(tutti_source_play(engine, s[k], 500));
+    }
+    for (k = 0; k < 1000; k++) OK(tutti_system_set_route(engine, k % 2 ? TUTTI_ROUTE_SPEAKER : TUTTI_ROUTE_HEADPHONES, 10 * k));
+    x = render_mono(engine, 12000);
+    while (tutti_engine_poll_event(engine, &e) == 1) {
+        routes += e.type == TUTTI_EVENT_ROUTE_CHANGED;
+        ended += e.type == TUTTI_EVENT_SOURCE_ENDED && e.frame == 980;
+        ordered &= e.frame >= last;
+        last = e.frame;
+    }
+    CHECK(routes == 1000 && ended == 60 && ordered, "%d route changes, %d ends at frame 980, in order: %d", routes, ended, ordered);
+    free(x);
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(interruption_by_another_session_and_should_resume);
     TEST(phone_calls_and_denied_activation);
@@ -248,5 +319,7 @@ int main(void) {
     TEST(routes_mic_and_remote_commands);
     TEST(delivered_after_their_frame_in_order_once);
     TEST(the_event_fd);
+    TEST(one_event_per_session);
+    TEST(events_are_never_dropped);
     return harness_done();
 }
