@@ -149,8 +149,10 @@ void tutti_engine_config_init(tutti_engine_config *config);
 /* Creates an engine: every buffer, slot and queue is allocated now. *out is set on success
  * only. INVALID_ARGUMENT names a setting out of range. Any thread. */
 tutti_result tutti_engine_create(const tutti_engine_config *config, tutti_engine **out);
-/* Stops the engine's output if one runs and frees the engine; its ids and its event fd are
- * gone. NULL is a no-op. No other thread may be inside a call on the engine. Any thread. */
+/* Stops the engine's output if one runs (before returning) and frees the engine: its ids
+ * are gone, its event fd is closed (at once, or right after the library's event thread
+ * finishes a delivery in progress). NULL is a no-op. No other thread may be inside a call on
+ * the engine. Any thread. */
 void tutti_engine_destroy(tutti_engine *engine);
 /* Pull mode, for a host's own audio callback: renders the next `frames` frames (any count,
  * split internally) into `interleaved` (frames * channels floats), applying every change due
@@ -366,6 +368,7 @@ tutti_result tutti_system_remote_command(tutti_engine *engine, tutti_remote_comm
  * ---------------------------------------------------------------------------------------- */
 
 /* tutti_event.type (values in this order from 0). */
+typedef int32_t tutti_event_type;
 enum {
     /* The session was interrupted (its playing sources paused); reason: tutti_interruption_reason. */
     TUTTI_EVENT_INTERRUPTION_BEGAN = 0,
@@ -417,7 +420,7 @@ enum { TUTTI_SILENCE_HINT_BEGAN = 0, TUTTI_SILENCE_HINT_ENDED = 1 };
 
 /* Something that happened at a frame. Filled by the library (no struct_size). */
 typedef struct tutti_event {
-    int32_t type;          /* TUTTI_EVENT_* */
+    int32_t type;          /* tutti_event_type: TUTTI_EVENT_* */
     int32_t reason;        /* per type, see TUTTI_EVENT_* */
     uint32_t flags;        /* TUTTI_EVENT_SHOULD_RESUME */
     tutti_frame frame;     /* the frame it happened at */

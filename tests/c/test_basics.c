@@ -1,6 +1,8 @@
 /* Versions, result names, tutti_last_error per thread, engine lifetime and statistics. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -218,6 +220,37 @@ static void new_sessions_are_solo_ambient_inactive_foreground(void) {
     tutti_engine_destroy(engine);
 }
 
+
+/* Open descriptors of this process. */
+static int open_fds(void) {
+    int n = 0, fd;
+    for (fd = 0; fd < 4096; fd++) n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+
+/* Destroy frees the engine: its event fd is closed and its thread ends, each time. */
+static void destroy_frees_everything(void) {
+    int before = open_fds(), k;
+    for (k = 0; k < 50; k++) {
+        tutti_engine *engine = make_engine(2, 0);
+        tutti_session s = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+        tutti_source tone;
+        float x[512];
+        OK(tutti_source_create_tone(engine, s, 440, 0.5f, &tone));
+        OK(tutti_source_play(engine, tone, TUTTI_NOW));
+        CHECK(tutti_engine_event_fd(engine) >= 0, "%s", tutti_last_error());
+        OK(tutti_engine_render(engine, x, 256));
+        tutti_engine_destroy(engine);
+    }
+    /* The library's event thread may hold the last engine for the few microseconds of a
+     * delivery: the descriptor then closes right after. */
+    for (k = 0; k < 100 && open_fds() != before; k++) {
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+    CHECK(open_fds() == before, "%d descriptors open before, %d after 50 engines", before, open_fds());
+}
+
 int main(void) {
     TEST(versions_agree);
     TEST(result_codes_and_names);
@@ -226,5 +259,6 @@ int main(void) {
     TEST(engines_are_independent_and_destroy_is_safe);
     TEST(statistics);
     TEST(new_sessions_are_solo_ambient_inactive_foreground);
+    TEST(destroy_frees_everything);
     return harness_done();
 }
