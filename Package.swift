@@ -25,8 +25,11 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
+        // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
+        // (per-function target attributes, no unsafe flags), one picked at load time.
+        .target(name: "CTuttiKernels"),
         // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
-        .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
+        .target(name: "TuttiDSP", dependencies: ["CTuttiKernels", "CSampleRate"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues: no policy decisions.
