@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -24,12 +24,13 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
         // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
         // (per-function target attributes, no unsafe flags), one picked at load time.
         .target(name: "CTuttiKernels"),
         // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
-        .target(name: "TuttiDSP", dependencies: ["CTuttiKernels", "CSampleRate"]),
+        .target(name: "TuttiDSP", dependencies: ["CTuttiKernels", "CSampleRate", "CSoxr"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues: no policy decisions.
