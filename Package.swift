@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
+        .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
         .executable(name: "tutti", targets: ["tutti"]),
     ],
     dependencies: [
@@ -44,8 +45,11 @@ let package = Package(
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        // Benchmark set-ups shared by `tutti bench` and the Benchmarks/ package (engine
+        // fixtures, references, the voice counter).
+        .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA",
+            "TuttiScene", "Tutti", "TuttiALSA", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

@@ -12,11 +12,15 @@
 
 TK_AVX2 static void add_avx2(float *dst, const float *src, size_t count) {
     size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
+    for (; i + 32 <= count; i += 32) {
         __m256 a = _mm256_add_ps(_mm256_loadu_ps(dst + i), _mm256_loadu_ps(src + i));
         __m256 b = _mm256_add_ps(_mm256_loadu_ps(dst + i + 8), _mm256_loadu_ps(src + i + 8));
+        __m256 c = _mm256_add_ps(_mm256_loadu_ps(dst + i + 16), _mm256_loadu_ps(src + i + 16));
+        __m256 d = _mm256_add_ps(_mm256_loadu_ps(dst + i + 24), _mm256_loadu_ps(src + i + 24));
         _mm256_storeu_ps(dst + i, a);
         _mm256_storeu_ps(dst + i + 8, b);
+        _mm256_storeu_ps(dst + i + 16, c);
+        _mm256_storeu_ps(dst + i + 24, d);
     }
     for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i), _mm256_loadu_ps(src + i)));
     for (; i < count; i++) dst[i] += src[i];
@@ -25,11 +29,15 @@ TK_AVX2 static void add_avx2(float *dst, const float *src, size_t count) {
 TK_AVX2 static void mix_add_avx2(float *dst, const float *src, size_t count, float gain) {
     const __m256 g = _mm256_set1_ps(gain);
     size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
+    for (; i + 32 <= count; i += 32) {
         __m256 a = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
         __m256 b = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
+        __m256 c = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 16), _mm256_loadu_ps(dst + i + 16));
+        __m256 d = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 24), _mm256_loadu_ps(dst + i + 24));
         _mm256_storeu_ps(dst + i, a);
         _mm256_storeu_ps(dst + i + 8, b);
+        _mm256_storeu_ps(dst + i + 16, c);
+        _mm256_storeu_ps(dst + i + 24, d);
     }
     for (; i + 8 <= count; i += 8) {
         _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));

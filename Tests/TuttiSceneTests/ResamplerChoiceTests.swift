@@ -9,18 +9,7 @@ import TuttiTestSupport
 @Suite struct ResamplerChoiceTests {
     let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
 
-    func run(_ args: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tutti)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    func run(_ args: [String]) throws -> (status: Int32, output: String) { try TuttiSceneTests.run(tutti, args) }
 
     /// A scene playing a 1 kHz tone recorded at 44.1 kHz, `engineExtra` added to its engine object.
     func writeToneScene(_ dir: String, engineExtra: String) throws -> String {
