@@ -34,6 +34,7 @@ public final class EngineFixture {
     private let streamInputFrames: Int
     private var writePositions: [Int]
     private var framesFed: Double = 0
+    private let streamRingFrames: Int
 
     /// `distinctBuffers`: how many different buffers the buffer sources play (nil: one each;
     /// fewer keeps the data in cache, as many voices of a few samples do).
@@ -48,6 +49,7 @@ public final class EngineFixture {
         bufferSourceCount = bufferSources
         streamSourceCount = streamSources
         self.moving = moving
+        self.streamRingFrames = streamRingFrames
         loopFrames = BenchSetup.loopFrames(forBlock: blockFrames)
         var config = EngineConfiguration(sampleRate: BenchSetup.sampleRate, channelCount: BenchSetup.channelCount)
         config.maxSources = max(total, 8)
@@ -85,8 +87,10 @@ public final class EngineFixture {
         // nodes, hand them back, fill the caches.
         let blocksPerLoop = loopFrames / blockFrames
         let warmup = blocksPerLoop * max(1, (64 + blocksPerLoop - 1) / blocksPerLoop)
-        feed(blocks: warmup)
-        for _ in 0..<warmup { render() }
+        for _ in 0..<warmup {
+            feed(blocks: 1)
+            render()
+        }
         engine.pollEvents()
         nextMotionFrame = framesRendered
         prepare(blocks: 1)
@@ -115,6 +119,8 @@ public final class EngineFixture {
         guard streamSourceCount > 0 else { return }
         let prefill = 1_024.0
         let ratio = BenchSetup.streamInputRate / Double(BenchSetup.sampleRate)
+        // Every ring must take all that is fed, or the sources would run dry unseen.
+        precondition(Double(blocks * blockFrames) * ratio + prefill + 1 < Double(streamRingFrames), "feeding more than a ring holds")
         let target = (Double(framesRendered) + Double(blocks * blockFrames)) * ratio + prefill
         let need = Int((target - framesFed).rounded(.up))
         guard need > 0 else { return }

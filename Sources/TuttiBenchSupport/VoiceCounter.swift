@@ -35,9 +35,10 @@ public enum VoiceCounter {
         public var steps: [(voices: Int, blockNs: Double)]
     }
 
-    /// Something that renders one block for N voices.
+    /// Something that renders one block for N voices; `prepare` (untimed) runs before each
+    /// block: it feeds stream sources one block ahead, as a producer thread would.
     struct Runner {
-        var prepare: (Int) -> Void
+        var prepare: () -> Void
         var render: () -> Void
     }
 
@@ -48,8 +49,11 @@ public enum VoiceCounter {
         var total: UInt64 = 0
         let budget = UInt64(seconds * 1e9)
         while total < budget || means.count < 3 {
-            runner.prepare(round)
-            let t = timed { for _ in 0..<round { runner.render() } }
+            var t: UInt64 = 0
+            for _ in 0..<round {
+                runner.prepare()
+                t &+= timed { runner.render() }
+            }
             total &+= t
             means.append(Double(t) / Double(round))
         }
@@ -103,22 +107,22 @@ public enum VoiceCounter {
         case .mix:
             let engine = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let f = try mixEngine(n)
-                return Runner(prepare: { _ in f.engine.pollEvents() }, render: f.render)
+                return Runner(prepare: {}, render: f.render)
             }
             let reference = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let r = mixReference(n)
-                return Runner(prepare: { _ in }, render: r.render)
+                return Runner(prepare: {}, render: r.render)
             }
             return (engine, reference)
         case .linear:
             let engine = try search(start: 64, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let f = try EngineFixture(
                     bufferSources: 0, streamSources: n, quality: .linear, blockFrames: blockFrames, streamRingFrames: 4_096)
-                return Runner(prepare: { f.prepare(blocks: $0) }, render: f.render)
+                return Runner(prepare: { f.prepare(blocks: 1) }, render: f.render)
             }
             let reference = try search(start: 64, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let bare = try BareResamplerFixture(sources: n, quality: .linear, blockFrames: blockFrames, mixes: true)
-                return Runner(prepare: { _ in }, render: bare.render)
+                return Runner(prepare: {}, render: bare.render)
             }
             return (engine, reference)
         case .fileDefault:
@@ -128,7 +132,7 @@ public enum VoiceCounter {
                 let f = try mixEngine(n)
                 let c = try FileConversionFixture(sources: n, quality: .fileDefault, blockFrames: blockFrames, bare: false)
                 return Runner(
-                    prepare: { _ in f.engine.pollEvents() },
+                    prepare: {},
                     render: {
                         c.render()
                         f.render()
@@ -138,7 +142,7 @@ public enum VoiceCounter {
                 let r = mixReference(n)
                 let c = try FileConversionFixture(sources: n, quality: .fileDefault, blockFrames: blockFrames, bare: true)
                 return Runner(
-                    prepare: { _ in },
+                    prepare: {},
                     render: {
                         c.render()
                         r.render()

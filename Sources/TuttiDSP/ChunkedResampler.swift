@@ -170,9 +170,22 @@ public final class ChunkedResampler {
     /// Every available frame, interleaved (after `finish()`: the rest of the signal).
     public func pullAll() -> [Float] {
         let frames = availableFrameCount
+        if pendingStart == 0 && frames * channelCount == pending.count {
+            // All of it: hand the storage over instead of copying it.
+            let out = pending
+            pending = []
+            pulledFrameCount += frames
+            return out
+        }
         let out = Array(pending[pendingStart..<(pendingStart + frames * channelCount)])
         consume(frames)
         return out
+    }
+
+    /// Make room for `frameCount` output frames up front (a caller that knows the length
+    /// saves the reallocations of a growing output).
+    public func reserveOutput(frameCount: Int) {
+        pending.reserveCapacity((pending.count - pendingStart) + frameCount * channelCount)
     }
 
     private func consume(_ frames: Int) {
@@ -287,6 +300,7 @@ public func resampleBuffer(
 ) throws -> [Float] {
     if fromRate == toRate { return interleaved }
     let converter = try ChunkedResampler(quality: quality, channelCount: channelCount, fromRate: fromRate, toRate: toRate)
+    converter.reserveOutput(frameCount: Int((Double(interleaved.count / channelCount) * toRate / fromRate).rounded(.up)) + 256)
     try interleaved.withUnsafeBufferPointer { try converter.push($0) }
     try converter.finish()
     return converter.pullAll()
