@@ -8,6 +8,7 @@ import TuttiDSP
 /// ring. With `mixes`, each source's block is then mixed into the output with the bare C
 /// kernel (what any mixer must add). Owned by the benchmarking thread.
 public final class BareResamplerFixture {
+    /// Output frames per block.
     public let blockFrames: Int
     /// Input frames offered per converter call.
     public static let stagingFrames = 512
@@ -25,6 +26,7 @@ public final class BareResamplerFixture {
     /// The last block (one source's conversion, or with `mixes` the mix of all).
     public let output: UnsafeMutablePointer<Float>
 
+    /// `sources` converters at `quality` (a libsamplerate one), each at its own offset.
     public init(sources: Int, quality: ResamplerQuality, blockFrames: Int, mixes: Bool = false) throws {
         self.blockFrames = blockFrames
         self.mixes = mixes

@@ -7,8 +7,11 @@ import TuttiDSP
 /// call is `render()`. Owned by the benchmarking thread (control side and render side both:
 /// the fixture calls `Engine.render` itself).
 public final class EngineFixture {
+    /// The engine under test.
     public let engine: Engine
+    /// Frames per render call.
     public let blockFrames: Int
+    /// Buffer sources (the first ones), stream sources (the rest).
     public let bufferSourceCount: Int
     public let streamSourceCount: Int
     /// Frames in each buffer's loop (a multiple of `blockFrames`).
@@ -17,7 +20,9 @@ public final class EngineFixture {
     public let buffers: [AudioBuffer]
     /// Source gains, in source order.
     public let gains: [Float]
+    /// The stream sources, fed by `feed(blocks:)`.
     public let streams: [StreamSource]
+    /// Every source and bus, in creation order.
     public private(set) var sourceIDs: [SourceID] = []
     public private(set) var busIDs: [BusID] = []
     /// The last rendered block (interleaved stereo, `blockFrames` frames).

@@ -9,8 +9,11 @@ import TuttiDSP
 /// reference. The output of every source lands in one scratch block (a stand-in for its ring).
 /// Owned by the benchmarking thread.
 public final class FileConversionFixture {
+    /// Output frames per block.
     public let blockFrames: Int
+    /// The conversion quality.
     public let quality: ResamplerQuality
+    /// True: the library's own streaming call (the reference); false: `ChunkedResampler`.
     public let bare: Bool
     let chunked: [ChunkedResampler]
     let bareSoxr: [soxr_t]
@@ -24,6 +27,7 @@ public final class FileConversionFixture {
     public let output: UnsafeMutablePointer<Float>
     let outputCapacity: Int
 
+    /// `sources` converters at `quality`, each fed its own stretch of 44.1 kHz material.
     public init(sources: Int, quality: ResamplerQuality, blockFrames: Int, bare: Bool) throws {
         self.blockFrames = blockFrames
         self.quality = quality

@@ -19,6 +19,7 @@ public final class ReferenceFixture {
         _ sourceCount: Int, _ samples: Int
     ) -> Void
 
+    /// Frames per block.
     public let blockFrames: Int
     /// What the reference computes, for reports.
     public let kernelName: String

@@ -17,7 +17,9 @@ public final class ChunkedResampler {
     /// Input frames per library call.
     public static let blockFrames = 4_096
 
+    /// The conversion quality (either library).
     public let quality: ResamplerQuality
+    /// Channels per interleaved frame.
     public let channelCount: Int
     /// Output rate / input rate.
     public let ratio: Double

@@ -4,6 +4,7 @@ import CTuttiKernels
 public enum SampleFormat: String, Sendable, CaseIterable {
     case float32, s16, s24
 
+    /// Bits per sample of the format.
     @inlinable public var bitsPerSample: Int {
         switch self {
         case .float32: 32
@@ -17,7 +18,9 @@ public enum SampleFormat: String, Sendable, CaseIterable {
 /// renders are byte-identical run after run. Value type, owned by its quantizer.
 public struct XorShift32: Sendable {
     @usableFromInline var state: UInt32
+    /// A generator starting from `seed` (0 is replaced by a fixed non-zero seed).
     @inlinable public init(seed: UInt32) { state = seed == 0 ? 0x9E37_79B9 : seed }
+    /// The next 32 random bits.
     @inlinable @inline(__always) public mutating func next() -> UInt32 {
         state ^= state << 13
         state ^= state >> 17
@@ -34,13 +37,16 @@ public struct XorShift32: Sendable {
 /// peak), rounding and clipping. Full scale is 2^(bits-1): 1.0 clips to the largest code.
 /// Owned by the thread that writes output.
 public struct TPDFQuantizer: Sendable {
+    /// The integer format (s16 or s24).
     public let format: SampleFormat
+    /// False: plain rounding, no dither.
     public var ditherEnabled: Bool
     @usableFromInline var rng: XorShift32
     @usableFromInline let scale: Float
     @usableFromInline let maxCode: Float
     @usableFromInline let minCode: Float
 
+    /// A quantizer to `format` whose dither sequence starts from `seed`.
     public init(format: SampleFormat, seed: UInt32 = 0x7075_7474, dither: Bool = true) {
         precondition(format != .float32, "float32 output is not quantized")
         self.format = format

@@ -39,12 +39,14 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
 
     /// "scalar", "sse2", "avx2" or "avx512".
     public var name: String { String(cString: table.pointee.name) }
+    /// The name.
     public var description: String { name }
 
     /// True when the mix kernels fuse multiply and add (AVX2+FMA, AVX-512): one rounding,
     /// within 1 ulp of the two-rounding references. add and the quantizers are exact anyway.
     public var fusesMultiplyAdd: Bool { level >= 2 }
 
+    /// Same level, same variant.
     public static func == (a: KernelVariant, b: KernelVariant) -> Bool { a.level == b.level }
 
     /// dst[i] += src[i] over `count` samples.

@@ -4,7 +4,9 @@ import CSampleRate
 /// Built on the control side (`src_new` allocates) and freed there (`deinit`); the render
 /// thread uses only its `kernel`, a trivial value that never touches reference counts.
 public final class StreamingResampler: @unchecked Sendable {
+    /// The render-side view (valid while this object lives).
     public let kernel: ResamplerKernel
+    /// The libsamplerate quality.
     public let quality: ResamplerQuality
 
     /// Control side. Throws for the soxr qualities: they convert whole files and file streams
@@ -27,7 +29,9 @@ public final class StreamingResampler: @unchecked Sendable {
 /// The render-side view of a `StreamingResampler`: valid while its owner lives.
 public struct ResamplerKernel: @unchecked Sendable {
     @usableFromInline let state: OpaquePointer
+    /// Channels per interleaved frame.
     public let channelCount: Int
+    /// Output rate / input rate.
     public let ratio: Double
 
     @usableFromInline init(state: OpaquePointer, channelCount: Int, ratio: Double) {
