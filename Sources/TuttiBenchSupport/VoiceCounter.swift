@@ -70,10 +70,16 @@ public enum VoiceCounter {
         for _ in 0..<8 {
             let t = try blockTime(make(n), round: round, seconds: seconds)
             steps.append((n, t))
+            // A machine that is busy at times can contradict an earlier step: the latest
+            // measurement wins (a count that fits clears a smaller "too many", and back).
             if t <= budgetNs {
                 if n > (fits?.voices ?? 0) { fits = (n, t) }
+                if n >= tooMany { tooMany = Int.max }
             } else {
                 tooMany = min(tooMany, n)
+                if let f = fits, f.voices >= n {
+                    fits = steps.filter { $0.voices < n && $0.blockNs <= budgetNs }.max { $0.voices < $1.voices }
+                }
             }
             let low = fits?.voices ?? 0
             if tooMany != Int.max, tooMany - low <= max(1, low / 50) { break }
