@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
+        .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
         .executable(name: "tutti", targets: ["tutti"]),
     ],
     dependencies: [
@@ -24,9 +25,13 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
+        // (per-function target attributes, no unsafe flags), one picked at load time.
+        .target(name: "CTuttiKernels"),
         // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
-        .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
+        .target(name: "TuttiDSP", dependencies: ["CTuttiKernels", "CSampleRate", "CSoxr"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
@@ -40,8 +45,11 @@ let package = Package(
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        // Benchmark set-ups shared by `tutti bench` and the Benchmarks/ package (engine
+        // fixtures, references, the voice counter).
+        .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA",
+            "TuttiScene", "Tutti", "TuttiALSA", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

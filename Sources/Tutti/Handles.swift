@@ -140,8 +140,9 @@ public struct SessionHandle: Hashable, Sendable {
     }
 
     /// Decoded audio at any rate, 1 or 2 channels: converted to the engine's format here
-    /// (with `quality`), off the render thread. `loop`: it wraps sample-exactly.
-    public func makeSource(buffer: AudioBuffer, loop: Bool = false, quality: ResamplerQuality = .sincBest, name: String? = nil)
+    /// (with `quality`; nil: the engine's `fileQuality`), off the render thread. `loop`: it
+    /// wraps sample-exactly.
+    public func makeSource(buffer: AudioBuffer, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
         guard (1...2).contains(buffer.channelCount) else {
@@ -150,7 +151,8 @@ public struct SessionHandle: Hashable, Sendable {
         let converted: AudioBuffer
         do {
             converted = try buffer.converted(
-                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount, quality: quality)
+                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount,
+                quality: quality ?? engine.configuration.fileQuality)
         } catch {
             throw TuttiError(.format, "converting the buffer to \(engine.sampleRate) Hz failed: \(error)")
         }

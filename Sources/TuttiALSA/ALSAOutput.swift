@@ -14,6 +14,8 @@ import TuttiEngine
 public final class ALSAOutput: @unchecked Sendable {
     /// The render side it drives (one output per renderer at a time).
     public let renderer: Renderer
+    /// The engine it was made from, kept alive until the render thread has stopped.
+    private var engine: Engine?
     var sampleRate: Int { renderer.configuration.sampleRate }
     var channelCount: Int { renderer.configuration.channelCount }
     public let configuration: ALSAOutputConfiguration
@@ -49,6 +51,7 @@ public final class ALSAOutput: @unchecked Sendable {
         onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
     ) throws {
         try self.init(renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent)
+        self.engine = engine
     }
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's

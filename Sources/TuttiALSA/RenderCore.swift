@@ -61,7 +61,8 @@ final class RenderCore: @unchecked Sendable {
     var waitTimeoutMilliseconds: Int32 = 1
     var floatBuffer: UnsafeMutablePointer<Float>
     var deviceBuffer: UnsafeMutableRawPointer
-    var codes: UnsafeMutablePointer<Int32>
+    /// The quantizer's dither values for one period (one per sample).
+    var ditherScratch: UnsafeMutablePointer<Float>
     /// The rendered, converted period being written: `pendingFrames` left from `pendingOffset`.
     var pendingOffset = 0
     var pendingFrames = 0
@@ -99,13 +100,13 @@ final class RenderCore: @unchecked Sendable {
         quantizer = TPDFQuantizer(format: .s16, seed: configuration.ditherSeed, dither: configuration.dither)
         floatBuffer = .allocate(capacity: 1)
         deviceBuffer = UnsafeMutableRawPointer(floatBuffer)
-        codes = .allocate(capacity: 1)
+        ditherScratch = .allocate(capacity: 1)
     }
 
     deinit {
         if formatCode != 0 { deviceBuffer.deallocate() }
         floatBuffer.deallocate()
-        codes.deallocate()
+        ditherScratch.deallocate()
     }
 
     /// Take over an opened device (not on the render thread: before start, or while it is
@@ -122,13 +123,13 @@ final class RenderCore: @unchecked Sendable {
             newFormat == 0
             ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
         if keep > 0 { newDevice.copyMemory(from: deviceBuffer + pendingOffset * frameBytes, byteCount: keep * frameBytes) }
-        let newCodes = UnsafeMutablePointer<Int32>.allocate(capacity: samples)
+        let newScratch = UnsafeMutablePointer<Float>.allocate(capacity: samples)
         if formatCode != 0 { deviceBuffer.deallocate() }
         floatBuffer.deallocate()
-        codes.deallocate()
+        ditherScratch.deallocate()
         floatBuffer = newFloat
         deviceBuffer = newDevice
-        codes = newCodes
+        ditherScratch = newScratch
         if newFormat != formatCode, let q = n.format.quantizerFormat {
             quantizer = TPDFQuantizer(format: q, seed: ditherSeed, dither: dither)
         }
@@ -271,19 +272,16 @@ final class RenderCore: @unchecked Sendable {
     func convert(frameCount: Int) {
         let samples = frameCount &* channelCount
         if formatCode == 0 { return }
-        // TPDFQuantizer is allocation-free but not annotated (its rounding goes through
-        // generic code in debug builds); the RealtimeSanitizer run covers it.
+        // The C kernels (TuttiDSP's TPDFQuantizer → CTuttiKernels) write the device format
+        // directly: s16 codes, or 24-bit codes in the top bits of s32.
         var q = quantizer
         let input = floatBuffer
-        let output = codes
-        _unsafePerformance { q.quantize(input, count: samples, into: output) }
-        quantizer = q
+        let scratch = ditherScratch
         if formatCode == 1 {
-            let out = deviceBuffer.assumingMemoryBound(to: Int32.self)
-            for i in 0..<samples { out[i] = codes[i] &<< 8 }
+            q.quantizeLeftJustified(input, count: samples, scratch: scratch, into: deviceBuffer.assumingMemoryBound(to: Int32.self))
         } else {
-            let out = deviceBuffer.assumingMemoryBound(to: Int16.self)
-            for i in 0..<samples { out[i] = Int16(truncatingIfNeeded: codes[i]) }
+            q.quantize(input, count: samples, scratch: scratch, into: deviceBuffer.assumingMemoryBound(to: Int16.self))
         }
+        quantizer = q
     }
 }

@@ -48,6 +48,7 @@ public final class AtomicWAVWriter {
     private var file: OpaquePointer?
     private var quantizer: TPDFQuantizer?
     private var intBuffer: [Int32] = []
+    private var ditherBuffer: [Float] = []
     public private(set) var framesWritten = 0
 
     public init(path: String, sampleRate: Int, channelCount: Int, format: SampleFormat) throws {
@@ -86,12 +87,15 @@ public final class AtomicWAVWriter {
         let frames = samples.count / channelCount
         let written: sf_count_t
         if var q = quantizer {
-            if intBuffer.count < samples.count { intBuffer = [Int32](repeating: 0, count: samples.count) }
-            let shift = Int32(32 - format.bitsPerSample)
+            if intBuffer.count < samples.count {
+                intBuffer = [Int32](repeating: 0, count: samples.count)
+                ditherBuffer = [Float](repeating: 0, count: samples.count)
+            }
             written = intBuffer.withUnsafeMutableBufferPointer { ib in
-                q.quantize(samples.baseAddress!, count: samples.count, into: ib.baseAddress!)
-                // libsndfile's int path takes 32-bit left-justified samples and keeps the top bits exactly.
-                for i in 0..<samples.count { ib[i] <<= shift }
+                ditherBuffer.withUnsafeMutableBufferPointer { db in
+                    // libsndfile's int path takes 32-bit left-justified samples and keeps the top bits exactly.
+                    q.quantizeLeftJustified(samples.baseAddress!, count: samples.count, scratch: db.baseAddress!, into: ib.baseAddress!)
+                }
                 return sf_writef_int(file, ib.baseAddress, sf_count_t(frames))
             }
             quantizer = q

@@ -296,12 +296,15 @@ extension SceneRenderer {
 
     /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
     /// temporary files that replace the destinations only when everything succeeded.
+    /// `format` and `resampler`, when given, override the scene's `engine.output` and
+    /// `engine.resampler`.
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
-        format: SampleFormat?, progress: (Double) -> Void = { _ in }
+        format: SampleFormat?, resampler: ResamplerQuality? = nil, progress: (Double) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
-        let scene = try loadScene(path: scenePath)
+        var scene = try loadScene(path: scenePath)
+        if let resampler { scene.engine.resampler = resampler }
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
         let renderer = try SceneRenderer(scene: scene)
         let sampleFormat = format ?? scene.engine.output

@@ -17,6 +17,8 @@ func fail(_ error: Error) -> ExitCode {
     return ExitCode(1)
 }
 
+extension ResamplerQuality: ExpressibleByArgument {}
+
 enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
     case f32, float32, s16, s24
     var sampleFormat: SampleFormat {
@@ -47,6 +49,14 @@ struct Render: ParsableCommand {
     @Option(help: "Sample format: f32, s16 or s24 (overrides the scene's engine.output; s16/s24 are TPDF-dithered).")
     var format: OutputFormatArgument?
 
+    @Option(
+        help: ArgumentHelp(
+            "Converter for files at another sample rate (overrides the scene's engine.resampler).",
+            discussion:
+                "One of: \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")). Default: the scene's, else \(ResamplerQuality.fileDefault.rawValue)."
+        ))
+    var resampler: ResamplerQuality?
+
     @Flag(help: "No progress bar.")
     var quiet = false
 
@@ -55,7 +65,7 @@ struct Render: ParsableCommand {
         do {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
-                format: format?.sampleFormat, progress: { progress.update($0) })
+                format: format?.sampleFormat, resampler: resampler, progress: { progress.update($0) })
             progress.finish()
             if !quiet {
                 FileHandle.standardError.write(
