@@ -24,12 +24,14 @@ public final class ScenePlayback {
 
     public init(scene: Scene) throws {
         self.scene = scene
-        let shadow = try SceneRenderer(scene: scene)
+        // One loader: each file is decoded and converted once for both renderers.
+        let audio = AudioLoader(scene: scene)
+        let shadow = try SceneRenderer(scene: scene, audio: audio)
         shadow.recordsCommands = true
         try shadow.render { _ in }
         timeline = shadow.recordedCommands
         journal = shadow.journal
-        live = try SceneRenderer(scene: scene)
+        live = try SceneRenderer(scene: scene, audio: audio)
         engine = live.engine
     }
 

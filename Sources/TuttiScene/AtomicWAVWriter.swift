@@ -1,41 +1,10 @@
 import CSndFile
 import Foundation
-import Tutti
 import TuttiDSP
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Reading audio files with libsndfile. Control side only (allocates, does I/O).
-public enum AudioFileReader {
-    /// Decode a whole file (1 or 2 channels, any rate libsndfile reads) to interleaved float.
-    /// Errors name the file.
-    public static func read(path: String) throws -> AudioBuffer {
-        var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
-            throw SceneError(path, "cannot read audio file: \(reason)")
-        }
-        defer { sf_close(file) }
-        guard (1...2).contains(Int(info.channels)) else {
-            throw SceneError(path, "has \(info.channels) channels; Tutti reads mono or stereo files")
-        }
-        guard info.samplerate >= 1000, info.samplerate <= 768_000 else {
-            throw SceneError(path, "sample rate \(info.samplerate) Hz is not supported")
-        }
-        let channels = Int(info.channels)
-        let frames = Int(info.frames)
-        guard frames <= 48_000 * 3600 else { throw SceneError(path, "is longer than an hour; stream it instead") }
-        var samples = [Float](repeating: 0, count: frames * channels)
-        let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(frames)) }
-        if got != frames {
-            throw SceneError(
-                path, "file is truncated or unreadable (read \(got) of \(frames) frames): \(String(cString: sf_strerror(file)))")
-        }
-        return AudioBuffer(interleaved: samples, channelCount: channels, sampleRate: Double(info.samplerate))
-    }
-}
 
 /// Writes a WAV file atomically: samples go to a temporary file beside the destination,
 /// which replaces the destination only on `commit()`. Until then, and on `discard()` or
@@ -134,50 +103,4 @@ public final class AtomicWAVWriter {
         let dir = String(path[..<slash])
         return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
     }
-}
-
-/// Writes a text file atomically: `prepare()` writes the temporary file beside the
-/// destination, `commit()` renames it into place, `discard()` removes it.
-public final class AtomicTextWriter {
-    public let destination: String
-    private let temporaryPath: String
-    private var text = ""
-    private var prepared = false
-
-    public init(path: String) throws {
-        destination = path
-        let (dir, name) = AtomicWAVWriter.split(path)
-        if name.isEmpty { throw SceneError(path, "output path names a folder, not a file") }
-        temporaryPath = (dir.isEmpty ? "" : dir + "/") + ".\(name).tutti-\(getpid()).tmp"
-        // Fail now, before any rendering, if the folder is not writable.
-        guard let f = fopen(temporaryPath, "wb") else { throw SceneError(path, "cannot write: \(String(cString: strerror(errno)))") }
-        fclose(f)
-    }
-
-    /// The temporary file never outlives the writer (after a commit it is already renamed away).
-    deinit { discard() }
-
-    public func append(_ s: String) { text += s }
-
-    public func prepare() throws {
-        guard let f = fopen(temporaryPath, "wb") else { throw SceneError(destination, "cannot write: \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let n = fwrite(bytes, 1, bytes.count, f)
-        let closed = fclose(f)
-        guard n == bytes.count, closed == 0 else {
-            throw SceneError(destination, "write failed: \(String(cString: strerror(errno)))")
-        }
-        prepared = true
-    }
-
-    public func commit() throws {
-        if !prepared { try prepare() }
-        guard rename(temporaryPath, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw SceneError(destination, "cannot move the finished file into place: \(reason)")
-        }
-    }
-
-    public func discard() { unlink(temporaryPath) }
 }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Tutti
+import TuttiDSP
+import TuttiScene
+
+enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case f32, float32, s16, s24
+    var sampleFormat: SampleFormat {
+        switch self {
+        case .f32, .float32: .float32
+        case .s16: .s16
+        case .s24: .s24
+        }
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a scene file offline to a WAV file.",
+        discussion:
+            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched."
+    )
+
+    @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
+    var scene: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "Also write the policy events log as JSON lines.")
+    var events: String?
+
+    @Option(help: "Sample format: f32, s16 or s24 (overrides the scene's engine.output; s16/s24 are TPDF-dithered).")
+    var format: OutputFormatArgument?
+
+    @Flag(help: "No progress bar.")
+    var quiet = false
+
+    func run() throws {
+        let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        do {
+            let report = try SceneRenderer.renderFile(
+                scenePath: scene, outputPath: output, eventsPath: events,
+                format: format?.sampleFormat, progress: { progress.update($0) })
+            progress.finish()
+            if !quiet {
+                FileHandle.standardError.write(
+                    Data(
+                        String(
+                            format: "rendered %.2f s (%d frames, %@) in %.2f s (%.0f× real time), %d events\n",
+                            report.seconds, report.frameCount, report.format.rawValue, report.wallSeconds,
+                            report.seconds / max(report.wallSeconds, 1e-9), report.eventCount
+                        ).utf8))
+            }
+        } catch {
+            progress.finish()
+            throw fail(error)
+        }
+    }
+}
