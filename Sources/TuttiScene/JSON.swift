@@ -43,7 +43,8 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable, Sendab
 /// A strict RFC 8259 parser (no comments, no trailing commas, no NaN). Written for clear
 /// errors and deterministic output rather than speed; nesting is limited to 64 levels.
 public struct JSONParser {
-    private let bytes: [UInt8]
+    /// The input, valid for the duration of `parse` (a pointer: no per-byte array checks in debug builds).
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
 
@@ -52,25 +53,27 @@ public struct JSONParser {
     }
 
     public static func parse(bytes: [UInt8]) throws -> JSONValue {
-        var p = JSONParser(bytes: bytes)
-        p.skipWhitespace()
-        let v = try p.parseValue()
-        p.skipWhitespace()
-        if p.index < p.bytes.count { throw p.error("unexpected text after the JSON document") }
-        return v
+        try bytes.withUnsafeBufferPointer { input in
+            var p = JSONParser(bytes: input)
+            p.skipWhitespace()
+            let v = try p.parseValue()
+            p.skipWhitespace()
+            if p.index < p.bytes.count { throw p.error("unexpected text after the JSON document") }
+            return v
+        }
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
         let end = min(position ?? index, bytes.count)
         var line = 1
         var column = 1
-        for b in bytes[0..<end] {
-            if b == 0x0A {
+        for i in 0..<end {
+            if bytes[i] == 0x0A {
                 line += 1
                 column = 1
-            } else if b & 0xC0 != 0x80 {
+            } else if bytes[i] & 0xC0 != 0x80 {
                 column += 1
             }
         }
@@ -78,7 +81,12 @@ public struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue() throws -> JSONValue {
@@ -104,7 +112,7 @@ public struct JSONParser {
 
     private mutating func expectWord(_ word: String) throws {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+        guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
             throw error("invalid literal, expected '\(word)'")
         }
         index += w.count
@@ -120,6 +128,8 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        // A set beside the ordered members: the duplicate check stays linear in the key count.
+        var seen: Set<String> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -130,7 +140,7 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyStart = index
             let key = try parseString()
-            if members.contains(where: { $0.key == key }) { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            guard seen.insert(key).inserted else { throw error("duplicate key \"\(key)\"", at: keyStart) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
@@ -179,7 +189,17 @@ public struct JSONParser {
 
     private mutating func parseString() throws -> String {
         index += 1
-        var out: [UInt8] = []
+        // Fast path: a string without escapes is a slice of the input.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            guard let s = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+            index += 1
+            return s
+        }
+        var out = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let b = bytes[index]
