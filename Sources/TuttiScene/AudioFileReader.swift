@@ -5,10 +5,14 @@ import Tutti
 /// Reading audio files with libsndfile. Control side only (allocates, does I/O).
 public enum AudioFileReader {
     /// Decode a whole file (1 or 2 channels, any rate libsndfile reads) to interleaved float.
+    /// Anything but a regular file (a FIFO, a folder, a device) is refused before it is read.
     /// Errors name the file.
     public static func read(path: String) throws -> AudioBuffer {
+        let fd = try RegularFile.open(path, missing: "cannot read audio file: no such file")
+        defer { close(fd) }
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        // SF_FALSE: the descriptor stays ours (closed above), whether the open succeeds or not.
+        guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
             let reason = String(cString: sf_strerror(nil))
             throw SceneError(path, "cannot read audio file: \(reason)")
         }

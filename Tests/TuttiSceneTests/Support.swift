@@ -58,3 +58,52 @@ let fixturesDir: String = {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fixtures").path
 }()
+
+/// The `tutti` executable built next to the test bundle (`swift build --build-tests` builds it).
+let tuttiExecutable: String = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent("tutti").path
+
+/// A child process whose output goes to files (a chatty child cannot fill a pipe nobody
+/// reads) and whose wait is bounded, so a hang fails the test instead of stalling the run.
+final class Child {
+    let process = Process()
+    private let directory: String
+    private(set) var timedOut = false
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        directory = makeTempDir()
+        _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/out"))
+        process.standardError = process.standardOutput
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Wait at most `seconds`; a child still running then is killed and `timedOut` set.
+    /// Returns the exit status (or -1 when it was killed).
+    @discardableResult
+    func wait(seconds: Double) -> Int32 {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < end { usleep(10_000) }
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : -1
+    }
+
+    /// stdout and stderr so far.
+    var output: String { (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "" }
+}
