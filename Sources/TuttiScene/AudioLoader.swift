@@ -20,15 +20,16 @@ final class AudioLoader {
         case .file(let path):
             let resolved = scene.resolve(path)
             if let b = cache[resolved] { return .buffer(b) }
-            let decoded: AudioBuffer
-            do { decoded = try AudioFileReader.read(path: resolved) } catch let e as SceneError {
+            let loaded: AudioBuffer
+            do {
+                loaded = try AudioFileReader.load(
+                    path: resolved, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount,
+                    quality: scene.engine.resampler)
+            } catch let e as SceneError {
                 throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
             }
-            let converted = try decoded.converted(
-                toSampleRate: Double(scene.engine.sampleRate),
-                channelCount: scene.engine.channelCount, quality: scene.engine.resampler)
-            cache[resolved] = converted
-            return .buffer(converted)
+            cache[resolved] = loaded
+            return .buffer(loaded)
         }
     }
 }
