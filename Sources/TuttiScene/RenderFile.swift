@@ -24,7 +24,7 @@ extension SceneRenderer {
         let sampleFormat = format ?? scene.engine.output
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
-            channelCount: scene.engine.channelCount, format: sampleFormat)
+            channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         do {
             try renderer.render(progress: progress) { try writer.write($0) }
