@@ -70,7 +70,8 @@ public final class AtomicWAVWriter {
         case .s24: sub = Int32(SF_FORMAT_PCM_24)
         }
         info.format = Int32(self.container == .rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | sub
-        guard let f = sf_open(temporaryPath, Int32(SFM_WRITE), &info) else {
+        let tmp = temporaryPath
+        guard let f = TemporaryFiles.create(tmp, { sf_open(tmp, Int32(SFM_WRITE), &info) }) else {
             throw SceneError(path, "cannot write: \(String(cString: sf_strerror(nil)))")
         }
         file = f
@@ -117,12 +118,12 @@ public final class AtomicWAVWriter {
         file = nil
         let rc = sf_close(f)
         guard rc == 0 else {
-            unlink(temporaryPath)
+            TemporaryFiles.remove(temporaryPath)
             throw SceneError(destination, "closing the file failed: \(String(cString: sf_error_number(rc)))")
         }
-        guard rename(temporaryPath, destination) == 0 else {
+        guard TemporaryFiles.moveIntoPlace(temporaryPath, to: destination) == 0 else {
             let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            TemporaryFiles.remove(temporaryPath)
             throw SceneError(destination, "cannot move the finished file into place: \(reason)")
         }
     }
@@ -132,7 +133,7 @@ public final class AtomicWAVWriter {
         if let f = file {
             sf_close(f)
             file = nil
-            unlink(temporaryPath)
+            TemporaryFiles.remove(temporaryPath)
         }
     }
 

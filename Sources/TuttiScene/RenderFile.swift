@@ -32,8 +32,11 @@ extension SceneRenderer {
                 for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
                 try eventsWriter.prepare()
             }
-            try writer.commit()
-            try eventsWriter?.commit()
+            // Both into place, or neither if the process is stopped meanwhile.
+            try TemporaryFiles.together {
+                try writer.commit()
+                try eventsWriter?.commit()
+            }
         } catch {
             writer.discard()
             eventsWriter?.discard()

@@ -19,7 +19,7 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a scene file offline to a WAV file.",
         discussion:
-            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched."
+            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched. SIGINT, SIGTERM or SIGHUP remove the temporary files and exit 130, 143 or 129."
     )
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
@@ -38,6 +38,7 @@ struct Render: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        Interrupts.install()
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
             let report = try SceneRenderer.renderFile(
