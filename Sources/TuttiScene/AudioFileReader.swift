@@ -23,6 +23,14 @@ public enum AudioFileReader {
     /// A file whose converted samples would take more than `maximumLoadedBytes` is refused
     /// from its header, before it is decoded. Errors name the file.
     public static func load(path: String, sampleRate: Int, channelCount: Int, quality: ResamplerQuality) throws -> AudioBuffer {
+        var converted = false
+        return try load(path: path, sampleRate: sampleRate, channelCount: channelCount, quality: quality, converted: &converted)
+    }
+
+    /// `load`, telling whether the file needed converting (another rate or channel count).
+    static func load(path: String, sampleRate: Int, channelCount: Int, quality: ResamplerQuality, converted: inout Bool) throws
+        -> AudioBuffer
+    {
         let d = try decode(path: path) { header in
             let frames = convertedFrameCount(header.frameCount, from: header.sampleRate, to: sampleRate)
             let bytes = Double(frames) * Double(channelCount) * 4
@@ -36,6 +44,7 @@ public enum AudioFileReader {
             }
         }
         // Same steps (and so the same samples) as `AudioBuffer.converted`, without its copies.
+        converted = d.sampleRate != sampleRate || d.channelCount != channelCount
         var samples = d.samples
         if d.sampleRate != sampleRate {
             do {

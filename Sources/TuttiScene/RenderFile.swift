@@ -1,33 +1,29 @@
 import Foundation
 import TuttiDSP
 
-/// What a finished render did.
-public struct RenderReport: Sendable {
-    public var frameCount: Int
-    public var seconds: Double
-    public var wallSeconds: Double
-    public var format: SampleFormat
-    public var eventCount: Int
-}
-
 extension SceneRenderer {
     /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
     /// temporary files that replace the destinations only when everything succeeded.
+    /// `progress` hears about each audio file as it is loaded, then about the render.
+    /// Control side (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
-        format: SampleFormat?, progress: (Double) -> Void = { _ in }
+        format: SampleFormat?, progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
         let scene = try loadScene(path: scenePath)
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
-        let renderer = try SceneRenderer(scene: scene)
+        let loader = AudioLoader(scene: scene)
+        loader.progress = progress
+        let renderer = try SceneRenderer(scene: scene, audio: loader)
+        let loaded = Date()
         let sampleFormat = format ?? scene.engine.output
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         do {
-            try renderer.render(progress: progress) { try writer.write($0) }
+            try renderer.render(progress: { progress(.rendering(fraction: $0)) }, sink: { try writer.write($0) })
             if let eventsWriter {
                 for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
                 try eventsWriter.prepare()
@@ -42,9 +38,11 @@ extension SceneRenderer {
             eventsWriter?.discard()
             throw error
         }
+        let finished = Date()
         return RenderReport(
             frameCount: Int(renderer.totalFrames), seconds: scene.duration,
-            wallSeconds: Date().timeIntervalSince(started), format: sampleFormat,
-            eventCount: renderer.journal.count)
+            wallSeconds: finished.timeIntervalSince(started), loadSeconds: loaded.timeIntervalSince(started),
+            renderSeconds: finished.timeIntervalSince(loaded), format: sampleFormat, container: writer.container,
+            eventCount: renderer.journal.count, files: loader.report)
     }
 }

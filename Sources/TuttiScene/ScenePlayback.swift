@@ -18,6 +18,8 @@ public final class ScenePlayback {
     /// The policy journal of the scene (what `--events` writes).
     public let journal: [LogEntry]
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
+    /// The audio files loaded for it: each once, for both the shadow and the live render.
+    public let loading: AudioLoadReport
     /// Index of the next timeline command to queue.
     public private(set) var nextCommand = 0
     private let live: SceneRenderer
@@ -33,6 +35,7 @@ public final class ScenePlayback {
         journal = shadow.journal
         live = try SceneRenderer(scene: scene, audio: audio)
         engine = live.engine
+        loading = audio.report
     }
 
     /// Queue every timeline command with a frame before `frame` that fits in the command

@@ -34,7 +34,7 @@ struct Render: ParsableCommand {
     @Option(help: "Sample format: f32, s16 or s24 (overrides the scene's engine.output; s16/s24 are TPDF-dithered).")
     var format: OutputFormatArgument?
 
-    @Flag(help: "No progress bar.")
+    @Flag(help: "No progress bar and no summary line.")
     var quiet = false
 
     func run() throws {
@@ -45,15 +45,7 @@ struct Render: ParsableCommand {
                 scenePath: scene, outputPath: output, eventsPath: events,
                 format: format?.sampleFormat, progress: { progress.update($0) })
             progress.finish()
-            if !quiet {
-                FileHandle.standardError.write(
-                    Data(
-                        String(
-                            format: "rendered %.2f s (%d frames, %@) in %.2f s (%.0f× real time), %d events\n",
-                            report.seconds, report.frameCount, report.format.rawValue, report.wallSeconds,
-                            report.seconds / max(report.wallSeconds, 1e-9), report.eventCount
-                        ).utf8))
-            }
+            if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
         } catch {
             progress.finish()
             throw fail(error)
