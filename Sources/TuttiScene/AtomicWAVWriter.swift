@@ -32,7 +32,9 @@ public final class AtomicWAVWriter {
     public let destination: String
     /// The hidden file the samples go to until then (`.NAME.tutti-PID.tmp` beside the destination).
     public let temporaryPath: String
+    /// The sample format written (s16 and s24 TPDF-dithered).
     public let format: SampleFormat
+    /// Interleaved channels per frame.
     public let channelCount: Int
     /// Plain WAV, or RF64 for outputs larger than a WAV can hold.
     public let container: WAVContainer

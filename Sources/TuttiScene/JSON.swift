@@ -7,6 +7,7 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
 
+    /// Structural equality; objects compare key by key, in order.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -34,9 +35,13 @@ public enum JSONValue: Equatable, Sendable {
 
 /// A JSON syntax error with its line and column (1-based).
 public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// 1-based line of the offending character.
     public let line: Int
+    /// 1-based column, in characters (UTF-8 sequences count once).
     public let column: Int
+    /// What is wrong there.
     public let message: String
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
@@ -48,10 +53,12 @@ public struct JSONParser {
     private var index = 0
     private var depth = 0
 
+    /// Parse a whole document; errors are `JSONSyntaxError`s with line and column. Any thread.
     public static func parse(_ text: String) throws -> JSONValue {
         try parse(bytes: Array(text.utf8))
     }
 
+    /// Parse a whole document given as UTF-8 bytes.
     public static func parse(bytes: [UInt8]) throws -> JSONValue {
         try bytes.withUnsafeBufferPointer { input in
             var p = JSONParser(bytes: input)

@@ -1,11 +1,14 @@
 /// JSON text output: compact, keys in the given order, numbers in their shortest exact form.
+/// Any thread.
 public enum JSONWriter {
+    /// `value` as compact JSON text.
     public static func string(_ value: JSONValue) -> String {
         var out = ""
         write(value, into: &out)
         return out
     }
 
+    /// Append `value` as compact JSON text to `out`.
     public static func write(_ value: JSONValue, into out: inout String) {
         switch value {
         case .null: out += "null"
@@ -31,6 +34,8 @@ public enum JSONWriter {
         }
     }
 
+    /// A number as JSON: whole numbers without a fraction, others in Swift's shortest
+    /// round-tripping form, NaN and infinities as `null`.
     public static func number(_ d: Double) -> String {
         if !d.isFinite { return "null" } // JSON has no NaN or infinity
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }

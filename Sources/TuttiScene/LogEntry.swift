@@ -1,16 +1,23 @@
 import TuttiPolicy
 
 /// One line of the events log: a policy or render event at an exact output frame.
+/// Value type: any thread.
 public struct LogEntry: Sendable, Equatable {
+    /// The output frame at which the decision takes effect.
     public var frame: Int64
+    /// The same moment in seconds (`frame / sampleRate`).
     public var time: Double
+    /// The event's name (`duckingBegan`, `sourceEnded`, …).
     public var type: String
+    /// The event's own fields, in the order they are written.
     public var fields: [(key: String, value: JSONValue)]
 
+    /// Same frame, type and fields (`time` follows from the frame).
     public static func == (a: LogEntry, b: LogEntry) -> Bool {
         a.frame == b.frame && a.type == b.type && JSONValue.object(a.fields) == JSONValue.object(b.fields)
     }
 
+    /// An entry from its parts.
     public init(frame: Int64, time: Double, type: String, fields: [(key: String, value: JSONValue)]) {
         self.frame = frame
         self.time = time
@@ -32,6 +39,7 @@ public struct LogEntry: Sendable, Equatable {
 }
 
 extension JSONValue {
+    /// A journal value as JSON.
     init(_ v: JournalValue) {
         switch v {
         case .string(let s): self = .string(s)

@@ -23,6 +23,7 @@ public struct RenderReport: Sendable {
     public var loadSeconds: Double
     /// Wall time of the render loop and of writing the outputs, seconds.
     public var renderSeconds: Double
+    /// The sample format written.
     public var format: SampleFormat
     /// Plain WAV, or RF64 for an output over 4 GiB.
     public var container: WAVContainer
