@@ -9,7 +9,7 @@
 # The scene: 64 looping sources in 4 sessions — file sources at 16, 22.05, 44.1 and 48 kHz
 # (converted at load) and tones — plus, every 5 s, a ducking prompt, a gain ramp or a volume
 # change, so the policy and the command queue stay busy. TUTTI=path uses that binary instead
-# of building the release one.
+# of building the release one; HOGS=N runs N CPU hogs instead of 2; PULSE_RT=1 raises the sound path's own threads (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:?usage: scripts/soak.sh MINUTES [-- tutti play options]}
@@ -70,8 +70,7 @@ json.dump({"duration": seconds, "engine": {"resampler": "sincMedium"}, "sessions
 PY
 
 eval "$(bash scripts/start-pulse.sh)"
-yes >/dev/null & pids+=($!)
-yes >/dev/null & pids+=($!)
+for _ in $(seq "${HOGS:-2}"); do yes >/dev/null & pids+=($!); done
 "$TUTTI" play "$dir/scene.json" --device pulse --period 256 --periods 4 "$@" >"$dir/out" 2>"$dir/err" &
 tutti=$!
 pids+=("$tutti")
@@ -80,9 +79,20 @@ rss() { awk '/^VmRSS/ {print $2}' "/proc/$tutti/status" 2>/dev/null; }
 fds() { ls "/proc/$tutti/fd" 2>/dev/null | wc -l; }
 for _ in $(seq 600); do grep -q "render thread:" "$dir/err" 2>/dev/null && break; kill -0 "$tutti" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$tutti" 2>/dev/null || { cat "$dir/err" >&2; echo "soak: tutti play did not start" >&2; exit 1; }
+# Between tutti's SCHED_FIFO render thread and the server's SCHED_RR sink thread, the samples
+# pass through threads at normal priority: the ALSA pulse plugin's libpulse thread in tutti
+# ("threaded-ml") and the server's main thread. Starved by the hogs, they stall the stream
+# (xruns) whatever the render thread does. PULSE_RT=1 makes both SCHED_RR 10, to tell those
+# xruns from the engine's.
+if [ "${PULSE_RT:-0}" = 1 ]; then
+  chrt -r -p 10 "$TUTTI_PULSE_PID" >/dev/null
+  for t in /proc/$tutti/task/*; do
+    [ "$(cat "$t/comm")" = threaded-ml ] && chrt -r -p 10 "$(basename "$t")" >/dev/null
+  done
+fi
 sleep 2
 rss_start=$(rss); fds_start=$(fds); rss_max=$rss_start
-echo "soak: playing $seconds s, 64 sources, 2 CPU hogs; at start: RSS ${rss_start} kB, ${fds_start} fds"
+echo "soak: playing $seconds s, 64 sources, ${HOGS:-2} CPU hogs; at start: RSS ${rss_start} kB, ${fds_start} fds"
 elapsed=2
 while [ "$elapsed" -lt $((seconds - 4)) ] && kill -0 "$tutti" 2>/dev/null; do
   sleep 2

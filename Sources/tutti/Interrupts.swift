@@ -18,9 +18,11 @@ enum Interrupts {
         sigemptyset(&set)
         for s in signals { sigaddset(&set, s) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        let waited = set
         let waiter = Thread {
+            var signals = waited
             var signal: Int32 = 0
-            while sigwait(&set, &signal) != 0 {}
+            while sigwait(&signals, &signal) != 0 {}
             let removed = TemporaryFiles.removeAllForExit()
             let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"][signal] ?? "signal \(signal)"
             let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
