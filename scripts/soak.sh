@@ -93,18 +93,20 @@ fi
 sleep 2
 rss_start=$(rss); fds_start=$(fds); rss_max=$rss_start
 echo "soak: playing $seconds s, 64 sources, ${HOGS:-2} CPU hogs; at start: RSS ${rss_start} kB, ${fds_start} fds"
-elapsed=2
-while [ "$elapsed" -lt $((seconds - 4)) ] && kill -0 "$tutti" 2>/dev/null; do
-  sleep 2
-  elapsed=$((elapsed + 2))
-  r=$(rss); [ -n "$r" ] && [ "$r" -gt "$rss_max" ] && rss_max=$r
-  if [ $((elapsed % 30)) -eq 0 ]; then echo "soak: ${elapsed} s: RSS ${r:-?} kB, $(fds) fds, $(grep -c 'xrun' "$dir/err" || true) xrun lines"; fi
+# Sampled every second until the process exits: the last sample is the end figure.
+rss_end=$rss_start; fds_end=$fds_start; elapsed=2
+while kill -0 "$tutti" 2>/dev/null; do
+  sleep 1
+  elapsed=$((elapsed + 1))
+  r=$(rss); f=$(fds)
+  if [ -n "$r" ] && [ "$f" -gt 0 ]; then rss_end=$r; fds_end=$f; fi
+  [ -n "$r" ] && [ "$r" -gt "$rss_max" ] && rss_max=$r
+  if [ $((elapsed % 30)) -eq 0 ]; then echo "soak: ${elapsed} s: RSS ${r:-?} kB, ${f} fds, $(grep -c 'xrun' "$dir/err" || true) xrun lines"; fi
 done
-rss_end=$(rss); fds_end=$(fds)
 status=0
 wait "$tutti" || status=$?
 echo "soak: $(cat "$dir/out")"
 grep -v -e '^tutti: playing' -e '^tutti: render thread' "$dir/err" | sed 's/^/soak: stderr: /' | tail -20 || true
 xruns=$(sed -n 's/.*: \([0-9]*\) xruns.*/\1/p' "$dir/out")
-echo "soak: xruns ${xruns:-?}; RSS ${rss_start} kB at start, ${rss_end:-?} kB at the end (max ${rss_max}); fds ${fds_start} at start, ${fds_end:-?} at the end; tutti exit ${status}"
+echo "soak: xruns ${xruns:-?}; RSS ${rss_start} kB at start, ${rss_end} kB at the end (max ${rss_max}); fds ${fds_start} at start, ${fds_end} at the end (last sample, within 1 s of exit); tutti exit ${status}"
 [ "$status" -eq 0 ] || exit 1
