@@ -29,6 +29,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 
 audio=$(pwd)/fixtures/audio
 python3 - "$dir/scene.json" "$seconds" "$audio" <<'PY'
@@ -75,8 +76,9 @@ for _ in $(seq "${HOGS:-2}"); do yes >/dev/null & pids+=($!); done
 tutti=$!
 pids+=("$tutti")
 
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$tutti/status" 2>/dev/null; }
-fds() { ls "/proc/$tutti/fd" 2>/dev/null | wc -l; }
+# Both print nothing (and succeed) once the process is gone.
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$tutti/status" 2>/dev/null || true; }
+fds() { if [ -d "/proc/$tutti/fd" ]; then ls "/proc/$tutti/fd" 2>/dev/null | wc -l || true; fi; }
 for _ in $(seq 600); do grep -q "render thread:" "$dir/err" 2>/dev/null && break; kill -0 "$tutti" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$tutti" 2>/dev/null || { cat "$dir/err" >&2; echo "soak: tutti play did not start" >&2; exit 1; }
 # Between tutti's SCHED_FIFO render thread and the server's SCHED_RR sink thread, the samples
@@ -99,7 +101,7 @@ while kill -0 "$tutti" 2>/dev/null; do
   sleep 1
   elapsed=$((elapsed + 1))
   r=$(rss); f=$(fds)
-  if [ -n "$r" ] && [ "$f" -gt 0 ]; then rss_end=$r; fds_end=$f; fi
+  if [ -n "$r" ] && [ -n "$f" ] && [ "$f" -gt 0 ]; then rss_end=$r; fds_end=$f; fi
   [ -n "$r" ] && [ "$r" -gt "$rss_max" ] && rss_max=$r
   if [ $((elapsed % 30)) -eq 0 ]; then echo "soak: ${elapsed} s: RSS ${r:-?} kB, ${f} fds, $(grep -c 'xrun' "$dir/err" || true) xrun lines"; fi
 done
