@@ -32,6 +32,7 @@ public final class ALSAOutput: @unchecked Sendable {
         var negotiated: ALSANegotiated
         var events: [ALSAEvent] = []
         var finished = false
+        var failure: String?
     }
     private let shared: Mutex<Shared>
     private let finishedSignal = Semaphore()
@@ -91,6 +92,9 @@ public final class ALSAOutput: @unchecked Sendable {
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
     public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
     public var isFinished: Bool { shared.withLock { $0.finished } }
+    /// Why playback ended early: the device was lost and not back within
+    /// `configuration.reconnectTimeoutSeconds`. nil while playing or after a normal finish.
+    public var failure: String? { shared.withLock { $0.failure } }
 
     /// Frames before this one may be rendered; the render thread waits at it (default: no
     /// limit). A control thread that queues commands ahead sets it to the frame of the first
@@ -146,11 +150,11 @@ public final class ALSAOutput: @unchecked Sendable {
         }
     }
 
-    /// Block until the frame limit has been written; false on timeout.
+    /// Block until the frame limit has been written or playback failed (`failure`); false on timeout.
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
-        if isFinished { return true }
+        if isFinished || failure != nil { return true }
         if let timeout {
-            guard finishedSignal.wait(seconds: timeout) else { return isFinished }
+            guard finishedSignal.wait(seconds: timeout) else { return isFinished || failure != nil }
         } else {
             finishedSignal.wait()
         }
@@ -219,12 +223,12 @@ public final class ALSAOutput: @unchecked Sendable {
 
             let state = core.state.load(ordering: .acquiring)
             if state == RenderCore.parkedSuspended {
-                resumeSuspended()
+                if !resumeSuspended() { return }
                 stallSince = 0
                 continue
             }
             if state == RenderCore.parkedLost || state == RenderCore.parkedStalled {
-                reopen(stalled: state == RenderCore.parkedStalled)
+                if !reopen(stalled: state == RenderCore.parkedStalled) { return }
                 stallSince = 0
                 continue
             }
@@ -262,7 +266,8 @@ public final class ALSAOutput: @unchecked Sendable {
     }
 
     /// ESTRPIPE (system suspend): resume with retries here, where sleeping is harmless.
-    private func resumeSuspended() {
+    /// False when it ended in a reopen that gave up.
+    private func resumeSuspended() -> Bool {
         guard let d = device else { return reopen(stalled: false) }
         emit(.suspended)
         var rc = functions.resume(d.handle)
@@ -279,10 +284,12 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         emit(.resumed)
         handBack()
+        return true
     }
 
-    /// A lost device: report it (and the route change), close, reopen with backoff.
-    private func reopen(stalled: Bool) {
+    /// A lost device: report it (and the route change), close, reopen with backoff. False
+    /// when it gave up after the reconnect timeout (the render thread stays parked).
+    private func reopen(stalled: Bool) -> Bool {
         let code = stalled ? -ETIMEDOUT : core.lastError.load(ordering: .relaxed)
         let message = stalled ? "the device stopped consuming" : functions.message(code)
         emit(.deviceLost(code: code, message: message))
@@ -296,6 +303,7 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         var delay = configuration.reopenInitialDelay
         var lastFailure = ""
+        let lostAt = monotonicNanos()
         while !stopping {
             do {
                 let d = try PCMDevice.open(
@@ -307,17 +315,28 @@ public final class ALSAOutput: @unchecked Sendable {
                 emit(.routeChanged(.newDeviceAvailable, device: configuration.device))
                 log("device \"\(configuration.device)\" reopened: \(d.negotiated)")
                 handBack()
-                return
+                return true
             } catch {
                 let text = "\(error)"
+                let waited = Double(monotonicNanos() &- lostAt) / 1e9
+                if let limit = configuration.reconnectTimeoutSeconds, waited >= limit {
+                    let reason = "device \"\(configuration.device)\" lost (\(message)) and not back within \(limit) s: \(text)"
+                    log("giving up: \(reason)")
+                    shared.withLock { $0.failure = reason }
+                    emit(.reconnectFailed(seconds: waited, message: reason))
+                    finishedSignal.post()
+                    return false
+                }
                 if text != lastFailure {
                     log("reopen failed: \(text); retrying")
                     lastFailure = text
                 }
-                _ = wakeSupervisor.wait(seconds: delay)
+                let left = configuration.reconnectTimeoutSeconds.map { max($0 - waited, 0.001) } ?? delay
+                _ = wakeSupervisor.wait(seconds: min(delay, left))
                 delay = min(delay * 2, configuration.reopenMaximumDelay)
             }
         }
+        return true
     }
 
     private func handBack() {

@@ -129,6 +129,32 @@ import Tutti
         expectIntact(device, try offlineReference(frames: frames))
     }
 
+    /// Issue 12: a device that never came back was retried forever. After the reconnect
+    /// timeout the output gives up: waiters wake, `failure` says why, and it stops cleanly.
+    @Test func aDeviceThatNeverComesBackEndsPlaybackAfterTheReconnectTimeout() throws {
+        let device = MockDevice(uniqueName("gone"))
+        device.writeScript = [.accept(1_000), .error(-ENODEV)]
+        device.reopenResults = Array(repeating: -ECONNREFUSED, count: 100_000)
+        var config = mockConfiguration(device.name)
+        config.reconnectTimeoutSeconds = 0.3
+        let c = Collector()
+        let engine = try makeEngine()
+        let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
+        let t = monotonic()
+        try output.start(frameLimit: 48_000)
+        #expect(output.waitUntilFinished(timeout: 5))
+        let elapsed = monotonic() - t
+        #expect(elapsed >= 0.3 && elapsed < 2, "gave up after \(elapsed) s")
+        let failure = output.failure ?? ""
+        #expect(failure.hasPrefix("device \"\(device.name)\" lost (") && failure.contains("and not back within 0.3 s"), "\(failure)")
+        #expect(!output.isFinished)
+        #expect(c.waitFor(1) { $0.contains { if case .reconnectFailed(_, let m) = $0 { m == failure } else { false } } })
+        #expect(c.lines.contains { $0.hasPrefix("giving up: ") })
+        output.stop()
+        #expect(!device.isOpen)
+        #expect(device.count("open") > 3) // it did retry before giving up
+    }
+
     @Test func stopWhileTheDeviceIsAwayDoesNotHang() throws {
         let device = MockDevice(uniqueName("away"))
         device.writeScript = [.accept(1_000), .error(-ENODEV)]
