@@ -168,15 +168,9 @@ public struct SessionHandle: Hashable, Sendable {
     {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
-        let decoded = try AudioFile.decode(path: path, engineSampleRate: engine.sampleRate, engineChannelCount: engine.channelCount)
-        let converted: AudioBuffer
-        do {
-            converted = try decoded.converted(
-                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount,
-                quality: quality ?? engine.configuration.fileQuality)
-        } catch {
-            throw TuttiError(.format, "\(path): converting to \(engine.sampleRate) Hz failed: \(error)")
-        }
+        let converted = try AudioFile.load(
+            path: path, sampleRate: engine.sampleRate, channelCount: engine.channelCount,
+            quality: quality ?? engine.configuration.fileQuality)
         return try makeSource(.buffer(converted), loop: loop, name: name)
     }
 
