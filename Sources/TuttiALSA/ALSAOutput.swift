@@ -27,6 +27,9 @@ public final class ALSAOutput: @unchecked Sendable {
     let supervisorExited = Semaphore()
     let log: @Sendable (String) -> Void
     let onEvent: (@Sendable (ALSAEvent) -> Void)?
+    /// Where `onEvent` runs: a serial queue of its own, so a callback that blocks (or calls
+    /// `stop()`) never holds up the supervisor, and `stop()` never waits on a callback.
+    private let callbacks = DispatchQueue(label: "tutti.alsa.events")
 
     private struct Shared {
         var negotiated: ALSANegotiated
@@ -57,7 +60,8 @@ public final class ALSAOutput: @unchecked Sendable {
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
     /// rate and channel count. `log` receives human-readable lines (default: stderr);
-    /// `onEvent` gets each event on the supervisor thread, as well as `pollEvents()` on the
+    /// `onEvent` gets each event, in order, on a serial queue of the output's own (it may call
+    /// `stop()`), as well as `pollEvents()` on the
     /// control thread. Control thread.
     public init(
         renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
@@ -201,7 +205,7 @@ public final class ALSAOutput: @unchecked Sendable {
 
     private func emit(_ event: ALSAEvent) {
         shared.withLock { $0.events.append(event) }
-        onEvent?(event)
+        if let onEvent { callbacks.async { onEvent(event) } }
     }
 
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
@@ -222,17 +226,17 @@ public final class ALSAOutput: @unchecked Sendable {
             }
 
             let state = core.state.load(ordering: .acquiring)
-            if state == RenderCore.parkedSuspended {
+            if state == .parkedSuspended {
                 if !resumeSuspended() { return }
                 stallSince = 0
                 continue
             }
-            if state == RenderCore.parkedLost || state == RenderCore.parkedStalled {
-                if !reopen(stalled: state == RenderCore.parkedStalled) { return }
+            if state == .parkedLost || state == .parkedStalled {
+                if !reopen(stalled: state == .parkedStalled) { return }
                 stallSince = 0
                 continue
             }
-            if state == RenderCore.finished {
+            if state == .finished {
                 if !finishedReported {
                     finishedReported = true
                     shared.withLock { $0.finished = true }
@@ -241,7 +245,7 @@ public final class ALSAOutput: @unchecked Sendable {
                 }
                 continue
             }
-            if state != RenderCore.running { continue }
+            if state != .running { continue }
 
             // Watchdog: a write waiting for room for more than the threshold.
             let since = core.blockedSince.load(ordering: .relaxed)
@@ -340,7 +344,7 @@ public final class ALSAOutput: @unchecked Sendable {
     }
 
     private func handBack() {
-        core.state.store(RenderCore.running, ordering: .releasing)
+        core.state.store(.running, ordering: .releasing)
         wakeRender.post()
     }
 }

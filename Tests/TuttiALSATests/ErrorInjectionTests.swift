@@ -30,6 +30,30 @@ import Tutti
         expectIntact(device, try offlineReference(frames: frames))
     }
 
+    /// `onEvent` runs on a queue of the output's own: a callback may stop the output (here on
+    /// the first xrun) without waiting for the supervisor's 5 s stop timeout.
+    @Test func aCallbackMayStopTheOutput() throws {
+        let device = MockDevice(uniqueName("stop-in-callback"))
+        device.writeScript = [.accept(1_000), .error(-EPIPE)]
+        let engine = try makeEngine()
+        let box = OutputBox()
+        let stopped = DispatchSemaphore(value: 0)
+        let output = try ALSAOutput(
+            engine: engine, configuration: mockConfiguration(device.name), functions: .mock, log: { _ in },
+            onEvent: { e in
+                guard case .xrun = e else { return }
+                let started = monotonic()
+                box.output?.stop()
+                box.stopSeconds = monotonic() - started
+                stopped.signal()
+            })
+        box.output = output
+        try output.start()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        #expect(box.stopSeconds < 1, "stop() from the callback took \(box.stopSeconds) s")
+        box.output = nil
+    }
+
     @Test func estrpipeIsResumedOffTheRenderThread() throws {
         let device = MockDevice(uniqueName("estrpipe"))
         device.writeScript = [.accept(2_000), .error(-ESTRPIPE)]
@@ -224,4 +248,10 @@ import Tutti
         #expect(c.events.contains { $0.isStalled })
         #expect(c.events.contains { $0.isStallEnded })
     }
+}
+
+/// The output a callback stops (set after creation). Test threads only.
+final class OutputBox: @unchecked Sendable {
+    var output: ALSAOutput?
+    var stopSeconds = 0.0
 }
