@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
+        .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
         .executable(name: "tutti", targets: ["tutti"]),
         // The C ABI (include/tutti.h). scripts/install.sh links it with the Swift runtime inside,
         // only tutti_* exported, and installs it as libtutti.so.<ABI>.
@@ -27,9 +28,13 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
+        // (per-function target attributes, no unsafe flags), one picked at load time.
+        .target(name: "CTuttiKernels"),
         // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
-        .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
+        .target(name: "TuttiDSP", dependencies: ["CTuttiKernels", "CSampleRate", "CSoxr"]),
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
@@ -47,8 +52,11 @@ let package = Package(
         // messages and version strings in C; TuttiC translates each C function to the Swift API.
         .target(name: "CTuttiABI"),
         .target(name: "TuttiC", dependencies: ["Tutti", "CTuttiABI"]),
+        // Benchmark set-ups shared by `tutti bench` and the Benchmarks/ package (engine
+        // fixtures, references, the voice counter).
+        .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA",
+            "TuttiScene", "Tutti", "TuttiALSA", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

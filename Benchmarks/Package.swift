@@ -21,19 +21,16 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // The limit we compare against: a plain C `out[i] += g * in[i]` loop built -O3.
+        // The limit we compare against: a plain C `out[i] += g * in[i]` loop built -O3 for the
+        // baseline target, and the same loop built for this CPU (-march=native; this package is
+        // not depended upon, so it may carry unsafe flags).
         .target(
             name: "CReferenceKernel",
             cSettings: [.unsafeFlags(["-O3"])]),
-        // libsamplerate, called directly (bare `src_process`), next to the engine's stream sources.
-        .systemLibrary(name: "CLibSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
-        // Engine set-ups shared by the benchmark targets and their data.
         .target(
-            name: "TuttiBenchSupport",
-            dependencies: [
-                "CReferenceKernel", "CLibSampleRate",
-                .product(name: "Tutti", package: tutti), .product(name: "TuttiDSP", package: tutti),
-            ]),
+            name: "CNativeKernel",
+            cSettings: [.unsafeFlags(["-O3", "-march=native"])]),
+        // The engine set-ups come from the main package's TuttiBenchSupport (shared with `tutti bench`).
         // The generated scene (8 file sources at 48 kHz) for the offline-render benchmarks.
         .target(
             name: "TuttiSceneBenchSupport",
@@ -44,13 +41,14 @@ let package = Package(
         .executableTarget(
             name: "RenderProfile",
             dependencies: [
-                "TuttiBenchSupport", "TuttiSceneBenchSupport", .product(name: "TuttiScene", package: tutti),
+                "CReferenceKernel", "CNativeKernel", .product(name: "TuttiBenchSupport", package: tutti), "TuttiSceneBenchSupport",
+                .product(name: "TuttiScene", package: tutti),
                 .product(name: "Tutti", package: tutti), .product(name: "TuttiDSP", package: tutti),
             ]),
         .executableTarget(
             name: "RenderBenchmarks",
             dependencies: [
-                "TuttiBenchSupport", "CReferenceKernel", "CLibSampleRate",
+                "CReferenceKernel", "CNativeKernel", .product(name: "TuttiBenchSupport", package: tutti),
                 .product(name: "Tutti", package: tutti), .product(name: "TuttiDSP", package: tutti),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

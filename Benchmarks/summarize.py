@@ -8,9 +8,10 @@
 
 Reads JMH exports of `swift package benchmark` (every target; several files = several runs,
 each figure is then the median of the runs' figures) and prints, in Markdown:
-the mix-only table (engine vs the C -O3 reference, N x B), the fixed cost per source per
+the mix-only table (engine vs the C -O3 reference and the C -O3 -march=native one, N x B), the fixed cost per source per
 block (a straight-line fit of the per-block time against B), the moving-ramps cost, real-time
-resampling vs bare src_process, the malloc count and the offline render speed. Times are
+resampling vs bare src_process, file conversion per quality, the malloc count and the offline
+render speed. Times are
 wall-clock medians (p50) per block unless a column says otherwise.
 """
 import json
@@ -74,24 +75,21 @@ def main():
     def ref(key, p="50.0"):
         return time_ns(mix[key], p, "C -O3 reference (ns)")
 
-    avx2 = find(r"C AVX2 N=(\d+) B=(\d+)")
-
-    def avx(key, p="50.0"):
-        return time_ns(avx2[key], p) if key in avx2 else None
+    def nat(key, p="50.0"):
+        return time_ns(mix[key], p, "C native reference (ns)")
 
     if mix:
-        print("### Mix-only render vs the C reference (p50 per block, engine and reference interleaved)\n")
-        print("| N | B | engine | engine p99 | C -O3 reference | engine / reference | engine ns per source-frame "
-              "| reference ns per source-frame | C AVX2 (alone) | deadline used at p99 |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("### Mix-only render vs the C references (p50 per block, engine and references in the same samples)\n")
+        print("| N | B | engine | engine p99 | C -O3 (baseline) | C -O3 -march=native | engine / native "
+              "| engine / baseline | engine ns per source-frame | native ns per source-frame | deadline used at p99 |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for key in sorted(mix, key=lambda k: (int(k[0]), int(k[1]))):
             n, b = int(key[0]), int(key[1])
-            e, e99, c, a = eng(key), eng(key, "99.0"), ref(key), avx(key)
+            e, e99, c, a = eng(key), eng(key, "99.0"), ref(key), nat(key)
             sf = n * b
             deadline = b / 48000 * 1e9
-            print(f"| {n} | {b} | {e / 1000:.2f} µs | {e99 / 1000:.2f} µs | {c / 1000:.2f} µs | {e / c:.2f}× | "
-                  f"{e / sf:.3f} | {c / sf:.3f} | " + (f"{a / 1000:.2f} µs | " if a else "– | ")
-                  + f"{e99 / deadline * 100:.2f} % |")
+            print(f"| {n} | {b} | {e / 1000:.2f} µs | {e99 / 1000:.2f} µs | {c / 1000:.2f} µs | {a / 1000:.2f} µs | "
+                  f"**{e / a:.2f}×** | {e / c:.2f}× | {e / sf:.3f} | {a / sf:.3f} | {e99 / deadline * 100:.2f} % |")
         print()
         print("### Fixed cost per source per block\n")
         print("Straight line through the per-source time per block against B (B = 64, 256, 1024): "
@@ -140,6 +138,16 @@ def main():
             print(f"| {q} | {n} | {b} | {e / 1000:.1f} µs | {x / 1000:.1f} µs | {e / x:.3f}× | "
                   f"{e / sf:.2f} | {x / sf:.2f} | {(e - x) / n:.0f} ns | "
                   f"{e99 / (b / 48000 * 1e9) * 100:.1f} % |")
+        print()
+
+    convert = find(r"Convert (\w+)")
+    if convert:
+        print("### File conversion 44.1 → 48 kHz, stereo (resampleBuffer = ChunkedResampler; 1 s per sample)\n")
+        print("| quality | ns per output frame (p50) | × real time |")
+        print("|---|---:|---:|")
+        for key in sorted(convert, key=lambda k: time_ns(convert[k])):
+            t = time_ns(convert[key])
+            print(f"| {key[0]} | {t / 48000:.1f} | {1e9 / t:.0f}× |")
         print()
 
     for name, e in r.items():

@@ -2,7 +2,7 @@
 # Installs the Debian packages Tutti needs, only those that are missing.
 # Used by scripts/demo.sh, scripts/test.sh and .ci/run.
 set -euo pipefail
-packages=(pkg-config libsamplerate0-dev libsndfile1-dev libasound2-dev sox python3 "$@")
+packages=(pkg-config libsamplerate0-dev libsoxr-dev libsndfile1-dev libasound2-dev sox python3 "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,4 +14,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The C libraries the package links (pkg-config name → Debian package): say which one is
+# missing here rather than leave a link error to the build.
+for pair in samplerate:libsamplerate0-dev soxr:libsoxr-dev sndfile:libsndfile1-dev alsa:libasound2-dev; do
+  pc=${pair%%:*} deb=${pair#*:}
+  if ! pkg-config --exists "$pc"; then
+    echo "install-deps: pkg-config cannot find '$pc': install the Debian package $deb (apt-get install $deb)" >&2
+    exit 1
+  fi
+done
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 or newer (swift.org)" >&2; exit 1; }

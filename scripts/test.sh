@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
 # pulse plugin for the real-device tests), builds once in debug and runs every test, then
-# the two sanitizer checks that cannot share that build:
+# the checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
-#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
+#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene;
+#   - libFuzzer + AddressSanitizer, 30 s on the scene decoder and 30 s on the audio-file
+#     loader (scripts/fuzz.sh; its own build folder, .build-fuzz).
 # Then the C ABI (scripts/test-c.sh): one release build installed into a temporary prefix,
 # the C tests against it, the examples (C and a Swift package) built and run.
 # The PulseAudio tests start their own private servers.
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
 
 echo "== swift format lint (configuration: .swift-format)"
-swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks examples/swift/Sources
+swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Fuzz/Sources examples/swift/Sources
 
 echo "== debug build and all tests"
 swift build --build-tests
@@ -27,6 +29,9 @@ swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'R
 
 echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
 bash scripts/rtsan-check.sh 10
+
+echo "== libFuzzer: scene decoder and audio-file loader, 30 s each"
+bash scripts/fuzz.sh 30
 
 echo "== C ABI: install, C tests, examples"
 bash scripts/test-c.sh

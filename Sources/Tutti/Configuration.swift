@@ -24,8 +24,9 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     public var device = DeviceState()
     /// Converter for stream sources (real time, on the render thread).
     public var streamQuality = ResamplerQuality.sincMedium
-    /// Converter for file sources (at load, off the render thread).
-    public var fileQuality = ResamplerQuality.sincBest
+    /// Converter for file sources (at load, off the render thread): libsoxr's high quality
+    /// by default, the fastest with ≥ 120 dB SNR (docs/performance.md).
+    public var fileQuality = ResamplerQuality.soxrHQ
     /// Default ramps, fades and gate times (seconds).
     public var sourceGainRampSeconds = 0.010
     /// Default play/pause/stop/seek/remove de-click fade, seconds.

@@ -140,8 +140,9 @@ public struct SessionHandle: Hashable, Sendable {
     }
 
     /// Decoded audio at any rate, 1 or 2 channels: converted to the engine's format here
-    /// (with `quality`), off the render thread. `loop`: it wraps sample-exactly.
-    public func makeSource(buffer: AudioBuffer, loop: Bool = false, quality: ResamplerQuality = .sincBest, name: String? = nil)
+    /// (with `quality`; nil: the engine's `fileQuality`), off the render thread. `loop`: it
+    /// wraps sample-exactly.
+    public func makeSource(buffer: AudioBuffer, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
         guard (1...2).contains(buffer.channelCount) else {
@@ -150,7 +151,8 @@ public struct SessionHandle: Hashable, Sendable {
         let converted: AudioBuffer
         do {
             converted = try buffer.converted(
-                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount, quality: quality)
+                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount,
+                quality: quality ?? engine.configuration.fileQuality)
         } catch {
             throw TuttiError(.format, "converting the buffer to \(engine.sampleRate) Hz failed: \(error)")
         }
@@ -166,15 +168,9 @@ public struct SessionHandle: Hashable, Sendable {
     {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
-        let decoded = try AudioFile.decode(path: path, engineSampleRate: engine.sampleRate, engineChannelCount: engine.channelCount)
-        let converted: AudioBuffer
-        do {
-            converted = try decoded.converted(
-                toSampleRate: Double(engine.sampleRate), channelCount: engine.channelCount,
-                quality: quality ?? engine.configuration.fileQuality)
-        } catch {
-            throw TuttiError(.format, "\(path): converting to \(engine.sampleRate) Hz failed: \(error)")
-        }
+        let converted = try AudioFile.load(
+            path: path, sampleRate: engine.sampleRate, channelCount: engine.channelCount,
+            quality: quality ?? engine.configuration.fileQuality)
         return try makeSource(.buffer(converted), loop: loop, name: name)
     }
 

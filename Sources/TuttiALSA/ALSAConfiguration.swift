@@ -67,6 +67,10 @@ public struct ALSAOutputConfiguration: Sendable {
     /// Reopen backoff after a lost device: first wait, then doubled up to the maximum.
     public var reopenInitialDelay = 0.05
     public var reopenMaximumDelay = 1.0
+    /// A lost device that cannot be reopened for this long (seconds) ends playback: the
+    /// output gives up, reports `reconnectFailed` and says why in `ALSAOutput.failure`.
+    /// nil: retry for ever.
+    public var reconnectTimeoutSeconds: Double? = 30
     /// Called on the render thread right before and after each render + conversion (e.g.
     /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be real-time safe.
     public var realtimeScope: RealtimeScope?
@@ -174,6 +178,9 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
     case stallEnded(seconds: Double)
     /// The frame limit given to `start` has been written.
     case finished(frames: Int64)
+    /// The device was lost and could not be reopened within the reconnect timeout: playback
+    /// has ended (`message` is `ALSAOutput.failure`).
+    case reconnectFailed(seconds: Double, message: String)
 
     public var description: String {
         switch self {
@@ -186,6 +193,7 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
         case .stalled(let s): "device stalled: no frame taken for \(Int((s * 1000).rounded())) ms"
         case .stallEnded(let s): "device consuming again after \(Int((s * 1000).rounded())) ms"
         case .finished(let n): "finished (\(n) frames)"
+        case .reconnectFailed(_, let m): "gave up: \(m)"
         }
     }
 }

@@ -13,6 +13,8 @@ import TuttiEngine
 public final class ALSAOutput: @unchecked Sendable {
     /// The render side it drives (one output per renderer at a time).
     public let renderer: Renderer
+    /// The engine it was made from, kept alive until the render thread has stopped.
+    private var engine: Engine?
     var sampleRate: Int { renderer.configuration.sampleRate }
     var channelCount: Int { renderer.configuration.channelCount }
     public let configuration: ALSAOutputConfiguration
@@ -24,11 +26,15 @@ public final class ALSAOutput: @unchecked Sendable {
     let supervisorExited = Semaphore()
     let log: @Sendable (String) -> Void
     let onEvent: (@Sendable (ALSAEvent) -> Void)?
+    /// Where `onEvent` runs: a serial queue of its own, so a callback that blocks (or calls
+    /// `stop()`) never holds up the supervisor, and `stop()` never waits on a callback.
+    private let callbacks = DispatchQueue(label: "tutti.alsa.events")
 
     private struct Shared {
         var negotiated: ALSANegotiated
         var events: [ALSAEvent] = []
         var finished = false
+        var failure: String?
     }
     private let shared: Mutex<Shared>
     private let finishedSignal = Semaphore()
@@ -48,11 +54,13 @@ public final class ALSAOutput: @unchecked Sendable {
         onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
     ) throws {
         try self.init(renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent)
+        self.engine = engine
     }
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
     /// rate and channel count. `log` receives human-readable lines (default: stderr);
-    /// `onEvent` gets each event on the supervisor thread, as well as `pollEvents()` on the
+    /// `onEvent` gets each event, in order, on a serial queue of the output's own (it may call
+    /// `stop()`), as well as `pollEvents()` on the
     /// control thread. Control thread.
     public init(
         renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
@@ -88,6 +96,9 @@ public final class ALSAOutput: @unchecked Sendable {
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
     public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
     public var isFinished: Bool { shared.withLock { $0.finished } }
+    /// Why playback ended early: the device was lost and not back within
+    /// `configuration.reconnectTimeoutSeconds`. nil while playing or after a normal finish.
+    public var failure: String? { shared.withLock { $0.failure } }
 
     /// Frames before this one may be rendered; the render thread waits at it (default: no
     /// limit). A control thread that queues commands ahead sets it to the frame of the first
@@ -143,11 +154,11 @@ public final class ALSAOutput: @unchecked Sendable {
         }
     }
 
-    /// Block until the frame limit has been written; false on timeout.
+    /// Block until the frame limit has been written or playback failed (`failure`); false on timeout.
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
-        if isFinished { return true }
+        if isFinished || failure != nil { return true }
         if let timeout {
-            guard finishedSignal.wait(seconds: timeout) else { return isFinished }
+            guard finishedSignal.wait(seconds: timeout) else { return isFinished || failure != nil }
         } else {
             finishedSignal.wait()
         }
@@ -194,7 +205,7 @@ public final class ALSAOutput: @unchecked Sendable {
 
     private func emit(_ event: ALSAEvent) {
         shared.withLock { $0.events.append(event) }
-        onEvent?(event)
+        if let onEvent { callbacks.async { onEvent(event) } }
     }
 
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
@@ -215,17 +226,17 @@ public final class ALSAOutput: @unchecked Sendable {
             }
 
             let state = core.state.load(ordering: .acquiring)
-            if state == RenderCore.parkedSuspended {
-                resumeSuspended()
+            if state == .parkedSuspended {
+                if !resumeSuspended() { return }
                 stallSince = 0
                 continue
             }
-            if state == RenderCore.parkedLost || state == RenderCore.parkedStalled {
-                reopen(stalled: state == RenderCore.parkedStalled)
+            if state == .parkedLost || state == .parkedStalled {
+                if !reopen(stalled: state == .parkedStalled) { return }
                 stallSince = 0
                 continue
             }
-            if state == RenderCore.finished {
+            if state == .finished {
                 if !finishedReported {
                     finishedReported = true
                     shared.withLock { $0.finished = true }
@@ -234,7 +245,7 @@ public final class ALSAOutput: @unchecked Sendable {
                 }
                 continue
             }
-            if state != RenderCore.running { continue }
+            if state != .running { continue }
 
             // Watchdog: a write waiting for room for more than the threshold.
             let since = core.blockedSince.load(ordering: .relaxed)
@@ -259,7 +270,8 @@ public final class ALSAOutput: @unchecked Sendable {
     }
 
     /// ESTRPIPE (system suspend): resume with retries here, where sleeping is harmless.
-    private func resumeSuspended() {
+    /// False when it ended in a reopen that gave up.
+    private func resumeSuspended() -> Bool {
         guard let d = device else { return reopen(stalled: false) }
         emit(.suspended)
         var rc = functions.resume(d.handle)
@@ -276,10 +288,12 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         emit(.resumed)
         handBack()
+        return true
     }
 
-    /// A lost device: report it (and the route change), close, reopen with backoff.
-    private func reopen(stalled: Bool) {
+    /// A lost device: report it (and the route change), close, reopen with backoff. False
+    /// when it gave up after the reconnect timeout (the render thread stays parked).
+    private func reopen(stalled: Bool) -> Bool {
         let code = stalled ? -ETIMEDOUT : core.lastError.load(ordering: .relaxed)
         let message = stalled ? "the device stopped consuming" : functions.message(code)
         emit(.deviceLost(code: code, message: message))
@@ -293,6 +307,7 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         var delay = configuration.reopenInitialDelay
         var lastFailure = ""
+        let lostAt = monotonicNanos()
         while !stopping {
             do {
                 let d = try PCMDevice.open(
@@ -304,21 +319,32 @@ public final class ALSAOutput: @unchecked Sendable {
                 emit(.routeChanged(.newDeviceAvailable, device: configuration.device))
                 log("device \"\(configuration.device)\" reopened: \(d.negotiated)")
                 handBack()
-                return
+                return true
             } catch {
                 let text = "\(error)"
+                let waited = Double(monotonicNanos() &- lostAt) / 1e9
+                if let limit = configuration.reconnectTimeoutSeconds, waited >= limit {
+                    let reason = "device \"\(configuration.device)\" lost (\(message)) and not back within \(limit) s: \(text)"
+                    log("giving up: \(reason)")
+                    shared.withLock { $0.failure = reason }
+                    emit(.reconnectFailed(seconds: waited, message: reason))
+                    finishedSignal.post()
+                    return false
+                }
                 if text != lastFailure {
                     log("reopen failed: \(text); retrying")
                     lastFailure = text
                 }
-                _ = wakeSupervisor.wait(seconds: delay)
+                let left = configuration.reconnectTimeoutSeconds.map { max($0 - waited, 0.001) } ?? delay
+                _ = wakeSupervisor.wait(seconds: min(delay, left))
                 delay = min(delay * 2, configuration.reopenMaximumDelay)
             }
         }
+        return true
     }
 
     private func handBack() {
-        core.state.store(RenderCore.running, ordering: .releasing)
+        core.state.store(.running, ordering: .releasing)
         wakeRender.post()
     }
 }

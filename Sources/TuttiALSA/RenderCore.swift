@@ -13,15 +13,37 @@ import TuttiEngine
 /// parked, and to the control thread before start and after the render thread exited; the
 /// `state` store/load (release/acquire) hands them over.
 final class RenderCore: @unchecked Sendable {
-    // `state` values (plain integers: enum comparisons go through generic code in debug builds).
-    static let running = 0
-    static let parkedSuspended = 1
-    static let parkedLost = 2
-    static let parkedStalled = 3
-    static let finished = 4
-    static let exited = 5
+    /// Who has the device, and why the render thread is parked when it is.
+    enum State: Int, AtomicRepresentable {
+        /// The render thread renders and writes.
+        case running
+        /// Parked: the system suspended the device (ESTRPIPE); the supervisor resumes it.
+        case parkedSuspended
+        /// Parked: the device is gone (ENODEV, EIO, a failed recovery); the supervisor reopens it.
+        case parkedLost
+        /// Parked: the device stopped consuming (watchdog); the supervisor reopens it.
+        case parkedStalled
+        /// The frame limit is written.
+        case finished
+        /// The render thread has returned.
+        case exited
+    }
 
-    let state = Atomic<Int>(RenderCore.running)
+    /// What one render-and-write step ended with.
+    enum CycleResult {
+        case proceed
+        case reachedLimit
+        /// The control side has not queued commands this far yet (the horizon).
+        case starved
+        case park(State)
+    }
+
+    /// The device's sample format (what `convert` writes).
+    enum DeviceFormat {
+        case float32, s32, s16
+    }
+
+    let state = Atomic<State>(.running)
     let stopRequested = Atomic<Bool>(false)
     /// Set by the supervisor's watchdog: park at the next chance and give up the device.
     let handOverRequested = Atomic<Bool>(false)
@@ -55,24 +77,19 @@ final class RenderCore: @unchecked Sendable {
     // Device fields (see the ownership note above).
     var pcm: OpaquePointer?
     var periodFrames = 0
-    /// 0 float32, 1 s32, 2 s16.
-    var formatCode = 0
+    var deviceFormat = DeviceFormat.float32
     var frameBytes = 0
     var waitTimeoutMilliseconds: Int32 = 1
     var floatBuffer: UnsafeMutablePointer<Float>
     var deviceBuffer: UnsafeMutableRawPointer
-    var codes: UnsafeMutablePointer<Int32>
+    /// The quantizer's dither values for one period (one per sample).
+    var ditherScratch: UnsafeMutablePointer<Float>
     /// The rendered, converted period being written: `pendingFrames` left from `pendingOffset`.
     var pendingOffset = 0
     var pendingFrames = 0
     var quantizer: TPDFQuantizer
     let dither: Bool
     let ditherSeed: UInt32
-
-    // Results of `cycle()`.
-    static let proceed = 0
-    static let reachedLimit = -1
-    static let starved = -2
 
     init(
         renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
@@ -99,40 +116,45 @@ final class RenderCore: @unchecked Sendable {
         quantizer = TPDFQuantizer(format: .s16, seed: configuration.ditherSeed, dither: configuration.dither)
         floatBuffer = .allocate(capacity: 1)
         deviceBuffer = UnsafeMutableRawPointer(floatBuffer)
-        codes = .allocate(capacity: 1)
+        ditherScratch = .allocate(capacity: 1)
     }
 
     deinit {
-        if formatCode != 0 { deviceBuffer.deallocate() }
+        if deviceFormat != .float32 { deviceBuffer.deallocate() }
         floatBuffer.deallocate()
-        codes.deallocate()
+        ditherScratch.deallocate()
     }
 
     /// Take over an opened device (not on the render thread: before start, or while it is
     /// parked). Keeps an unwritten period when the format is unchanged, so no engine frame is lost.
     func install(_ device: PCMDevice) {
         let n = device.negotiated
-        let newFormat = n.format == .float32 ? 0 : (n.format == .s32 ? 1 : 2)
-        let keep = pendingFrames > 0 && newFormat == formatCode && n.frameBytes == frameBytes ? pendingFrames : 0
+        let newFormat: DeviceFormat =
+            switch n.format {
+            case .float32: .float32
+            case .s32: .s32
+            case .s16: .s16
+            }
+        let keep = pendingFrames > 0 && newFormat == deviceFormat && n.frameBytes == frameBytes ? pendingFrames : 0
         let capacity = max(n.periodFrames, keep)
         let samples = capacity * channelCount
         let newFloat = UnsafeMutablePointer<Float>.allocate(capacity: samples)
         newFloat.initialize(repeating: 0, count: samples)
         let newDevice =
-            newFormat == 0
+            newFormat == .float32
             ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
         if keep > 0 { newDevice.copyMemory(from: deviceBuffer + pendingOffset * frameBytes, byteCount: keep * frameBytes) }
-        let newCodes = UnsafeMutablePointer<Int32>.allocate(capacity: samples)
-        if formatCode != 0 { deviceBuffer.deallocate() }
+        let newScratch = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        if deviceFormat != .float32 { deviceBuffer.deallocate() }
         floatBuffer.deallocate()
-        codes.deallocate()
+        ditherScratch.deallocate()
         floatBuffer = newFloat
         deviceBuffer = newDevice
-        codes = newCodes
-        if newFormat != formatCode, let q = n.format.quantizerFormat {
+        ditherScratch = newScratch
+        if newFormat != deviceFormat, let q = n.format.quantizerFormat {
             quantizer = TPDFQuantizer(format: q, seed: ditherSeed, dither: dither)
         }
-        formatCode = newFormat
+        deviceFormat = newFormat
         frameBytes = n.frameBytes
         periodFrames = n.periodFrames
         pendingOffset = 0
@@ -151,35 +173,34 @@ final class RenderCore: @unchecked Sendable {
         // Passed down as a guaranteed argument: no reference counting per cycle.
         let renderer = self.renderer
         while !stopRequested.load(ordering: .acquiring) {
-            if state.load(ordering: .acquiring) != RenderCore.running {
+            if state.load(ordering: .acquiring) != .running {
                 // Parked: the supervisor (or stop) wakes us. No device to feed meanwhile.
                 while sem_wait(wakeRender) != 0 && errno == EINTR {}
                 continue
             }
             if handOverRequested.exchange(false, ordering: .acquiringAndReleasing) {
-                park(RenderCore.parkedStalled)
+                park(.parkedStalled)
                 continue
             }
-            let result = cycle(renderer)
-            if result == RenderCore.proceed { continue }
-            if result == RenderCore.starved {
+            switch cycle(renderer) {
+            case .proceed:
+                continue
+            case .starved:
                 // The control side is late with commands: wait rather than render without them.
                 usleep(200)
-                continue
-            }
-            if result == RenderCore.reachedLimit {
-                park(RenderCore.finished)
-            } else {
-                park(result)
+            case .reachedLimit:
+                park(.finished)
+            case .park(let parked):
+                park(parked)
             }
         }
         blockedSince.store(0, ordering: .relaxed)
-        state.store(RenderCore.exited, ordering: .releasing)
+        state.store(.exited, ordering: .releasing)
         sem_post(wakeSupervisor)
     }
 
     @_noLocks
-    func park(_ newState: Int) {
+    func park(_ newState: State) {
         // State first: a supervisor that still sees `running` must not see the stamp cleared
         // (it would report the device consuming again just before it is reported lost).
         state.store(newState, ordering: .releasing)
@@ -189,18 +210,18 @@ final class RenderCore: @unchecked Sendable {
     }
 
     /// One step: render and convert a period if none is pending, then one write attempt.
-    /// Returns `proceed`, `reachedLimit`, or a parked state for the supervisor.
+    /// Returns `proceed`, `reachedLimit`, `starved`, or a parked state for the supervisor.
     @_noLocks
-    func cycle(_ renderer: Renderer) -> Int {
+    func cycle(_ renderer: Renderer) -> CycleResult {
         if pendingFrames == 0 {
             let done = framesRendered.load(ordering: .relaxed)
             var n = periodFrames
             if frameLimit >= 0 {
-                if done >= frameLimit { return RenderCore.reachedLimit }
+                if done >= frameLimit { return .reachedLimit }
                 n = Int(min(Int64(n), frameLimit &- done))
             }
             let allowed = horizon.load(ordering: .acquiring) &- done
-            if allowed <= 0 { return RenderCore.starved }
+            if allowed <= 0 { return .starved }
             n = Int(min(Int64(n), allowed))
             let enter = scopeEnter
             let exit = scopeExit
@@ -226,14 +247,14 @@ final class RenderCore: @unchecked Sendable {
             pendingFrames &-= n
             framesWritten.add(Int64(n), ordering: .relaxed)
             blockedSince.store(0, ordering: .relaxed)
-            return RenderCore.proceed
+            return .proceed
         }
         return handle(error: written == 0 ? -EAGAIN : Int32(truncatingIfNeeded: written))
     }
 
     /// Error handling for a write (or the wait after EAGAIN).
     @_noLocks
-    func handle(error code: Int32) -> Int {
+    func handle(error code: Int32) -> CycleResult {
         var err = code
         if err == -EAGAIN {
             // The device is full: wait for a period of room, with a timeout so a device
@@ -242,11 +263,11 @@ final class RenderCore: @unchecked Sendable {
             let timeout = waitTimeoutMilliseconds
             let waitForRoom = wait
             let w = _unsafePerformance { waitForRoom(device, timeout) }
-            if w >= 0 { return RenderCore.proceed }
+            if w >= 0 { return .proceed }
             err = w
-            if err == -EAGAIN { return RenderCore.proceed }
+            if err == -EAGAIN { return .proceed }
         }
-        if err == -EINTR { return RenderCore.proceed }
+        if err == -EINTR { return .proceed }
         if err == -EPIPE {
             // Underrun: count it and prepare again (for hardware a single ioctl).
             xrunCount.add(1, ordering: .relaxed)
@@ -255,35 +276,33 @@ final class RenderCore: @unchecked Sendable {
             let wake = wakeSupervisor
             let r = _unsafePerformance { prepareAgain(device, -EPIPE, 1) }
             _ = _unsafePerformance { sem_post(wake) }
-            if r >= 0 { return RenderCore.proceed }
+            if r >= 0 { return .proceed }
             lastError.store(r, ordering: .relaxed)
-            return RenderCore.parkedLost
+            return .park(.parkedLost)
         }
         lastError.store(err, ordering: .relaxed)
         // ESTRPIPE: `snd_pcm_recover` would loop `snd_pcm_resume` with 1 s sleeps here.
-        if err == -ESTRPIPE { return RenderCore.parkedSuspended }
+        if err == -ESTRPIPE { return .park(.parkedSuspended) }
         // ENODEV, EIO, EBADFD, anything else: the device is gone; reopen off this thread.
-        return RenderCore.parkedLost
+        return .park(.parkedLost)
     }
 
     /// Float → device format for `frameCount` frames of `floatBuffer`.
     @inline(__always) @_noLocks
     func convert(frameCount: Int) {
         let samples = frameCount &* channelCount
-        if formatCode == 0 { return }
-        // TPDFQuantizer is allocation-free but not annotated (its rounding goes through
-        // generic code in debug builds); the RealtimeSanitizer run covers it.
+        let format = deviceFormat
+        if case .float32 = format { return }
+        // The C kernels (TuttiDSP's TPDFQuantizer → CTuttiKernels) write the device format
+        // directly: s16 codes, or 24-bit codes in the top bits of s32.
         var q = quantizer
         let input = floatBuffer
-        let output = codes
-        _unsafePerformance { q.quantize(input, count: samples, into: output) }
-        quantizer = q
-        if formatCode == 1 {
-            let out = deviceBuffer.assumingMemoryBound(to: Int32.self)
-            for i in 0..<samples { out[i] = codes[i] &<< 8 }
+        let scratch = ditherScratch
+        if case .s32 = format {
+            q.quantizeLeftJustified(input, count: samples, scratch: scratch, into: deviceBuffer.assumingMemoryBound(to: Int32.self))
         } else {
-            let out = deviceBuffer.assumingMemoryBound(to: Int16.self)
-            for i in 0..<samples { out[i] = Int16(truncatingIfNeeded: codes[i]) }
+            q.quantize(input, count: samples, scratch: scratch, into: deviceBuffer.assumingMemoryBound(to: Int16.self))
         }
+        quantizer = q
     }
 }

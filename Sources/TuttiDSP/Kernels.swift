@@ -1,54 +1,31 @@
-// Flat mixing kernels over interleaved float samples. Each has a scalar reference
-// (`…Reference`) and a fast variant; tests run both on the same vectors.
-// Swift does not vectorize plain pointer loops (the pointers may alias), so the fast
-// variants use explicit SIMD8 with `*` and `+` (never `addingProduct`, which calls fmaf per lane).
+import CTuttiKernels
 
+// Flat mixing kernels over interleaved float samples. The fast ones call the C kernel table
+// (CTuttiKernels: SSE2 / AVX2+FMA / AVX-512 variants, one picked once when the library is
+// loaded); each has a scalar Swift reference (`…Reference`) that tests compare every
+// variant against. The C kernels neither allocate, lock nor call the system: they are
+// called inside `_unsafePerformance` from `@_noLocks` code.
+
+/// The render-path mixing kernels. Stateless; any thread.
 public enum Kernels {
-    /// dst[i] += gain · src[i], scalar reference.
+    /// dst[i] += gain · src[i], scalar reference (multiply, then add: two roundings).
     @inlinable public static func mixAddReference(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float)
     {
         for i in 0..<count { dst[i] += gain * src[i] }
     }
 
-    /// dst[i] += gain · src[i].
-    @inlinable @inline(__always)
+    /// dst[i] += gain · src[i] over `count` samples, through the active C variant (FMA
+    /// variants round once: within 1 ulp of `mixAddReference`). Real-time safe.
+    @inlinable @inline(__always) @_noLocks
     public static func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
-        var i = 0
-        let g = SIMD8<Float>(repeating: gain)
-        let d8 = UnsafeMutableRawPointer(dst)
-        let s8 = UnsafeRawPointer(src)
-        let vectorEnd = count & ~7
-        while i < vectorEnd {
-            let off = i &* 4
-            let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
-            let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
-            d8.storeBytes(of: d + g * s, toByteOffset: off, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        while i < count {
-            dst[i] += gain * src[i]
-            i &+= 1
-        }
+        _unsafePerformance { tk_mix_add(dst, src, count, gain) }
     }
 
-    /// dst[i] += src[i]: unity gain as a plain add, so 1.0 stays exact and cheap.
-    @inlinable @inline(__always)
+    /// dst[i] += src[i] over `count` samples: unity gain as a plain add, so 1.0 stays exact
+    /// and cheap. Bit-identical in every variant. Real-time safe.
+    @inlinable @inline(__always) @_noLocks
     public static func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
-        var i = 0
-        let d8 = UnsafeMutableRawPointer(dst)
-        let s8 = UnsafeRawPointer(src)
-        let vectorEnd = count & ~7
-        while i < vectorEnd {
-            let off = i &* 4
-            let s = s8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
-            let d = d8.loadUnaligned(fromByteOffset: off, as: SIMD8<Float>.self)
-            d8.storeBytes(of: d + s, toByteOffset: off, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        while i < count {
-            dst[i] += src[i]
-            i &+= 1
-        }
+        _unsafePerformance { tk_add(dst, src, count) }
     }
 
     /// dst[f·ch + c] += gains[f] · src[f·ch + c], scalar reference.
@@ -61,23 +38,13 @@ public enum Kernels {
         }
     }
 
-    /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a per-frame gain over interleaved frames.
-    @inlinable @inline(__always)
+    /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a per-frame gain over interleaved frames,
+    /// through the active C variant (vectorized for 1 and 2 channels). Real-time safe.
+    @inlinable @inline(__always) @_noLocks
     public static func mixAddGains(
         _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,
         gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int
     ) {
-        if channelCount == 2 {
-            for f in 0..<frameCount {
-                let g = gains[f]
-                dst[2 &* f] += g * src[2 &* f]
-                dst[2 &* f &+ 1] += g * src[2 &* f &+ 1]
-            }
-        } else {
-            for f in 0..<frameCount {
-                let g = gains[f]
-                for c in 0..<channelCount { dst[f &* channelCount &+ c] += g * src[f &* channelCount &+ c] }
-            }
-        }
+        _unsafePerformance { tk_mix_add_gains(dst, src, gains, frameCount, channelCount) }
     }
 }

@@ -21,7 +21,7 @@ public final class AudioBuffer: @unchecked Sendable {
 
     public var samples: UnsafeBufferPointer<Float> { UnsafeBufferPointer(rebasing: storage[0..<frameCount * channelCount]) }
 
-    /// This buffer converted to `sampleRate` and `channelCount` (libsamplerate at `quality`,
+    /// This buffer converted to `sampleRate` and `channelCount` (`resampleBuffer` at `quality`,
     /// then mono ↔ stereo mapping). Allocates: call it off the render path, at load time.
     public func converted(toSampleRate rate: Double, channelCount target: Int, quality: ResamplerQuality) throws -> AudioBuffer {
         if rate == sampleRate && target == channelCount { return self }

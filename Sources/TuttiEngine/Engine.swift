@@ -34,11 +34,9 @@ public final class Engine {
     public let configuration: EngineConfiguration
     /// The render side. Hand it to exactly one render thread at a time.
     public let renderer: Renderer
-    let commandStorage: RingStorage<RenderCommand>
-    let eventStorage: RingStorage<RenderEvent>
-    let commands: CommandRing
-    let events: EventRing
-    let board: StatusBoard
+    var commands: CommandRing { renderer.commands }
+    var events: EventRing { renderer.events }
+    var board: StatusBoard { renderer.board }
 
     // Control-side bookkeeping.
     private var sequence: UInt64 = 0
@@ -57,12 +55,7 @@ public final class Engine {
     public init(configuration: EngineConfiguration = EngineConfiguration()) throws(TuttiError) {
         try configuration.validate()
         self.configuration = configuration
-        commandStorage = RingStorage(capacity: configuration.commandQueueCapacity)
-        eventStorage = RingStorage(capacity: configuration.eventQueueCapacity)
-        commands = CommandRing(commandStorage)
-        events = EventRing(eventStorage)
-        board = StatusBoard(slots: configuration.maxSources)
-        renderer = Renderer(configuration: configuration, commands: commands, events: events, board: board)
+        renderer = Renderer(configuration: configuration)
         sourceSlots = SlotTable(count: configuration.maxSources)
         busSlots = SlotTable(count: configuration.maxBuses)
         retainedObjects = Array(repeating: nil, count: configuration.maxSources)
@@ -332,6 +325,8 @@ public final class Engine {
         renderer.render(into: output, frameCount: frameCount)
     }
 
+    /// The render side must have stopped (a backend's thread joined) before the engine goes:
+    /// it frees here what was still in flight.
     deinit {
         // Free nodes still in flight (never applied), then what came back.
         var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 1, rampFrames: 0)))
@@ -340,7 +335,6 @@ public final class Engine {
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
         }
         drainEvents()
-        board.deallocate()
     }
 }
 

@@ -28,6 +28,10 @@ import TuttiDSP
     @usableFromInline let id: SourceID
     @usableFromInline let bus: BusID
     @usableFromInline var content: SourceContent
+    /// A buffer source's samples and length, also outside `content`: the mix's fast path reads
+    /// them without projecting the enum (nil / 0 for other content).
+    @usableFromInline let bufferData: UnsafePointer<Float>?
+    @usableFromInline let bufferFrames: Int
     @usableFromInline var loop: Bool
     // Transport.
     @usableFromInline var running = false
@@ -50,6 +54,13 @@ import TuttiDSP
         self.id = id
         self.bus = bus
         self.content = content
+        if case .buffer(let data, let count) = content {
+            bufferData = data
+            bufferFrames = count
+        } else {
+            bufferData = nil
+            bufferFrames = 0
+        }
         self.loop = loop
         self.gain = LinearRamp(value: gain)
         self.fadeOutFrames = fadeOutFrames

@@ -52,6 +52,21 @@ extension Renderer {
         let ch = channelCount
         let b = node.bus.slot
         guard b >= 0, b < maxBuses, busOccupied[b] else { return }
+        // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
+        // settled gain, with nothing waiting for a fade. Same kernels, same samples.
+        if let data = node.bufferData, node.position &+ n < node.bufferFrames, !busRamping[b], !node.gain.isRamping,
+            !node.fade.isRamping, !node.isHalting
+        {
+            let g = node.gain.value * node.fade.value * busScalar[b]
+            let src = data + node.position &* ch
+            if g == 1 {
+                Kernels.add(output, src, count: n &* ch)
+            } else if g != 0 {
+                Kernels.mixAdd(output, src, count: n &* ch, gain: g)
+            }
+            node.position &+= n
+            return
+        }
         var offset = 0
         while offset < n, node.running {
             var seg = n &- offset

@@ -40,7 +40,10 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
 
-    // Queues: commands in, events out, status published.
+    // Queues: commands in, events out, status published. The renderer owns their memory, so a
+    // backend that holds only the renderer never reads freed storage.
+    let commandStorage: RingStorage<RenderCommand>
+    let eventStorage: RingStorage<RenderEvent>
     @usableFromInline let commands: CommandRing
     @usableFromInline let events: EventRing
     @usableFromInline @exclusivity(unchecked) var pending: PendingCommands
@@ -50,16 +53,18 @@ public final class Renderer: @unchecked Sendable {
     /// copy; other threads read `framesRendered`).
     @usableFromInline @exclusivity(unchecked) var framePosition: Int64 = 0
 
-    init(configuration: EngineConfiguration, commands: CommandRing, events: EventRing, board: StatusBoard) {
+    init(configuration: EngineConfiguration) {
         self.configuration = configuration
+        commandStorage = RingStorage(capacity: configuration.commandQueueCapacity)
+        eventStorage = RingStorage(capacity: configuration.eventQueueCapacity)
+        commands = CommandRing(commandStorage)
+        events = EventRing(eventStorage)
+        board = StatusBoard(slots: configuration.maxSources)
         channelCount = configuration.channelCount
         maxChunk = configuration.maxBlockFrames
         transportFadeFrames = configuration.frames(forSeconds: configuration.transportFadeSeconds)
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
-        self.commands = commands
-        self.events = events
-        self.board = board
         pending = PendingCommands(capacity: commands.indices.capacity)
         let placeholder = SourceNode(
             id: SourceID(rawValue: 0), bus: BusID(rawValue: 0), content: .silence, gain: 0, loop: false, fadeOutFrames: 0)
@@ -100,6 +105,7 @@ public final class Renderer: @unchecked Sendable {
         frameGains.deallocate()
         scratch.deallocate()
         pending.deallocate()
+        board.deallocate()
     }
 
     /// Render thread: render `frameCount` interleaved frames into `output`, applying every

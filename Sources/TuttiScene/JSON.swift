@@ -7,6 +7,7 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
 
+    /// Structural equality; objects compare key by key, in order.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -34,43 +35,52 @@ public enum JSONValue: Equatable, Sendable {
 
 /// A JSON syntax error with its line and column (1-based).
 public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// 1-based line of the offending character.
     public let line: Int
+    /// 1-based column, in characters (UTF-8 sequences count once).
     public let column: Int
+    /// What is wrong there.
     public let message: String
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A strict RFC 8259 parser (no comments, no trailing commas, no NaN). Written for clear
 /// errors and deterministic output rather than speed; nesting is limited to 64 levels.
 public struct JSONParser {
-    private let bytes: [UInt8]
+    /// The input, valid for the duration of `parse` (a pointer: no per-byte array checks in debug builds).
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
 
+    /// Parse a whole document; errors are `JSONSyntaxError`s with line and column. Any thread.
     public static func parse(_ text: String) throws -> JSONValue {
         try parse(bytes: Array(text.utf8))
     }
 
+    /// Parse a whole document given as UTF-8 bytes.
     public static func parse(bytes: [UInt8]) throws -> JSONValue {
-        var p = JSONParser(bytes: bytes)
-        p.skipWhitespace()
-        let v = try p.parseValue()
-        p.skipWhitespace()
-        if p.index < p.bytes.count { throw p.error("unexpected text after the JSON document") }
-        return v
+        try bytes.withUnsafeBufferPointer { input in
+            var p = JSONParser(bytes: input)
+            p.skipWhitespace()
+            let v = try p.parseValue()
+            p.skipWhitespace()
+            if p.index < p.bytes.count { throw p.error("unexpected text after the JSON document") }
+            return v
+        }
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
         let end = min(position ?? index, bytes.count)
         var line = 1
         var column = 1
-        for b in bytes[0..<end] {
-            if b == 0x0A {
+        for i in 0..<end {
+            if bytes[i] == 0x0A {
                 line += 1
                 column = 1
-            } else if b & 0xC0 != 0x80 {
+            } else if bytes[i] & 0xC0 != 0x80 {
                 column += 1
             }
         }
@@ -78,7 +88,12 @@ public struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue() throws -> JSONValue {
@@ -104,7 +119,7 @@ public struct JSONParser {
 
     private mutating func expectWord(_ word: String) throws {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+        guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
             throw error("invalid literal, expected '\(word)'")
         }
         index += w.count
@@ -120,6 +135,8 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        // A set beside the ordered members: the duplicate check stays linear in the key count.
+        var seen: Set<String> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -130,7 +147,7 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyStart = index
             let key = try parseString()
-            if members.contains(where: { $0.key == key }) { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            guard seen.insert(key).inserted else { throw error("duplicate key \"\(key)\"", at: keyStart) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
@@ -179,7 +196,17 @@ public struct JSONParser {
 
     private mutating func parseString() throws -> String {
         index += 1
-        var out: [UInt8] = []
+        // Fast path: a string without escapes is a slice of the input.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            guard let s = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+            index += 1
+            return s
+        }
+        var out = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let b = bytes[index]
@@ -272,66 +299,5 @@ public struct JSONParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let v = Double(text), v.isFinite else { throw error("number out of range", at: start) }
         return v
-    }
-}
-
-/// JSON text output: compact, keys in the given order, numbers in their shortest exact form.
-public enum JSONWriter {
-    public static func string(_ value: JSONValue) -> String {
-        var out = ""
-        write(value, into: &out)
-        return out
-    }
-
-    public static func write(_ value: JSONValue, into out: inout String) {
-        switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let d): out += number(d)
-        case .string(let s): quote(s, into: &out)
-        case .array(let a):
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                write(v, into: &out)
-            }
-            out += "]"
-        case .object(let o):
-            out += "{"
-            for (i, m) in o.enumerated() {
-                if i > 0 { out += "," }
-                quote(m.key, into: &out)
-                out += ":"
-                write(m.value, into: &out)
-            }
-            out += "}"
-        }
-    }
-
-    public static func number(_ d: Double) -> String {
-        if !d.isFinite { return "null" } // JSON has no NaN or infinity
-        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)"
-    }
-
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
     }
 }

@@ -8,7 +8,9 @@ public struct Scene: Sendable {
         public var sampleRate = 48_000
         public var channelCount = 2
         public var blockFrames = 256
-        public var resampler: ResamplerQuality = .sincBest
+        /// How file sources at another rate are converted at load: `ResamplerQuality.fileDefault`
+        /// unless the scene says (`engine.resampler`).
+        public var resampler: ResamplerQuality = .fileDefault
         public var ducking = DuckingSettings.default
         public var output: SampleFormat = .float32
     }

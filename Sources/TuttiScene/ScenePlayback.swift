@@ -11,26 +11,36 @@ import TuttiDSP
 /// Thread: the control thread calls `schedule` and `pollEvents`; the render thread (a
 /// backend) calls `engine.render(into:frameCount:)`.
 public final class ScenePlayback {
+    /// The scene played.
     public let scene: Scene
+    /// The engine holding the scene's graph: a backend renders it.
     public let engine: Engine
     /// In non-decreasing frame order.
     package let timeline: [(frame: Int64, command: EngineCommand)]
     /// The policy journal of the scene (what `--events` writes).
     public let journal: [LogEntry]
+    /// The scene's length in output frames.
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
+    /// The audio files loaded for it: each once, for both the shadow and the live render.
+    public let loading: AudioLoadReport
     /// Index of the next timeline command to queue.
     public private(set) var nextCommand = 0
     private let live: SceneRenderer
 
+    /// Loads the scene's files (once), records the timeline with a shadow render and builds
+    /// the live graph. Errors name the scene place and the file. Control thread.
     public init(scene: Scene) throws {
         self.scene = scene
-        let shadow = try SceneRenderer(scene: scene)
+        // One loader: each file is decoded and converted once for both renderers.
+        let audio = AudioLoader(scene: scene)
+        let shadow = try SceneRenderer(scene: scene, audio: audio)
         shadow.recordsCommands = true
         try shadow.render { _ in }
         timeline = shadow.recordedCommands
         journal = shadow.journal
-        live = try SceneRenderer(scene: scene)
+        live = try SceneRenderer(scene: scene, audio: audio)
         engine = live.engine
+        loading = audio.report
     }
 
     /// Queue every timeline command with a frame before `frame` that fits in the command

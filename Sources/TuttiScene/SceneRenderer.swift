@@ -3,46 +3,6 @@ import Tutti
 import TuttiDSP
 import TuttiPolicy
 
-/// One line of the events log: a policy or render event at an exact output frame.
-public struct LogEntry: Sendable, Equatable {
-    public var frame: Int64
-    public var time: Double
-    public var type: String
-    public var fields: [(key: String, value: JSONValue)]
-
-    public static func == (a: LogEntry, b: LogEntry) -> Bool {
-        a.frame == b.frame && a.type == b.type && JSONValue.object(a.fields) == JSONValue.object(b.fields)
-    }
-
-    public init(frame: Int64, time: Double, type: String, fields: [(key: String, value: JSONValue)]) {
-        self.frame = frame
-        self.time = time
-        self.type = type
-        self.fields = fields
-    }
-
-    /// A policy journal entry at `frame` of an output at `sampleRate`.
-    public init(_ entry: JournalEntry, frame: Int64, sampleRate: Int) {
-        self.init(
-            frame: frame, time: Double(frame) / Double(sampleRate), type: entry.type,
-            fields: entry.fields.map { ($0.key, JSONValue($0.value)) })
-    }
-
-    /// `{"frame":…,"time":…,"type":…, fields…}`
-    public var jsonLine: String {
-        JSONWriter.string(.object([("frame", .number(Double(frame))), ("time", .number(time)), ("type", .string(type))] + fields))
-    }
-}
-
-/// What a finished render did.
-public struct RenderReport: Sendable {
-    public var frameCount: Int
-    public var seconds: Double
-    public var wallSeconds: Double
-    public var format: SampleFormat
-    public var eventCount: Int
-}
-
 /// Renders a scene offline: every scene event goes through the policy (`AudioSystem`);
 /// the decisions reach the render graph as commands at the event's exact frame.
 ///
@@ -95,7 +55,12 @@ public final class SceneRenderer {
 
     /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
     /// builds the graph. Errors name the scene place and the file.
-    public init(scene: Scene) throws {
+    public convenience init(scene: Scene) throws {
+        try self.init(scene: scene, audio: AudioLoader(scene: scene))
+    }
+
+    /// The same, taking the files from `loader` (which keeps them for other renderers).
+    init(scene: Scene, audio loader: AudioLoader) throws {
         self.scene = scene
         do {
             system = try AudioSystem(configuration: SceneRenderer.engineConfiguration(for: scene))
@@ -106,7 +71,6 @@ public final class SceneRenderer {
         for (i, s) in scene.sessions.enumerated() {
             do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
         }
-        var loader = AudioLoader(scene: scene)
         for s in scene.sources {
             let kind = try loader.kind(s.audio, place: s.place)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
@@ -239,92 +203,5 @@ public final class SceneRenderer {
         case .tone(let f, _): "tone \(JSONWriter.number(f)) Hz"
         case .silence: "silence"
         }
-    }
-}
-
-/// Loads and converts each audio file once.
-struct AudioLoader {
-    let scene: Scene
-    var cache: [String: AudioBuffer] = [:]
-
-    init(scene: Scene) { self.scene = scene }
-
-    mutating func kind(_ audio: Scene.Audio, place: String) throws -> SourceKind {
-        switch audio {
-        case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))
-        case .silence: return .silence
-        case .file(let path):
-            let resolved = scene.resolve(path)
-            if let b = cache[resolved] { return .buffer(b) }
-            let decoded: AudioBuffer
-            do { decoded = try AudioFileReader.read(path: resolved) } catch let e as SceneError {
-                throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
-            }
-            let converted = try decoded.converted(
-                toSampleRate: Double(scene.engine.sampleRate),
-                channelCount: scene.engine.channelCount, quality: scene.engine.resampler)
-            cache[resolved] = converted
-            return .buffer(converted)
-        }
-    }
-}
-
-extension JSONValue {
-    init(_ v: JournalValue) {
-        switch v {
-        case .string(let s): self = .string(s)
-        case .number(let d): self = .number(d)
-        case .bool(let b): self = .bool(b)
-        case .null: self = .null
-        }
-    }
-}
-
-extension SceneRenderer {
-    /// Read and decode a scene file; relative audio paths resolve against its folder.
-    public static func loadScene(path scenePath: String) throws -> Scene {
-        guard let data = FileManager.default.contents(atPath: scenePath) else {
-            throw SceneError(
-                scenePath, FileManager.default.fileExists(atPath: scenePath) ? "cannot read the scene file" : "no such scene file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else { throw SceneError(scenePath, "the scene file is not UTF-8 text") }
-        let base = (scenePath as NSString).deletingLastPathComponent
-        do { return try Scene.decode(json: text, baseDirectory: base) } catch let e as SceneError where e.place == "scene" {
-            throw SceneError(scenePath, e.message)
-        }
-    }
-
-    /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
-    /// temporary files that replace the destinations only when everything succeeded.
-    public static func renderFile(
-        scenePath: String, outputPath: String, eventsPath: String?,
-        format: SampleFormat?, progress: (Double) -> Void = { _ in }
-    ) throws -> RenderReport {
-        let started = Date()
-        let scene = try loadScene(path: scenePath)
-        if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
-        let renderer = try SceneRenderer(scene: scene)
-        let sampleFormat = format ?? scene.engine.output
-        let writer = try AtomicWAVWriter(
-            path: outputPath, sampleRate: scene.engine.sampleRate,
-            channelCount: scene.engine.channelCount, format: sampleFormat)
-        let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
-        do {
-            try renderer.render(progress: progress) { try writer.write($0) }
-            if let eventsWriter {
-                for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
-                try eventsWriter.prepare()
-            }
-            try writer.commit()
-            try eventsWriter?.commit()
-        } catch {
-            writer.discard()
-            eventsWriter?.discard()
-            throw error
-        }
-        return RenderReport(
-            frameCount: Int(renderer.totalFrames), seconds: scene.duration,
-            wallSeconds: Date().timeIntervalSince(started), format: sampleFormat,
-            eventCount: renderer.journal.count)
     }
 }

@@ -43,6 +43,13 @@ struct Play: ParsableCommand {
     @Option(help: "Play only the first SECONDS of the scene.")
     var seconds: Double?
 
+    @Option(
+        name: .customLong("reconnect-timeout"),
+        help: ArgumentHelp(
+            "When the device is lost, give up after this many seconds without reopening it: playback stops and tutti exits 1.",
+            valueName: "S"))
+    var reconnectTimeout = 30.0
+
     @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
     var noRealtime = false
 
@@ -57,6 +64,14 @@ struct Play: ParsableCommand {
 
     @Flag(help: "Only the final report.")
     var quiet = false
+
+    /// Usage errors (exit 64, with the usage), before anything is loaded.
+    func validate() throws {
+        guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
+        guard reconnectTimeout.isFinite, reconnectTimeout >= 0 else {
+            throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
+        }
+    }
 
     func run() throws {
         do {
@@ -73,7 +88,6 @@ struct Play: ParsableCommand {
     }
 
     private func play() throws {
-        guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
         let scene = try SceneRenderer.loadScene(path: self.scene)
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
@@ -85,6 +99,7 @@ struct Play: ParsableCommand {
         if let format { config.formats = [format.format] }
         config.realtimePriority = noRealtime ? nil : 50
         config.lockMemory = mlock
+        config.reconnectTimeoutSeconds = reconnectTimeout
         if rtsan {
             guard let scope = RealtimeScope.sanitizer() else {
                 throw ValidationError(
@@ -114,6 +129,16 @@ struct Play: ParsableCommand {
             playback.pollEvents()
             for event in output.pollEvents() { say("\(event)") }
         }
+        if let failure = output.failure {
+            output.stop()
+            playback.pollEvents()
+            // The reason is the error line; the rest of the events are still worth a line.
+            for event in output.pollEvents() {
+                if case .reconnectFailed = event {} else { say("\(event)") }
+            }
+            throw PlaybackFailure(
+                reason: failure, played: Double(output.framesWritten) / Double(rate), total: Double(total) / Double(rate))
+        }
         output.stop(drain: true)
         playback.pollEvents()
         for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
@@ -125,4 +150,12 @@ struct Play: ParsableCommand {
                 Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
                 n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
     }
+}
+
+/// Playback that ended before the scene did (`tutti play` exits 1 with it).
+struct PlaybackFailure: Error, CustomStringConvertible {
+    var reason: String
+    var played: Double
+    var total: Double
+    var description: String { String(format: "playback stopped after %.2f of %.2f s: ", played, total) + reason }
 }

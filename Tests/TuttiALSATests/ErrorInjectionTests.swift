@@ -30,6 +30,30 @@ import Tutti
         expectIntact(device, try offlineReference(frames: frames))
     }
 
+    /// `onEvent` runs on a queue of the output's own: a callback may stop the output (here on
+    /// the first xrun) without waiting for the supervisor's 5 s stop timeout.
+    @Test func aCallbackMayStopTheOutput() throws {
+        let device = MockDevice(uniqueName("stop-in-callback"))
+        device.writeScript = [.accept(1_000), .error(-EPIPE)]
+        let engine = try makeEngine()
+        let box = OutputBox()
+        let stopped = DispatchSemaphore(value: 0)
+        let output = try ALSAOutput(
+            engine: engine, configuration: mockConfiguration(device.name), functions: .mock, log: { _ in },
+            onEvent: { e in
+                guard case .xrun = e else { return }
+                let started = monotonic()
+                box.output?.stop()
+                box.stopSeconds = monotonic() - started
+                stopped.signal()
+            })
+        box.output = output
+        try output.start()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        #expect(box.stopSeconds < 1, "stop() from the callback took \(box.stopSeconds) s")
+        box.output = nil
+    }
+
     @Test func estrpipeIsResumedOffTheRenderThread() throws {
         let device = MockDevice(uniqueName("estrpipe"))
         device.writeScript = [.accept(2_000), .error(-ESTRPIPE)]
@@ -129,6 +153,32 @@ import Tutti
         expectIntact(device, try offlineReference(frames: frames))
     }
 
+    /// Issue 12: a device that never came back was retried forever. After the reconnect
+    /// timeout the output gives up: waiters wake, `failure` says why, and it stops cleanly.
+    @Test func aDeviceThatNeverComesBackEndsPlaybackAfterTheReconnectTimeout() throws {
+        let device = MockDevice(uniqueName("gone"))
+        device.writeScript = [.accept(1_000), .error(-ENODEV)]
+        device.reopenResults = Array(repeating: -ECONNREFUSED, count: 100_000)
+        var config = mockConfiguration(device.name)
+        config.reconnectTimeoutSeconds = 0.3
+        let c = Collector()
+        let engine = try makeEngine()
+        let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
+        let t = monotonic()
+        try output.start(frameLimit: 48_000)
+        #expect(output.waitUntilFinished(timeout: 5))
+        let elapsed = monotonic() - t
+        #expect(elapsed >= 0.3 && elapsed < 2, "gave up after \(elapsed) s")
+        let failure = output.failure ?? ""
+        #expect(failure.hasPrefix("device \"\(device.name)\" lost (") && failure.contains("and not back within 0.3 s"), "\(failure)")
+        #expect(!output.isFinished)
+        #expect(c.waitFor(1) { $0.contains { if case .reconnectFailed(_, let m) = $0 { m == failure } else { false } } })
+        #expect(c.lines.contains { $0.hasPrefix("giving up: ") })
+        output.stop()
+        #expect(!device.isOpen)
+        #expect(device.count("open") > 3) // it did retry before giving up
+    }
+
     @Test func stopWhileTheDeviceIsAwayDoesNotHang() throws {
         let device = MockDevice(uniqueName("away"))
         device.writeScript = [.accept(1_000), .error(-ENODEV)]
@@ -198,4 +248,10 @@ import Tutti
         #expect(c.events.contains { $0.isStalled })
         #expect(c.events.contains { $0.isStallEnded })
     }
+}
+
+/// The output a callback stops (set after creation). Test threads only.
+final class OutputBox: @unchecked Sendable {
+    var output: ALSAOutput?
+    var stopSeconds = 0.0
 }

@@ -84,7 +84,7 @@ import TuttiDSP
         var q = TPDFQuantizer(format: .s16)
         var codes = [Int32](repeating: 0, count: reference.count)
         reference.withUnsafeBufferPointer { r in
-            codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+            codes.withUnsafeMutableBufferPointer { q.quantizeReference(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
         }
         #expect(device.int16s == codes.map { Int16($0) })
     }
@@ -99,7 +99,7 @@ import TuttiDSP
         var q = TPDFQuantizer(format: .s24)
         var codes = [Int32](repeating: 0, count: reference.count)
         reference.withUnsafeBufferPointer { r in
-            codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+            codes.withUnsafeMutableBufferPointer { q.quantizeReference(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
         }
         #expect(device.int32s == codes.map { $0 << 8 })
     }

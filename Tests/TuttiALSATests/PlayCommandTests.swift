@@ -86,6 +86,52 @@ struct PlayCommandTests {
         #expect(teed == offline, "the tee'd samples differ from `tutti render`")
     }
 
+    /// Issue 12: `tutti play` retried for ever when the server never came back. With
+    /// `--reconnect-timeout 1` it exits 1 about a second after the server is killed, saying why.
+    @Test func playGivesUpWhenTheServerNeverComesBack() throws {
+        let server = try PulseServer()
+        let dir = server.directory
+        let scenePath = dir + "/scene.json"
+        try """
+        {"duration": 60, "sessions": [{"id": "s", "category": "playback"}],
+         "sources": [{"id": "t", "session": "s", "tone": {"frequency": 440, "amplitude": 0.3}}],
+         "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0, "source": "t", "action": "play"}]}
+        """.write(toFile: scenePath, atomically: true, encoding: .utf8)
+        let conf = dir + "/pulse.conf"
+        try server.alsaConfig(name: "tutti").write(toFile: conf, atomically: true, encoding: .utf8)
+        let err = dir + "/play.err"
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Tool.tutti!)
+        p.arguments = ["play", scenePath, "--device", "tutti", "--reconnect-timeout", "1", "--no-realtime"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"]) { $1 }
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        func stderr() -> String { (try? String(contentsOfFile: err, encoding: .utf8)) ?? "" }
+        var waited = 0.0
+        while !stderr().contains("render thread:"), p.isRunning, waited < 15 {
+            usleep(50_000)
+            waited += 0.05
+        }
+        usleep(500_000)
+        #expect(p.isRunning, "tutti play ended before the server was killed: \(stderr())")
+        server.kill()
+        let killed = monotonic()
+        while p.isRunning, monotonic() - killed < 15 { usleep(20_000) }
+        let elapsed = monotonic() - killed
+        #expect(!p.isRunning, "tutti play still running 15 s after the server was killed")
+        guard !p.isRunning else { return }
+        let text = stderr()
+        print("tutti play, server killed: exit \(p.terminationStatus) after \(String(format: "%.2f", elapsed)) s: \(text)")
+        #expect(p.terminationReason == .exit && p.terminationStatus == 1)
+        #expect(elapsed >= 1 && elapsed < 5, "gave up \(elapsed) s after the kill")
+        #expect(text.contains("tutti: error: playback stopped after "), "\(text)")
+        #expect(text.contains("and not back within 1.0 s"), "\(text)")
+    }
+
     @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv to drop to nobody"))
     func unprivilegedPlayFallsBackToNormalSchedulingAndPlays() throws {
         let server = try PulseServer()

@@ -93,7 +93,7 @@ struct PulseDeviceTests {
             var q = TPDFQuantizer(format: .s16)
             var codes = [Int32](repeating: 0, count: reference.count)
             reference.withUnsafeBufferPointer { r in
-                codes.withUnsafeMutableBufferPointer { q.quantize(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
+                codes.withUnsafeMutableBufferPointer { q.quantizeReference(r.baseAddress!, count: r.count, into: $0.baseAddress!) }
             }
             #expect(got == codes.map { Int16($0) })
         }

@@ -2,145 +2,275 @@ import Foundation
 import Testing
 import TuttiDSP
 
-/// Each fast kernel against its scalar reference on the same vectors.
+/// Every C kernel variant this CPU supports against the Swift scalar references, on the same
+/// vectors: odd lengths, unaligned pointers, 1, 2 and 3 channels. Exact where the math is
+/// exact (add, the quantizers, SSE2's multiply-then-add); the FMA variants must equal the
+/// fused result exactly and stay within a 1-ulp-scaled bound of the two-rounding reference.
 @Suite struct KernelTests {
-    func vector(_ n: Int, seed: UInt32) -> [Float] {
+    static let counts = [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 512, 1023]
+
+    func vector(_ n: Int, seed: UInt32, scale: Float = 1) -> [Float] {
         var rng = XorShift32(seed: seed)
-        return (0..<n).map { _ in rng.nextUnit() * 2 - 1 }
+        return (0..<n).map { _ in (rng.nextUnit() * 2 - 1) * scale }
     }
 
-    @Test(arguments: [0, 1, 7, 8, 9, 63, 512, 1023])
-    func mixAddMatchesReference(count: Int) {
-        let src = vector(count, seed: 1)
-        var fast = vector(count, seed: 2)
-        var ref = fast
-        src.withUnsafeBufferPointer { s in
-            fast.withUnsafeMutableBufferPointer { Kernels.mixAdd($0.baseAddress!, s.baseAddress!, count: count, gain: 0.37) }
-            ref.withUnsafeMutableBufferPointer { Kernels.mixAddReference($0.baseAddress!, s.baseAddress!, count: count, gain: 0.37) }
+    /// Run `body` on copies of `src` and `dst` placed `offset` floats into fresh buffers, so the
+    /// kernels see pointers that are not 16-, 32- or 64-byte aligned.
+    func withOffset(
+        _ offset: Int, src: [Float], dst: [Float],
+        _ body: (UnsafeMutablePointer<Float>, UnsafePointer<Float>) -> Void
+    ) -> [Float] {
+        let s = UnsafeMutablePointer<Float>.allocate(capacity: src.count + offset + 16)
+        let d = UnsafeMutablePointer<Float>.allocate(capacity: dst.count + offset + 16)
+        defer {
+            s.deallocate()
+            d.deallocate()
         }
-        #expect(fast == ref)
+        s.initialize(repeating: 99, count: src.count + offset + 16)
+        d.initialize(repeating: 77, count: dst.count + offset + 16)
+        (s + offset).update(from: src, count: src.count)
+        (d + offset).update(from: dst, count: dst.count)
+        body(d + offset, s + offset)
+        // Nothing outside the range may be touched.
+        for i in 0..<offset { precondition(d[i] == 77, "wrote before the range") }
+        for i in 0..<16 { precondition(d[offset + dst.count + i] == 77, "wrote past the range") }
+        return Array(UnsafeBufferPointer(start: d + offset, count: dst.count))
     }
 
-    @Test(arguments: [1, 2])
-    func mixAddGainsMatchesReference(channels: Int) {
-        let frames = 301
-        let src = vector(frames * channels, seed: 3)
-        var fast = vector(frames * channels, seed: 4)
-        var ref = fast
-        var ramp = LinearRamp(value: 0.2)
-        ramp.ramp(to: 0.9, frameCount: 123)
-        let gains = (0..<frames).map { _ in ramp.next() }
-        src.withUnsafeBufferPointer { s in
-            gains.withUnsafeBufferPointer { g in
-                fast.withUnsafeMutableBufferPointer {
-                    Kernels.mixAddGains($0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+    /// The result the variant must give for dst + g·src: exact two roundings (scalar, SSE2),
+    /// or exact one rounding (FMA variants).
+    func expected(_ v: KernelVariant, _ d: Float, _ g: Float, _ s: Float) -> Float {
+        v.fusesMultiplyAdd ? d.addingProduct(g, s) : d + g * s
+    }
+
+    @Test func everyVariantThisCPUHasIsTested() {
+        let names = KernelVariant.supported.map(\.name)
+        #expect(names.first == "scalar")
+        #if arch(x86_64)
+            #expect(names.contains("sse2"))
+        #endif
+        #expect(names.last == KernelVariant.best.name)
+        #expect(KernelVariant.supported.contains(KernelVariant.active))
+        // The active variant is the best one unless TUTTI_KERNELS forced a lower one.
+        if ProcessInfo.processInfo.environment["TUTTI_KERNELS"] == nil { #expect(KernelVariant.active == KernelVariant.best) }
+    }
+
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func addIsExact(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        for n in Self.counts {
+            for offset in [0, 1, 3] {
+                let src = vector(n, seed: 11)
+                let dst = vector(n, seed: 12)
+                let got = withOffset(offset, src: src, dst: dst) { v.add($0, $1, count: n) }
+                #expect(got == zip(dst, src).map { $0 + $1 }, "n=\(n) offset=\(offset)")
+            }
+        }
+    }
+
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func mixAddMatchesReference(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        let gain: Float = 0.37
+        for n in Self.counts {
+            for offset in [0, 1, 2, 5] {
+                let src = vector(n, seed: 1)
+                let dst = vector(n, seed: 2)
+                let got = withOffset(offset, src: src, dst: dst) { v.mixAdd($0, $1, count: n, gain: gain) }
+                var reference = dst
+                reference.withUnsafeMutableBufferPointer { r in
+                    src.withUnsafeBufferPointer { Kernels.mixAddReference(r.baseAddress!, $0.baseAddress!, count: n, gain: gain) }
                 }
-                ref.withUnsafeMutableBufferPointer {
-                    Kernels.mixAddGainsReference(
-                        $0.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+                for i in 0..<n {
+                    #expect(got[i] == expected(v, dst[i], gain, src[i]), "n=\(n) offset=\(offset) i=\(i)")
+                    // Within one ulp of the operands' scale of the two-rounding reference.
+                    let bound = 2 * Float.ulpOfOne * (abs(gain * src[i]) + abs(dst[i]))
+                    #expect(abs(got[i] - reference[i]) <= bound)
+                }
+                if !v.fusesMultiplyAdd { #expect(got == reference) }
+            }
+        }
+    }
+
+    @Test(arguments: KernelVariant.supported.map(\.name), [1, 2, 3])
+    func mixAddGainsMatchesReference(variant: String, channels: Int) throws {
+        let v = try #require(KernelVariant(named: variant))
+        for frames in [0, 1, 3, 7, 8, 9, 17, 33, 255, 301] {
+            let src = vector(frames * channels, seed: 3)
+            let dst = vector(frames * channels, seed: 4)
+            var ramp = LinearRamp(value: 0.2)
+            ramp.ramp(to: 0.9, frameCount: 123)
+            let gains = (0..<frames).map { _ in ramp.next() }
+            let got = gains.withUnsafeBufferPointer { g in
+                withOffset(1, src: src, dst: dst) {
+                    v.mixAddGains($0, $1, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+                }
+            }
+            var reference = dst
+            reference.withUnsafeMutableBufferPointer { r in
+                src.withUnsafeBufferPointer { s in
+                    gains.withUnsafeBufferPointer { g in
+                        Kernels.mixAddGainsReference(
+                            r.baseAddress!, s.baseAddress!, gains: g.baseAddress!, frameCount: frames, channelCount: channels)
+                    }
+                }
+            }
+            for f in 0..<frames {
+                for c in 0..<channels {
+                    let i = f * channels + c
+                    #expect(got[i] == expected(v, dst[i], gains[f], src[i]), "frames=\(frames) ch=\(channels) i=\(i)")
+                }
+            }
+            if !v.fusesMultiplyAdd { #expect(got == reference) }
+            if frames > 0 { #expect(got != dst) }
+        }
+    }
+
+    /// A sample's result does not depend on where a call starts or ends (tails compute what
+    /// the vector body computes): renders split into different blocks give the same bits.
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func resultsDoNotDependOnHowABlockIsSplit(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        let n = 517
+        let src = vector(n, seed: 21)
+        let dst = vector(n, seed: 22)
+        let gains = vector(n / 2 + 1, seed: 23)
+        let whole = withOffset(0, src: src, dst: dst) { d, s in
+            v.mixAdd(d, s, count: n, gain: 0.61)
+            gains.withUnsafeBufferPointer { v.mixAddGains(d, s, gains: $0.baseAddress!, frameCount: n / 2, channelCount: 2) }
+        }
+        for cut in [1, 5, 13, 100, 257] {
+            let split = withOffset(0, src: src, dst: dst) { d, s in
+                v.mixAdd(d, s, count: cut, gain: 0.61)
+                v.mixAdd(d + cut, s + cut, count: n - cut, gain: 0.61)
+                let f = cut / 2
+                gains.withUnsafeBufferPointer { g in
+                    v.mixAddGains(d, s, gains: g.baseAddress!, frameCount: f, channelCount: 2)
+                    v.mixAddGains(d + 2 * f, s + 2 * f, gains: g.baseAddress! + f, frameCount: n / 2 - f, channelCount: 2)
+                }
+            }
+            #expect(split == whole, "cut at \(cut)")
+        }
+    }
+
+    /// The render path's entry points call the active variant.
+    @Test func kernelsCallTheActiveVariant() {
+        let v = KernelVariant.active
+        let src = vector(301, seed: 6)
+        let dst = vector(301, seed: 7)
+        let gains = vector(301, seed: 8)
+        let viaKernels = withOffset(1, src: src, dst: dst) { d, s in
+            Kernels.add(d, s, count: 301)
+            Kernels.mixAdd(d, s, count: 301, gain: 0.3)
+            gains.withUnsafeBufferPointer { Kernels.mixAddGains(d, s, gains: $0.baseAddress!, frameCount: 150, channelCount: 2) }
+        }
+        let viaVariant = withOffset(1, src: src, dst: dst) { d, s in
+            v.add(d, s, count: 301)
+            v.mixAdd(d, s, count: 301, gain: 0.3)
+            gains.withUnsafeBufferPointer { v.mixAddGains(d, s, gains: $0.baseAddress!, frameCount: 150, channelCount: 2) }
+        }
+        #expect(viaKernels == viaVariant)
+        #expect(viaKernels != dst)
+    }
+
+    /// Samples that exercise every branch of the quantizer: clipping, ±0, halves, NaN, ±∞,
+    /// values just around code boundaries, and plain noise.
+    func quantizerInput(_ n: Int, bits: Int) -> [Float] {
+        let full = Float(1 << (bits - 1))
+        var special: [Float] = [0, -0.0, 1, -1, 2, -2, .infinity, -.infinity, .nan, 0.5 / full, -0.5 / full, 1.5 / full, -1.5 / full]
+        special += [(full - 0.5) / full, (full - 1.5) / full, -(full - 0.5) / full, 1 / full, -1 / full, Float.leastNonzeroMagnitude]
+        return (0..<n).map { i in i < special.count ? special[i] : vector(1, seed: UInt32(i + 1), scale: 1.1)[0] }
+    }
+
+    @Test(arguments: KernelVariant.supported.map(\.name), [false, true])
+    func quantizersGiveTheReferenceCodes(variant: String, dither: Bool) throws {
+        let v = try #require(KernelVariant(named: variant))
+        for format in [SampleFormat.s16, .s24] {
+            let bits = format.bitsPerSample
+            for n in Self.counts + [2049] {
+                let input = quantizerInput(n, bits: bits)
+                // The reference codes, and the same quantizer's dither values for the kernels.
+                var reference = [Int32](repeating: 0, count: n)
+                var refQuantizer = TPDFQuantizer(format: format, seed: 1234, dither: dither)
+                input.withUnsafeBufferPointer { i in
+                    reference.withUnsafeMutableBufferPointer {
+                        refQuantizer.quantizeReference(i.baseAddress!, count: n, into: $0.baseAddress!)
+                    }
+                }
+                var ditherValues = [Float](repeating: 0, count: n)
+                var q = TPDFQuantizer(format: format, seed: 1234, dither: dither)
+                ditherValues.withUnsafeMutableBufferPointer { q.fillDither($0.baseAddress!, count: n) }
+                let d: [Float]? = dither ? ditherValues : nil
+
+                var s32 = [Int32](repeating: 0, count: n + 1)
+                input.withUnsafeBufferPointer { i in
+                    s32.withUnsafeMutableBufferPointer { o in
+                        withOptionalPointer(d) { v.quantizeS32(o.baseAddress! + 1, i.baseAddress!, dither: $0, count: n, bits: bits) }
+                    }
+                }
+                #expect(Array(s32.dropFirst()) == reference.map { $0 << (32 - bits) }, "\(format) s32 n=\(n)")
+                if format == .s24 {
+                    var s24 = [Int32](repeating: 0, count: n)
+                    input.withUnsafeBufferPointer { i in
+                        s24.withUnsafeMutableBufferPointer { o in
+                            withOptionalPointer(d) { v.quantizeS24(o.baseAddress!, i.baseAddress!, dither: $0, count: n) }
+                        }
+                    }
+                    #expect(s24 == reference, "s24 n=\(n)")
+                } else {
+                    var s16 = [Int16](repeating: 0, count: n + 1)
+                    input.withUnsafeBufferPointer { i in
+                        s16.withUnsafeMutableBufferPointer { o in
+                            withOptionalPointer(d) { v.quantizeS16(o.baseAddress! + 1, i.baseAddress!, dither: $0, count: n) }
+                        }
+                    }
+                    #expect(s16.dropFirst().map { Int32($0) } == reference, "s16 n=\(n)")
                 }
             }
         }
-        #expect(fast == ref)
-        #expect(fast != vector(frames * channels, seed: 4))
     }
 
-    @Test func addMatchesUnityMixAdd() {
-        let src = vector(517, seed: 6)
-        var a = vector(517, seed: 7)
-        var b = a
-        src.withUnsafeBufferPointer { s in
-            a.withUnsafeMutableBufferPointer { Kernels.add($0.baseAddress!, s.baseAddress!, count: 517) }
-            b.withUnsafeMutableBufferPointer { Kernels.mixAddReference($0.baseAddress!, s.baseAddress!, count: 517, gain: 1) }
+    func withOptionalPointer(_ a: [Float]?, _ body: (UnsafePointer<Float>?) -> Void) {
+        guard let a else { return body(nil) }
+        a.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// The quantizer's kernel path (what the ALSA backend and the WAV writer call) gives the
+    /// reference's codes, period after period (the dither sequence continues).
+    @Test(arguments: [SampleFormat.s16, .s24])
+    func quantizerFastPathMatchesReference(format: SampleFormat) {
+        let n = 1_003
+        let input = quantizerInput(n, bits: format.bitsPerSample)
+        var ref = TPDFQuantizer(format: format, seed: 99)
+        var fast = ref
+        var scratch = [Float](repeating: 0, count: n)
+        for _ in 0..<3 {
+            var codes = [Int32](repeating: 0, count: n)
+            input.withUnsafeBufferPointer { i in
+                codes.withUnsafeMutableBufferPointer { ref.quantizeReference(i.baseAddress!, count: n, into: $0.baseAddress!) }
+            }
+            let shift = Int32(32 - format.bitsPerSample)
+            var left = [Int32](repeating: 0, count: n)
+            if format == .s16 {
+                var s16 = [Int16](repeating: 0, count: n)
+                var copy = fast
+                input.withUnsafeBufferPointer { i in
+                    scratch.withUnsafeMutableBufferPointer { s in
+                        s16.withUnsafeMutableBufferPointer {
+                            copy.quantize(i.baseAddress!, count: n, scratch: s.baseAddress!, into: $0.baseAddress!)
+                        }
+                    }
+                }
+                #expect(s16.map { Int32($0) } == codes)
+            }
+            input.withUnsafeBufferPointer { i in
+                scratch.withUnsafeMutableBufferPointer { s in
+                    left.withUnsafeMutableBufferPointer {
+                        fast.quantizeLeftJustified(i.baseAddress!, count: n, scratch: s.baseAddress!, into: $0.baseAddress!)
+                    }
+                }
+            }
+            #expect(left == codes.map { $0 << shift })
         }
-        #expect(a == b)
-    }
-}
-
-@Suite struct RampTests {
-    @Test func linearRampEndsExactlyOnTarget() {
-        var r = LinearRamp(value: 1)
-        r.ramp(to: 0.25, frameCount: 480)
-        var values: [Float] = []
-        for _ in 0..<480 { values.append(r.next()) }
-        #expect(values.last == 0.25)
-        #expect(!r.isRamping)
-        #expect(zip(values, values.dropFirst()).allSatisfy { $0 > $1 })
-        // Even steps: the first step equals the average step.
-        #expect(abs((1 - values[0]) - 0.75 / 480) < 1e-6)
-    }
-
-    @Test func skipLandsWhereStepsWould() {
-        var a = LinearRamp(value: 0)
-        var b = LinearRamp(value: 0)
-        a.ramp(to: 1, frameCount: 100)
-        b.ramp(to: 1, frameCount: 100)
-        for _ in 0..<40 { _ = a.next() }
-        b.skip(40)
-        #expect(abs(a.value - b.value) < 1e-6)
-        b.skip(1000)
-        #expect(b.value == 1 && !b.isRamping)
-    }
-
-    @Test func duckEnvelopeIsLinearInDecibels() {
-        var d = DuckEnvelope()
-        let frames = 4800
-        d.move(to: -15, dBPerFrame: DuckEnvelope.rate(rangeDB: -15, frameCount: frames))
-        var gains: [Float] = []
-        for _ in 0..<frames { gains.append(d.next()) }
-        let half = 20 * log10(Double(gains[frames / 2 - 1]))
-        #expect(abs(half - -7.5) < 0.01)
-        #expect(abs(20 * log10(Double(gains.last!)) - -15) < 1e-4)
-        #expect(!d.isMoving)
-        // Release back to unity is exact.
-        d.move(to: 0, dBPerFrame: DuckEnvelope.rate(rangeDB: -15, frameCount: 100))
-        for _ in 0..<100 { _ = d.next() }
-        #expect(d.gain == 1)
-    }
-
-}
-
-@Suite struct DitherTests {
-    @Test func ditherLinearizesBelowOneLSB() {
-        // 0.3 LSB of DC: plain rounding gives 0 everywhere; TPDF dither averages to 0.3 LSB.
-        let n = 200_000
-        let input = [Float](repeating: 0.3 / 32768, count: n)
-        var out = [Int32](repeating: 0, count: n)
-        var plain = TPDFQuantizer(format: .s16, dither: false)
-        input.withUnsafeBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { plain.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) }
-        }
-        #expect(out.allSatisfy { $0 == 0 })
-        var dithered = TPDFQuantizer(format: .s16)
-        input.withUnsafeBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { dithered.quantize(i.baseAddress!, count: n, into: $0.baseAddress!) }
-        }
-        let mean = Double(out.reduce(0) { $0 + Int($1) }) / Double(n)
-        #expect(abs(mean - 0.3) < 0.01)
-        #expect(out.allSatisfy { (-1...2).contains($0) })
-    }
-
-    @Test func clipsAndScales() {
-        let input: [Float] = [1, -1, 2, -2, 0.5]
-        var out = [Int32](repeating: 0, count: 5)
-        var q = TPDFQuantizer(format: .s24, dither: false)
-        input.withUnsafeBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { q.quantize(i.baseAddress!, count: 5, into: $0.baseAddress!) }
-        }
-        #expect(out == [8_388_607, -8_388_608, 8_388_607, -8_388_608, 4_194_304])
-    }
-
-    @Test func sameSeedSameDither() {
-        let input = [Float](repeating: 0, count: 1000)
-        var a = [Int32](repeating: 0, count: 1000)
-        var b = a
-        var qa = TPDFQuantizer(format: .s16)
-        var qb = TPDFQuantizer(format: .s16)
-        input.withUnsafeBufferPointer { i in
-            a.withUnsafeMutableBufferPointer { qa.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }
-            b.withUnsafeMutableBufferPointer { qb.quantize(i.baseAddress!, count: 1000, into: $0.baseAddress!) }
-        }
-        #expect(a == b)
-        #expect(a.contains { $0 != 0 })
     }
 }

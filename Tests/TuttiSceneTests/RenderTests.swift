@@ -131,18 +131,6 @@ import TuttiTestSupport
         #expect(FileManager.default.fileExists(atPath: dir + "/voip.wav"))
     }
 
-    func run(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 }
 
 @Suite struct LengthTests {

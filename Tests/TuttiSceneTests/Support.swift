@@ -58,3 +58,102 @@ let fixturesDir: String = {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fixtures").path
 }()
+
+/// Run `tool` with `args`; its exit status and its stdout and stderr together.
+func run(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = args
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// The `tutti` executable built next to the test bundle (`swift build --build-tests` builds it).
+let tuttiExecutable: String = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent("tutti").path
+
+/// A child process whose output goes to a file (a chatty child cannot fill a pipe nobody
+/// reads) and whose wait is bounded, so a hang fails the test instead of stalling the run.
+/// Spawned with posix_spawn and reaped with waitpid, not Foundation's Process: its child
+/// monitor learns of an exit late while other children run (tests run in parallel).
+final class Child {
+    let pid: pid_t
+    private let directory: String
+    private(set) var timedOut = false
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        directory = makeTempDir()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + "/out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The child starts with no signal blocked and every signal at its default action,
+        // whatever the test runner's own settings are.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var child = pid_t()
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        pid = child
+    }
+
+    deinit {
+        if status == nil {
+            kill(pid, SIGKILL)
+            var s: Int32 = 0
+            _ = waitpid(pid, &s, 0)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// True until the child has exited (reaps it when it has).
+    var isRunning: Bool {
+        if status != nil { return false }
+        var s: Int32 = 0
+        if waitpid(pid, &s, WNOHANG) == pid {
+            status = s
+            return false
+        }
+        return true
+    }
+
+    /// True when the child exited (rather than being killed by a signal).
+    var exited: Bool { status.map { $0 & 0x7F == 0 } ?? false }
+
+    /// Wait at most `seconds`; a child still running then is killed and `timedOut` set.
+    /// Returns the exit status, or -1 when a signal ended it.
+    @discardableResult
+    func wait(seconds: Double) -> Int32 {
+        let end = Date().addingTimeInterval(seconds)
+        while isRunning, Date() < end { usleep(5_000) }
+        if isRunning {
+            timedOut = true
+            kill(pid, SIGKILL)
+            var s: Int32 = 0
+            _ = waitpid(pid, &s, 0)
+            status = s
+        }
+        return exited ? (status! >> 8) & 0xFF : -1
+    }
+
+    /// stdout and stderr so far.
+    var output: String { (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "" }
+}

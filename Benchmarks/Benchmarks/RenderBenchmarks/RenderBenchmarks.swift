@@ -6,18 +6,24 @@
 //
 // Families (names are what `--filter` matches, as a whole-name regex):
 //   Mix N=… B=…        the engine, buffer sources, full chain, gains settled; in each sample
-//                      also the reference: plain C out[i] += g·in[i] built -O3 on the same
-//                      buffers and gains (half a loop away: see ReferenceFixture)
-//   C AVX2 N=… B=256   the same C loop built for AVX2+FMA, alone (information: this CPU's limit)
+//                      also two references on the same buffers and gains: the plain C loop
+//                      out[i] += g·in[i] built -O3 for the baseline target (half a loop away:
+//                      see ReferenceFixture) and the same loop built -O3 -march=native (a
+//                      quarter loop away): the goal is the engine within 1.2× of the latter
 //   Moving N=… B=…     the engine with every gain stage ramping (per-frame paths)
 //   Stream Q N=… B=…   the engine, stream sources resampled 44.1→48 kHz at quality Q; in each
 //                      sample also bare src_process on the same input, same chunking
 //   ZeroMalloc …       mallocs per render, asserted 0 (Thresholds/)
+//   Convert Q          whole-file conversion (resampleBuffer = ChunkedResampler) of 1 s of
+//                      stereo 44.1 kHz to 48 kHz at quality Q: wall clock / 48 000 = ns per
+//                      output frame
 //
 // Environment: TUTTI_BENCH_SMOKE=1 runs a tiny subset briefly (scripts/bench-smoke.sh);
 // TUTTI_BENCH_INJECT_MALLOC=1 makes ZeroMalloc allocate (to show that its check catches it).
 
 import Benchmark
+import CNativeKernel
+import CReferenceKernel
 import Foundation
 import Tutti
 import TuttiBenchSupport
@@ -34,7 +40,8 @@ let injectMalloc = ProcessInfo.processInfo.environment["TUTTI_BENCH_INJECT_MALLO
 let sourceCounts = smoke ? [8, 128] : [1, 8, 32, 128, 512]
 let blockSizes = smoke ? [256] : [64, 256, 1024]
 let streamSourceCounts = smoke ? [8] : [8, 128]
-let qualities: [ResamplerQuality] = smoke ? [.sincFastest] : ResamplerQuality.allCases
+let qualities: [ResamplerQuality] = smoke ? [.sincFastest] : ResamplerQuality.allCases.filter { $0.libsamplerateConverter != nil }
+let conversionQualities: [ResamplerQuality] = smoke ? [.fileDefault] : ResamplerQuality.allCases
 
 /// Timing configuration: wall clock only (cpu metrics add syscalls and mallocs to each sample).
 func timing(_ seconds: Int = 1) -> Benchmark.Configuration {
@@ -52,23 +59,13 @@ func timing(_ seconds: Int = 1) -> Benchmark.Configuration {
 /// the same machine (this matters on a shared machine; docs/performance.md).
 let engineNs = BenchmarkMetric.custom("engine (ns)", polarity: .prefersSmaller, useScalingFactor: false)
 let referenceNs = BenchmarkMetric.custom("C -O3 reference (ns)", polarity: .prefersSmaller, useScalingFactor: false)
+let nativeNs = BenchmarkMetric.custom("C native reference (ns)", polarity: .prefersSmaller, useScalingFactor: false)
 let bareNs = BenchmarkMetric.custom("bare src_process (ns)", polarity: .prefersSmaller, useScalingFactor: false)
-
-@inline(__always) func nanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-}
-
-@inline(__always) func timed(_ body: () -> Void) -> Int {
-    let t0 = nanoseconds()
-    body()
-    return Int(nanoseconds() &- t0)
-}
 
 struct MixPair {
     let engine: EngineFixture
     let reference: ReferenceFixture
+    let native: ReferenceFixture
 }
 
 struct StreamPair {
@@ -79,31 +76,28 @@ struct StreamPair {
 let benchmarks: @Sendable () -> Void = {
     // MARK: Mix-only render next to the reference kernel
     // The wall clock is the engine's block alone; the custom metrics are the engine and the
-    // C -O3 reference, each timed once per sample, one after the other.
+    // two C references, each timed once per sample, one after the other.
     for n in sourceCounts {
         for b in blockSizes {
             var config = timing()
-            config.metrics += [engineNs, referenceNs]
+            config.metrics += [engineNs, referenceNs, nativeNs]
             Benchmark("Mix N=\(n) B=\(b)", configuration: config) { (benchmark: Benchmark, pair: MixPair) in
                 pair.engine.prepare(blocks: 1)
                 benchmark.startMeasurement()
                 let e = timed { pair.engine.render() }
                 benchmark.stopMeasurement()
-                benchmark.measurement(engineNs, e)
-                benchmark.measurement(referenceNs, timed { pair.reference.render() })
+                benchmark.measurement(engineNs, Int(e))
+                benchmark.measurement(referenceNs, Int(timed { pair.reference.render() }))
+                benchmark.measurement(nativeNs, Int(timed { pair.native.render() }))
             } setup: {
                 let engine = try EngineFixture(bufferSources: n, blockFrames: b)
                 // The same buffers and gains as the engine's sources.
-                return MixPair(engine: engine, reference: ReferenceFixture(sharing: engine))
-            }
-        }
-        // For information (not the reference): the same C loop built for AVX2 + FMA, alone.
-        if !smoke, ReferenceFixture.hasAVX2 {
-            Benchmark("C AVX2 N=\(n) B=256", configuration: timing()) { benchmark, reference in
-                benchmark.startMeasurement()
-                reference.render()
-            } setup: {
-                ReferenceFixture(sharing: try EngineFixture(bufferSources: n, blockFrames: 256), avx2: true)
+                return MixPair(
+                    engine: engine,
+                    reference: ReferenceFixture(sharing: engine, kernelName: "C -O3", kernel: { bench_ref_mix_block($0, $1, $2, $3, $4) }),
+                    native: ReferenceFixture(
+                        sharing: engine, kernelName: "C -O3 -march=native", phase: 0.25,
+                        kernel: { bench_native_mix_block($0, $1, $2, $3, $4) }))
             }
         }
     }
@@ -130,12 +124,12 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.startMeasurement()
                 let e = timed { pair.engine.render() }
                 benchmark.stopMeasurement()
-                benchmark.measurement(engineNs, e)
-                benchmark.measurement(bareNs, timed { pair.bare.render() })
+                benchmark.measurement(engineNs, Int(e))
+                benchmark.measurement(bareNs, Int(timed { pair.bare.render() }))
             } setup: {
                 StreamPair(
                     engine: try EngineFixture(bufferSources: 0, streamSources: n, quality: q, blockFrames: b),
-                    bare: BareResamplerFixture(sources: n, quality: q, blockFrames: b))
+                    bare: try BareResamplerFixture(sources: n, quality: q, blockFrames: b))
             }
         }
     }
@@ -167,5 +161,15 @@ let benchmarks: @Sendable () -> Void = {
         if injectMalloc { blackHole(malloc(16)) } // self-test of the check (see the smoke script)
     } setup: {
         try EngineFixture(bufferSources: 120, streamSources: 8, quality: .sincFastest, blockFrames: 256, moving: true)
+    }
+
+    // MARK: File conversion quality cost (ns per output frame, stereo 44.1 → 48 kHz)
+    let convertInput = BenchSetup.material(frames: 44_100, seed: 5, rate: 44_100)
+    for q in conversionQualities {
+        var config = timing(2)
+        config.timeUnits = .microseconds
+        Benchmark("Convert \(q.rawValue)", configuration: config) { benchmark in
+            blackHole(try! resampleBuffer(convertInput, channelCount: 2, fromRate: 44_100, toRate: 48_000, quality: q))
+        }
     }
 }

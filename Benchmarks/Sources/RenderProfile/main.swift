@@ -3,14 +3,19 @@
 //
 //   .build/release/RenderProfile mix N B BLOCKS
 //   .build/release/RenderProfile moving N B BLOCKS
-//   .build/release/RenderProfile reference N B BLOCKS
+//   .build/release/RenderProfile reference N B BLOCKS    (the C -O3 loop)
+//   .build/release/RenderProfile native N B BLOCKS       (the C -O3 -march=native loop)
+//   .build/release/RenderProfile kernel N B BLOCKS       (the bare CTuttiKernels mix_add)
 //   .build/release/RenderProfile stream QUALITY N B BLOCKS
 //   .build/release/RenderProfile bare QUALITY N B BLOCKS
 //   .build/release/RenderProfile scene SECONDS      (the offline-render scene, SceneRenderer.render)
+//   .build/release/RenderProfile convert QUALITY SECONDS  (resampleBuffer of stereo 44.1 kHz → 48 kHz)
 //
 // e.g. valgrind --tool=callgrind --callgrind-out-file=mix.cg .build/release/RenderProfile mix 128 256 2000
 // Prints the wall time per block (meaningless under valgrind; use the instruction counts).
 
+import CNativeKernel
+import CReferenceKernel
 import Foundation
 import Tutti
 import TuttiBenchSupport
@@ -20,7 +25,9 @@ import TuttiSceneBenchSupport
 
 func usage() -> Never {
     FileHandle.standardError.write(
-        Data("usage: RenderProfile mix|moving|reference N B BLOCKS | stream|bare QUALITY N B BLOCKS | scene SECONDS\n".utf8))
+        Data(
+            "usage: RenderProfile mix|moving|reference|native|kernel N B BLOCKS | stream|bare QUALITY N B BLOCKS | scene SECONDS | convert QUALITY SECONDS\n"
+                .utf8))
     exit(64)
 }
 
@@ -38,6 +45,18 @@ if mode == "scene" {
     print(String(format: "scene %d s: rendered in %.3f s, %.0f× real time (%d blocks)", seconds, wall, Double(seconds) / wall, blocks))
     exit(0)
 }
+if mode == "convert" {
+    guard args.count == 2, let q = ResamplerQuality(rawValue: args[0]), let seconds = Int(args[1]) else { usage() }
+    let input = BenchSetup.material(frames: 44_100 * seconds, seed: 5, rate: 44_100)
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    let out = try resampleBuffer(input, channelCount: 2, fromRate: 44_100, toRate: 48_000, quality: q)
+    let ns = Double(DispatchTime.now().uptimeNanoseconds - t0)
+    print(
+        String(
+            format: "convert %@ %d s: %.1f ns per output frame (%d frames)", q.rawValue, seconds, ns / Double(out.count / 2), out.count / 2)
+    )
+    exit(0)
+}
 var quality = ResamplerQuality.sincFastest
 if mode == "stream" || mode == "bare" {
     guard let q = args.first.flatMap(ResamplerQuality.init(rawValue:)) else { usage() }
@@ -53,8 +72,14 @@ case "mix", "moving":
     let f = try EngineFixture(bufferSources: n, blockFrames: b, moving: mode == "moving")
     render = f.render
     prepare = { f.prepare(blocks: 1) }
-case "reference":
-    let r = ReferenceFixture(sharing: try EngineFixture(bufferSources: n, blockFrames: b))
+case "reference", "native", "kernel":
+    let kernel: ReferenceFixture.MixBlock =
+        switch mode {
+        case "reference": { bench_ref_mix_block($0, $1, $2, $3, $4) }
+        case "native": { bench_native_mix_block($0, $1, $2, $3, $4) }
+        default: ReferenceFixture.cKernel(KernelVariant.active)
+        }
+    let r = ReferenceFixture(sharing: try EngineFixture(bufferSources: n, blockFrames: b), kernelName: mode, kernel: kernel)
     render = r.render
     prepare = {}
 case "stream":
@@ -62,7 +87,7 @@ case "stream":
     render = f.render
     prepare = { f.prepare(blocks: 1) }
 case "bare":
-    let bare = BareResamplerFixture(sources: n, quality: quality, blockFrames: b)
+    let bare = try BareResamplerFixture(sources: n, quality: quality, blockFrames: b)
     render = bare.render
     prepare = {}
 default:

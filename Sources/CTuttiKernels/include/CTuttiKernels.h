@@ -1,0 +1,88 @@
+// Tutti's mix and conversion kernels: a scalar reference and SSE2 / AVX2+FMA / AVX-512
+// variants of each, one table of function pointers per variant. The best variant the CPU
+// supports is chosen ONCE, by a constructor that runs when the library is loaded (before
+// main, before any thread): `tk_active` is never written after that, so the render thread
+// only reads a pointer and never detects anything. TUTTI_KERNELS=scalar|sse2|avx2|avx512
+// forces a variant (never one the CPU lacks: the best supported one at or below it).
+//
+// Every kernel is real-time safe: no allocation, no lock, no system call.
+// Symbols use the `tk_` prefix on purpose: libtutti.so exports exactly `tutti_*`.
+#ifndef C_TUTTI_KERNELS_H
+#define C_TUTTI_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The kernel variants, in increasing order of the instruction sets they need.
+typedef enum tk_variant {
+    TK_VARIANT_SCALAR = 0,  ///< plain C, built for the baseline target (the reference)
+    TK_VARIANT_SSE2 = 1,    ///< 4-wide SSE2 (every x86-64 CPU)
+    TK_VARIANT_AVX2 = 2,    ///< 8-wide AVX2 with FMA (mix kernels fuse g·src + dst)
+    TK_VARIANT_AVX512 = 3,  ///< 16-wide AVX-512F with FMA and masked tails
+    TK_VARIANT_COUNT = 4
+} tk_variant;
+
+/// One variant's kernels. Samples are interleaved float; counts are in samples unless a
+/// name says frames. Pointers need no alignment; dst and src must not overlap.
+typedef struct tk_kernels {
+    /// The variant's name: "scalar", "sse2", "avx2" or "avx512".
+    const char *name;
+    /// dst[i] += src[i] (unity gain: exact).
+    void (*add)(float *dst, const float *src, size_t count);
+    /// dst[i] += gain · src[i]. FMA variants round once (≤ 1 ulp from the scalar reference).
+    void (*mix_add)(float *dst, const float *src, size_t count, float gain);
+    /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a gain per frame over interleaved frames.
+    /// Vectorized for 1 and 2 channels; other channel counts run the scalar loop.
+    void (*mix_add_gains)(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count);
+    /// Float → integer codes of `bits` bits (16 or 24), full scale 2^(bits−1): code =
+    /// clamp(round_half_away(src·2^(bits−1) + dither)), NaN counts as 0. `dither` (TPDF
+    /// values, one per sample, added in code units) may be NULL for none.
+    /// s16: the codes as int16 (ALSA S16).
+    void (*quantize_s16)(int16_t *dst, const float *src, const float *dither, size_t count);
+    /// s24: 24-bit codes right-justified in int32 (−8388608 … 8388607).
+    void (*quantize_s24)(int32_t *dst, const float *src, const float *dither, size_t count);
+    /// s32: `bits`-bit codes (16 or 24) left-justified in int32 (code << (32 − bits)): ALSA
+    /// S32 with 24-bit codes, libsndfile's int write path.
+    void (*quantize_s32)(int32_t *dst, const float *src, const float *dither, size_t count, unsigned bits);
+} tk_kernels;
+
+/// The variant chosen at load time. Written only by the load-time constructor.
+extern const tk_kernels *tk_active;
+
+/// The table of `variant`, or NULL when this CPU (or this build) does not support it.
+/// Any thread; for tests and benchmarks (the render path uses `tk_active`).
+const tk_kernels *tk_kernels_for(tk_variant variant);
+
+/// The variant `tk_active` points to.
+tk_variant tk_active_variant(void);
+
+/// The best variant this CPU supports (what is chosen without TUTTI_KERNELS).
+tk_variant tk_best_variant(void);
+
+// Calls through the active table (inline: one load and an indirect call).
+static inline void tk_add(float *dst, const float *src, size_t count) { tk_active->add(dst, src, count); }
+static inline void tk_mix_add(float *dst, const float *src, size_t count, float gain) {
+    tk_active->mix_add(dst, src, count, gain);
+}
+static inline void tk_mix_add_gains(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count) {
+    tk_active->mix_add_gains(dst, src, gains, frame_count, channel_count);
+}
+static inline void tk_quantize_s16(int16_t *dst, const float *src, const float *dither, size_t count) {
+    tk_active->quantize_s16(dst, src, dither, count);
+}
+static inline void tk_quantize_s24(int32_t *dst, const float *src, const float *dither, size_t count) {
+    tk_active->quantize_s24(dst, src, dither, count);
+}
+static inline void tk_quantize_s32(int32_t *dst, const float *src, const float *dither, size_t count, unsigned bits) {
+    tk_active->quantize_s32(dst, src, dither, count, bits);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+// The scalar reference of every kernel: plain loops, no fused multiply-add (FP_CONTRACT OFF),
+// so each output is exactly round(round(g·src) + dst) as in TuttiDSP's Swift references.
+#include "internal.h"
+
+#pragma STDC FP_CONTRACT OFF
+
+static void add_scalar(float *dst, const float *src, size_t count) {
+    for (size_t i = 0; i < count; i++) dst[i] += src[i];
+}
+
+static void mix_add_scalar(float *dst, const float *src, size_t count, float gain) {
+    for (size_t i = 0; i < count; i++) {
+        float p = gain * src[i];
+        dst[i] += p;
+    }
+}
+
+static void mix_add_gains_scalar(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count) {
+    for (size_t f = 0; f < frame_count; f++) {
+        const float g = gains[f];
+        for (size_t c = 0; c < channel_count; c++) {
+            float p = g * src[f * channel_count + c];
+            dst[f * channel_count + c] += p;
+        }
+    }
+}
+
+static void quantize_s16_scalar(int16_t *dst, const float *src, const float *dither, size_t count) {
+    for (size_t i = 0; i < count; i++) dst[i] = (int16_t)tk_quantize_one(src[i], dither, i, 32768.0f);
+}
+
+static void quantize_s24_scalar(int32_t *dst, const float *src, const float *dither, size_t count) {
+    for (size_t i = 0; i < count; i++) dst[i] = tk_quantize_one(src[i], dither, i, 8388608.0f);
+}
+
+static void quantize_s32_scalar(int32_t *dst, const float *src, const float *dither, size_t count, unsigned bits) {
+    const float scale = bits == 16 ? 32768.0f : 8388608.0f;
+    const unsigned shift = 32u - (bits == 16 ? 16u : 24u);
+    for (size_t i = 0; i < count; i++) dst[i] = (int32_t)((uint32_t)tk_quantize_one(src[i], dither, i, scale) << shift);
+}
+
+const tk_kernels tk_scalar_kernels = {
+    .name = "scalar",
+    .add = add_scalar,
+    .mix_add = mix_add_scalar,
+    .mix_add_gains = mix_add_gains_scalar,
+    .quantize_s16 = quantize_s16_scalar,
+    .quantize_s24 = quantize_s24_scalar,
+    .quantize_s32 = quantize_s32_scalar,
+};

@@ -1,0 +1,89 @@
+import CTuttiKernels
+
+/// One variant of the C kernels (scalar, SSE2, AVX2+FMA, AVX-512), callable directly: for
+/// tests (every variant against the Swift references) and benchmarks. The render path uses
+/// `Kernels`, which calls the variant chosen at load time (`KernelVariant.active`).
+/// Immutable; any thread.
+public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvertible {
+    /// The variant's level: 0 scalar, 1 SSE2, 2 AVX2+FMA, 3 AVX-512.
+    public let level: Int
+    @usableFromInline let table: UnsafePointer<tk_kernels>
+
+    /// The names TUTTI_KERNELS accepts, lowest level first.
+    public static let allNames = ["scalar", "sse2", "avx2", "avx512"]
+
+    init?(level: Int) {
+        guard level >= 0, level < Int(TK_VARIANT_COUNT.rawValue), let t = tk_kernels_for(tk_variant(rawValue: UInt32(level))) else {
+            return nil
+        }
+        self.level = level
+        table = t
+    }
+
+    /// The variant named `name` ("scalar", "sse2", "avx2", "avx512"), nil when unknown or
+    /// when this CPU lacks it.
+    public init?(named name: String) {
+        guard let level = KernelVariant.allNames.firstIndex(of: name) else { return nil }
+        self.init(level: level)
+    }
+
+    /// The variant the render path uses: the best this CPU supports, or the one the
+    /// environment variable TUTTI_KERNELS named when the process started (never above the CPU).
+    public static var active: KernelVariant { KernelVariant(level: Int(tk_active_variant().rawValue))! }
+
+    /// The best variant this CPU supports.
+    public static var best: KernelVariant { KernelVariant(level: Int(tk_best_variant().rawValue))! }
+
+    /// Every variant this CPU supports, scalar first.
+    public static var supported: [KernelVariant] { (0..<Int(TK_VARIANT_COUNT.rawValue)).compactMap { KernelVariant(level: $0) } }
+
+    /// "scalar", "sse2", "avx2" or "avx512".
+    public var name: String { String(cString: table.pointee.name) }
+    /// The name.
+    public var description: String { name }
+
+    /// True when the mix kernels fuse multiply and add (AVX2+FMA, AVX-512): one rounding,
+    /// within 1 ulp of the two-rounding references. add and the quantizers are exact anyway.
+    public var fusesMultiplyAdd: Bool { level >= 2 }
+
+    /// Same level, same variant.
+    public static func == (a: KernelVariant, b: KernelVariant) -> Bool { a.level == b.level }
+
+    /// dst[i] += src[i] over `count` samples.
+    @inlinable public func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
+        table.pointee.add!(dst, src, count)
+    }
+
+    /// dst[i] += gain · src[i] over `count` samples.
+    @inlinable public func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
+        table.pointee.mix_add!(dst, src, count, gain)
+    }
+
+    /// dst[f·ch + c] += gains[f] · src[f·ch + c] over `frameCount` interleaved frames.
+    @inlinable public func mixAddGains(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int
+    ) {
+        table.pointee.mix_add_gains!(dst, src, gains, frameCount, channelCount)
+    }
+
+    /// `count` samples to 16-bit codes, adding `dither[i]` (code units; nil: none).
+    @inlinable public func quantizeS16(
+        _ dst: UnsafeMutablePointer<Int16>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int
+    ) {
+        table.pointee.quantize_s16!(dst, src, dither, count)
+    }
+
+    /// `count` samples to 24-bit codes, right-justified in Int32.
+    @inlinable public func quantizeS24(
+        _ dst: UnsafeMutablePointer<Int32>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int
+    ) {
+        table.pointee.quantize_s24!(dst, src, dither, count)
+    }
+
+    /// `count` samples to `bits`-bit codes (16 or 24) left-justified in Int32.
+    @inlinable public func quantizeS32(
+        _ dst: UnsafeMutablePointer<Int32>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int, bits: Int
+    ) {
+        table.pointee.quantize_s32!(dst, src, dither, count, UInt32(bits))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes a text file atomically: `prepare()` writes the temporary file beside the
+/// destination, `commit()` renames it into place, `discard()` removes it. Until the commit
+/// the destination is untouched. Control side.
+public final class AtomicTextWriter {
+    /// The path the file gets on `commit()`.
+    public let destination: String
+    private let temporaryPath: String
+    private var text = ""
+    private var prepared = false
+
+    /// Creates the (empty) temporary file now, so an unwritable folder fails before any
+    /// rendering. Errors name `path`.
+    public init(path: String) throws {
+        destination = path
+        let (dir, name) = AtomicWAVWriter.split(path)
+        if name.isEmpty { throw SceneError(path, "output path names a folder, not a file") }
+        temporaryPath = (dir.isEmpty ? "" : dir + "/") + ".\(name).tutti-\(getpid()).tmp"
+        try write([])
+    }
+
+    /// The temporary file never outlives the writer (after a commit it is already renamed away).
+    deinit { discard() }
+
+    /// Add text to what `prepare()` writes.
+    public func append(_ s: String) { text += s }
+
+    /// Write the text to the temporary file.
+    public func prepare() throws {
+        try write(Array(text.utf8))
+        prepared = true
+    }
+
+    /// Move the temporary file into place (preparing it first if needed).
+    public func commit() throws {
+        if !prepared { try prepare() }
+        guard TemporaryFiles.moveIntoPlace(temporaryPath, to: destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw SceneError(destination, "cannot move the finished file into place: \(reason)")
+        }
+    }
+
+    /// Remove the temporary file; the destination stays as it was.
+    public func discard() { TemporaryFiles.remove(temporaryPath) }
+
+    private func write(_ bytes: [UInt8]) throws {
+        let path = temporaryPath
+        let error: String? = TemporaryFiles.create(path) {
+            guard let f = fopen(path, "wb") else { return "cannot write: \(String(cString: strerror(errno)))" }
+            let n = fwrite(bytes, 1, bytes.count, f)
+            let closed = fclose(f)
+            return n == bytes.count && closed == 0 ? nil : "write failed: \(String(cString: strerror(errno)))"
+        }
+        if let error { throw SceneError(destination, error) }
+    }
+}

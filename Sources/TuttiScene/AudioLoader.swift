@@ -1,0 +1,65 @@
+import Foundation
+import Tutti
+import TuttiDSP
+
+/// Loads and converts each audio file of a scene once, for every renderer built from it
+/// (`ScenePlayback`'s shadow and live renderers share one loader, so their buffers too),
+/// and counts what that cost (`report`).
+///
+/// Thread: the thread that builds the renderers (control side); not shared between threads.
+final class AudioLoader {
+    let scene: Scene
+    private var cache: [String: AudioBuffer] = [:]
+    /// The distinct files the scene uses (resolved paths), in the order they are loaded.
+    let files: [String]
+    /// Files loaded so far, how many were converted, and the time it took.
+    private(set) var report = AudioLoadReport()
+    /// Called before each file is loaded (`.loading`), and once more when the last is done.
+    var progress: (RenderProgress) -> Void = { _ in }
+
+    init(scene: Scene) {
+        self.scene = scene
+        var seen: Set<String> = []
+        var files: [String] = []
+        func add(_ audio: Scene.Audio) {
+            if case .file(let path) = audio, seen.insert(scene.resolve(path)).inserted { files.append(scene.resolve(path)) }
+        }
+        for s in scene.sources { add(s.audio) }
+        for e in scene.events {
+            switch e.action {
+            case .phoneCallBegin(audio: .some(let audio)), .systemSound(let audio, _): add(audio)
+            default: break
+            }
+        }
+        self.files = files
+    }
+
+    /// The source kind for `audio`; a file is decoded and converted to the engine's rate and
+    /// channel count on first use. Errors name `place` and the file.
+    func kind(_ audio: Scene.Audio, place: String) throws -> SourceKind {
+        switch audio {
+        case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))
+        case .silence: return .silence
+        case .file(let path):
+            let resolved = scene.resolve(path)
+            if let b = cache[resolved] { return .buffer(b) }
+            progress(.loading(done: report.fileCount, total: files.count, file: path))
+            let started = Date()
+            let loaded: AudioBuffer
+            var converted = false
+            do {
+                loaded = try AudioFileReader.load(
+                    path: resolved, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount,
+                    quality: scene.engine.resampler, converted: &converted)
+            } catch let e as SceneError {
+                throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
+            }
+            cache[resolved] = loaded
+            report.fileCount += 1
+            if converted { report.convertedFileCount += 1 }
+            report.seconds += Date().timeIntervalSince(started)
+            if report.fileCount == files.count { progress(.loading(done: files.count, total: files.count, file: path)) }
+            return .buffer(loaded)
+        }
+    }
+}

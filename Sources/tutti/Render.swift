@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Tutti
+import TuttiDSP
+import TuttiScene
+
+extension ResamplerQuality: ExpressibleByArgument {}
+
+enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case f32, float32, s16, s24
+    var sampleFormat: SampleFormat {
+        switch self {
+        case .f32, .float32: .float32
+        case .s16: .s16
+        case .s24: .s24
+        }
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a scene file offline to a WAV file.",
+        discussion:
+            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched. SIGINT, SIGTERM or SIGHUP remove the temporary files and exit 130, 143 or 129."
+    )
+
+    @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
+    var scene: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "Also write the policy events log as JSON lines.")
+    var events: String?
+
+    @Option(help: "Sample format: f32, s16 or s24 (overrides the scene's engine.output; s16/s24 are TPDF-dithered).")
+    var format: OutputFormatArgument?
+
+    @Option(
+        help: ArgumentHelp(
+            "Converter for files at another sample rate (overrides the scene's engine.resampler).",
+            discussion:
+                "One of: \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")). Default: the scene's, else \(ResamplerQuality.fileDefault.rawValue)."
+        ))
+    var resampler: ResamplerQuality?
+
+    @Flag(help: "No progress bar and no summary line.")
+    var quiet = false
+
+    func run() throws {
+        Interrupts.install()
+        let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        do {
+            let report = try SceneRenderer.renderFile(
+                scenePath: scene, outputPath: output, eventsPath: events,
+                format: format?.sampleFormat, resampler: resampler, progress: { progress.update($0) })
+            progress.finish()
+            if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
+        } catch {
+            progress.finish()
+            throw fail(error)
+        }
+    }
+}
