@@ -1,4 +1,5 @@
 import CALSA
+import Dispatch
 import Glibc
 import Synchronization
 import TuttiEngine
