@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiEngine → TuttiDSP / TuttiPolicy → C system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
+        .library(name: "TuttiJACK", targets: ["TuttiJACK"]),
         .executable(name: "tutti", targets: ["tutti"]),
     ],
     dependencies: [
@@ -24,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
 
         // Kernels, ramps, envelopes, dither, resampler wrapper. No threads, no policy.
         .target(name: "TuttiDSP", dependencies: ["CSampleRate"]),
@@ -40,8 +42,10 @@ let package = Package(
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        // JACK client: renders inside JACK's process callback, reconnects after a lost server.
+        .target(name: "TuttiJACK", dependencies: ["TuttiEngine", "TuttiDSP", "CJACK"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA",
+            "TuttiScene", "Tutti", "TuttiALSA", "TuttiJACK",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
@@ -58,6 +62,7 @@ let package = Package(
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiJACKTests", dependencies: ["TuttiJACK", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

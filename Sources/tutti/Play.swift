@@ -17,16 +17,27 @@ enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a scene in real time on an ALSA device.",
+        abstract: "Play a scene in real time on an ALSA device or as a JACK client.",
         discussion: """
             The device gets exactly the samples `tutti render` writes for the same scene: the \
             scene's commands are recorded from an offline run and queued ahead of the render \
             thread, which applies each at its frame. Integer device formats are TPDF-dithered \
-            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency.
+            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
+            With --backend jack the scene renders at the JACK server's rate, inside JACK's \
+            process callback (ports out_1 … out_N; docs/backends.md).
             """)
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
     var scene: String
+
+    @Option(help: "Output backend: alsa or jack.")
+    var backend = BackendArgument.alsa
+
+    @OptionGroup(title: "JACK (with --backend jack)")
+    var jack: JACKPlayOptions
+
+    @Option(help: "Give up when the JACK server has not come back SECONDS after it was lost (default 30).")
+    var reconnectTimeout: Double?
 
     @Option(help: "ALSA PCM name (see `tutti devices`).")
     var device = "default"
@@ -68,11 +79,14 @@ struct Play: ParsableCommand {
         }
     }
 
-    private func say(_ line: String) {
+    func say(_ line: String) {
         if !quiet { FileHandle.standardError.write(Data("tutti: \(line)\n".utf8)) }
     }
 
     private func play() throws {
+        if backend == .jack { return try playJACK() }
+        try jack.rejectWithoutJACK()
+        if reconnectTimeout != nil { throw ValidationError("--reconnect-timeout: only with --backend jack for now") }
         guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
         let scene = try SceneRenderer.loadScene(path: self.scene)
         let playback = try ScenePlayback(scene: scene)
