@@ -156,7 +156,7 @@ public final class JACKOutput: @unchecked Sendable {
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
         if isFinished { return true }
         guard finishedSignal.wait(seconds: timeout ?? Double(Int32.max)) else { return isFinished }
-        finishedSignal.post()  // let other waiters through too
+        finishedSignal.post() // let other waiters through too
         return true
     }
 
@@ -328,7 +328,7 @@ public final class JACKOutput: @unchecked Sendable {
             "server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (giving up after \(String(format: "%g", timeout)) s)"
         )
         _ = core.phase.compareExchange(expected: ProcessCore.rendering, desired: ProcessCore.idle, ordering: .acquiringAndReleasing)
-        client?.close()  // joins libjack's threads: no process callback runs after this
+        client?.close() // joins libjack's threads: no process callback runs after this
         client = nil
         core.client = nil
 

@@ -69,6 +69,8 @@ struct Play: ParsableCommand {
     @Flag(help: "Only the final report.")
     var quiet = false
 
+    func validate() throws { try validateBackendOptions() }
+
     func run() throws {
         do {
             try play()
@@ -85,8 +87,6 @@ struct Play: ParsableCommand {
 
     private func play() throws {
         if backend == .jack { return try playJACK() }
-        try jack.rejectWithoutJACK()
-        if reconnectTimeout != nil { throw ValidationError("--reconnect-timeout: only with --backend jack for now") }
         guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
         let scene = try SceneRenderer.loadScene(path: self.scene)
         let playback = try ScenePlayback(scene: scene)

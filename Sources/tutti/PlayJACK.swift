@@ -42,23 +42,31 @@ struct JACKPlayOptions: ParsableArguments {
 }
 
 extension Play {
+    /// Usage errors (exit 64): options of the other backend, contradictions.
+    func validateBackendOptions() throws {
+        guard backend == .jack else {
+            try jack.rejectWithoutJACK()
+            if reconnectTimeout != nil { throw ValidationError("--reconnect-timeout: only with --backend jack for now") }
+            return
+        }
+        if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
+        if mlock { throw ValidationError("--mlock is for --backend alsa") }
+        if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
+        if period != 1024 || periods != 4 {
+            throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
+        }
+        if format != nil { throw ValidationError("--format: JACK ports are float32") }
+        if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
+        if let t = reconnectTimeout, !(t >= 0) { throw ValidationError("--reconnect-timeout must not be negative") }
+    }
+
     /// `tutti play --backend jack`: open the client first (the engine runs at the server's
     /// rate), prepare the scene at that rate, then play it from JACK's process callback with
     /// the scene's commands queued a second ahead.
     func playJACK() throws {
-        if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
-        if mlock { throw ValidationError("--mlock is for --backend alsa") }
-        if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
-        if period != 1024 || periods != 4 { throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)") }
-        if format != nil { throw ValidationError("--format: JACK ports are float32") }
-        if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
-
         var scene = try SceneRenderer.loadScene(path: self.scene)
         var config = JACKOutputConfiguration(clientName: jack.name, serverName: jack.server, connection: jack.connection)
-        if let reconnectTimeout {
-            guard reconnectTimeout >= 0 else { throw ValidationError("--reconnect-timeout must not be negative") }
-            config.reconnectTimeoutSeconds = reconnectTimeout
-        }
+        if let reconnectTimeout { config.reconnectTimeoutSeconds = reconnectTimeout }
         if rtsan {
             guard let scope = JACKRealtimeScope.sanitizer() else {
                 throw ValidationError(

@@ -31,6 +31,7 @@ final class JACKServer: @unchecked Sendable {
     private var pid: pid_t?
 
     init(sampleRate: Int = 48_000, periodFrames: Int = 128) throws {
+        JACKServer.reapStaleServers
         let n = JACKServer.counter.withLock {
             $0 += 1
             return $0
@@ -44,8 +45,34 @@ final class JACKServer: @unchecked Sendable {
 
     deinit {
         kill(SIGTERM)
+        JACKServer.removeLeftovers(of: name)
         try? FileManager.default.removeItem(atPath: log)
     }
+
+    /// A killed server leaves its semaphores and socket in /dev/shm.
+    static func removeLeftovers(of name: String) {
+        let shm = "/dev/shm"
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: shm)) ?? [] where entry.contains("_\(name)_") {
+            try? FileManager.default.removeItem(atPath: "\(shm)/\(entry)")
+        }
+    }
+
+    /// Servers left running by an earlier test process that crashed: named `tutti-test-PID-N`
+    /// with a PID that no longer exists. Killed once per test process, so they do not pile up
+    /// (jackd allows only a few servers at once).
+    static let reapStaleServers: Void = {
+        for pidText in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(pidText), let data = FileManager.default.contents(atPath: "/proc/\(pidText)/cmdline") else { continue }
+            let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let first = args.first, first.hasSuffix("jackd"), let i = args.firstIndex(of: "-n"), i + 1 < args.count else { continue }
+            let parts = args[i + 1].split(separator: "-")
+            guard args[i + 1].hasPrefix("tutti-test-"), parts.count == 4, let owner = pid_t(parts[2]) else { continue }
+            if owner != getpid(), Glibc.kill(owner, 0) != 0, errno == ESRCH {
+                Glibc.kill(pid, SIGKILL)
+                removeLeftovers(of: args[i + 1])
+            }
+        }
+    }()
 
     /// Start (or restart, same name) and wait until clients can connect. Spawned with
     /// posix_spawn, not Foundation's Process (whose child monitor waits on every running

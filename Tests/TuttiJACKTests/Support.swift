@@ -1,8 +1,13 @@
 import Foundation
 import Glibc
 import Synchronization
+import Testing
 import TuttiEngine
 import TuttiJACK
+
+/// Every JACK test, one at a time: libjack keeps per-process state for one server, so a test
+/// process must not have clients on two servers at once (two tests in parallel crash in libjack).
+@Suite(.serialized) struct JACKTests {}
 
 /// A busy graph, identical every time it is built: tones and a looping buffer on two buses,
 /// with gain ramps, a duck, a pause and a volume ramp at exact frames. With
