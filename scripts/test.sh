@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
-# pulse plugin for the real-device tests), builds once in debug and runs every test, then
-# the two sanitizer checks that cannot share that build:
+# pulse plugin for the real-device tests, the JACK server for the JACK tests), builds once in
+# debug and runs every test, then the two sanitizer checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress and engine-thread tests;
-#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
-# The PulseAudio tests start their own private servers.
+#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene (ALSA),
+#     and 5 s through JACK.
+# The PulseAudio and JACK tests start their own private servers (JACK: dummy driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
+bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils jackd2
 
 echo "== swift format lint (configuration: .swift-format)"
 swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks
@@ -23,7 +24,7 @@ echo "== ThreadSanitizer: rings and engine threads"
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'RingStress|EngineThread'
 
-echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
+echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend (and 5 s through JACK)"
 bash scripts/rtsan-check.sh 10
 
 echo "tests: ${passed:-0} passed, 0 failed"

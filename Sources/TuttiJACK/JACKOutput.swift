@@ -220,6 +220,9 @@ public final class JACKOutput: @unchecked Sendable {
         }
         for (c, ports) in destinations.enumerated() {
             guard let own = jack_port_name(core.outputPorts[c]) else { continue }
+            if ports.isEmpty, configuration.connection == .physical {
+                log("the server has no physical playback port for \(String(cString: own)); left unconnected")
+            }
             for destination in ports {
                 let r = jack_connect(h, own, destination)
                 if r != 0 && r != EEXIST {
@@ -280,6 +283,8 @@ public final class JACKOutput: @unchecked Sendable {
         var seenXruns = 0
         var seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
         var seenLate: Int64 = 0
+        var lastLate: Int64 = 0
+        var lateSince = 0.0
         var finishedReported = false
         while !stopping {
             wakeSupervisor.wait(seconds: 0.005)
@@ -296,11 +301,19 @@ public final class JACKOutput: @unchecked Sendable {
                 shared.withLock { $0.negotiated.bufferFrames = b }
                 emit(.bufferSizeChanged(frames: b))
             }
+            // One event per stretch of silence (once it ends, or each second while it lasts),
+            // not one per poll.
             let late = core.lateFrames.load(ordering: .relaxed)
             if late != seenLate {
-                emit(.commandsLate(frames: late - seenLate))
-                seenLate = late
+                let now = monotonicSeconds()
+                if lateSince == 0 { lateSince = now }
+                if late == lastLate || now - lateSince >= 1 {
+                    emit(.commandsLate(frames: late - seenLate))
+                    seenLate = late
+                    lateSince = 0
+                }
             }
+            lastLate = late
             if core.lost.load(ordering: .acquiring) {
                 reconnect()
                 seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)

@@ -89,7 +89,9 @@ extension Play {
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
         let output = try JACKOutput(
             engine: playback.engine, client: client, log: { FileHandle.standardError.write(Data("tutti: jack: \($0)\n".utf8)) })
-        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client: \(output.negotiated)")
+        say(
+            "playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client \"\(client.clientName)\" of server \"\(client.serverName)\" (\(rate) Hz, \(scene.engine.channelCount) ch, buffer \(client.bufferFrames) frames)"
+        )
 
         // A JACK process callback cannot wait for a late control thread: commands go in a
         // second ahead, and should this thread still fall behind, the callback plays silence

@@ -44,6 +44,10 @@ final class JACKServer: @unchecked Sendable {
     }
 
     deinit {
+        if pid == nil && JACKServer.registeredNames().contains(name) {
+            // Give the name's slot back (see `kill`): start it again and stop it with no client.
+            try? start()
+        }
         kill(SIGTERM)
         JACKServer.removeLeftovers(of: name)
         try? FileManager.default.removeItem(atPath: log)
@@ -57,22 +61,37 @@ final class JACKServer: @unchecked Sendable {
         }
     }
 
-    /// Servers left running by an earlier test process that crashed: named `tutti-test-PID-N`
-    /// with a PID that no longer exists. Killed once per test process, so they do not pile up
-    /// (jackd allows only a few servers at once).
+    /// Test servers (`tutti-test-PID-N`) of an earlier test process that no longer exists
+    /// (it crashed): still running ones are stopped; crashed ones still holding a slot in
+    /// libjack's registry of servers are started and stopped cleanly to free it. Once per
+    /// test process, so they never pile up (8 slots per machine).
     static let reapStaleServers: Void = {
+        func orphaned(_ name: Substring) -> Bool {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, let owner = pid_t(parts[2]) else { return false }
+            return owner != getpid() && Glibc.kill(owner, 0) != 0 && errno == ESRCH
+        }
         for pidText in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = pid_t(pidText), let data = FileManager.default.contents(atPath: "/proc/\(pidText)/cmdline") else { continue }
             let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             guard let first = args.first, first.hasSuffix("jackd"), let i = args.firstIndex(of: "-n"), i + 1 < args.count else { continue }
-            let parts = args[i + 1].split(separator: "-")
-            guard args[i + 1].hasPrefix("tutti-test-"), parts.count == 4, let owner = pid_t(parts[2]) else { continue }
-            if owner != getpid(), Glibc.kill(owner, 0) != 0, errno == ESRCH {
-                Glibc.kill(pid, SIGKILL)
-                removeLeftovers(of: args[i + 1])
-            }
+            guard args[i + 1].hasPrefix("tutti-test-"), orphaned(Substring(args[i + 1])) else { continue }
+            Glibc.kill(pid, SIGTERM)
+            for _ in 0..<200 where Glibc.kill(pid, 0) == 0 { usleep(10_000) }
+        }
+        for name in registeredNames() where name.hasPrefix("tutti-test-") && orphaned(Substring(name)) {
+            let server = JACKServer(reclaiming: name)
+            try? server.start()
         }
     }()
+
+    /// A server object for an existing name, not started (deinit stops and cleans it).
+    private init(reclaiming name: String) {
+        self.name = name
+        sampleRate = 48_000
+        periodFrames = 128
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).log").path
+    }
 
     /// Start (or restart, same name) and wait until clients can connect. Spawned with
     /// posix_spawn, not Foundation's Process (whose child monitor waits on every running
@@ -96,7 +115,7 @@ final class JACKServer: @unchecked Sendable {
         pid = child
         let wait = try run([JACKServer.jackWait!, "-w", "-t", "5"])
         guard wait.status == 0 else {
-            kill(SIGKILL)
+            kill(SIGTERM)
             throw ServerError.notReady(log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
     }
@@ -105,13 +124,26 @@ final class JACKServer: @unchecked Sendable {
         case notReady(log: String)
     }
 
-    /// Stop the server with `signal` (SIGKILL: as if it crashed) and reap it.
-    func kill(_ signal: Int32 = SIGKILL) {
+    /// Stop the server with `signal` (SIGTERM: it shuts down and tells its clients; SIGKILL: as
+    /// if it crashed) and reap it. A server killed, or stopped while clients were connected,
+    /// keeps its slot in libjack's registry of servers (8 per machine) and its shared memory
+    /// until a server of the same name starts again: `start()` or deinit does that.
+    func kill(_ signal: Int32) {
         guard let p = pid else { return }
         Glibc.kill(p, signal)
         var status: Int32 = 0
         _ = waitpid(p, &status, 0)
         pid = nil
+    }
+
+    /// Server names in libjack's registry (it holds them as "jack-UID:NAME:").
+    static func registeredNames() -> [String] {
+        guard let registry = FileManager.default.contents(atPath: "/dev/shm/jack-shm-registry") else { return [] }
+        let text = String(decoding: registry.map { $0 == 0 ? 10 : $0 }, as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("jack-"), let colon = line.firstIndex(of: ":") else { return nil }
+            return String(line[line.index(after: colon)...].prefix { $0 != ":" })
+        }
     }
 
     /// `jack_bufsize FRAMES` on this server.
