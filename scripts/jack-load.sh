@@ -3,7 +3,9 @@
 # per cycle, SECONDS each (default 60). For each buffer size, on a private dummy-driver server
 # (realtime as root at priority 70, so clients run at 65; default asynchronous mode):
 #   1. the server alone with the hogs: an observer client counts JACK's xrun callbacks;
-#   2. `tutti play` of a 64-source scene with the hogs: the same observer counts, started
+#   2. a trivial client (jack_simple_client: a sine to the playback ports) with the hogs, when
+#      installed: what one more client in the graph costs, whatever it does;
+#   3. `tutti play` of a 64-source scene with the hogs: the same observer counts, started
 #      once tutti renders (and after its own 0.5 s warm-up: the notes say xruns come in the
 #      first 0.35 s after activate/connect), and tutti reports its own count (from activation
 #      on). The observer also samples JACK's DSP load.
@@ -120,19 +122,31 @@ for period in 128 64; do
 
   read -r alone alone_load alone_max < <(python3 "$work/observe.py" "$server" "$seconds")
 
-  JACK_DEFAULT_SERVER="$server" "$tutti" play "$work/load.json" --backend jack --no-connect --seconds "$((seconds + 1))" \
+  trivial="(jack_simple_client not installed)"
+  if command -v jack_simple_client >/dev/null; then
+    JACK_DEFAULT_SERVER="$server" jack_simple_client >/dev/null 2>&1 &
+    simple_pid=$!
+    pids+=("$simple_pid")
+    read -r simple simple_load simple_max < <(python3 "$work/observe.py" "$server" "$seconds")
+    kill "$simple_pid"
+    wait "$simple_pid" 2>/dev/null || true
+    trivial=$(printf '%3d xruns (load mean %s%%, max %s%%)' "$simple" "$simple_load" "$simple_max")
+  fi
+
+  JACK_DEFAULT_SERVER="$server" "$tutti" play "$work/load.json" --backend jack --seconds "$((seconds + 2))" \
     >"$work/play-$period.out" 2>"$work/play-$period.err" &
   play_pid=$!
   pids+=("$play_pid")
   for _ in $(seq 600); do grep -q "engine frame 0 at JACK frame" "$work/play-$period.err" && break; sleep 0.05; done
-  read -r with with_load with_max < <(python3 "$work/observe.py" "$server" "$((seconds - 1))")
+  read -r with with_load with_max < <(python3 "$work/observe.py" "$server" "$seconds")
   wait "$play_pid" || { cat "$work/play-$period.err" >&2; exit 1; }
   own=$(grep -Eo '[0-9]+ xruns' "$work/play-$period.out" | grep -Eo '[0-9]+')
 
   kill "$hog1" "$hog2" "$jackd_pid"
   wait "$hog1" "$hog2" "$jackd_pid" 2>/dev/null || true
   rm -f /dev/shm/*_"${server}"_* 2>/dev/null || true
-  printf '%4d frames: server alone %3d xruns in %d s (DSP load mean %s%%, max %s%%); with tutti %3d xruns in %d s (load mean %s%%, max %s%%); tutti counted %d from activation on\n' \
-    "$period" "$alone" "$seconds" "$alone_load" "$alone_max" "$with" "$((seconds - 1))" "$with_load" "$with_max" "$own"
-  echo "      tutti: $(cat "$work/play-$period.out")"
+  late=$(grep -c "control thread was late" "$work/play-$period.err" || true)
+  printf '%4d frames, %d s each: server alone %3d xruns (DSP load mean %s%%, max %s%%); a trivial client %s; tutti %3d xruns (load mean %s%%, max %s%%)\n' \
+    "$period" "$seconds" "$alone" "$alone_load" "$alone_max" "$trivial" "$with" "$with_load" "$with_max"
+  echo "      tutti's own report (from activation on; $late stretches of silence for a late control thread): $(cat "$work/play-$period.out")"
 done

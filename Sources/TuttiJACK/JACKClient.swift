@@ -8,6 +8,7 @@ import Glibc
 /// Thread: the control thread opens and queries it. Once a `JACKOutput` owns it, the output's
 /// threads use it (the supervisor closes it after a lost server and opens a new one).
 public final class JACKClient: @unchecked Sendable {
+    /// What it was opened with (client and server names, connections, reconnect settings).
     public let configuration: JACKOutputConfiguration
     /// The server name as resolved (explicit, `JACK_DEFAULT_SERVER`, or `default`).
     public let serverName: String

@@ -21,12 +21,15 @@ public struct JACKOutputConfiguration: Sendable {
     public var serverName: String?
     /// Output ports are `<outputPortPrefix>_1 … _N`, N = the engine's channel count.
     public var outputPortPrefix = "out"
+    /// Where the output ports go once active (default: the physical playback ports).
     public var connection = JACKConnection.physical
     /// After a lost server: first wait before reconnecting, doubled after each failure up to
     /// the maximum; after `reconnectTimeoutSeconds` without a server the output gives up
     /// (`JACKEvent.gaveUp`, `JACKOutput.failure`).
     public var reconnectInitialDelay = 0.05
+    /// Longest wait between reconnect attempts, seconds.
     public var reconnectMaximumDelay = 1.0
+    /// Give up after this many seconds without a server (0: at the first failed attempt).
     public var reconnectTimeoutSeconds = 30.0
     /// How long activation may wait for the server's first process cycles (seconds).
     public var startTimeoutSeconds = 5.0
@@ -38,6 +41,7 @@ public struct JACKOutputConfiguration: Sendable {
     /// real-time safe.
     public var realtimeScope: JACKRealtimeScope?
 
+    /// Defaults for the rest; see each property.
     public init(clientName: String = "tutti", serverName: String? = nil, connection: JACKConnection = .physical) {
         self.clientName = clientName
         self.serverName = serverName
@@ -66,9 +70,12 @@ public struct JACKOutputConfiguration: Sendable {
 /// A pair of C functions bracketing the real-time part of each process cycle. Value type;
 /// the functions run on JACK's process thread.
 public struct JACKRealtimeScope: @unchecked Sendable {
+    /// Called first in each process cycle.
     public var enter: @convention(c) () -> Void
+    /// Called last in each process cycle.
     public var exit: @convention(c) () -> Void
 
+    /// A scope from two C functions.
     public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
         self.enter = enter
         self.exit = exit
@@ -90,7 +97,9 @@ public struct JACKNegotiated: Sendable, Equatable, CustomStringConvertible {
     public var serverName: String
     /// The client name JACK granted (may carry a suffix).
     public var clientName: String
+    /// The server's rate (Hz), which the engine runs at.
     public var sampleRate: Int
+    /// Output ports (the engine's channels).
     public var channelCount: Int
     /// Frames per process cycle (changes with `jack_bufsize`).
     public var bufferFrames: Int
@@ -98,9 +107,12 @@ public struct JACKNegotiated: Sendable, Equatable, CustomStringConvertible {
     /// when unconnected.
     public var latencyFrames: Int
 
+    /// `latencyFrames` in seconds.
     public var latencySeconds: Double { Double(latencyFrames) / Double(sampleRate) }
+    /// One process cycle in seconds.
     public var bufferSeconds: Double { Double(bufferFrames) / Double(sampleRate) }
 
+    /// One line: server, client, rate, channels, buffer, latency.
     public var description: String {
         String(
             format: "server \"%@\", client \"%@\", %d Hz, %d ch, buffer %d frames (%.1f ms), latency %d frames (%.1f ms)",

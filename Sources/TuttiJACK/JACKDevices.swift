@@ -1,6 +1,8 @@
 /// A JACK server as `tutti devices --backend jack` shows it. Value type: any thread.
 public struct JACKServerInfo: Sendable, Equatable {
+    /// As resolved: explicit, `JACK_DEFAULT_SERVER`, or `default`.
     public var serverName: String
+    /// Hz.
     public var sampleRate: Int
     /// Frames per process cycle.
     public var bufferFrames: Int
@@ -10,6 +12,7 @@ public struct JACKServerInfo: Sendable, Equatable {
     public var capturePorts: [String]
 }
 
+/// Queries a JACK server for `tutti devices --backend jack`. Stateless.
 public enum JACKDevices {
     /// Ask the server (named, else `JACK_DEFAULT_SERVER`, else `default`) for its rate,
     /// buffer size and physical ports through a short-lived client named `tutti-devices`.

@@ -19,9 +19,12 @@ public enum JACKError: Error, Equatable, CustomStringConvertible, Sendable {
     case noCycles(seconds: Double)
     /// The server did not come back within the reconnect timeout; the last reason it failed.
     case reconnectTimedOut(seconds: Double, lastError: String)
+    /// A configuration value out of range (which one, and why).
     case invalidConfiguration(String)
+    /// `start` was called twice, or after the client was closed.
     case alreadyStarted
 
+    /// The message `tutti` prints after "error: ".
     public var description: String {
         switch self {
         case .noServer(let name):
@@ -59,7 +62,10 @@ public enum JACKError: Error, Equatable, CustomStringConvertible, Sendable {
 /// Why the output route changed, named like `TuttiPolicy.RouteChangeReason` (and
 /// `ALSARouteChangeReason`) so the policy layer maps it by raw value. Value type: any thread.
 public enum JACKRouteChangeReason: String, Sendable {
-    case oldDeviceUnavailable, newDeviceAvailable
+    /// The server went away.
+    case oldDeviceUnavailable
+    /// The server is back.
+    case newDeviceAvailable
 }
 
 /// Something the backend reports to the control side: the same cases as `ALSAEvent` where
@@ -87,6 +93,7 @@ public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
     /// The frame limit given to `start` has been rendered.
     case finished(frames: Int64)
 
+    /// One line for logs and `tutti play`'s stderr.
     public var description: String {
         switch self {
         case .xrun(let n): "xrun (\(n) so far)"

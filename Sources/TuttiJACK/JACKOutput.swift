@@ -14,7 +14,9 @@ import TuttiEngine
 /// turns counters into events and, after a lost server, closes the client and reconnects with
 /// backoff until `reconnectTimeoutSeconds`.
 public final class JACKOutput: @unchecked Sendable {
+    /// The engine it renders (its `renderer` belongs to JACK's process thread once started).
     public let engine: Engine
+    /// The client's configuration (`JACKClient.configuration`).
     public let configuration: JACKOutputConfiguration
     let core: ProcessCore
     let wakeSupervisor = Semaphore()

@@ -36,7 +36,7 @@ struct Play: ParsableCommand {
     @OptionGroup(title: "JACK (with --backend jack)")
     var jack: JACKPlayOptions
 
-    @Option(help: "Give up when the JACK server has not come back SECONDS after it was lost (default 30).")
+    @Option(help: ArgumentHelp("Give up when the JACK server has not come back SECONDS after it was lost (default 30).", valueName: "seconds"))
     var reconnectTimeout: Double?
 
     @Option(help: "ALSA PCM name (see `tutti devices`).")

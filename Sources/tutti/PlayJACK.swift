@@ -23,7 +23,7 @@ struct JACKPlayOptions: ParsableArguments {
     @Option(
         name: .customLong("connect"), parsing: .upToNextOption,
         help: ArgumentHelp(
-            "Connect out_1, out_2, … to these ports in order, one per channel (default: the physical playback ports).",
+            "Connect out_1, out_2, … to these ports in order, one per channel (default: the physical playback ports); put them after the scene, or repeat --connect.",
             valueName: "port"))
     var connect: [String] = []
 
