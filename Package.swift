@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
         .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
+        .library(name: "TuttiJACK", targets: ["TuttiJACK"]),
         .executable(name: "tutti", targets: ["tutti"]),
         // The C ABI (include/tutti.h). scripts/install.sh links it with the Swift runtime inside,
         // only tutti_* exported, and installs it as libtutti.so.<ABI>.
@@ -29,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
 
         // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
         // (per-function target attributes, no unsafe flags), one picked at load time.
@@ -43,11 +45,13 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
-        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiALSA"]),
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiALSA", "TuttiJACK"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        // JACK client: renders inside JACK's process callback, reconnects after a lost server.
+        .target(name: "TuttiJACK", dependencies: ["TuttiEngine", "TuttiDSP", "CJACK"]),
         // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
         // messages and version strings in C; TuttiC translates each C function to the Swift API.
         .target(name: "CTuttiABI"),
@@ -56,7 +60,7 @@ let package = Package(
         // fixtures, references, the voice counter).
         .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA", "TuttiBenchSupport",
+            "TuttiScene", "Tutti", "TuttiALSA", "TuttiJACK", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
@@ -73,6 +77,7 @@ let package = Package(
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

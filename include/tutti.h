@@ -446,7 +446,8 @@ int tutti_engine_event_fd(tutti_engine *engine);
 /* tutti_output_config.backend */
 enum {
     TUTTI_BACKEND_ALSA = 0,
-    TUTTI_BACKEND_JACK = 1 /* not built into this version: TUTTI_ERROR_DEVICE */
+    TUTTI_BACKEND_JACK = 1 /* a JACK client (ports out_1..N to the physical playback ports); the server
+                              sets the rate (must be the engine's) and the buffer size */
 };
 
 /* Where an engine plays when it drives a device itself. Fill with tutti_output_config_init. */
@@ -454,14 +455,18 @@ typedef struct tutti_output_config {
     uint32_t struct_size;
     int32_t backend;        /* TUTTI_BACKEND_*; default ALSA */
     const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
-    uint32_t period_frames; /* 16..65536, 0 = backend default */
-    uint32_t periods;       /* 2..64, 0 = backend default */
+    uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
+    uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
 } tutti_output_config;
 
 /* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */
 void tutti_output_config_init(tutti_output_config *config);
 /* Plays the engine on a device from the backend's real-time thread. While it runs,
- * tutti_engine_render returns TUTTI_ERROR_STATE; xruns and device loss come as events.
+ * tutti_engine_render returns TUTTI_ERROR_STATE; xruns and device loss come as events. A lost
+ * device (or JACK server) is a route change for the policy: ROUTE_CHANGED with
+ * OLD_DEVICE_UNAVAILABLE (media sessions pause from the next block rendered and stay paused),
+ * then DEVICE_LOST; when it is back, ROUTE_CHANGED with NEW_DEVICE_AVAILABLE, then
+ * DEVICE_RESTORED. The backend reconnects by itself.
  * TUTTI_ERROR_STATE if an output already runs or a pull render is in progress,
  * TUTTI_ERROR_DEVICE when the device cannot be opened (the message says why). Any thread. */
 tutti_result tutti_output_start(tutti_engine *engine, const tutti_output_config *config);

@@ -3,8 +3,10 @@
 # toolchain ships the runtime: this links it into a separate build of `tutti` (whole archive,
 # symbols exported so `tutti play --rtsan` finds __rtsan_realtime_enter/exit with dlsym), then
 # plays a busy 10 s scene through the ALSA backend with every render + conversion bracketed
-# as a real-time context. rtsan aborts (exit 43) with a report on the first allocation, lock
-# or blocking call inside; exit 0 means it found nothing.
+# as a real-time context, and, when jackd is installed, 5 s of it through the JACK backend
+# (the whole process callback bracketed) on a private dummy-driver server. rtsan aborts
+# (exit 43) with a report on the first allocation, lock or blocking call inside; exit 0 means
+# it found nothing.
 #
 # Not part of the SwiftPM test binary: rtsan must own malloc, which the tests' malloc counter
 # (Tests/CTuttiTestSupport) interposes, and it cannot share a process with TSan.
@@ -23,7 +25,13 @@ swift build --scratch-path .build-rtsan --product tutti \
 tutti=$(swift build --scratch-path .build-rtsan --show-bin-path)/tutti
 
 work=$(mktemp -d /tmp/tutti-rtsan.XXXXXX)
-cleanup() { [ -n "${TUTTI_PULSE_PID:-}" ] && kill "$TUTTI_PULSE_PID" 2>/dev/null; rm -rf "$work"; }
+jack_server="tutti-rtsan-$$"
+jackd_pid=""
+cleanup() {
+  [ -n "${TUTTI_PULSE_PID:-}" ] && kill "$TUTTI_PULSE_PID" 2>/dev/null
+  if [ -n "$jackd_pid" ]; then kill "$jackd_pid" 2>/dev/null; wait "$jackd_pid" 2>/dev/null; rm -f /dev/shm/*_"${jack_server}"_*; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 # A busy scene: 4 sessions, 22 sources (files at four rates, 16 tones), a gain ramp every
@@ -102,5 +110,21 @@ set -e
 if [ $status -ne 0 ]; then
   echo "rtsan-check: FAILED (exit $status)" >&2
   exit $status
+fi
+if command -v jackd >/dev/null && command -v jack_wait >/dev/null; then
+  JACK_NO_AUDIO_RESERVATION=1 jackd -n "$jack_server" -S -d dummy -r 48000 -p 128 >"$work/jackd.log" 2>&1 &
+  jackd_pid=$!
+  JACK_DEFAULT_SERVER="$jack_server" jack_wait -w -t 5 >/dev/null 2>&1 || { cat "$work/jackd.log" >&2; exit 1; }
+  echo "rtsan-check: playing 5 s of it through JACK with RealtimeSanitizer around each process callback" >&2
+  set +e
+  JACK_DEFAULT_SERVER="$jack_server" "$tutti" play "$work/busy.json" --backend jack --seconds 5 --rtsan
+  status=$?
+  set -e
+  if [ $status -ne 0 ]; then
+    echo "rtsan-check: FAILED through JACK (exit $status)" >&2
+    exit $status
+  fi
+else
+  echo "rtsan-check: jackd is not installed: the JACK backend is not checked" >&2
 fi
 echo "rtsan-check: clean: nothing reported" >&2

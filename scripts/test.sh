@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
-# pulse plugin for the real-device tests), builds once in debug and runs every test, then
-# the checks that cannot share that build:
+# pulse plugin for the real-device tests, the JACK server for the JACK tests), builds once in
+# debug and runs every test, then the checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
-#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene;
+#   - RealtimeSanitizer around the render call through a 10 s play of a busy scene (ALSA),
+#     and 5 s through JACK;
 #   - libFuzzer + AddressSanitizer, 30 s on the scene decoder and 30 s on the audio-file
 #     loader (scripts/fuzz.sh; its own build folder, .build-fuzz).
 # Then the C ABI (scripts/test-c.sh): one release build installed into a temporary prefix,
 # the C tests against it, the examples (C and a Swift package) built and run.
-# The PulseAudio tests start their own private servers.
+# The PulseAudio and JACK tests start their own private servers (JACK: dummy driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
+bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils jackd2
 
 echo "== swift format lint (configuration: .swift-format)"
 swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Fuzz/Sources examples/swift/Sources
@@ -27,7 +28,7 @@ echo "== ThreadSanitizer: rings, engine and host threads"
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'RingStress|EngineThread|HostThread'
 
-echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend"
+echo "== RealtimeSanitizer: 10 s of a busy scene through the ALSA backend (and 5 s through JACK)"
 bash scripts/rtsan-check.sh 10
 
 echo "== libFuzzer: scene decoder and audio-file loader, 30 s each"

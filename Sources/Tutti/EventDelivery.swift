@@ -219,26 +219,3 @@ private final class WeakEngine: @unchecked Sendable {
     weak var engine: AudioEngine?
     init(_ engine: AudioEngine) { self.engine = engine }
 }
-
-/// A counting semaphore with a timed wait (POSIX `sem_t`). Any thread.
-final class Semaphore: @unchecked Sendable {
-    private let sem = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    init() { sem_init(sem, 0, 0) }
-    deinit {
-        sem_destroy(sem)
-        sem.deallocate()
-    }
-    func post() { sem_post(sem) }
-    /// False on timeout.
-    func wait(seconds: Double) -> Bool {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let total = Double(ts.tv_nsec) + seconds * 1e9
-        ts.tv_sec += Int(total / 1e9)
-        ts.tv_nsec = Int(total.truncatingRemainder(dividingBy: 1e9))
-        while sem_timedwait(sem, &ts) != 0 {
-            if errno == ETIMEDOUT { return false }
-        }
-        return true
-    }
-}

@@ -1,6 +1,7 @@
 import Synchronization
 import TuttiALSA
 import TuttiEngine
+import TuttiJACK
 
 /// Where an `AudioEngine` plays when it drives a device itself. Value type: any thread.
 public struct OutputConfiguration: Sendable, Equatable {
@@ -8,7 +9,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     public enum Backend: Int32, Sendable, CaseIterable {
         /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin).
         case alsa = 0
-        /// A JACK server (not built into this version: `startOutput` throws `device`).
+        /// A JACK client of a JACK server (ports `out_1 … out_N`, connected to the physical
+        /// playback ports). The server sets the rate (the engine's must match) and the buffer size.
         case jack = 1
     }
 
@@ -16,9 +18,10 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var backend = Backend.alsa
     /// ALSA PCM name or JACK server name; nil: the backend's default.
     public var device: String?
-    /// Period size to ask for, frames; nil: the backend's default.
+    /// Period size to ask for, frames; nil: the backend's default. ALSA only (JACK's server
+    /// sets its buffer size: giving one with `.jack` is an `invalidArgument` error).
     public var periodFrames: Int?
-    /// Periods in the device buffer to ask for; nil: the backend's default.
+    /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
     public var periodCount: Int?
 
     /// The default device of the default backend (ALSA "default").
@@ -26,8 +29,9 @@ public struct OutputConfiguration: Sendable, Equatable {
 }
 
 /// The running output of an engine. Thread: behind `AudioEngine.output`'s lock.
-struct RunningOutput: @unchecked Sendable {
-    let alsa: ALSAOutput
+enum RunningOutput: @unchecked Sendable {
+    case alsa(ALSAOutput)
+    case jack(JACKOutput)
 }
 
 extension AudioEngine {
@@ -43,27 +47,49 @@ extension AudioEngine {
         if let n = configuration.periodCount, !(2...64).contains(n) {
             throw TuttiError(.invalidArgument, "periodCount must be in 2…64, got \(n)")
         }
-        guard configuration.backend == .alsa else {
-            throw TuttiError(.device, "the JACK backend is not built into this version of Tutti (use ALSA)")
+        if configuration.backend == .jack, configuration.periodFrames != nil || configuration.periodCount != nil {
+            throw TuttiError(.invalidArgument, "periodFrames / periodCount: the JACK server sets its buffer size")
         }
         try output.withLock { (running: inout RunningOutput?) throws(TuttiError) in
             guard running == nil else { throw TuttiError(.state, "an output is already running") }
             guard renderOwner.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged else {
                 throw TuttiError(.state, "a pull render is in progress on another thread")
             }
-            var alsaConfiguration = ALSAOutputConfiguration(device: configuration.device ?? "default")
-            if let p = configuration.periodFrames { alsaConfiguration.periodFrames = p }
-            if let n = configuration.periodCount { alsaConfiguration.periodCount = n }
-            do {
-                let alsa = try ALSAOutput(
-                    renderer: renderer, configuration: alsaConfiguration, log: { _ in },
-                    onEvent: { [weak self] e in self?.deviceEvent(e) })
-                try alsa.start()
-                running = RunningOutput(alsa: alsa)
+            do throws(TuttiError) {
+                running = try configuration.backend == .alsa ? startALSA(configuration) : startJACK(configuration)
             } catch {
                 renderOwner.store(0, ordering: .releasing)
-                throw TuttiError(.device, "ALSA device \"\(alsaConfiguration.device)\": \(error)")
+                throw error
             }
+        }
+    }
+
+    private func startALSA(_ configuration: OutputConfiguration) throws(TuttiError) -> RunningOutput {
+        var alsaConfiguration = ALSAOutputConfiguration(device: configuration.device ?? "default")
+        if let p = configuration.periodFrames { alsaConfiguration.periodFrames = p }
+        if let n = configuration.periodCount { alsaConfiguration.periodCount = n }
+        do {
+            let alsa = try ALSAOutput(
+                renderer: renderer, configuration: alsaConfiguration, log: { _ in },
+                onEvent: { [weak self] e in self?.deviceEvent(e) })
+            try alsa.start()
+            return .alsa(alsa)
+        } catch {
+            throw TuttiError(.device, "ALSA device \"\(alsaConfiguration.device)\": \(error)")
+        }
+    }
+
+    private func startJACK(_ configuration: OutputConfiguration) throws(TuttiError) -> RunningOutput {
+        let jackConfiguration = JACKOutputConfiguration(serverName: configuration.device)
+        let server = configuration.device ?? "the default JACK server"
+        do {
+            let jack = try JACKOutput(
+                renderer: renderer, client: JACKClient(configuration: jackConfiguration), log: { _ in },
+                onEvent: { [weak self] e in self?.deviceEvent(e) })
+            try jack.start()
+            return .jack(jack)
+        } catch {
+            throw TuttiError(.device, "\(server): \(error)")
         }
     }
 
@@ -74,8 +100,11 @@ extension AudioEngine {
             defer { running = nil }
             return running
         }
-        guard let stopped else { return }
-        stopped.alsa.stop()
+        switch stopped {
+        case .alsa(let alsa): alsa.stop()
+        case .jack(let jack): jack.stop()
+        case nil: return
+        }
         renderOwner.store(0, ordering: .releasing)
     }
 
@@ -85,18 +114,49 @@ extension AudioEngine {
     /// What a running output reports: xruns and latency (frames of the device buffer).
     var outputStatus: (xruns: Int, latencyFrames: Int) {
         output.withLock { running in
-            guard let alsa = running?.alsa else { return (0, 0) }
-            return (alsa.xrunCount, alsa.negotiated.bufferFrames)
+            switch running {
+            case .alsa(let alsa): (alsa.xrunCount, alsa.negotiated.bufferFrames)
+            case .jack(let jack): (jack.xrunCount, jack.negotiated.latencyFrames)
+            case nil: (0, 0)
+            }
         }
     }
 
-    /// A backend's event, on its supervisor thread: queued for the host.
+    /// An ALSA event, on the output's event queue: the policy hears about the device, the host
+    /// gets an event.
     private func deviceEvent(_ event: ALSAEvent) {
         switch event {
         case .xrun(let total): reportDeviceEvent(.xrun(count: total))
-        case .deviceLost(_, let message): reportDeviceEvent(.deviceLost(device: "alsa", reason: message))
-        case .deviceRestored: reportDeviceEvent(.deviceRestored(device: "alsa"))
+        case .deviceLost(_, let message): deviceLost(device: "alsa", reason: message)
+        case .deviceRestored: deviceRestored(device: "alsa")
         default: break
         }
+    }
+
+    /// A JACK event, on the output's supervisor thread: as for ALSA.
+    private func deviceEvent(_ event: JACKEvent) {
+        switch event {
+        case .xrun(let total): reportDeviceEvent(.xrun(count: total))
+        case .deviceLost(let message): deviceLost(device: "jack", reason: message)
+        case .deviceRestored: deviceRestored(device: "jack")
+        default: break
+        }
+    }
+
+    /// The output went away: the policy sees the route's device go (rule 7: media sessions
+    /// pause, at the first block rendered from now, so nothing resumes by itself when the
+    /// device comes back), then the host gets `deviceLost` after the `routeChanged`.
+    private func deviceLost(device: String, reason: String) {
+        try? withCore { (s) throws(TuttiError) in _ = try s.perform(.route(.speaker, reason: .oldDeviceUnavailable), at: .now) }
+        reportDeviceEvent(.deviceLost(device: device, reason: reason))
+    }
+
+    /// The output is back: a route change with `newDeviceAvailable` (nothing resumes by
+    /// itself), then `deviceRestored`.
+    private func deviceRestored(device: String) {
+        try? withCore { (s) throws(TuttiError) in
+            _ = try s.perform(.route(s.policy.device.route, reason: .newDeviceAvailable), at: .now)
+        }
+        reportDeviceEvent(.deviceRestored(device: device))
     }
 }

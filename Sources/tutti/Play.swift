@@ -17,16 +17,24 @@ enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a scene in real time on an ALSA device.",
+        abstract: "Play a scene in real time on an ALSA device or as a JACK client.",
         discussion: """
             The device gets exactly the samples `tutti render` writes for the same scene: the \
             scene's commands are recorded from an offline run and queued ahead of the render \
             thread, which applies each at its frame. Integer device formats are TPDF-dithered \
-            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency.
+            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
+            With --backend jack the scene renders at the JACK server's rate, inside JACK's \
+            process callback (ports out_1 … out_N; docs/backends.md).
             """)
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
     var scene: String
+
+    @Option(help: "Output backend: alsa or jack.")
+    var backend = BackendArgument.alsa
+
+    @OptionGroup(title: "JACK (with --backend jack)")
+    var jack: JACKPlayOptions
 
     @Option(help: "ALSA PCM name (see `tutti devices`).")
     var device = "default"
@@ -46,7 +54,7 @@ struct Play: ParsableCommand {
     @Option(
         name: .customLong("reconnect-timeout"),
         help: ArgumentHelp(
-            "When the device is lost, give up after this many seconds without reopening it: playback stops and tutti exits 1.",
+            "When the device (ALSA) or the server (JACK) is lost, give up after this many seconds without it: playback stops and tutti exits 1.",
             valueName: "S"))
     var reconnectTimeout = 30.0
 
@@ -71,6 +79,7 @@ struct Play: ParsableCommand {
         guard reconnectTimeout.isFinite, reconnectTimeout >= 0 else {
             throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
         }
+        try validateBackendOptions()
     }
 
     func run() throws {
@@ -83,11 +92,12 @@ struct Play: ParsableCommand {
         }
     }
 
-    private func say(_ line: String) {
+    func say(_ line: String) {
         if !quiet { FileHandle.standardError.write(Data("tutti: \(line)\n".utf8)) }
     }
 
     private func play() throws {
+        if backend == .jack { return try playJACK() }
         let scene = try SceneRenderer.loadScene(path: self.scene)
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate

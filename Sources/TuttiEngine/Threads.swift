@@ -1,0 +1,91 @@
+import Glibc
+
+// Thread primitives for the layers above (backends, event delivery): control and supervisor
+// threads only, except `Semaphore.post`, which a real-time thread may call through `raw`.
+
+/// A POSIX semaphore at a fixed address, so a real-time thread or a JACK callback can post it
+/// through `raw` (`sem_post` is async-signal-safe and never blocks). Any thread posts; one
+/// waits at a time.
+package final class Semaphore: @unchecked Sendable {
+    package let raw: UnsafeMutablePointer<sem_t>
+
+    package init() {
+        raw = .allocate(capacity: 1)
+        sem_init(raw, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(raw)
+        raw.deallocate()
+    }
+
+    package func post() { sem_post(raw) }
+
+    package func wait() {
+        while sem_wait(raw) != 0 && errno == EINTR {}
+    }
+
+    /// false on timeout.
+    @discardableResult
+    package func wait(seconds: Double) -> Bool {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let ns = Int(ts.tv_nsec) + Int(max(seconds, 0) * 1e9)
+        ts.tv_sec += ns / 1_000_000_000
+        ts.tv_nsec = ns % 1_000_000_000
+        while true {
+            if sem_timedwait(raw, &ts) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+}
+
+/// Monotonic clock in seconds (control and supervisor threads).
+package func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+private final class ThreadBody {
+    let name: String
+    let run: () -> Void
+    init(_ name: String, _ run: @escaping () -> Void) {
+        self.name = name
+        self.run = run
+    }
+}
+
+/// `pthread_create` failed; `code` is its error number.
+package struct ThreadStartError: Error, CustomStringConvertible {
+    package let name: String
+    package let code: Int32
+    package var description: String { "pthread_create (\(name)): \(String(cString: strerror(code)))" }
+}
+
+/// Start a joinable pthread named `name` (≤ 15 bytes shown by `top -H`).
+package func startThread(name: String, _ body: @escaping () -> Void) throws(ThreadStartError) -> pthread_t {
+    let box = Unmanaged.passRetained(ThreadBody(String(name.prefix(15)), body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(
+        &thread, nil,
+        { arg in
+            let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
+            // Named from inside, before any work (a new thread starts with its creator's name).
+            setThreadName(pthread_self(), body.name)
+            body.run()
+            return nil
+        }, box)
+    guard rc == 0 else {
+        Unmanaged<ThreadBody>.fromOpaque(box).release()
+        throw ThreadStartError(name: name, code: rc)
+    }
+    return thread
+}
+
+/// `pthread_setname_np` is a GNU extension the Glibc module does not export; look it up.
+package func setThreadName(_ thread: pthread_t, _ name: String) {
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
+    _ = unsafeBitCast(symbol, to: SetName.self)(thread, name)
+}

@@ -1,0 +1,121 @@
+import Glibc
+
+/// Where the output ports are connected once the client is active. Value type: any thread.
+public enum JACKConnection: Sendable, Equatable {
+    /// The server's physical playback ports in order: `out_k` → the k-th one. A mono engine's
+    /// `out_1` goes to the first two (both speakers). Fewer physical ports than channels leave
+    /// the last channels unconnected.
+    case physical
+    /// Leave the ports unconnected (a patchbay or session manager connects them).
+    case none
+    /// `out_k` → the k-th port given (full names, `client:port`); one per channel.
+    case ports([String])
+}
+
+/// How to open the JACK client and drive it. Value type: any thread.
+public struct JACKOutputConfiguration: Sendable {
+    /// The client name; JACK appends a suffix (`tutti-01`) when another client has it.
+    public var clientName = "tutti"
+    /// The server to connect to. nil: as libjack decides — `JACK_DEFAULT_SERVER` when set,
+    /// else `default`.
+    public var serverName: String?
+    /// Output ports are `<outputPortPrefix>_1 … _N`, N = the engine's channel count.
+    public var outputPortPrefix = "out"
+    /// Where the output ports go once active (default: the physical playback ports).
+    public var connection = JACKConnection.physical
+    /// After a lost server: first wait before reconnecting, doubled after each failure up to
+    /// the maximum; after `reconnectTimeoutSeconds` without a server the output gives up
+    /// (`JACKEvent.gaveUp`, `JACKOutput.failure`).
+    public var reconnectInitialDelay = 0.05
+    /// Longest wait between reconnect attempts, seconds.
+    public var reconnectMaximumDelay = 1.0
+    /// Give up after this many seconds without a server (0: at the first failed attempt).
+    public var reconnectTimeoutSeconds = 30.0
+    /// How long activation may wait for the server's first process cycles (seconds).
+    public var startTimeoutSeconds = 5.0
+    /// Pass libjack's own diagnostic lines through to stderr (default: dropped; Tutti reports
+    /// its own errors).
+    public var libjackMessages = false
+    /// Called inside the process callback right before and after the render and
+    /// de-interleave (e.g. `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be
+    /// real-time safe.
+    public var realtimeScope: JACKRealtimeScope?
+
+    /// Defaults for the rest; see each property.
+    public init(clientName: String = "tutti", serverName: String? = nil, connection: JACKConnection = .physical) {
+        self.clientName = clientName
+        self.serverName = serverName
+        self.connection = connection
+    }
+
+    /// The server name libjack will use: the explicit one, else `JACK_DEFAULT_SERVER`, else
+    /// `default`.
+    public var resolvedServerName: String {
+        if let serverName { return serverName }
+        if let env = getenv("JACK_DEFAULT_SERVER"), env.pointee != 0 { return String(cString: env) }
+        return "default"
+    }
+
+    func validate() throws {
+        guard !clientName.isEmpty else { throw JACKError.invalidConfiguration("the client name is empty") }
+        guard !outputPortPrefix.isEmpty, !outputPortPrefix.contains(":") else {
+            throw JACKError.invalidConfiguration("the port prefix \"\(outputPortPrefix)\" must be non-empty and without ':'")
+        }
+        guard reconnectInitialDelay > 0, reconnectMaximumDelay >= reconnectInitialDelay, reconnectTimeoutSeconds >= 0 else {
+            throw JACKError.invalidConfiguration("reconnect delays must be positive and the timeout not negative")
+        }
+    }
+}
+
+/// A pair of C functions bracketing the real-time part of each process cycle. Value type;
+/// the functions run on JACK's process thread.
+public struct JACKRealtimeScope: @unchecked Sendable {
+    /// Called first in each process cycle.
+    public var enter: @convention(c) () -> Void
+    /// Called last in each process cycle.
+    public var exit: @convention(c) () -> Void
+
+    /// A scope from two C functions.
+    public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
+        self.enter = enter
+        self.exit = exit
+    }
+
+    /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit` when the process was linked with the
+    /// RealtimeSanitizer runtime and exports them (`scripts/rtsan-check.sh`); nil otherwise.
+    public static func sanitizer() -> JACKRealtimeScope? {
+        typealias Hook = @convention(c) () -> Void
+        let all = UnsafeMutableRawPointer(bitPattern: 0)
+        guard let enter = dlsym(all, "__rtsan_realtime_enter"), let exit = dlsym(all, "__rtsan_realtime_exit") else { return nil }
+        return JACKRealtimeScope(enter: unsafeBitCast(enter, to: Hook.self), exit: unsafeBitCast(exit, to: Hook.self))
+    }
+}
+
+/// What the server gave the client. Value type: any thread.
+public struct JACKNegotiated: Sendable, Equatable, CustomStringConvertible {
+    /// The server name as resolved (`JACKOutputConfiguration.resolvedServerName`).
+    public var serverName: String
+    /// The client name JACK granted (may carry a suffix).
+    public var clientName: String
+    /// The server's rate (Hz), which the engine runs at.
+    public var sampleRate: Int
+    /// Output ports (the engine's channels).
+    public var channelCount: Int
+    /// Frames per process cycle (changes with `jack_bufsize`).
+    public var bufferFrames: Int
+    /// Playback latency of the output ports (JACK's latency range, maximum), in frames; 0
+    /// when unconnected.
+    public var latencyFrames: Int
+
+    /// `latencyFrames` in seconds.
+    public var latencySeconds: Double { Double(latencyFrames) / Double(sampleRate) }
+    /// One process cycle in seconds.
+    public var bufferSeconds: Double { Double(bufferFrames) / Double(sampleRate) }
+
+    /// One line: server, client, rate, channels, buffer, latency.
+    public var description: String {
+        func ms(_ seconds: Double) -> String { "\((seconds * 10_000).rounded() / 10) ms" }
+        return "server \"\(serverName)\", client \"\(clientName)\", \(sampleRate) Hz, \(channelCount) ch, "
+            + "buffer \(bufferFrames) frames (\(ms(bufferSeconds))), latency \(latencyFrames) frames (\(ms(latencySeconds)))"
+    }
+}

@@ -1,0 +1,414 @@
+import CJACK
+import Glibc
+import Synchronization
+import TuttiEngine
+
+/// Plays a `Renderer` (an engine's render side) as a JACK client: output ports `out_1 … out_N`
+/// (N = the engine's channels), rendered inside JACK's process callback.
+///
+/// Threads: the control thread (the engine's) creates, starts, stops and polls it. JACK's
+/// process thread (made by libjack, real-time when the server is) renders and de-interleaves,
+/// nothing else. libjack's notification thread runs the xrun, buffer-size and shutdown
+/// callbacks (atomics and a semaphore post only). A supervisor thread (normal priority)
+/// turns counters into events and, after a lost server, closes the client and reconnects with
+/// backoff until `reconnectTimeoutSeconds`.
+public final class JACKOutput: @unchecked Sendable {
+    /// The render side it drives (it belongs to JACK's process thread once started).
+    public let renderer: Renderer
+    /// The engine of `init(engine:…)`, kept alive as long as the output.
+    private var engine: Engine?
+    private var channelCount: Int { renderer.configuration.channelCount }
+    /// The client's configuration (`JACKClient.configuration`).
+    public let configuration: JACKOutputConfiguration
+    let core: ProcessCore
+    let wakeSupervisor = Semaphore()
+    let supervisorExited = Semaphore()
+    let finishedSignal = Semaphore()
+    let log: @Sendable (String) -> Void
+    let onEvent: (@Sendable (JACKEvent) -> Void)?
+
+    private struct Shared {
+        var negotiated: JACKNegotiated
+        var events: [JACKEvent] = []
+        var finished = false
+        var failure: JACKError?
+    }
+    private let shared: Mutex<Shared>
+    /// The open client: the control thread's until `start`, then the supervisor's (nil while
+    /// reconnecting), the control thread's again after `stop` joined the supervisor.
+    private var client: JACKClient?
+    private var started = false
+    private var supervisorRunning = false
+    private let supervisorStop = Atomic<Bool>(false)
+    /// How JACK schedules the process thread, once started (for `tutti play`'s report).
+    public private(set) var schedulingNote = "not started"
+
+    /// Open a client with `configuration` and take it over. The engine must run at the
+    /// server's rate: to learn it first, open a `JACKClient` and use `init(renderer:client:)`.
+    /// `log` receives human-readable lines (default: stderr); `onEvent` gets each event on
+    /// the supervisor thread, as well as `pollEvents()` on the control thread.
+    public convenience init(
+        engine: Engine, configuration: JACKOutputConfiguration = JACKOutputConfiguration(),
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+    ) throws {
+        try self.init(renderer: engine.renderer, client: JACKClient(configuration: configuration), log: log, onEvent: onEvent)
+        self.engine = engine
+    }
+
+    /// Take over an open client for `engine`'s render side: see `init(renderer:client:log:onEvent:)`.
+    /// Control thread.
+    public convenience init(
+        engine: Engine, client: JACKClient,
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+    ) throws {
+        try self.init(renderer: engine.renderer, client: client, log: log, onEvent: onEvent)
+        self.engine = engine
+    }
+
+    /// Take over an open client: checks the rate, registers the output ports and checks the
+    /// ports to connect to (errors name them). Nothing plays before `start`. Control thread.
+    public init(
+        renderer: Renderer, client: JACKClient,
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+    ) throws {
+        let sampleRate = renderer.configuration.sampleRate
+        guard client.sampleRate == sampleRate else {
+            throw JACKError.rateMismatch(engine: sampleRate, server: client.sampleRate)
+        }
+        self.renderer = renderer
+        configuration = client.configuration
+        // Default log: one write(2) per line to stderr (no Foundation: the C library stays small).
+        self.log = log ?? { message in _ = "tutti: jack: \(message)\n".withCString { write(2, $0, strlen($0)) } }
+        self.onEvent = onEvent
+        core = ProcessCore(
+            renderer: renderer, channelCount: renderer.configuration.channelCount, scope: client.configuration.realtimeScope,
+            wakeSupervisor: wakeSupervisor.raw)
+        shared = Mutex(
+            Shared(
+                negotiated: JACKNegotiated(
+                    serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
+                    channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0)))
+        _ = try client.destinations(for: configuration.connection, channelCount: renderer.configuration.channelCount)
+        try registerPorts(on: client)
+        self.client = client
+    }
+
+    deinit { stop() }
+
+    // MARK: Control side
+
+    /// What the server gave (updated on buffer-size changes and after a reconnect).
+    public var negotiated: JACKNegotiated { shared.withLock { $0.negotiated } }
+    /// Xruns JACK reported since start (anywhere in its graph, this client or not).
+    public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+    /// Engine frames handed to JACK (JACK takes every frame rendered: the same as `framesRendered`).
+    public var framesWritten: Int64 { core.framesRendered.load(ordering: .relaxed) }
+    /// The engine clock: frames rendered so far. Commands for later frames are on time.
+    public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    /// Frames of silence played because the control thread had not moved `renderHorizon` far
+    /// enough (see there).
+    public var lateFrameCount: Int64 { core.lateFrames.load(ordering: .relaxed) }
+    /// JACK's frame time (`jack_last_frame_time`) of the cycle whose first frame is engine frame
+    /// 0: where the output starts on the server's timeline (nil before it). Frame times of a
+    /// restarted server restart too.
+    public var startFrameTime: UInt32? {
+        let t = core.startFrameTime.load(ordering: .relaxed)
+        return t < 0 ? nil : UInt32(truncatingIfNeeded: t)
+    }
+    /// True once the frame limit has been rendered, or the output gave up (`failure`).
+    public var isFinished: Bool { shared.withLock { $0.finished } }
+    /// Why the output stopped for good (the server did not come back in time); nil otherwise.
+    public var failure: JACKError? { shared.withLock { $0.failure } }
+
+    /// Frames before this one may be rendered (default: no limit). A control thread that
+    /// queues commands ahead sets it to the frame of the first command it has not queued yet.
+    /// JACK's process callback cannot wait: when it reaches the horizon it plays silence for
+    /// the rest of the cycle (counted in `lateFrameCount`, reported as `commandsLate`) and
+    /// carries on from the same engine frame next cycle — the output is delayed, never changed.
+    public var renderHorizon: Int64 {
+        get { core.horizon.load(ordering: .acquiring) }
+        set { core.horizon.store(newValue, ordering: .releasing) }
+    }
+
+    /// Events since the last call, in order.
+    public func pollEvents() -> [JACKEvent] {
+        shared.withLock { s in
+            defer { s.events.removeAll(keepingCapacity: true) }
+            return s.events
+        }
+    }
+
+    /// Activate the client, connect the ports, and once the server has run two cycles with
+    /// the connections in place, start rendering from engine frame 0 (so nothing rendered is
+    /// lost to a connection not yet in effect). With `frameLimit`, rendering stops after that
+    /// many frames (the last cycle is completed with silence) and `finished` is reported.
+    /// Control thread.
+    public func start(frameLimit: Int64? = nil) throws {
+        guard !started, let client else { throw JACKError.alreadyStarted }
+        started = true
+        core.frameLimit = frameLimit ?? -1
+        do {
+            try activate(client, strict: true)
+        } catch {
+            client.close()
+            self.client = nil
+            core.client = nil
+            throw error
+        }
+        if let h = client.handle, jack_is_realtime(h) != 0 {
+            schedulingNote = "JACK's process thread, SCHED_FIFO priority \(jack_client_real_time_priority(h))"
+        } else {
+            schedulingNote = "JACK's process thread, normal scheduling (the server runs without real-time)"
+        }
+        // Detached: `stop` waits for `supervisorExited` (with a timeout) rather than joining.
+        let thread = try startThread(name: "tutti-jack-sup") { [self] in
+            supervise()
+            supervisorExited.post()
+        }
+        pthread_detach(thread)
+        supervisorRunning = true
+    }
+
+    /// Block until the frame limit has been rendered or the output gave up; false on timeout.
+    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
+        if isFinished { return true }
+        guard finishedSignal.wait(seconds: timeout ?? Double(Int32.max)) else { return isFinished }
+        finishedSignal.post() // let other waiters through too
+        return true
+    }
+
+    /// Stop the supervisor and close the client. `drain`: first let JACK play out what was
+    /// rendered (the ports' playback latency plus a cycle; at most a second). Control thread.
+    public func stop(drain: Bool = false) {
+        if supervisorRunning {
+            supervisorStop.store(true, ordering: .releasing)
+            wakeSupervisor.post()
+            if !supervisorExited.wait(seconds: 10) {
+                // Stuck inside libjack (a frozen server): leave it the client.
+                log("supervisor did not stop within 10 s; leaving the client to it")
+                supervisorRunning = false
+                client = nil
+                return
+            }
+            supervisorRunning = false
+        }
+        guard let c = client else { return }
+        if drain, core.phase.load(ordering: .acquiring) == .finished, !core.lost.load(ordering: .acquiring) {
+            let n = negotiated
+            let cycles = Int64((n.latencyFrames + n.bufferFrames - 1) / max(n.bufferFrames, 1) + 1)
+            let target = core.cycleCount.load(ordering: .acquiring) + cycles
+            let deadline = monotonicSeconds() + 1
+            while core.cycleCount.load(ordering: .acquiring) < target, monotonicSeconds() < deadline { usleep(1000) }
+        }
+        client = nil
+        c.close()
+        core.client = nil
+    }
+
+    // MARK: Activation (control thread at start, supervisor after a reconnect)
+
+    private func registerPorts(on client: JACKClient) throws {
+        guard let h = client.handle else { throw JACKError.call("jack_port_register (closed client)", code: -1) }
+        for c in 0..<channelCount {
+            let name = "\(configuration.outputPortPrefix)_\(c + 1)"
+            guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+                throw JACKError.call("jack_port_register \(name)", code: -1)
+            }
+            core.outputPorts[c] = port
+        }
+    }
+
+    /// Callbacks, activate, connect, wait two cycles, render. `strict`: a port that cannot be
+    /// connected is an error (at start); otherwise it is logged (after a reconnect, the ports
+    /// named may not exist on the new server yet).
+    private func activate(_ client: JACKClient, strict: Bool) throws {
+        guard let h = client.handle else { throw JACKError.call("jack_activate (closed client)", code: -1) }
+        try core.install(on: h)
+        core.client = h
+        core.bufferFrames.store(Int(jack_get_buffer_size(h)), ordering: .relaxed)
+        let rc = jack_activate(h)
+        guard rc == 0 else { throw JACKError.call("jack_activate", code: rc) }
+
+        let destinations: [[String]]
+        if strict {
+            destinations = try client.destinations(for: configuration.connection, channelCount: channelCount)
+        } else {
+            destinations = lenientDestinations(client)
+        }
+        for (c, ports) in destinations.enumerated() {
+            guard let own = jack_port_name(core.outputPorts[c]) else { continue }
+            if ports.isEmpty, configuration.connection == .physical {
+                log("the server has no physical playback port for \(String(cString: own)); left unconnected")
+            }
+            for destination in ports {
+                let r = jack_connect(h, own, destination)
+                if r != 0 && r != EEXIST {
+                    let error = JACKError.call("jack_connect \(String(cString: own)) → \(destination)", code: r)
+                    if strict { throw error }
+                    log("\(error)")
+                }
+            }
+        }
+
+        // Two full cycles after the connections were made: they are in the graph by then.
+        let first = core.cycleCount.load(ordering: .acquiring)
+        let deadline = monotonicSeconds() + configuration.startTimeoutSeconds
+        while core.cycleCount.load(ordering: .acquiring) < first + 2 {
+            if core.lost.load(ordering: .acquiring) { throw JACKError.call("activation (the server went away)", code: -1) }
+            if monotonicSeconds() > deadline { throw JACKError.noCycles(seconds: configuration.startTimeoutSeconds) }
+            usleep(500)
+        }
+        _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+
+        var range = jack_latency_range_t()
+        var latency = 0
+        for c in 0..<channelCount {
+            jack_port_get_latency_range(core.outputPorts[c], JackPlaybackLatency, &range)
+            latency = max(latency, Int(range.max))
+        }
+        let negotiated = JACKNegotiated(
+            serverName: client.serverName, clientName: client.clientName, sampleRate: Int(jack_get_sample_rate(h)),
+            channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latency)
+        shared.withLock { $0.negotiated = negotiated }
+    }
+
+    /// The ports to connect to after a reconnect: those that exist now.
+    private func lenientDestinations(_ client: JACKClient) -> [[String]] {
+        guard case .ports(let names) = configuration.connection else {
+            return (try? client.destinations(for: configuration.connection, channelCount: channelCount))
+                ?? Array(repeating: [], count: channelCount)
+        }
+        return names.prefix(channelCount).map { name in
+            guard let h = client.handle, jack_port_by_name(h, name) != nil else {
+                log("port \"\(name)\" is not on the server now; \(configuration.outputPortPrefix) port left unconnected")
+                return []
+            }
+            return [name]
+        }
+    }
+
+    // MARK: Supervisor thread
+
+    private func emit(_ event: JACKEvent) {
+        shared.withLock { $0.events.append(event) }
+        onEvent?(event)
+    }
+
+    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+
+    private func supervise() {
+        var seenXruns = 0
+        var seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
+        var seenLate: Int64 = 0
+        var lastLate: Int64 = 0
+        var lateSince = 0.0
+        var finishedReported = false
+        while !stopping {
+            wakeSupervisor.wait(seconds: 0.005)
+            if stopping { break }
+
+            let x = core.xrunCount.load(ordering: .relaxed)
+            while seenXruns < x {
+                seenXruns += 1
+                emit(.xrun(total: seenXruns))
+            }
+            let b = core.bufferFrames.load(ordering: .relaxed)
+            if b != seenBufferFrames {
+                seenBufferFrames = b
+                shared.withLock { $0.negotiated.bufferFrames = b }
+                emit(.bufferSizeChanged(frames: b))
+            }
+            // One event per stretch of silence (once it ends, or each second while it lasts),
+            // not one per poll.
+            let late = core.lateFrames.load(ordering: .relaxed)
+            if late != seenLate {
+                let now = monotonicSeconds()
+                if lateSince == 0 { lateSince = now }
+                if late == lastLate || now - lateSince >= 1 {
+                    emit(.commandsLate(frames: late - seenLate))
+                    seenLate = late
+                    lateSince = 0
+                }
+            }
+            lastLate = late
+            if core.lost.load(ordering: .acquiring) {
+                reconnect()
+                seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
+                continue
+            }
+            if !finishedReported, core.phase.load(ordering: .acquiring) == .finished {
+                finishedReported = true
+                shared.withLock { $0.finished = true }
+                emit(.finished(frames: core.framesRendered.load(ordering: .relaxed)))
+                finishedSignal.post()
+            }
+        }
+    }
+
+    /// The server is gone: report it, close the client, open a new one with backoff until
+    /// the timeout. The engine stays where it was: nothing is rendered while no server runs,
+    /// so playback resumes from the same frame.
+    private func reconnect() {
+        let reason = core.reason
+        let server = configuration.resolvedServerName
+        emit(.deviceLost(message: reason.isEmpty ? "the server shut down" : reason))
+        emit(.routeChanged(.oldDeviceUnavailable, device: server))
+        let timeout = configuration.reconnectTimeoutSeconds
+        log(
+            "server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (giving up after \(shortSeconds(timeout)) s)"
+        )
+        _ = core.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
+        client?.close() // joins libjack's threads: no process callback runs after this
+        client = nil
+        core.client = nil
+
+        let deadline = monotonicSeconds() + timeout
+        var delay = configuration.reconnectInitialDelay
+        var lastFailure = ""
+        while !stopping {
+            do {
+                let c = try JACKClient(configuration: configuration)
+                do {
+                    guard c.sampleRate == renderer.configuration.sampleRate else {
+                        throw JACKError.rateMismatch(engine: renderer.configuration.sampleRate, server: c.sampleRate)
+                    }
+                    try registerPorts(on: c)
+                    core.lost.store(false, ordering: .releasing)
+                    try activate(c, strict: false)
+                } catch {
+                    c.close()
+                    core.client = nil
+                    throw error
+                }
+                client = c
+                let n = negotiated
+                emit(.deviceRestored(n))
+                emit(.routeChanged(.newDeviceAvailable, device: server))
+                log("server \"\(server)\" back: \(n)")
+                return
+            } catch {
+                let text = "\(error)"
+                if text != lastFailure {
+                    log("reconnect failed: \(text); retrying")
+                    lastFailure = text
+                }
+                let now = monotonicSeconds()
+                if now >= deadline {
+                    let failure = JACKError.reconnectTimedOut(seconds: timeout, lastError: text)
+                    log("\(failure)")
+                    shared.withLock {
+                        $0.failure = failure
+                        $0.finished = true
+                    }
+                    emit(.gaveUp(failure))
+                    finishedSignal.post()
+                    // Park until stopped: there is nothing left to supervise.
+                    while !stopping { wakeSupervisor.wait(seconds: 1) }
+                    return
+                }
+                wakeSupervisor.wait(seconds: min(delay, deadline - now))
+                delay = min(delay * 2, configuration.reconnectMaximumDelay)
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import CJACK
+import Glibc
+import Synchronization
+import TuttiEngine
+
+/// The real-time half of `JACKOutput`: JACK's process callback renders the engine into a
+/// small interleaved scratch buffer and de-interleaves it into the output ports' buffers. No
+/// thread of its own, no allocation, lock, log or wait: a control thread that is late with
+/// commands gets silence played (counted), not a wait.
+///
+/// Thread: `process` runs on JACK's process thread. The notification callbacks (xrun,
+/// buffer size, shutdown) run on libjack's other threads and touch only atomics, the
+/// shutdown-reason buffer and the supervisor's semaphore. `client`, the port table and
+/// `frameLimit` are written by the control thread or the supervisor only while no client is
+/// active: `jack_activate` and `jack_deactivate` / `jack_client_close` order those writes
+/// with the process thread.
+final class ProcessCore: @unchecked Sendable {
+    /// What the process callback does. An enum: it holds under @_noLocks on 6.3.1.
+    enum Phase: Int, AtomicRepresentable {
+        /// Silence, the engine does not advance: before the ports are connected, while reconnecting.
+        case idle
+        case rendering
+        /// The frame limit was reached: silence from then on.
+        case finished
+    }
+
+    let phase = Atomic<Phase>(.idle)
+    /// Process cycles run (any phase); the control side waits on it after connecting.
+    let cycleCount = Atomic<Int64>(0)
+    /// Engine frames rendered: the engine clock the control side schedules against.
+    let framesRendered = Atomic<Int64>(0)
+    /// Frames at or past this one are not rendered (the control side moves it forward once
+    /// every command before it is queued). Int64.max: no limit.
+    let horizon = Atomic<Int64>(Int64.max)
+    /// Frames of silence played because the horizon held the engine back.
+    let lateFrames = Atomic<Int64>(0)
+    let xrunCount = Atomic<Int>(0)
+    /// Frames per cycle as JACK last announced them.
+    let bufferFrames = Atomic<Int>(0)
+    /// `jack_last_frame_time` of the cycle that rendered engine frame 0 (at offset 0 of that
+    /// cycle); -1 until then.
+    let startFrameTime = Atomic<Int64>(-1)
+    /// Set by the shutdown callback; the supervisor reconnects.
+    let lost = Atomic<Bool>(false)
+    /// Frames to render before finishing; negative: no limit.
+    var frameLimit: Int64 = -1
+
+    let renderer: Renderer
+    let channelCount: Int
+    /// Interleaved render buffer; cycles longer than `scratchFrames` are rendered in pieces
+    /// (the engine's output does not depend on block size), so any buffer size JACK picks
+    /// later is served without reallocating.
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchFrames: Int
+    /// One `jack_port_t` per output channel (input ports for capture get a table of their own).
+    let outputPorts: UnsafeMutablePointer<OpaquePointer?>
+    var client: OpaquePointer?
+    /// libjack's reason for the last shutdown, NUL-terminated (copied in the callback).
+    static let reasonCapacity = 256
+    let shutdownReason: UnsafeMutablePointer<CChar>
+    let shutdownStatus = Atomic<UInt32>(0)
+    let wakeSupervisor: UnsafeMutablePointer<sem_t>
+    let scopeEnter: @convention(c) () -> Void
+    let scopeExit: @convention(c) () -> Void
+    let hasScope: Bool
+
+    init(renderer: Renderer, channelCount: Int, scope: JACKRealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>) {
+        self.renderer = renderer
+        self.channelCount = channelCount
+        scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
+        scratch = .allocate(capacity: scratchFrames * channelCount)
+        scratch.initialize(repeating: 0, count: scratchFrames * channelCount)
+        outputPorts = .allocate(capacity: channelCount)
+        outputPorts.initialize(repeating: nil, count: channelCount)
+        shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
+        shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
+        self.wakeSupervisor = wakeSupervisor
+        if let scope {
+            scopeEnter = scope.enter
+            scopeExit = scope.exit
+            hasScope = true
+        } else {
+            scopeEnter = {}
+            scopeExit = {}
+            hasScope = false
+        }
+    }
+
+    deinit {
+        scratch.deallocate()
+        outputPorts.deallocate()
+        shutdownReason.deallocate()
+    }
+
+    var reason: String { String(cString: shutdownReason) }
+
+    // MARK: Process thread
+
+    /// One process cycle of `frameCount` frames.
+    @_noLocks
+    func process(frameCount: Int, renderer: Renderer) -> Int32 {
+        let enter = scopeEnter
+        let exit = scopeExit
+        if hasScope { _unsafePerformance { enter() } }
+        let nframes = jack_nframes_t(truncatingIfNeeded: frameCount)
+        var rendered = 0
+        if phase.load(ordering: .acquiring) == .rendering {
+            let done = framesRendered.load(ordering: .relaxed)
+            var wanted = Int64(frameCount)
+            if frameLimit >= 0 { wanted = min(wanted, frameLimit &- done) }
+            let allowed = max(0, min(wanted, horizon.load(ordering: .acquiring) &- done))
+            if done == 0, allowed > 0 {
+                let c = client
+                let time = _unsafePerformance { jack_last_frame_time(c) }
+                startFrameTime.store(Int64(time), ordering: .relaxed)
+            }
+            rendered = Int(allowed)
+            var offset = 0
+            while offset < rendered {
+                let n = min(rendered &- offset, scratchFrames)
+                renderer.render(into: scratch, frameCount: n)
+                deinterleave(frameCount: n, nframes: nframes, offset: offset)
+                offset &+= n
+            }
+            framesRendered.store(done &+ allowed, ordering: .releasing)
+            if allowed < wanted { lateFrames.add(wanted &- allowed, ordering: .relaxed) }
+            if frameLimit >= 0, done &+ allowed >= frameLimit {
+                phase.store(.finished, ordering: .releasing)
+            }
+        }
+        if rendered < frameCount { silence(from: rendered, to: frameCount, nframes: nframes) }
+        if hasScope { _unsafePerformance { exit() } }
+        cycleCount.add(1, ordering: .releasing)
+        return 0
+    }
+
+    /// Scratch (interleaved, `frameCount` frames) → each port's buffer at `offset`.
+    @inline(__always) @_noLocks
+    func deinterleave(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
+        let channels = channelCount
+        for c in 0..<channels {
+            let port = outputPorts[c]
+            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+            let out = raw.assumingMemoryBound(to: Float.self) + offset
+            var i = c
+            for f in 0..<frameCount {
+                out[f] = scratch[i]
+                i &+= channels
+            }
+        }
+    }
+
+    @inline(__always) @_noLocks
+    func silence(from start: Int, to end: Int, nframes: jack_nframes_t) {
+        for c in 0..<channelCount {
+            let port = outputPorts[c]
+            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+            (raw.assumingMemoryBound(to: Float.self) + start).update(repeating: 0, count: end &- start)
+        }
+    }
+
+    // MARK: Notification threads
+
+    /// The shutdown callback's body: async-signal-safe (no allocation, no lock).
+    func markLost(status: UInt32, reason: UnsafePointer<CChar>?) {
+        var i = 0
+        if let reason {
+            while i < ProcessCore.reasonCapacity - 1, reason[i] != 0 {
+                shutdownReason[i] = reason[i]
+                i += 1
+            }
+        }
+        shutdownReason[i] = 0
+        shutdownStatus.store(status, ordering: .relaxed)
+        lost.store(true, ordering: .releasing)
+        sem_post(wakeSupervisor)
+    }
+
+    /// Register the callbacks on `client` (before activating it).
+    func install(on client: OpaquePointer) throws {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var rc = jack_set_process_callback(client, jackProcess, me)
+        if rc != 0 { throw JACKError.call("jack_set_process_callback", code: rc) }
+        rc = jack_set_xrun_callback(client, jackXrun, me)
+        if rc != 0 { throw JACKError.call("jack_set_xrun_callback", code: rc) }
+        rc = jack_set_buffer_size_callback(client, jackBufferSize, me)
+        if rc != 0 { throw JACKError.call("jack_set_buffer_size_callback", code: rc) }
+        jack_on_info_shutdown(client, jackShutdown, me)
+    }
+}
+
+// C entry points. `arg` is the `ProcessCore`, kept alive by its `JACKOutput` for as long as a
+// client with these callbacks exists.
+
+private func core(_ arg: UnsafeMutableRawPointer?) -> ProcessCore {
+    Unmanaged<ProcessCore>.fromOpaque(arg!).takeUnretainedValue()
+}
+
+private let jackProcess: JackProcessCallback = { nframes, arg in
+    let c = core(arg)
+    return c.process(frameCount: Int(nframes), renderer: c.renderer)
+}
+
+private let jackXrun: JackXRunCallback = { arg in
+    let c = core(arg)
+    c.xrunCount.add(1, ordering: .relaxed)
+    sem_post(c.wakeSupervisor)
+    return 0
+}
+
+private let jackBufferSize: JackBufferSizeCallback = { nframes, arg in
+    let c = core(arg)
+    c.bufferFrames.store(Int(nframes), ordering: .relaxed)
+    sem_post(c.wakeSupervisor)
+    return 0
+}
+
+private let jackShutdown: JackInfoShutdownCallback = { status, reason, arg in
+    core(arg).markLost(status: status.rawValue, reason: reason)
+}

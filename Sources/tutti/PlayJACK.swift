@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Tutti
+import TuttiJACK
+import TuttiScene
+
+/// `--backend` of `tutti play` and `tutti devices`.
+enum BackendArgument: String, ExpressibleByArgument, CaseIterable {
+    case alsa, jack
+}
+
+/// The JACK options of `tutti play`.
+struct JACKPlayOptions: ParsableArguments {
+    @Option(name: .customLong("jack-name"), help: "JACK client name (JACK adds a suffix when it is taken).")
+    var name = "tutti"
+
+    @Option(name: .customLong("jack-server"), help: "JACK server name (default: $JACK_DEFAULT_SERVER, else \"default\").")
+    var server: String?
+
+    @Flag(name: .customLong("no-connect"), help: "Leave the output ports unconnected.")
+    var noConnect = false
+
+    @Option(
+        name: .customLong("connect"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Connect out_1, out_2, … to these ports in order, one per channel (default: the physical playback ports); put them after the scene, or repeat --connect.",
+            valueName: "port"))
+    var connect: [String] = []
+
+    var connection: JACKConnection {
+        if noConnect { return .none }
+        return connect.isEmpty ? .physical : .ports(connect)
+    }
+
+    func rejectWithoutJACK() throws {
+        let given = [
+            (name != "tutti", "--jack-name"), (server != nil, "--jack-server"), (noConnect, "--no-connect"),
+            (!connect.isEmpty, "--connect"),
+        ]
+        if let hit = given.first(where: { $0.0 }) { throw ValidationError("\(hit.1) is for --backend jack") }
+    }
+}
+
+extension Play {
+    /// Usage errors (exit 64): options of the other backend, contradictions.
+    func validateBackendOptions() throws {
+        guard backend == .jack else {
+            try jack.rejectWithoutJACK()
+            return
+        }
+        if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
+        if mlock { throw ValidationError("--mlock is for --backend alsa") }
+        if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
+        if period != 1024 || periods != 4 {
+            throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
+        }
+        if format != nil { throw ValidationError("--format: JACK ports are float32") }
+        if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
+    }
+
+    /// `tutti play --backend jack`: open the client first (the engine runs at the server's
+    /// rate), prepare the scene at that rate, then play it from JACK's process callback with
+    /// the scene's commands queued a second ahead.
+    func playJACK() throws {
+        var scene = try SceneRenderer.loadScene(path: self.scene)
+        var config = JACKOutputConfiguration(clientName: jack.name, serverName: jack.server, connection: jack.connection)
+        config.reconnectTimeoutSeconds = reconnectTimeout
+        if rtsan {
+            guard let scope = JACKRealtimeScope.sanitizer() else {
+                throw ValidationError(
+                    "--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
+            }
+            config.realtimeScope = scope
+        }
+        let client = try JACKClient(configuration: config)
+        // Fail on bad ports before the scene is prepared (that takes a while).
+        _ = try client.destinations(for: config.connection, channelCount: scene.engine.channelCount)
+        if scene.engine.sampleRate != client.sampleRate {
+            FileHandle.standardError.write(
+                Data(
+                    "tutti: the scene is at \(scene.engine.sampleRate) Hz, the JACK server at \(client.sampleRate) Hz: rendering at \(client.sampleRate) Hz\n"
+                        .utf8))
+            scene.engine.sampleRate = client.sampleRate
+        }
+        let playback = try ScenePlayback(scene: scene)
+        let rate = scene.engine.sampleRate
+        let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
+        let output = try JACKOutput(
+            engine: playback.engine, client: client, log: { FileHandle.standardError.write(Data("tutti: jack: \($0)\n".utf8)) })
+        say(
+            "playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client \"\(client.clientName)\" of server \"\(client.serverName)\" (\(rate) Hz, \(scene.engine.channelCount) ch, buffer \(client.bufferFrames) frames)"
+        )
+
+        // A JACK process callback cannot wait for a late control thread: commands go in a
+        // second ahead, and should this thread still fall behind, the callback plays silence
+        // at the horizon (reported) rather than rendering without them.
+        let lookahead = Int64(rate)
+        func horizon() -> Int64 {
+            playback.isFullyScheduled ? Int64.max : playback.timeline[playback.nextCommand].frame
+        }
+        playback.schedule(through: lookahead)
+        output.renderHorizon = horizon()
+        let started = Date()
+        try output.start(frameLimit: total)
+        say("process callback: \(output.schedulingNote)")
+        var startReported = false
+        while !output.waitUntilFinished(timeout: 0.005) {
+            playback.schedule(through: output.framesRendered + lookahead)
+            output.renderHorizon = horizon()
+            playback.pollEvents()
+            if !startReported, let t = output.startFrameTime {
+                startReported = true
+                say("engine frame 0 at JACK frame \(t)")
+            }
+            for event in output.pollEvents() { say("\(event)") }
+        }
+        let failure = output.failure
+        output.stop(drain: failure == nil)
+        playback.pollEvents()
+        for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
+        if !startReported, let t = output.startFrameTime { say("engine frame 0 at JACK frame \(t)") }
+        if let failure { throw failure }
+        let wall = Date().timeIntervalSince(started)
+        let n = output.negotiated
+        print(
+            String(
+                format:
+                    "played %.2f s in %.2f s: %d xruns, latency %.1f ms (JACK server \"%@\", client \"%@\", buffer %d frames, %d Hz, %d ch)",
+                Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000, n.serverName,
+                n.clientName, n.bufferFrames, n.sampleRate, n.channelCount))
+    }
+}

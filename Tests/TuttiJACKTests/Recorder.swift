@@ -1,0 +1,124 @@
+import CJACK
+import Foundation
+import Glibc
+import Synchronization
+
+/// A small JACK client for the tests: input ports `in_1 … in_N` whose every cycle is copied,
+/// with the cycle's frame time, into preallocated memory. Connected to another client's
+/// outputs it records what they played, bit for bit (float ports, no conversion).
+///
+/// Thread: the test's creates, reads and closes it; JACK's process thread runs `process`
+/// (copies only; the storage is never reallocated).
+final class Recorder: @unchecked Sendable {
+    let client: OpaquePointer
+    let name: String
+    let channelCount: Int
+    let ports: UnsafeMutablePointer<OpaquePointer?>
+    let capacityFrames: Int
+    /// Interleaved samples of every cycle recorded, in order.
+    let samples: UnsafeMutablePointer<Float>
+    static let maxCycles = 1 << 16
+    let cycleTimes: UnsafeMutablePointer<UInt32>
+    let cycleStarts: UnsafeMutablePointer<Int>
+    let frames = Atomic<Int>(0)
+    let cycles = Atomic<Int>(0)
+    /// Cycles dropped because the storage was full.
+    let overflows = Atomic<Int>(0)
+    private var closed = false
+
+    init(server: String, name: String = "rec", channelCount: Int = 2, seconds: Double, sampleRate: Int = 48_000) throws {
+        var status = jack_status_t(0)
+        guard let c = tutti_jack_client_open_server(name, JackNoStartServer.rawValue | JackUseExactName.rawValue, &status, server)
+        else { throw RecorderError.open(status: status.rawValue) }
+        client = c
+        self.name = name
+        self.channelCount = channelCount
+        capacityFrames = Int(seconds * Double(sampleRate))
+        samples = .allocate(capacity: capacityFrames * channelCount)
+        samples.initialize(repeating: 0, count: capacityFrames * channelCount)
+        cycleTimes = .allocate(capacity: Recorder.maxCycles)
+        cycleStarts = .allocate(capacity: Recorder.maxCycles)
+        ports = .allocate(capacity: channelCount)
+        for i in 0..<channelCount {
+            ports[i] = jack_port_register(c, "in_\(i + 1)", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)
+        }
+        jack_set_process_callback(
+            c,
+            { n, arg in
+                Unmanaged<Recorder>.fromOpaque(arg!).takeUnretainedValue().process(Int(n))
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        guard jack_activate(c) == 0 else { throw RecorderError.activate }
+    }
+
+    deinit {
+        close()
+        samples.deallocate()
+        cycleTimes.deallocate()
+        cycleStarts.deallocate()
+        ports.deallocate()
+    }
+
+    enum RecorderError: Error {
+        case open(status: UInt32)
+        case activate
+    }
+
+    /// Port full names, `rec:in_1` …
+    var portNames: [String] { (1...channelCount).map { "\(name):in_\($0)" } }
+
+    /// Connect `source` (another client's output port) to our `in_<channel>`; false on failure.
+    func connect(_ source: String, toChannel channel: Int) -> Bool {
+        jack_connect(client, source, "\(name):in_\(channel)") == 0
+    }
+
+    /// Stop recording (closes the client). Idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(client)
+    }
+
+    private func process(_ n: Int) {
+        let start = frames.load(ordering: .relaxed)
+        let cycle = cycles.load(ordering: .relaxed)
+        guard start + n <= capacityFrames, cycle < Recorder.maxCycles else {
+            overflows.add(1, ordering: .relaxed)
+            return
+        }
+        cycleTimes[cycle] = jack_last_frame_time(client)
+        cycleStarts[cycle] = start
+        for c in 0..<channelCount {
+            guard let raw = jack_port_get_buffer(ports[c], jack_nframes_t(n)) else { continue }
+            let input = raw.assumingMemoryBound(to: Float.self)
+            for f in 0..<n { samples[(start + f) * channelCount + c] = input[f] }
+        }
+        frames.store(start + n, ordering: .releasing)
+        cycles.store(cycle + 1, ordering: .releasing)
+    }
+
+    /// Everything recorded so far, interleaved.
+    var recording: [Float] {
+        Array(UnsafeBufferPointer(start: samples, count: frames.load(ordering: .acquiring) * channelCount))
+    }
+
+    /// Index (in frames) into `recording` where the cycle that started at JACK frame time
+    /// `frameTime` begins; nil when no recorded cycle started there.
+    func frameIndex(ofCycleAt frameTime: UInt32) -> Int? {
+        let count = cycles.load(ordering: .acquiring)
+        for i in 0..<count where cycleTimes[i] == frameTime { return cycleStarts[i] }
+        return nil
+    }
+
+    /// Frame times that do not follow on from the previous cycle (a restarted clock, a lost
+    /// cycle): their count.
+    var discontinuities: Int {
+        let count = cycles.load(ordering: .acquiring)
+        var n = 0
+        for i in 1..<max(count, 1) {
+            let expected = cycleTimes[i - 1] &+ UInt32(cycleStarts[i] - cycleStarts[i - 1])
+            if cycleTimes[i] != expected { n += 1 }
+        }
+        return n
+    }
+}
