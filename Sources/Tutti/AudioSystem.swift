@@ -364,7 +364,7 @@ package final class AudioSystem {
                     }
                 case .interruptionEnded(let s, let resume):
                     if let id = sessionIDs[s] { events.append(.interruptionEnded(session: id, shouldResume: resume)) }
-                case .duckingBegan(let s, let by):
+                case .duckingBegan(let s, let by, _):
                     if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
                 case .duckingEnded(let s):
                     if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
@@ -456,7 +456,8 @@ package final class AudioSystem {
         switch e {
         case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
         case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
-        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue: TuttiError(.invalidArgument, e.description)
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule:
+            TuttiError(.invalidArgument, e.description)
         }
     }
 }
