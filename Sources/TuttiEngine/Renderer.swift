@@ -40,6 +40,17 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
 
+    // Voice limits.
+    /// Voices the engine may have at once (0: no limit).
+    @usableFromInline @exclusivity(unchecked) var maxVoices = 0
+    /// Fade of a stolen voice, frames.
+    @usableFromInline let stealFadeFrames: Int
+    /// Counts voice starts (orders voices by age).
+    @usableFromInline @exclusivity(unchecked) var voiceCounter: UInt64 = 0
+
+    /// Filled after every chunk when attached (offline inspection).
+    @usableFromInline @exclusivity(unchecked) var probe: ProbeStorage?
+
     // Queues: commands in, events out, status published.
     @usableFromInline let commands: CommandRing
     @usableFromInline let events: EventRing
@@ -55,6 +66,8 @@ public final class Renderer: @unchecked Sendable {
         channelCount = configuration.channelCount
         maxChunk = configuration.maxBlockFrames
         transportFadeFrames = configuration.frames(forSeconds: configuration.transportFadeSeconds)
+        stealFadeFrames = configuration.frames(forSeconds: configuration.voiceStealFadeSeconds)
+        maxVoices = configuration.maxVoices
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
         self.commands = commands
