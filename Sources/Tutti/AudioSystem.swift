@@ -50,6 +50,9 @@ package final class AudioSystem {
     private var pendingEvents: [AudioEvent] = []
     /// Whether host events are collected at all (the scene driver reads the journal instead).
     package var collectsEvents = true
+    /// Called with the frame and the new view whenever a policy action or a render report
+    /// changed the view (the scene driver's timeline picture listens).
+    package var viewObserver: ((_ frame: Int64, _ view: RenderView) -> Void)?
 
     package init(configuration: AudioEngineConfiguration) throws(TuttiError) {
         try configuration.validate()
@@ -347,6 +350,7 @@ package final class AudioSystem {
             let outcome = policy.apply(action)
             // The renderer already stopped it (or never started it): take the new view without commands.
             view = policy.renderView
+            viewObserver?(e.frame, view)
             notify(outcome.journal, at: e.frame)
             drainedJournal.append((e.frame, outcome.journal))
         }
@@ -481,6 +485,7 @@ package final class AudioSystem {
             try send(.stop(call), at: time)
             callSource = nil
         }
+        viewObserver?(frame, new)
         notify(journal, at: frame)
     }
 
