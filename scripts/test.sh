@@ -4,10 +4,12 @@
 # the two sanitizer checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
 #   - RealtimeSanitizer around the render call through a 10 s play of a busy scene.
-# The PulseAudio tests start their own private servers.
+# The PulseAudio tests start their own private servers. chromium-headless-shell (~64 MB,
+# about 15 s to install) renders the timeline picture to PNG for its browser test; without
+# it that one check is skipped, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils
+bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils chromium-headless-shell
 
 echo "== swift format lint (configuration: .swift-format)"
 swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks
