@@ -321,7 +321,8 @@ package final class AudioSystem {
         return drainedJournal
     }
 
-    /// Journal entries of render reports absorbed but not yet returned by `drainRenderEvents`.
+    /// Journal entries of render reports absorbed but not yet returned by `drainRenderEvents`
+    /// (only while `collectsEvents` is off: the scene driver's case).
     private var drainedJournal: [(frame: Int64, entries: [JournalEntry])] = []
 
     /// Bring the policy up to date with what the render side reported (before an action, so
@@ -352,7 +353,8 @@ package final class AudioSystem {
             view = policy.renderView
             viewObserver?(e.frame, view)
             notify(outcome.journal, at: e.frame)
-            drainedJournal.append((e.frame, outcome.journal))
+            // Kept for a caller that reads the journal (the scene driver); hosts get events.
+            if !collectsEvents { drainedJournal.append((e.frame, outcome.journal)) }
         }
     }
 

@@ -3,7 +3,9 @@
 /// One side of a ducking rule: a session (by id) or every session of a category (the category
 /// in force). Value type: any thread.
 public enum DuckingTarget: Hashable, Sendable, CustomStringConvertible {
+    /// The session with this id.
     case session(String)
+    /// Every session whose category in force is this one.
     case category(Category)
 
     /// The id, or the category's name.
@@ -25,6 +27,7 @@ public struct DuckingRule: Hashable, Sendable {
     /// Level (−96…0 dB), attack and release (0…3600 s).
     public var settings: DuckingSettings
 
+    /// "When `by` ducks `duck`, use `settings`".
     public init(by: DuckingTarget, duck: DuckingTarget, settings: DuckingSettings) {
         self.by = by
         self.duck = duck
@@ -76,11 +79,11 @@ public enum DuckingRuleReference: Hashable, Sendable, CustomStringConvertible {
 
 /// The duck in force on one session: who ducks it, with which settings, from which rule.
 /// Value type: any thread.
-public struct DuckChoice: Hashable, Sendable {
+struct DuckChoice: Hashable, Sendable {
     /// The ducker's index in `PolicyState.sessions`.
     var ducker: Int
-    public var settings: DuckingSettings
-    public var rule: DuckingRuleReference
+    var settings: DuckingSettings
+    var rule: DuckingRuleReference
 }
 
 /// The rules, indexed for lookup by (ducker side, ducked side). Value type: any thread.

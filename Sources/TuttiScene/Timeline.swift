@@ -36,26 +36,35 @@ public struct Timeline: Sendable {
         }
     }
 
+    /// A stretch of a session lane in one state.
     public struct StateSpan: Sendable, Equatable {
+        /// The frames.
         public var span: Span
+        /// The state over them.
         public var state: LaneState
     }
 
     /// One source's running spans (it advances on the render side: playing, its session
     /// audible or silenced).
     public struct SourceTrack: Sendable {
+        /// The source's id.
         public var id: String
+        /// When it ran, in order.
         public var spans: [Span]
     }
 
+    /// One session's lane.
     public struct Lane: Sendable {
+        /// The session's id.
         public var id: String
         /// The configured category (the label).
         public var category: String
         /// Per record: the linear gain the session's bus applied at the record's last frame
         /// (gate × session gain × duck × system volume); NaN before the bus existed.
         public var gains: [Float]
+        /// Its state over time, in order (no span while inactive).
         public var states: [StateSpan]
+        /// Its sources, in scene order.
         public var sources: [SourceTrack]
     }
 
@@ -66,9 +75,11 @@ public struct Timeline: Sendable {
 
     /// A point on the time axis with its explanation (the `<title>` a browser shows on hover).
     public struct Marker: Sendable {
+        /// The output frame it happened at.
         public var frame: Int64
         /// The session lane it belongs to; nil: the events lane (device, system, remote).
         public var lane: Int?
+        /// What it is about (the most telling kind of its entries).
         public var kind: MarkerKind
         /// The journal entry (or scene event) and why, one line each.
         public var title: String
@@ -76,11 +87,13 @@ public struct Timeline: Sendable {
 
     /// The scene's name (its file name, or what the caller gave).
     public var title: String
+    /// Output rate, Hz (frames → seconds).
     public var sampleRate: Int
     /// The render's length.
     public var frameCount: Int64
     /// Output frames per record of `lanes[].gains` and `peaks`.
     public var intervalFrames: Int
+    /// One lane per session, in scene order.
     public var lanes: [Lane]
     /// Per record: the output's peak (largest absolute sample, linear).
     public var peaks: [Float]

@@ -12,6 +12,7 @@
 /// out as sessions grow; markers closer than 4 px merge into one whose `<title>` lists them
 /// all. Value type: any thread.
 public struct TimelineSVG {
+    /// What it draws.
     public let timeline: Timeline
 
     /// Picture width, px.
@@ -38,6 +39,7 @@ public struct TimelineSVG {
         .voice: "#8e24aa", .device: "#5d4037", .system: "#00838f", .remote: "#ad1457",
     ]
 
+    /// A picture of `timeline`.
     public init(_ timeline: Timeline) { self.timeline = timeline }
 
     // MARK: Layout

@@ -85,11 +85,13 @@ import TuttiScene
             "engine.maxVoices: must be a whole number of voices in 1…65536, got 0"
         ),
         (
-            "session maxVoices negative", good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": -2}"#),
+            "session maxVoices negative",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": -2}"#),
             "sessions[0].maxVoices: must be a whole number of voices in 1…65536, got -2"
         ),
         (
-            "maxVoices not whole", good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": 1.5}"#),
+            "maxVoices not whole",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": 1.5}"#),
             "sessions[0].maxVoices: must be a whole number"
         ),
         (
@@ -103,25 +105,29 @@ import TuttiScene
         (
             "rule names an unknown session",
             good.replacingOccurrences(
-                of: #""duration": 1"#, with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "radio", "level": -6}]}}"#),
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "radio", "level": -6}]}}"#),
             #"engine.ducking.rules[0].duck: unknown session or category "radio""#
         ),
         (
             "rule names an unknown category",
             good.replacingOccurrences(
-                of: #""duration": 1"#, with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "playbak", "duck": "m", "level": -6}]}}"#),
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "playbak", "duck": "m", "level": -6}]}}"#),
             #"engine.ducking.rules[0].by: unknown session or category "playbak" (did you mean "playback"?)"#
         ),
         (
             "rule level above 0 dB",
             good.replacingOccurrences(
-                of: #""duration": 1"#, with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": 3}]}}"#),
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": 3}]}}"#),
             "engine.ducking.rules[0].level: 3 dB is out of range -96…0 dB"
         ),
         (
             "rule level below −96 dB",
             good.replacingOccurrences(
-                of: #""duration": 1"#, with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": -97}]}}"#),
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": -97}]}}"#),
             "engine.ducking.rules[0].level: -97 dB is out of range -96…0 dB"
         ),
         (
@@ -148,7 +154,8 @@ import TuttiScene
             "two rules for one pair",
             good.replacingOccurrences(
                 of: #""duration": 1"#,
-                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient"}, {"by": "m", "duck": "ambient", "level": -3}]}}"#
+                with:
+                    #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient"}, {"by": "m", "duck": "ambient", "level": -3}]}}"#
             ),
             #"engine.ducking.rules[1]: rules[0] already covers by "m", duck "ambient""#
         ),
