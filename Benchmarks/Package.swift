@@ -63,6 +63,15 @@ let package = Package(
             ],
             path: "Benchmarks/SceneBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // What `tutti render --plot` costs next to a plain render (self-contained).
+        .executableTarget(
+            name: "PlotBenchmarks",
+            dependencies: [
+                .product(name: "TuttiScene", package: tutti),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PlotBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v5]
 )

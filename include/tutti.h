@@ -230,6 +230,14 @@ tutti_result tutti_session_set_foreground(tutti_engine *engine, tutti_session se
  * unknown bit. Any thread. (An addition to the spec: without it no session answers remote
  * commands.) */
 tutti_result tutti_session_set_remote_commands(tutti_engine *engine, tutti_session session, uint32_t commands);
+/* Voices this session's sources may play at once from `at` on (1..65536; 0: no limit of its
+ * own, the engine's applies). A play over the limit takes the voice of the session's
+ * lowest-priority voice (ties: the quietest, then the oldest) with a 10 ms fade
+ * (TUTTI_EVENT_VOICE_STOLEN), or is refused when every voice ranks higher
+ * (TUTTI_EVENT_VOICE_REFUSED). Lowering it stops nothing that plays. Any thread. (An
+ * addition to the spec.) */
+tutti_result tutti_session_set_max_voices(tutti_engine *engine, tutti_session session, uint32_t max_voices,
+                                          tutti_frame at);
 /* Destroys the session and its sources at `at` (it deactivates first, releasing what it
  * interrupted; what plays fades out). The session's id and its sources' ids are stale at
  * once. Any thread. */
@@ -292,6 +300,9 @@ tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_
  * linear ramp from the current gain that starts at `at`. Any thread. */
 tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,
                                    tutti_frame at);
+/* Voice-stealing priority 0..255 (default 128) from `at` on: under a voice limit the lowest
+ * priority loses its voice first. INVALID_ARGUMENT above 255. Any thread. (An addition.) */
+tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source, uint32_t priority, tutti_frame at);
 /* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or
  * TUTTI_FADE_DEFAULT): fade_in_frames on play/resume (default: none from the start, a 10 ms
  * de-click when resuming mid-way), fade_out_frames on pause/stop/destroy (default: a 10 ms
@@ -362,6 +373,9 @@ tutti_result tutti_system_end_phone_call(tutti_engine *engine, tutti_frame at);
 /* A remote command at `at`: it goes to the now-playing session if that session answers it,
  * else it is dropped. Any thread. */
 tutti_result tutti_system_remote_command(tutti_engine *engine, tutti_remote_command command, tutti_frame at);
+/* Voices the whole engine may play at once from `at` on (1..65536; 0: no limit). A session's
+ * own limit (tutti_session_set_max_voices) is checked first. Any thread. (An addition.) */
+tutti_result tutti_engine_set_max_voices(tutti_engine *engine, uint32_t max_voices, tutti_frame at);
 
 /* ------------------------------------------------------------------------------------------
  * Events
@@ -391,7 +405,13 @@ enum {
     TUTTI_EVENT_DEVICE_RESTORED = 8,
     /* The session's "secondary audio should be silenced" hint changed (a non-mixable session
      * other than it is heard, or a call is active); reason: TUTTI_SILENCE_HINT_*. */
-    TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9
+    TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9,
+    /* A voice limit took this source's voice for another play: it fades out (10 ms) and stops;
+     * source and session set; reason 0. (An addition to the spec, with the voice limits.) */
+    TUTTI_EVENT_VOICE_STOLEN = 10,
+    /* A play of this source was refused by a voice limit (every voice it could take ranks
+     * higher); source and session set; reason 0. */
+    TUTTI_EVENT_VOICE_REFUSED = 11
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */

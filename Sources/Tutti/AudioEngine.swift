@@ -167,6 +167,32 @@ public final class AudioEngine: Sendable {
         try perform(.remote(command), at: time)
     }
 
+    // MARK: Voice limits and ducking rules
+
+    /// Voices the whole engine may play at once from `time` on (1…65536; nil: no limit).
+    /// Applies to the plays that follow: lowering it stops nothing that plays. Any thread.
+    public func setMaxVoices(_ limit: Int?, at time: EngineTime = .now) throws(TuttiError) {
+        if let limit { try checkVoiceLimit(limit, "maxVoices") }
+        try checkTime(time)
+        try withCore { (s) throws(TuttiError) in try s.send(.setMaxVoices(Int32(limit ?? 0)), at: time) }
+    }
+
+    /// Replace the ducking rules (rule 3): when a session of `by` ducks one of `duck`, the
+    /// most specific rule for the pair sets level, attack and release (session/session, then
+    /// category/session, then session/category, then category/category); without one, the
+    /// ducker's own `ducking`, else the engine's. Sessions ducked now move to their new level
+    /// (from where they are). Throws `invalidArgument` naming the rule and field for a level
+    /// outside −96…0 dB, a time outside 0…3600 s, an unknown session, a session on both
+    /// sides, or two rules for one pair; nothing changes then. Any thread.
+    public func setDuckingRules(_ rules: [DuckingRule], at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.setDuckingRules(rules), at: time)
+    }
+
+    /// The ducking rules in force, in order (their indices are the journal's `rule`). Any thread.
+    public var duckingRules: [DuckingRule] {
+        (try? withCore { (s) throws(TuttiError) in s.policy.duckingRuleList }) ?? []
+    }
+
     /// The device state the policy works with now. Any thread.
     public var deviceState: DeviceState {
         (try? withCore { (s) throws(TuttiError) in s.policy.device }) ?? configuration.device
@@ -228,6 +254,13 @@ func checkTime(_ time: EngineTime) throws(TuttiError) {
 func checkUnit(_ value: Float, _ name: String) throws(TuttiError) {
     guard value.isFinite, (0...1).contains(value) else {
         throw TuttiError(.invalidArgument, "\(name) must be finite and in [0, 1], got \(value)")
+    }
+}
+
+/// A voice limit: 1…65536 (nil elsewhere means none).
+func checkVoiceLimit(_ limit: Int, _ name: String) throws(TuttiError) {
+    guard (1...65_536).contains(limit) else {
+        throw TuttiError(.invalidArgument, "\(name) must be in 1…65536 (or nil: no limit), got \(limit)")
     }
 }
 

@@ -33,6 +33,12 @@ public struct AudioEvent: Hashable, Sendable {
         /// A non-looping source played past its last frame; `frame` is the frame after its
         /// last sample. Not sent on stop or remove.
         case sourceEnded(source: SourceID, session: SessionID)
+        /// A voice limit took `source`'s voice for `by` (of `session`): it fades out, stops and
+        /// rewinds. `frame` is the frame of the play that took it.
+        case voiceStolen(source: SourceID, by: SourceID, session: SessionID)
+        /// A play of `source` (of `session`) was refused by a voice limit: every voice in its
+        /// scope has a higher priority. It did not start.
+        case voiceRefused(source: SourceID, session: SessionID)
         /// `secondaryAudioShouldBeSilencedHint` changed for the session (rule 10).
         case silenceSecondaryAudioHint(session: SessionID, begin: Bool)
         /// The output device missed a deadline; `count` is the total so far.

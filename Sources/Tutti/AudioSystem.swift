@@ -50,6 +50,9 @@ package final class AudioSystem {
     private var pendingEvents: [AudioEvent] = []
     /// Whether host events are collected at all (the scene driver reads the journal instead).
     package var collectsEvents = true
+    /// Called with the frame and the new view whenever a policy action or a render report
+    /// changed the view (the scene driver's timeline picture listens).
+    package var viewObserver: ((_ frame: Int64, _ view: RenderView) -> Void)?
 
     package init(configuration: AudioEngineConfiguration) throws(TuttiError) {
         try configuration.validate()
@@ -63,8 +66,9 @@ package final class AudioSystem {
         view = policy.renderView
         try engine.send(.setMasterVolume(gain: Float(VolumeCurve.gain(forVolume: view.systemVolume)), rampFrames: 0))
         try engine.send(.setRingerVolume(gain: Float(VolumeCurve.gain(forVolume: view.ringerVolume)), rampFrames: 0))
-        callBus = try engine.addBus()
-        ringerBus = try engine.addBus(volumeClass: .ringer)
+        // The engine's own buses: their sources are not voices.
+        callBus = try engine.addBus(limitsVoices: false)
+        ringerBus = try engine.addBus(volumeClass: .ringer, limitsVoices: false)
     }
 
     /// Frames at the engine rate for a duration in seconds (rounded).
@@ -76,7 +80,8 @@ package final class AudioSystem {
     package func addSession(_ configuration: SessionConfiguration) throws(TuttiError) -> SessionID {
         guard !configuration.id.isEmpty else { throw TuttiError(.invalidArgument, "a session name must not be empty") }
         do { try policy.checkNewSession(configuration) } catch { throw AudioSystem.error(error) }
-        let bus = try engine.addBus(gateOpen: false)
+        if let limit = configuration.maxVoices { try checkVoiceLimit(limit, "session \"\(configuration.id)\": maxVoices") }
+        let bus = try engine.addBus(gateOpen: false, maxVoices: configuration.maxVoices ?? 0)
         do { try policy.addSession(configuration) } catch { preconditionFailure("checked above: \(error)") }
         let id = SessionID(bus: bus)
         sessionNames[id] = configuration.id
@@ -119,13 +124,13 @@ package final class AudioSystem {
     /// Register a source of `session` (stopped at its start). `name` must be unique (the
     /// policy and the journal use it); nil picks one. A failed call changes nothing.
     package func addSource(
-        _ kind: SourceKind, session: SessionID, name: String? = nil, gain: Float = 1, loop: Bool = false
+        _ kind: SourceKind, session: SessionID, name: String? = nil, gain: Float = 1, loop: Bool = false, priority: UInt8 = 128
     ) throws(TuttiError) -> SourceID {
         let sessionName = try sessionName(session)
         let name = name ?? uniqueSourceName(sessionName)
         guard !name.isEmpty else { throw TuttiError(.invalidArgument, "a source name must not be empty") }
         do { try policy.checkNewSource(SourceConfiguration(id: name, session: sessionName)) } catch { throw AudioSystem.error(error) }
-        let id = try engine.addSource(kind, bus: session.bus, gain: gain, loop: loop)
+        let id = try engine.addSource(kind, bus: session.bus, gain: gain, loop: loop, priority: priority)
         do { try policy.addSource(SourceConfiguration(id: name, session: sessionName)) } catch {
             preconditionFailure("checked above: \(error)")
         }
@@ -263,6 +268,7 @@ package final class AudioSystem {
     /// the state unchanged; only engine failures (a full command queue) throw.
     @discardableResult
     package func perform(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
+        absorbRenderEvents()
         // A view change sends a bounded number of commands per session and source.
         try engine.checkRoom(view.sources.count + view.sessions.count + 4)
         let outcome = policy.apply(action)
@@ -305,22 +311,51 @@ package final class AudioSystem {
 
     // MARK: Render events
 
-    /// Collect what the render side reported: a source that ended goes through the policy.
-    /// Returns the journal entries of those ends with their frames (in frame order).
+    /// Collect what the render side reported: a source that ended, a voice stolen or refused
+    /// goes through the policy (it no longer plays). Returns the journal entries of those
+    /// reports with their frames (in frame order).
     @discardableResult
     package func drainRenderEvents() -> [(frame: Int64, entries: [JournalEntry])] {
-        var out: [(Int64, [JournalEntry])] = []
+        absorbRenderEvents()
+        defer { drainedJournal.removeAll() }
+        return drainedJournal
+    }
+
+    /// Journal entries of render reports absorbed but not yet returned by `drainRenderEvents`
+    /// (only while `collectsEvents` is off: the scene driver's case).
+    private var drainedJournal: [(frame: Int64, entries: [JournalEntry])] = []
+
+    /// Bring the policy up to date with what the render side reported (before an action, so
+    /// it does not act on a source that ended or lost its voice meanwhile).
+    private func absorbRenderEvents() {
         for e in engine.pollEvents() {
-            guard case .sourceEnded(let id) = e.kind, let record = sources[id] else { continue }
-            guard let session = record.session else { continue }
-            if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: .sourceEnded(source: id, session: session))) }
-            let outcome = policy.apply(.sourceEnded(source: record.name))
-            // The renderer already stopped and rewound it: take the new view without commands.
+            let action: PolicyAction
+            let event: AudioEvent.Kind
+            switch e.kind {
+            case .sourceEnded(let id):
+                guard let record = sources[id], let session = record.session else { continue }
+                action = .sourceEnded(source: record.name)
+                event = .sourceEnded(source: id, session: session)
+            case .voiceStolen(let id, let by):
+                guard let record = sources[id], let session = record.session, let thief = sources[by] else { continue }
+                action = .voiceStolen(source: record.name, by: thief.name)
+                event = .voiceStolen(source: id, by: by, session: session)
+            case .voiceRefused(let id):
+                guard let record = sources[id], let session = record.session else { continue }
+                action = .voiceRefused(source: record.name)
+                event = .voiceRefused(source: id, session: session)
+            case .sourceHalted, .sourceRemoved, .busRemoved:
+                continue
+            }
+            if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: event)) }
+            let outcome = policy.apply(action)
+            // The renderer already stopped it (or never started it): take the new view without commands.
             view = policy.renderView
+            viewObserver?(e.frame, view)
             notify(outcome.journal, at: e.frame)
-            out.append((e.frame, outcome.journal))
+            // Kept for a caller that reads the journal (the scene driver); hosts get events.
+            if !collectsEvents { drainedJournal.append((e.frame, outcome.journal)) }
         }
-        return out
     }
 
     /// Host events whose frame rendering has passed, in frame order; they leave the queue.
@@ -364,7 +399,7 @@ package final class AudioSystem {
                     }
                 case .interruptionEnded(let s, let resume):
                     if let id = sessionIDs[s] { events.append(.interruptionEnded(session: id, shouldResume: resume)) }
-                case .duckingBegan(let s, let by):
+                case .duckingBegan(let s, let by, _):
                     if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
                 case .duckingEnded(let s):
                     if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
@@ -414,7 +449,13 @@ package final class AudioSystem {
             }
             if before?.duck != after.duck {
                 if let duck = after.duck {
-                    let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.attackSeconds)))
+                    // Deeper: the new duck's attack. Shallower (a deeper ducker left, or a rule
+                    // changed): the old duck releases to the new level. Either way the envelope
+                    // moves on from the level it is at.
+                    var rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.attackSeconds)))
+                    if let old = before?.duck, duck.levelDB > old.levelDB {
+                        rate = DuckEnvelope.rate(rangeDB: Float(old.levelDB), frameCount: Int(frames(forSeconds: old.releaseSeconds)))
+                    }
                     try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: time)
                 } else if let duck = before?.duck {
                     let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.releaseSeconds)))
@@ -446,6 +487,7 @@ package final class AudioSystem {
             try send(.stop(call), at: time)
             callSource = nil
         }
+        viewObserver?(frame, new)
         notify(journal, at: frame)
     }
 
@@ -456,7 +498,8 @@ package final class AudioSystem {
         switch e {
         case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
         case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
-        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue: TuttiError(.invalidArgument, e.description)
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule:
+            TuttiError(.invalidArgument, e.description)
         }
     }
 }

@@ -18,8 +18,17 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// Commands that may wait for the render side at once (each call that changes sound
     /// queues one or a few); beyond it calls fail with `capacity` until rendering catches up.
     public var commandQueueCapacity = 4096
-    /// The engine's duck envelope (rule 3): level, attack, release.
+    /// The engine's duck envelope (rule 3): level, attack, release — what applies when no
+    /// ducking rule does and the ducker has none of its own (`AudioEngine.setDuckingRules`).
     public var ducking = DuckingSettings.default
+    /// Voices the whole engine may play at once (1…65536; nil: no limit). A play over a
+    /// limit — its session's (`SessionConfiguration.maxVoices`) first, else this one — takes
+    /// the voice of the lowest-priority voice (ties: the quietest, then the oldest), which
+    /// fades out over `voiceStealFadeSeconds` and stops; a new voice below every playing one
+    /// is refused. Call audio and system sounds are not voices.
+    public var maxVoices: Int?
+    /// Fade-out of a stolen voice, seconds.
+    public var voiceStealFadeSeconds = 0.010
     /// The device state at creation (silent switch, lock, volumes, route, microphone).
     public var device = DeviceState()
     /// Converter for stream sources (real time, on the render thread).
@@ -50,6 +59,8 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.transportFadeSeconds = transportFadeSeconds
         c.gateRampSeconds = gateRampSeconds
         c.volumeRampSeconds = volumeRampSeconds
+        c.voiceStealFadeSeconds = voiceStealFadeSeconds
+        c.maxVoices = maxVoices ?? 0
         return c
     }
 
@@ -58,6 +69,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         guard (1...65_534).contains(maxSessions) else {
             throw TuttiError(.invalidArgument, "maxSessions must be in 1…65534, got \(maxSessions)")
         }
+        if let maxVoices { try checkVoiceLimit(maxVoices, "maxVoices") }
         try engineConfiguration.validate()
         for (name, value) in [
             ("ducking.level", ducking.levelDB), ("ducking.attack", ducking.attackSeconds), ("ducking.release", ducking.releaseSeconds),

@@ -86,6 +86,16 @@ public struct SessionHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSessionGain(id, gain, rampFrames: rampFrames, at: time) }
     }
 
+    /// Voices this session's sources may play at once from `time` on (1…65536; nil: no limit
+    /// of its own). A play over it takes the voice of this session's lowest-priority voice
+    /// (ties: the quietest, then the oldest), or is refused if all of them rank higher.
+    /// Applies to the plays that follow.
+    public func setMaxVoices(_ limit: Int?, at time: EngineTime = .now) throws(TuttiError) {
+        if let limit { try checkVoiceLimit(limit, "maxVoices") }
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.send(.setBusMaxVoices(id.bus, Int32(limit ?? 0)), at: time) }
+    }
+
     /// Remove the session and its sources at `time` (it deactivates first, releasing whatever
     /// it interrupted; what plays fades out). The handle and its sources' handles are stale at once.
     public func remove(at time: EngineTime = .now) throws(TuttiError) {
@@ -253,6 +263,19 @@ public struct SourceHandle: Hashable, Sendable {
     public func remove(at time: EngineTime = .now) throws(TuttiError) {
         try checkTime(time)
         try engine.withCore { (s) throws(TuttiError) in try s.removeSource(id, at: time) }
+    }
+
+    /// Voice-stealing priority, 0…255 (default 128), from `time` on: under a voice limit the
+    /// lowest priority loses its voice first, and a play below every playing voice is refused.
+    public func setPriority(_ priority: Int, at time: EngineTime = .now) throws(TuttiError) {
+        guard (0...255).contains(priority) else {
+            throw TuttiError(.invalidArgument, "priority must be in 0…255, got \(priority)")
+        }
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in
+            _ = try s.sourceName(id)
+            try s.send(.setPriority(id, UInt8(priority)), at: time)
+        }
     }
 
     /// What the render side last published about it, with what the control side knows.

@@ -55,6 +55,14 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
         e.type = Int32(TUTTI_EVENT_DEVICE_LOST)
     case .deviceRestored:
         e.type = Int32(TUTTI_EVENT_DEVICE_RESTORED)
+    case .voiceStolen(let source, _, let session):
+        e.type = Int32(TUTTI_EVENT_VOICE_STOLEN)
+        e.source = source.rawValue
+        e.session = session.rawValue
+    case .voiceRefused(let source, let session):
+        e.type = Int32(TUTTI_EVENT_VOICE_REFUSED)
+        e.source = source.rawValue
+        e.session = session.rawValue
     }
     return e
 }

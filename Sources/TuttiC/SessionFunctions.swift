@@ -75,3 +75,14 @@ public func tuttiSessionSetRemoteCommands(_ pointer: OpaquePointer?, _ id: tutti
         try session(engine, id).setRemoteCommands(try toRemoteCommands(commands))
     }
 }
+
+/// C ABI `tutti_session_set_max_voices`: 0 is no limit of its own. Any thread.
+@_cdecl("tutti_session_set_max_voices")
+public func tuttiSessionSetMaxVoices(_ pointer: OpaquePointer?, _ id: tutti_session, _ maxVoices: UInt32, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_session_set_max_voices") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).setMaxVoices(maxVoices == 0 ? nil : Int(maxVoices), at: try engineTime(at))
+    }
+}

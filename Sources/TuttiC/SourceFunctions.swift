@@ -162,3 +162,12 @@ public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
         out.pointee.gain = info.gain
     }
 }
+
+/// C ABI `tutti_source_set_priority`. Any thread.
+@_cdecl("tutti_source_set_priority")
+public func tuttiSourceSetPriority(_ pointer: OpaquePointer?, _ id: tutti_source, _ priority: UInt32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_source_set_priority") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try source(engine, id).setPriority(Int(priority), at: try engineTime(at))
+    }
+}

@@ -66,3 +66,12 @@ public func tuttiSystemRemoteCommand(_ pointer: OpaquePointer?, _ command: tutti
         try engine.sendRemoteCommand(try toRemoteCommand(command), at: try engineTime(at))
     }
 }
+
+/// C ABI `tutti_engine_set_max_voices`: 0 is no limit. Any thread.
+@_cdecl("tutti_engine_set_max_voices")
+public func tuttiEngineSetMaxVoices(_ pointer: OpaquePointer?, _ maxVoices: UInt32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_engine_set_max_voices") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try engine.setMaxVoices(maxVoices == 0 ? nil : Int(maxVoices), at: try engineTime(at))
+    }
+}

@@ -16,6 +16,8 @@ public enum EngineCommand: Sendable, Hashable {
     /// the default (a de-click only when resuming mid-way).
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)
     case setLoop(SourceID, Bool)
+    /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
+    case setPriority(SourceID, UInt8)
     /// Gate: 1 open, 0 closed (silenced or interrupted session).
     case setBusGate(BusID, gain: Float, rampFrames: Int32)
     case setBusGain(BusID, gain: Float, rampFrames: Int32)
@@ -23,6 +25,15 @@ public enum EngineCommand: Sendable, Hashable {
     case setBusDuck(BusID, targetDB: Float, dBPerFrame: Float)
     case setMasterVolume(gain: Float, rampFrames: Int32)
     case setRingerVolume(gain: Float, rampFrames: Int32)
+    /// Voices the bus's sources may have at once (0: no limit of its own). Applies to the
+    /// plays that follow: a lower limit stops nothing that plays.
+    case setBusMaxVoices(BusID, Int32)
+    /// Voices the whole engine may have at once (0: no limit). A play that would exceed a
+    /// limit — its bus's first, else the engine's — takes the voice of the lowest-priority
+    /// voice in that scope (ties: the quietest current gain, then the oldest), which stops
+    /// with a short fade (`voiceStolen`); if every voice there has a higher priority than the
+    /// new one, the play is refused (`voiceRefused`). Decided at the play's frame.
+    case setMaxVoices(Int32)
 }
 
 /// A command on its way to the render thread: a value command or a resource handover, the
@@ -51,6 +62,8 @@ public enum EngineCommand: Sendable, Hashable {
         case removeSource(SourceID)
         /// Empty a bus slot at once (its sources are removed first) and report `busRemoved`.
         case removeBus(BusID)
+        /// Start filling a probe (offline inspection: per-bus gains and output peaks).
+        case attachProbe(ProbeStorage)
     }
 }
 
@@ -68,8 +81,13 @@ public enum EngineCommand: Sendable, Hashable {
         /// A non-looping source played past its last frame (it is now stopped and rewound);
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
-        /// A fade-out for pause or stop finished: the source no longer advances.
+        /// A fade-out for pause or stop (or a steal) finished: the source no longer advances.
         case sourceHalted(SourceID)
+        /// A play over a voice limit took the first source's voice for the second (`by`);
+        /// the first fades out, stops and rewinds.
+        case voiceStolen(SourceID, by: SourceID)
+        /// A play over a voice limit was refused: every voice in its scope has a higher priority.
+        case voiceRefused(SourceID)
         /// The slot is empty; what the source owned may be released.
         case sourceRemoved(SourceID)
         case busRemoved(BusID)
@@ -97,8 +115,14 @@ public struct EngineEvent: Hashable, Sendable {
         /// A non-looping source played past its last frame; it is stopped and rewound.
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
-        /// A pause or stop fade-out finished.
+        /// A pause or stop (or steal) fade-out finished.
         case sourceHalted(SourceID)
+        /// A play over a voice limit took the first source's voice for `by`; it fades out over
+        /// the steal fade, then stops and rewinds. `frame` is the play's frame.
+        case voiceStolen(SourceID, by: SourceID)
+        /// A play over a voice limit was refused (every voice in its scope has a higher
+        /// priority); the source did not start. `frame` is the play's frame.
+        case voiceRefused(SourceID)
         /// The source is gone; its id is stale from now on.
         case sourceRemoved(SourceID)
         /// The bus is gone.

@@ -24,6 +24,10 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var gateRampSeconds: Double = 0.020
     /// System and ringer volume ramp, seconds.
     public var volumeRampSeconds: Double = 0.020
+    /// Fade-out of a voice stolen by a play over a voice limit, seconds.
+    public var voiceStealFadeSeconds: Double = 0.010
+    /// Voices the whole engine may have at once (0: no limit); see `EngineCommand.setMaxVoices`.
+    public var maxVoices: Int = 0
 
     /// Defaults, at `sampleRate` Hz with `channelCount` channels.
     public init(sampleRate: Int = 48_000, channelCount: Int = 2) {
@@ -38,7 +42,10 @@ public struct EngineConfiguration: Sendable, Equatable {
 
     /// Event ring capacity: two events per command in flight and two per source (a fade-out
     /// or an end that completes after its command was applied), so the render side never
-    /// finds it full.
+    /// finds it full. A play over a voice limit keeps within that: it reports `voiceStolen`
+    /// or `voiceRefused` (one event) and at most the stolen voice's halt at once (a second);
+    /// the stolen voice's later halt is the one completion its own run may report, and the
+    /// new voice's run reports at most one completion of its own.
     var eventQueueCapacity: Int { 2 * commandQueueCapacity + 2 * maxSources + 2 * maxBuses + 16 }
 
     /// Throws `invalidArgument` naming the first setting out of range.
@@ -52,12 +59,14 @@ public struct EngineConfiguration: Sendable, Equatable {
         }
         guard (1...65_536).contains(maxSources) else { throw .invalid("maxSources must be in 1…65536, got \(maxSources)") }
         guard (1...65_536).contains(maxBuses) else { throw .invalid("maxBuses must be in 1…65536, got \(maxBuses)") }
+        guard (0...65_536).contains(maxVoices) else { throw .invalid("maxVoices must be in 0…65536 (0: no limit), got \(maxVoices)") }
         guard (16...1 << 20).contains(commandQueueCapacity) else {
             throw .invalid("commandQueueCapacity must be in 16…1048576, got \(commandQueueCapacity)")
         }
         for (name, value) in [
             ("sourceGainRampSeconds", sourceGainRampSeconds), ("transportFadeSeconds", transportFadeSeconds),
             ("gateRampSeconds", gateRampSeconds), ("volumeRampSeconds", volumeRampSeconds),
+            ("voiceStealFadeSeconds", voiceStealFadeSeconds),
         ] where !(value.isFinite && value >= 0 && value <= 10) {
             throw .invalid("\(name) must be in 0…10 s, got \(value)")
         }

@@ -49,6 +49,8 @@ public final class Engine {
     private var busOfSource: [BusID?]
     /// Render events drained from the ring and not yet handed out by `pollEvents`.
     private var undelivered: [EngineEvent] = []
+    /// Probes handed to the render side (kept alive while it may write them).
+    private var probes: [RenderProbe] = []
 
     /// A new engine: every slot, buffer and queue allocated now. Throws `invalidArgument`
     /// for a configuration out of range. Control thread.
@@ -83,10 +85,14 @@ public final class Engine {
 
     /// A new bus (one per session). Takes effect at `time`. Throws `capacity` when every bus
     /// slot is in use. Control thread.
-    public func addBus(volumeClass: VolumeClass = .system, gateOpen: Bool = true, gain: Float = 1, at time: EngineTime = .now)
-        throws(TuttiError) -> BusID
-    {
+    /// `limitsVoices`: its sources count as voices and obey voice limits (the engine's own
+    /// buses for call audio and system sounds pass false); `maxVoices`: its own limit (0: none).
+    public func addBus(
+        volumeClass: VolumeClass = .system, gateOpen: Bool = true, gain: Float = 1, limitsVoices: Bool = true, maxVoices: Int = 0,
+        at time: EngineTime = .now
+    ) throws(TuttiError) -> BusID {
         try checkGain(gain, name: "bus gain")
+        try checkMaxVoices(maxVoices)
         drainEvents()
         try checkRoom(1)
         guard let slot = busSlots.peekFree() else {
@@ -94,17 +100,19 @@ public final class Engine {
         }
         let id = BusID(slot: slot, generation: busSlots.nextGeneration(slot))
         let node = UnsafeMutablePointer<BusNode>.allocate(capacity: 1)
-        node.initialize(to: BusNode(id: id, volumeClass: volumeClass, gateOpen: gateOpen, gain: gain))
+        node.initialize(
+            to: BusNode(id: id, volumeClass: volumeClass, gateOpen: gateOpen, gain: gain, limitsVoices: limitsVoices, maxVoices: maxVoices))
         push(.installBus(node), at: time)
         busSlots.occupy(slot)
         return id
     }
 
-    /// A new source on `bus`, stopped at position 0. Takes effect at `time`. Validates
-    /// everything first (a failed call changes nothing and consumes no id). Control thread.
-    public func addSource(_ kind: SourceKind, bus: BusID, gain: Float = 1, loop: Bool = false, at time: EngineTime = .now)
-        throws(TuttiError) -> SourceID
-    {
+    /// A new source on `bus`, stopped at position 0, with a voice-stealing `priority`
+    /// (0…255). Takes effect at `time`. Validates everything first (a failed call changes
+    /// nothing and consumes no id). Control thread.
+    public func addSource(
+        _ kind: SourceKind, bus: BusID, gain: Float = 1, loop: Bool = false, priority: UInt8 = 128, at time: EngineTime = .now
+    ) throws(TuttiError) -> SourceID {
         try checkGain(gain, name: "gain")
         guard busSlots.isLive(slot: bus.slot, generation: bus.generation) else { throw TuttiError(.notFound, "no bus \(bus)") }
         drainEvents()
@@ -153,7 +161,7 @@ public final class Engine {
         node.initialize(
             to: SourceNode(
                 id: id, bus: bus, content: content, gain: gain, loop: loop,
-                fadeOutFrames: configuration.frames(forSeconds: configuration.transportFadeSeconds)))
+                fadeOutFrames: configuration.frames(forSeconds: configuration.transportFadeSeconds), priority: priority))
         push(.installSource(node), at: time)
         sourceSlots.occupy(slot)
         retainedObjects[slot] = keep
@@ -182,6 +190,19 @@ public final class Engine {
         for slot in 0..<configuration.maxSources where busOfSource[slot] == id && sourceSlots.isLiveSlot(slot) {
             sourceSlots.kill(slot)
         }
+    }
+
+    /// Start filling `probe` with what the renderer applies, from `time` on (offline
+    /// inspection; the engine keeps it alive). Throws `invalidArgument` when its bus slots do
+    /// not cover the engine's. Control thread.
+    public func attachProbe(_ probe: RenderProbe, at time: EngineTime = .now) throws(TuttiError) {
+        guard probe.busSlots >= configuration.maxBuses else {
+            throw .invalid("the probe has \(probe.busSlots) bus slots, the engine \(configuration.maxBuses)")
+        }
+        drainEvents()
+        try checkRoom(1)
+        probes.append(probe)
+        push(.attachProbe(probe.storage), at: time)
     }
 
     /// Whether `id` names a live source (added, not removed).
@@ -241,7 +262,7 @@ public final class Engine {
 
     private func validate(_ command: EngineCommand) throws(TuttiError) {
         switch command {
-        case .play(let id), .pause(let id), .stop(let id), .setLoop(let id, _):
+        case .play(let id), .pause(let id), .stop(let id), .setLoop(let id, _), .setPriority(let id, _):
             try checkLive(id)
         case .seek(let id, let position):
             try checkLive(id)
@@ -266,7 +287,16 @@ public final class Engine {
         case .setMasterVolume(let gain, let frames), .setRingerVolume(let gain, let frames):
             try checkGain(gain, name: "volume gain")
             try checkFrames(frames, name: "rampFrames")
+        case .setBusMaxVoices(let id, let limit):
+            guard contains(id) else { throw TuttiError(.notFound, "no bus \(id)") }
+            try checkMaxVoices(Int(limit))
+        case .setMaxVoices(let limit):
+            try checkMaxVoices(Int(limit))
         }
+    }
+
+    private func checkMaxVoices(_ limit: Int) throws(TuttiError) {
+        guard (0...65_536).contains(limit) else { throw .invalid("maxVoices must be in 0…65536 (0: no limit), got \(limit)") }
     }
 
     private func checkLive(_ id: SourceID) throws(TuttiError) {
@@ -312,6 +342,10 @@ public final class Engine {
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceEnded(id)))
             case .sourceHalted(let id):
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceHalted(id)))
+            case .voiceStolen(let id, let by):
+                undelivered.append(EngineEvent(frame: event.frame, kind: .voiceStolen(id, by: by)))
+            case .voiceRefused(let id):
+                undelivered.append(EngineEvent(frame: event.frame, kind: .voiceRefused(id)))
             }
         }
     }

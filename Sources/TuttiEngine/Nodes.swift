@@ -49,8 +49,13 @@ import TuttiDSP
     @usableFromInline var fadeInFrames = -1
     /// Fade-out on pause/stop/seek/remove, frames.
     @usableFromInline var fadeOutFrames: Int
+    /// Voice-stealing priority, 0…255: a play over a voice limit takes the voice of the
+    /// lowest-priority voice, and is refused if that one has a higher priority than it.
+    @usableFromInline var priority: UInt8 = 128
+    /// Order in which it last became a voice (smaller: older; see `Renderer.isVoice`).
+    @usableFromInline var voiceSerial: UInt64 = 0
 
-    init(id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int) {
+    init(id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int, priority: UInt8 = 128) {
         self.id = id
         self.bus = bus
         self.content = content
@@ -64,6 +69,7 @@ import TuttiDSP
         self.loop = loop
         self.gain = LinearRamp(value: gain)
         self.fadeOutFrames = fadeOutFrames
+        self.priority = priority
     }
 
     /// The state the status board shows.
@@ -72,6 +78,32 @@ import TuttiDSP
             if running { return .playing }
             if ended { return .ended }
             return position > 0 ? .paused : .stopped
+        }
+    }
+
+    /// A voice (for voice limits): running and not on its way out. A source fading out for a
+    /// pause, stop, removal or steal is no longer a voice — it is gone within its fade and a
+    /// play in the meantime must not steal a voice for it; one fading out for a seek (it comes
+    /// back) or restarting after a stop's fade is.
+    @inlinable var isVoice: Bool {
+        @_noLocks get {
+            guard running else { return false }
+            switch pending {
+            case .none, .restart: return true
+            case .pause, .stop, .remove: return false
+            }
+        }
+    }
+
+    /// A play would make it a voice: it is not running, or it is fading out for a pause or
+    /// stop (the play cancels that). A play during a removal's fade does nothing.
+    @inlinable var becomesVoiceOnPlay: Bool {
+        @_noLocks get {
+            guard running else { return true }
+            switch pending {
+            case .pause, .stop: return true
+            case .none, .restart, .remove: return false
+            }
         }
     }
 
@@ -98,9 +130,16 @@ import TuttiDSP
     @usableFromInline let isRinger: Bool
     /// Being removed: the gate ramps to zero, then the bus and its sources leave the graph.
     @usableFromInline var closing = false
+    /// Its sources count as voices and are subject to voice limits (false for the engine's
+    /// own buses: call audio and system sounds).
+    @usableFromInline let limitsVoices: Bool
+    /// Voices its sources may have at once; 0: no limit of its own.
+    @usableFromInline var maxVoices = 0
 
-    init(id: BusID, volumeClass: VolumeClass, gateOpen: Bool, gain: Float) {
+    init(id: BusID, volumeClass: VolumeClass, gateOpen: Bool, gain: Float, limitsVoices: Bool = true, maxVoices: Int = 0) {
         self.id = id
+        self.limitsVoices = limitsVoices
+        self.maxVoices = maxVoices
         isRinger = volumeClass == .ringer
         gate = LinearRamp(value: gateOpen ? 1 : 0)
         self.gain = LinearRamp(value: gain)

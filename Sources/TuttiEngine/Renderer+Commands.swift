@@ -86,6 +86,8 @@ extension Renderer {
             }
             buses[b].gate.ramp(to: 0, frameCount: sounding ? transportFadeFrames : 0)
             if !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition) }
+        case .attachProbe(let p):
+            probe = p
         }
     }
 
@@ -94,7 +96,13 @@ extension Renderer {
         switch command {
         case .play(let id):
             guard let i = sourceIndex(id) else { return }
+            let becomesVoice = sources[i].becomesVoiceOnPlay
+            if becomesVoice, !admitVoice(i) { return }
             play(&sources[i])
+            if becomesVoice {
+                voiceCounter &+= 1
+                sources[i].voiceSerial = voiceCounter
+            }
         case .pause(let id):
             guard let i = sourceIndex(id) else { return }
             halt(&sources[i], then: .pause)
@@ -114,6 +122,14 @@ extension Renderer {
         case .setLoop(let id, let loop):
             guard let i = sourceIndex(id) else { return }
             sources[i].loop = loop
+        case .setPriority(let id, let priority):
+            guard let i = sourceIndex(id) else { return }
+            sources[i].priority = priority
+        case .setBusMaxVoices(let id, let limit):
+            guard let b = busIndex(id) else { return }
+            buses[b].maxVoices = Int(max(limit, 0))
+        case .setMaxVoices(let limit):
+            maxVoices = Int(max(limit, 0))
         case .setBusGate(let id, let gain, let frames):
             guard let b = busIndex(id) else { return }
             buses[b].gate.ramp(to: gain, frameCount: Int(frames))
@@ -128,6 +144,89 @@ extension Renderer {
         case .setRingerVolume(let gain, let frames):
             ringerVolume.ramp(to: gain, frameCount: Int(frames))
         }
+    }
+
+    // MARK: - Voice limits
+
+    /// A source counts as a voice: see `SourceNode.isVoice`; sources of a bus that is being
+    /// removed, or of the engine's own buses, do not count.
+    @inlinable @inline(__always) @_noLocks
+    func countsAsVoice(_ k: Int) -> Bool {
+        // Commas, not && (its autoclosure would capture self: reference counting).
+        guard sources[k].isVoice else { return false }
+        let b = sources[k].bus.slot
+        guard b >= 0, b < maxBuses, busOccupied[b], buses[b].limitsVoices, !buses[b].closing else { return false }
+        return true
+    }
+
+    /// The gain source `k` is heard at now: its gain and fade times its bus's gate, gain,
+    /// duck and volume, as the mixer applied them last.
+    @inlinable @inline(__always) @_noLocks
+    func currentGain(_ k: Int) -> Float {
+        let b = sources[k].bus.slot
+        let bus = buses[b]
+        let v = bus.isRinger ? ringerVolume.value : volume.value
+        return sources[k].gain.value * sources[k].fade.value * bus.gate.value * bus.gain.value * bus.duck.gain * v
+    }
+
+    /// Which of two voices goes first when one must: the lower priority, then the quieter
+    /// current gain, then the older.
+    @inlinable @inline(__always) @_noLocks
+    func stealsBefore(_ a: Int, _ b: Int) -> Bool {
+        if sources[a].priority != sources[b].priority { return sources[a].priority < sources[b].priority }
+        let (ga, gb) = (currentGain(a), currentGain(b))
+        if ga != gb { return ga < gb }
+        return sources[a].voiceSerial < sources[b].voiceSerial
+    }
+
+    /// A play of source `i` (not a voice yet) at the current frame: true when it may start,
+    /// having taken the voice of another if a limit — its bus's, else the engine's — is
+    /// reached; false (reported `voiceRefused`) when every voice in that scope has a higher
+    /// priority. One pass over the sources, only while a limit is set.
+    @inlinable @_noLocks
+    func admitVoice(_ i: Int) -> Bool {
+        let b = sources[i].bus.slot
+        guard b >= 0, b < maxBuses, busOccupied[b], buses[b].limitsVoices, !buses[b].closing else { return true }
+        let busLimit = buses[b].maxVoices
+        let engineLimit = maxVoices
+        if busLimit <= 0, engineLimit <= 0 { return true }
+        var busCount = 0
+        var total = 0
+        var busVictim = -1
+        var victim = -1
+        for k in 0..<sourceHighWater where k != i {
+            guard sourceOccupied[k], countsAsVoice(k) else { continue }
+            total &+= 1
+            if victim < 0 {
+                victim = k
+            } else if stealsBefore(k, victim) {
+                victim = k
+            }
+            guard sources[k].bus.slot == b else { continue }
+            busCount &+= 1
+            if busVictim < 0 {
+                busVictim = k
+            } else if stealsBefore(k, busVictim) {
+                busVictim = k
+            }
+        }
+        if busLimit > 0, busCount >= busLimit {
+            victim = busVictim
+        } else if engineLimit <= 0 {
+            return true
+        } else if total < engineLimit {
+            return true
+        }
+        guard victim >= 0 else { return true }
+        if sources[i].priority < sources[victim].priority {
+            report(.voiceRefused(sources[i].id), at: framePosition)
+            return false
+        }
+        report(.voiceStolen(sources[victim].id, by: sources[i].id), at: framePosition)
+        sources[victim].pending = PendingHalt.stop
+        sources[victim].fade.ramp(to: 0, frameCount: stealFadeFrames)
+        if !sources[victim].fade.isRamping { finishFade(&sources[victim], at: framePosition) }
+        return true
     }
 
     // MARK: - Transport

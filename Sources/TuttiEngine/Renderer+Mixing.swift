@@ -24,6 +24,7 @@ extension Renderer {
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
         }
+        if let p = probe { recordProbe(p, output: output, frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
             if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }
         }

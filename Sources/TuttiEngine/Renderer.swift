@@ -40,6 +40,17 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
 
+    // Voice limits.
+    /// Voices the engine may have at once (0: no limit).
+    @usableFromInline @exclusivity(unchecked) var maxVoices = 0
+    /// Fade of a stolen voice, frames.
+    @usableFromInline let stealFadeFrames: Int
+    /// Counts voice starts (orders voices by age).
+    @usableFromInline @exclusivity(unchecked) var voiceCounter: UInt64 = 0
+
+    /// Filled after every chunk when attached (offline inspection).
+    @usableFromInline @exclusivity(unchecked) var probe: ProbeStorage?
+
     // Queues: commands in, events out, status published. The renderer owns their memory, so a
     // backend that holds only the renderer never reads freed storage.
     let commandStorage: RingStorage<RenderCommand>
@@ -63,6 +74,8 @@ public final class Renderer: @unchecked Sendable {
         channelCount = configuration.channelCount
         maxChunk = configuration.maxBlockFrames
         transportFadeFrames = configuration.frames(forSeconds: configuration.transportFadeSeconds)
+        stealFadeFrames = configuration.frames(forSeconds: configuration.voiceStealFadeSeconds)
+        maxVoices = configuration.maxVoices
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
         pending = PendingCommands(capacity: commands.indices.capacity)

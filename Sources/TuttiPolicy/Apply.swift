@@ -47,27 +47,34 @@ extension PolicyState {
     struct Derived: Equatable {
         var silence: SilenceReason?
         var duckedBy: String?
+        var duckRule: DuckingRuleReference?
+        var duckSettings: DuckingSettings?
     }
 
     func derivedStatus() -> [Derived] {
         let f = facts()
-        return sessions.indices.map { Derived(silence: silenceReason($0, f), duckedBy: ducker(of: $0, f).map { sessions[$0].id }) }
+        return sessions.indices.map { i in
+            let d = duck(of: i, f)
+            return Derived(
+                silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings)
+        }
     }
 
     /// Silence and duck are states of an active session: they are journaled when
     /// they start or stop, whatever the cause (a deactivation ends them too).
-    /// A change of silence reason alone is not journaled; a change of ducker is (ended, began).
+    /// A change of silence reason alone is not journaled; a change of ducker, of the rule or
+    /// of the settings it gives is (ended, began).
     func appendDerivedTransitions(from before: [Derived], to journal: inout [JournalEntry]) {
         let after = derivedStatus()
         for i in sessions.indices {
             let id = sessions[i].id
             let b = i < before.count ? before[i] : Derived()
             let a = after[i]
-            let duckChanged = b.duckedBy != a.duckedBy
+            let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
             if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
             if b.silence == nil, let reason = a.silence { journal.append(.silenced(session: id, reason: reason)) }
             if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
-            if duckChanged, let by = a.duckedBy { journal.append(.duckingBegan(session: id, by: by)) }
+            if duckChanged, let by = a.duckedBy, let rule = a.duckRule { journal.append(.duckingBegan(session: id, by: by, rule: rule)) }
         }
     }
 
@@ -124,6 +131,20 @@ extension PolicyState {
             sources[k].rewinds += 1
             forget(k)
             journal.append(.sourceEnded(source: id))
+        case .voiceStolen(let id, let by):
+            let k = try sourceIndex(id)
+            // It happened on the render side whatever the intent says now (the report may be late).
+            sources[k].isPlaying = false
+            sources[k].rewinds += 1
+            forget(k)
+            journal.append(.voiceStolen(source: id, by: by))
+        case .voiceRefused(let id):
+            let k = try sourceIndex(id)
+            sources[k].isPlaying = false
+            forget(k)
+            journal.append(.voiceRefused(source: id))
+        case .setDuckingRules(let rules):
+            duckingRules = try DuckingRuleBook(rules, sessions: Set(sessionIndex.keys))
         case .removeSource(let id):
             let k = try sourceIndex(id)
             forget(k)

@@ -17,7 +17,8 @@ public enum JournalEntry: Hashable, Sendable {
     /// `by` is the interrupting session, nil for the phone call and the microphone.
     case interruptionBegan(session: String, reason: InterruptionReason, by: String?)
     case interruptionEnded(session: String, shouldResume: Bool)
-    case duckingBegan(session: String, by: String)
+    /// `rule`: where the duck's settings came from (a rule's index, the ducker's own, the engine's).
+    case duckingBegan(session: String, by: String, rule: DuckingRuleReference)
     case duckingEnded(session: String)
     case silenced(session: String, reason: SilenceReason)
     case unsilenced(session: String)
@@ -25,6 +26,11 @@ public enum JournalEntry: Hashable, Sendable {
     case sourceStarted(source: String, reason: SourceStartReason)
     case sourcePaused(source: String, reason: SourcePauseReason)
     case sourceEnded(source: String)
+    /// The renderer took `source`'s voice for `by` (a voice limit; it stopped and rewound).
+    case voiceStolen(source: String, by: String)
+    /// The renderer did not start `source`: a voice limit was reached and every playing voice
+    /// in its scope has a higher priority.
+    case voiceRefused(source: String)
     case remoteCommand(command: RemoteCommand, session: String)
     case remoteCommandUnhandled(command: RemoteCommand)
     case systemSoundPlayed(sound: String)
@@ -48,6 +54,8 @@ public enum JournalEntry: Hashable, Sendable {
         case .sourceStarted: return "sourceStarted"
         case .sourcePaused: return "sourcePaused"
         case .sourceEnded: return "sourceEnded"
+        case .voiceStolen: return "voiceStolen"
+        case .voiceRefused: return "voiceRefused"
         case .remoteCommand: return "remoteCommand"
         case .remoteCommandUnhandled: return "remoteCommandUnhandled"
         case .systemSoundPlayed: return "systemSoundPlayed"
@@ -71,8 +79,8 @@ public enum JournalEntry: Hashable, Sendable {
             return [("session", s(session)), ("reason", s(reason.rawValue)), ("by", by.map(s) ?? .null)]
         case .interruptionEnded(let session, let shouldResume):
             return [("session", s(session)), ("shouldResume", .bool(shouldResume))]
-        case .duckingBegan(let session, let by):
-            return [("session", s(session)), ("by", s(by))]
+        case .duckingBegan(let session, let by, let rule):
+            return [("session", s(session)), ("by", s(by)), ("rule", rule.journalValue)]
         case .duckingEnded(let session):
             return [("session", s(session))]
         case .silenced(let session, let reason):
@@ -85,8 +93,10 @@ public enum JournalEntry: Hashable, Sendable {
             return [("source", s(source)), ("reason", s(reason.rawValue))]
         case .sourcePaused(let source, let reason):
             return [("source", s(source)), ("reason", s(reason.rawValue))]
-        case .sourceEnded(let source):
+        case .sourceEnded(let source), .voiceRefused(let source):
             return [("source", s(source))]
+        case .voiceStolen(let source, let by):
+            return [("source", s(source)), ("by", s(by))]
         case .remoteCommand(let command, let session):
             return [("command", s(command.rawValue)), ("session", s(session))]
         case .remoteCommandUnhandled(let command):
@@ -104,7 +114,7 @@ public enum JournalEntry: Hashable, Sendable {
     public var session: String? {
         switch self {
         case .sessionActivated(let s, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
-            .interruptionBegan(let s, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _),
+            .interruptionBegan(let s, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
             .duckingEnded(let s), .silenced(let s, _), .unsilenced(let s), .remoteCommand(_, let s):
             return s
         default:

@@ -28,6 +28,17 @@ public enum PolicyAction: Hashable, Sendable {
     case sourceEnded(source: String)
     /// Take the source out of the policy (it stops being part of its session).
     case removeSource(source: String)
+    /// Reported by the renderer: a voice limit took `source`'s voice for `by` (it stopped
+    /// and rewound).
+    case voiceStolen(source: String, by: String)
+    /// Reported by the renderer: `source` did not start (a voice limit, every voice in its
+    /// scope of a higher priority).
+    case voiceRefused(source: String)
+
+    // Engine settings.
+    /// Replace the ducking rules (validated: levels −96…0 dB, times 0…3600 s, sessions that
+    /// exist, one rule per pair). Sessions ducked now move to their new settings.
+    case setDuckingRules([DuckingRule])
 
     // Device.
     case silentSwitch(Bool)

@@ -14,6 +14,9 @@ public enum PolicyError: Error, Hashable, Sendable {
     case duplicateSource(String)
     /// A volume that is not a number.
     case invalidValue(name: String, value: Double)
+    /// `rules[index]` of the ducking rules is not valid; `field` is `by`, `duck`, `level`,
+    /// `attack`, `release` or empty (the whole rule).
+    case invalidDuckingRule(index: Int, field: String, message: String)
 
     /// Short machine code (the `error` field of `activationFailed`).
     public var code: String {
@@ -26,6 +29,7 @@ public enum PolicyError: Error, Hashable, Sendable {
         case .duplicateSession: return "duplicateSession"
         case .duplicateSource: return "duplicateSource"
         case .invalidValue: return "invalidValue"
+        case .invalidDuckingRule: return "invalidDuckingRule"
         }
     }
 }
@@ -50,6 +54,8 @@ extension PolicyError: CustomStringConvertible {
             return "duplicate source id \"\(id)\""
         case .invalidValue(let name, let value):
             return "invalid \(name) \(value): expected a number in 0…1"
+        case .invalidDuckingRule(let index, let field, let message):
+            return "ducking rules[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
         }
     }
 }

@@ -75,8 +75,13 @@ public struct PolicyState: Hashable, Sendable {
     public internal(set) var sources: [SourceState] = []
     public internal(set) var device: DeviceState
     public internal(set) var callActive: Bool = false
-    /// Engine default duck envelope (used when the ducker has no `ducking`).
+    /// Engine default duck envelope (used when no rule applies and the ducker has no `ducking`).
     public internal(set) var engineDucking: DuckingSettings
+    /// Ducking rules per (ducker, ducked) pair (`setDuckingRules`), indexed.
+    var duckingRules = DuckingRuleBook()
+    /// The ducking rules in force, in the order they were given (their indices are the
+    /// journal's `rule`).
+    public var duckingRuleList: [DuckingRule] { duckingRules.rules }
     /// Sessions by their latest start of non-mixable playback, most recent last (rule 8).
     public internal(set) var nowPlayingOrder: [String] = []
 
@@ -163,15 +168,19 @@ public struct PolicyState: Hashable, Sendable {
     // MARK: Derived facts (shared by the journal, the view and the queries)
 
     /// The facts every session's render state depends on, gathered in one pass over the
-    /// sessions and sources, so that a whole view or journal costs O(sessions + sources).
+    /// sessions and sources, so that a whole view or journal costs O(sessions + sources)
+    /// (plus, with ducking rules, O(duckers) per category and per session a rule names).
     struct Facts {
         /// Active `record` sessions (rule 5).
         var activeRecordSessions = 0
         /// Per session index: sources with playing intent.
         var playingSources: [Int]
-        /// The two strongest active duckers (deepest level, then earliest activation).
-        var strongestDucker: Int?
-        var secondDucker: Int?
+        /// Active duckers (`duckOthers`), in registration order.
+        var duckers: [Int] = []
+        /// The strongest duck on a session of each category that no rule names by id.
+        var duckByCategory: [Category: DuckChoice] = [:]
+        /// The strongest duck on each session a rule names by id (on its `duck` side).
+        var duckBySession: [String: DuckChoice] = [:]
         /// Heard sessions (see `isHeard`), and how many of them are not mixable.
         var heard: [Bool] = []
         var heardCount = 0
@@ -185,12 +194,15 @@ public struct PolicyState: Hashable, Sendable {
         }
         for i in sessions.indices where sessions[i].phase == .active {
             if sessions[i].category == .record { f.activeRecordSessions += 1 }
-            guard sessions[i].configuration.options.contains(.duckOthers) else { continue }
-            if let b = f.strongestDucker, !ducksHarder(i, than: b) {
-                if f.secondDucker.map({ ducksHarder(i, than: $0) }) ?? true { f.secondDucker = i }
-            } else {
-                f.secondDucker = f.strongestDucker
-                f.strongestDucker = i
+            if sessions[i].configuration.options.contains(.duckOthers) { f.duckers.append(i) }
+        }
+        if !f.duckers.isEmpty {
+            for c in Category.allCases {
+                f.duckByCategory[c] = strongestDuck(f.duckers, duckedID: nil, duckedCategory: c)
+            }
+            for id in duckingRules.duckedSessions {
+                guard let i = sessionIndex[id] else { continue }
+                f.duckBySession[id] = strongestDuck(f.duckers, duckedID: id, duckedCategory: sessions[i].category)
             }
         }
         f.heard = sessions.indices.map { i in
@@ -201,12 +213,6 @@ public struct PolicyState: Hashable, Sendable {
             if !sessions[i].isMixable { f.heardNonMixableCount += 1 }
         }
         return f
-    }
-
-    /// Ducker order: the deeper level wins; ties go to the earlier activation.
-    func ducksHarder(_ a: Int, than b: Int) -> Bool {
-        let (la, lb) = (duckSettings(of: a).levelDB, duckSettings(of: b).levelDB)
-        return la < lb || (la == lb && sessions[a].activationSerial < sessions[b].activationSerial)
     }
 
     /// A `record` session is active (rule 5).
@@ -236,15 +242,16 @@ public struct PolicyState: Hashable, Sendable {
         }
     }
 
-    /// The session that ducks `i` (rule 3): of the active `duckOthers` sessions other than `i`,
-    /// the one with the deepest level; ties go to the earliest activation.
-    func ducker(of i: Int, _ f: Facts) -> Int? {
+    /// The duck on `i` (rule 3): of the active `duckOthers` sessions, the one whose settings
+    /// for `i` (the most specific rule, else its own, else the engine's) go deepest; ties go
+    /// to the earliest activation. nil when `i` is not audible, has no output or ducks others.
+    func duck(of i: Int, _ f: Facts) -> DuckChoice? {
         let s = sessions[i]
-        guard renderState(i, f) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else { return nil }
-        return f.strongestDucker == i ? f.secondDucker : f.strongestDucker
+        guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else {
+            return nil
+        }
+        return f.duckBySession[s.id] ?? f.duckByCategory[s.category]
     }
-
-    func duckSettings(of ducker: Int) -> DuckingSettings { sessions[ducker].configuration.ducking ?? engineDucking }
 
     /// Heard: audible (ducked or not), has output, and at least one source playing.
     /// This is "audible" for rule 10 and for the volume buttons (rule 6).

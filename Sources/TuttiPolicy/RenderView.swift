@@ -15,21 +15,25 @@ public enum SessionRenderState: Hashable, Sendable {
 public struct SessionView: Hashable, Sendable {
     public var id: String
     public var state: SessionRenderState
-    /// Non-nil while ducked: the ducker's `ducking`, else the engine default.
+    /// Non-nil while ducked: the settings of the most specific rule for the pair, else the
+    /// ducker's `ducking`, else the engine default.
     public var duck: DuckingSettings?
     /// The session that ducks it (the deepest level; ties: earliest activation).
     public var duckedBy: String?
+    /// Where `duck` came from (a rule, the ducker's settings, the engine's).
+    public var duckRule: DuckingRuleReference?
     /// False for `record` and `audioProcessing`: the gate stays closed whatever the state.
     public var hasOutput: Bool
 
     public init(
         id: String, state: SessionRenderState, duck: DuckingSettings? = nil, duckedBy: String? = nil,
-        hasOutput: Bool = true
+        duckRule: DuckingRuleReference? = nil, hasOutput: Bool = true
     ) {
         self.id = id
         self.state = state
         self.duck = duck
         self.duckedBy = duckedBy
+        self.duckRule = duckRule
         self.hasOutput = hasOutput
     }
 
@@ -122,11 +126,11 @@ extension PolicyState {
         let f = facts()
         for i in sessions.indices {
             let state = renderState(i, f)
-            let d = ducker(of: i, f)
+            let d = duck(of: i, f)
             sessionViews.append(
                 SessionView(
                     id: sessions[i].id, state: state,
-                    duck: d.map { duckSettings(of: $0) }, duckedBy: d.map { sessions[$0].id },
+                    duck: d?.settings, duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule,
                     hasOutput: sessions[i].hasOutput))
             switch state {
             case .audible, .silenced: runningSession[sessions[i].id] = true

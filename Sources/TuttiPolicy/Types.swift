@@ -140,6 +140,9 @@ public struct SessionConfiguration: Hashable, Sendable {
     public var autoResume: Bool
     public var categoryWhenOtherAudioPlaying: Category?
     public var ducking: DuckingSettings?
+    /// Voices its sources may have at once (1…65536; nil: no limit of its own). The
+    /// renderer enforces it (see the engine's voice limits); the policy only carries it.
+    public var maxVoices: Int?
 
     public init(
         id: String,
@@ -151,7 +154,8 @@ public struct SessionConfiguration: Hashable, Sendable {
         foreground: Bool = true,
         autoResume: Bool = true,
         categoryWhenOtherAudioPlaying: Category? = nil,
-        ducking: DuckingSettings? = nil
+        ducking: DuckingSettings? = nil,
+        maxVoices: Int? = nil
     ) {
         self.id = id
         self.category = category
@@ -163,6 +167,7 @@ public struct SessionConfiguration: Hashable, Sendable {
         self.autoResume = autoResume
         self.categoryWhenOtherAudioPlaying = categoryWhenOtherAudioPlaying
         self.ducking = ducking
+        self.maxVoices = maxVoices
     }
 }
 

@@ -71,6 +71,9 @@ public struct Explanation: Sendable {
                 if let by = sv?.duckedBy {
                     state = "ducked"
                     reason = "ducked by \(by) (duckOthers)"
+                    if let duck = sv?.duck, let rule = sv?.duckRule {
+                        reason! += " to \(JSONWriter.number(duck.levelDB)) dB: \(rule)"
+                    }
                 } else {
                     state = "audible"
                 }

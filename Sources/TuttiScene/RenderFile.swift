@@ -2,42 +2,57 @@ import Foundation
 import TuttiDSP
 
 extension SceneRenderer {
-    /// Read, render and write: the whole `tutti render` job. The WAV and the events log go to
-    /// temporary files that replace the destinations only when everything succeeded.
+    /// Read, render and write: the whole `tutti render` job. The WAV, the events log and the
+    /// timeline picture (`plotPath`: `.svg` or `.html`) go to temporary files that replace the
+    /// destinations only when everything succeeded; a bad picture path fails before rendering.
     /// `progress` hears about each audio file as it is loaded, then about the render.
     /// `format` and `resampler`, when given, override the scene's `engine.output` and
     /// `engine.resampler`. Control side (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
-        format: SampleFormat?, resampler: ResamplerQuality? = nil, progress: @escaping (RenderProgress) -> Void = { _ in }
+        format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
+        progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
+        let plotFormat = try plotPath.map { try TimelineFormat(path: $0) }
         var scene = try loadScene(path: scenePath)
         if let resampler { scene.engine.resampler = resampler }
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
+        if let plotPath, plotPath == outputPath || plotPath == eventsPath {
+            throw SceneError(plotPath, "the timeline picture and another output are the same file")
+        }
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try SceneRenderer(scene: scene, audio: loader)
+        if plotPath != nil { try renderer.recordTimeline() }
         let loaded = Date()
         let sampleFormat = format ?? scene.engine.output
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
+        let plotWriter = try plotPath.map { try AtomicTextWriter(path: $0) }
         do {
             try renderer.render(progress: { progress(.rendering(fraction: $0)) }, sink: { try writer.write($0) })
             if let eventsWriter {
                 for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
                 try eventsWriter.prepare()
             }
-            // Both into place, or neither if the process is stopped meanwhile.
+            if let plotWriter, let plotFormat, let timeline = renderer.timeline(title: (scenePath as NSString).lastPathComponent) {
+                let picture = TimelineSVG(timeline)
+                plotWriter.append(plotFormat == .svg ? picture.svg() : picture.html())
+                try plotWriter.prepare()
+            }
+            // All into place, or none if the process is stopped meanwhile.
             try TemporaryFiles.together {
                 try writer.commit()
                 try eventsWriter?.commit()
+                try plotWriter?.commit()
             }
         } catch {
             writer.discard()
             eventsWriter?.discard()
+            plotWriter?.discard()
             throw error
         }
         let finished = Date()

@@ -12,7 +12,12 @@ public struct Scene: Sendable {
         /// unless the scene says (`engine.resampler`).
         public var resampler: ResamplerQuality = .fileDefault
         public var ducking = DuckingSettings.default
+        /// `engine.ducking.rules`, resolved against the sessions (in file order: the index
+        /// is the journal's `rule`).
+        public var duckingRules: [DuckingRule] = []
         public var output: SampleFormat = .float32
+        /// Voices the whole engine may play at once (nil: no limit).
+        public var maxVoices: Int?
     }
 
     public struct Device: Sendable, Equatable {
@@ -38,6 +43,8 @@ public struct Scene: Sendable {
         public var audio: Audio
         public var gain: Double
         public var loop: Bool
+        /// Voice-stealing priority, 0…255 (default 128).
+        public var priority: Int = 128
         /// JSON path, for errors found later (e.g. when loading the file).
         public var place: String
     }

@@ -10,14 +10,27 @@ extension Scene {
         do { root = try JSONParser.parse(text) } catch let e as JSONSyntaxError {
             throw SceneError("scene", "malformed JSON at \(e)")
         }
-        return try SceneDecoder(baseDirectory: baseDirectory).decode(root)
+        var decoder = SceneDecoder(baseDirectory: baseDirectory)
+        return try decoder.decode(root)
     }
 }
 
 struct SceneDecoder {
     let baseDirectory: String
 
-    func decode(_ root: JSONValue) throws -> Scene {
+    /// A ducking rule as written: names not yet resolved against the sessions.
+    struct RawRule {
+        var by, duck: String
+        var settings: DuckingSettings
+        var path: String
+    }
+
+    /// `engine.ducking.rules`, read with the engine, resolved once the sessions are known.
+    private var pendingRules: [RawRule] = []
+
+    init(baseDirectory: String) { self.baseDirectory = baseDirectory }
+
+    mutating func decode(_ root: JSONValue) throws -> Scene {
         var r = try FieldReader(root, path: "")
         var scene = Scene(duration: 0, baseDirectory: baseDirectory)
         if let e = r.value("engine") { scene.engine = try engine(e, path: "engine") }
@@ -30,6 +43,7 @@ struct SceneDecoder {
             guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
             scene.sessions.append(s)
         }
+        scene.engine.duckingRules = try resolve(pendingRules, sessions: sessionIDs)
         var sourceIDs: Set<String> = []
         for (i, v) in try r.array("sources").enumerated() {
             let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
@@ -46,26 +60,92 @@ struct SceneDecoder {
         return scene
     }
 
-    func engine(_ v: JSONValue, path: String) throws -> Scene.EngineSettings {
+    mutating func engine(_ v: JSONValue, path: String) throws -> Scene.EngineSettings {
         var r = try FieldReader(v, path: path)
         var e = Scene.EngineSettings()
         e.sampleRate = try r.integer("sampleRate", default: 48_000, in: 8_000...384_000)
         e.channelCount = try r.integer("channels", default: 2, in: 1...2)
         e.blockFrames = try r.integer("blockFrames", default: 256, in: 16...4096)
         if r.has("resampler") { e.resampler = try r.name("resampler", as: ResamplerQuality.self, what: "resampler") }
-        if let d = r.value("ducking") { e.ducking = try ducking(d, path: r.child("ducking"), defaults: .default) }
+        if let d = r.value("ducking") { (e.ducking, pendingRules) = try engineDucking(d, path: r.child("ducking")) }
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
+        if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         try r.finish()
         return e
     }
 
+    /// `maxVoices`: a whole number, 1…65536.
+    func voiceLimit(_ r: inout FieldReader) throws -> Int {
+        let d = try r.number("maxVoices")
+        guard d == d.rounded(), d >= 1, d <= 65_536 else {
+            throw SceneError(r.child("maxVoices"), "must be a whole number of voices in 1…65536, got \(JSONWriter.number(d))")
+        }
+        return Int(d)
+    }
+
+    /// A session's `ducking` object.
     func ducking(_ v: JSONValue, path: String, defaults: DuckingSettings) throws -> DuckingSettings {
         var r = try FieldReader(v, path: path)
-        let level = try r.number("level", default: defaults.levelDB, in: -120...0, unit: " dB")
+        let settings = try duckingSettings(&r, defaults: defaults, levelRange: -120...0)
+        try r.finish()
+        return settings
+    }
+
+    /// The engine's `ducking` object: its settings and its `rules` (names not resolved yet;
+    /// fields a rule leaves out take the engine's values).
+    func engineDucking(_ v: JSONValue, path: String) throws -> (DuckingSettings, [RawRule]) {
+        var r = try FieldReader(v, path: path)
+        let settings = try duckingSettings(&r, defaults: .default, levelRange: -120...0)
+        var rules: [RawRule] = []
+        for (i, item) in try r.array("rules").enumerated() {
+            let place = "\(r.child("rules"))[\(i)]"
+            var rr = try FieldReader(item, path: place)
+            let by = try rr.string("by")
+            let duck = try rr.string("duck")
+            // Rule levels stay within −96 dB, as the host API's do.
+            let s = try duckingSettings(&rr, defaults: settings, levelRange: -96...0)
+            try rr.finish()
+            rules.append(RawRule(by: by, duck: duck, settings: s, path: place))
+        }
+        try r.finish()
+        return (settings, rules)
+    }
+
+    func duckingSettings(_ r: inout FieldReader, defaults: DuckingSettings, levelRange: ClosedRange<Double>) throws -> DuckingSettings {
+        let level = try r.number("level", default: defaults.levelDB, in: levelRange, unit: " dB")
         let attack = try r.number("attack", default: defaults.attackSeconds, in: 0...10, unit: " s")
         let release = try r.number("release", default: defaults.releaseSeconds, in: 0...10, unit: " s")
-        try r.finish()
         return DuckingSettings(levelDB: level, attackSeconds: attack, releaseSeconds: release)
+    }
+
+    /// A rule's `by` / `duck`: a session id if a session has it, else a category name.
+    func resolve(_ rules: [RawRule], sessions: Set<String>) throws -> [DuckingRule] {
+        var seen: [String: Int] = [:]
+        var out: [DuckingRule] = []
+        for (i, raw) in rules.enumerated() {
+            func target(_ name: String, _ field: String) throws -> DuckingTarget {
+                if sessions.contains(name) { return .session(name) }
+                if let c = Category(rawValue: name) { return .category(c) }
+                var message = "unknown session or category \"\(name)\""
+                let names = sessions.sorted() + Category.allCases.map(\.rawValue)
+                if let guess = FieldReader.closest(name, in: names) { message += " (did you mean \"\(guess)\"?)" }
+                message += "; sessions: " + (sessions.isEmpty ? "none" : sessions.sorted().joined(separator: ", "))
+                message += "; categories: " + Category.allCases.map(\.rawValue).joined(separator: ", ")
+                throw SceneError("\(raw.path).\(field)", message)
+            }
+            let by = try target(raw.by, "by")
+            let duck = try target(raw.duck, "duck")
+            if by == duck, case .session(let id) = by {
+                throw SceneError("\(raw.path).duck", "a session cannot duck itself (\"\(id)\" on both sides)")
+            }
+            let key = "\(by)\u{0}\(duck)"
+            if let earlier = seen[key] {
+                throw SceneError(raw.path, "rules[\(earlier)] already covers by \"\(by)\", duck \"\(duck)\"")
+            }
+            seen[key] = i
+            out.append(DuckingRule(by: by, duck: duck, settings: raw.settings))
+        }
+        return out
     }
 
     func device(_ v: JSONValue, path: String) throws -> Scene.Device {
@@ -127,12 +207,13 @@ struct SceneDecoder {
         var duck: DuckingSettings?
         // Fields left out take the engine's values.
         if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
+        let maxVoices = r.has("maxVoices") ? try voiceLimit(&r) : nil
         try r.finish()
         return SessionConfiguration(
             id: id, category: category, options: Set(opts), mode: mode,
             playbackControls: playbackControls, remoteCommands: Set(commands),
             foreground: foreground, autoResume: autoResume,
-            categoryWhenOtherAudioPlaying: other, ducking: duck)
+            categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices)
     }
 
     /// `file`, `tone` or `silence`: exactly one (or none when `optional`).
@@ -171,8 +252,9 @@ struct SceneDecoder {
         let audio = try audio(&r, sampleRate: sampleRate, optional: false)!
         let gain = try r.number("gain", default: 1, in: 0...1)
         let loop = try r.bool("loop", default: false)
+        let priority = try r.integer("priority", default: 128, in: 0...255)
         try r.finish()
-        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, place: path)
+        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path)
     }
 
     func event(_ v: JSONValue, path: String, scene: Scene, sessions: Set<String>, sources: Set<String>) throws -> Scene.Event {

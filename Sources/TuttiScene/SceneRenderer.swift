@@ -22,6 +22,10 @@ public final class SceneRenderer {
     /// Scene ids → engine ids.
     private var sessionIDs: [String: SessionID] = [:]
     private var sourceIDs: [String: SourceID] = [:]
+    /// While a timeline is recorded (`recordTimeline`): what the renderer applied, and the
+    /// policy's view changes.
+    private var probe: RenderProbe?
+    private var recorder: TimelineRecorder?
 
     /// Every value command sent while rendering, in order (for replaying the scene on a live engine).
     package var recordedCommands: [(frame: Int64, command: EngineCommand)] { system.recordedCommands }
@@ -46,6 +50,7 @@ public final class SceneRenderer {
         // Everything the scene schedules inside one block must fit; be generous.
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
         config.ducking = scene.engine.ducking
+        config.maxVoices = scene.engine.maxVoices
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
@@ -71,11 +76,18 @@ public final class SceneRenderer {
         for (i, s) in scene.sessions.enumerated() {
             do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
         }
+        if !scene.engine.duckingRules.isEmpty {
+            // Validated by the decoder; a refusal here would name the rule all the same.
+            if let error = try system.perform(.setDuckingRules(scene.engine.duckingRules), at: .frame(0)).error {
+                throw SceneError("engine.ducking", error.description)
+            }
+        }
         for s in scene.sources {
             let kind = try loader.kind(s.audio, place: s.place)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
-                sourceIDs[s.id] = try system.addSource(kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop)
+                sourceIDs[s.id] = try system.addSource(
+                    kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop, priority: UInt8(s.priority))
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -93,6 +105,51 @@ public final class SceneRenderer {
     }
 
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
+
+    /// Probe memory is capped near this many gain values (32 MB): longer scenes with many
+    /// sessions get coarser records.
+    static let probeValueBudget = 8 << 20
+
+    /// Record what the render does for `timeline(title:)`: the gain each session's bus
+    /// applied, once per `engine.blockFrames` frames (coarser if the scene is very long and
+    /// has very many sessions), the output peaks, and every change of the policy's view.
+    /// Call before `render`. Costs one probe write per mixed chunk; nothing when not called.
+    public func recordTimeline() throws {
+        guard probe == nil else { return }
+        let busSlots = engine.configuration.maxBuses
+        var interval = scene.engine.blockFrames
+        let total = max(totalFrames, 1)
+        while (total / Int64(interval) + 1) * Int64(busSlots + 1) > Int64(SceneRenderer.probeValueBudget) { interval *= 2 }
+        let p = RenderProbe(intervalFrames: interval, recordCapacity: Int(total / Int64(interval)) + 1, busSlots: busSlots)
+        do { try engine.attachProbe(p, at: .frame(framePosition)) } catch { throw SceneError("engine", error.message) }
+        probe = p
+        let r = TimelineRecorder(sessions: scene.sessions.map(\.id), sources: scene.sources.map(\.id))
+        r.capture(framePosition, system.view)
+        recorder = r
+        system.viewObserver = { [unowned r] frame, view in r.capture(frame, view) }
+    }
+
+    /// What the render did, for the picture (after `recordTimeline` and `render`); nil when
+    /// no timeline was recorded.
+    public func timeline(title: String) -> Timeline? {
+        guard let probe, let recorder else { return nil }
+        recorder.finish(at: framePosition)
+        let records = probe.recordCount
+        var lanes: [Timeline.Lane] = []
+        for (i, s) in scene.sessions.enumerated() {
+            let slot = sessionIDs[s.id].map { BusID(rawValue: $0.rawValue).slot } ?? -1
+            let gains = (0..<records).map { r in slot >= 0 ? probe.gain(record: r, bus: slot) ?? .nan : .nan }
+            let sources = scene.sources.enumerated().filter { $0.element.session == s.id }.map {
+                Timeline.SourceTrack(id: $0.element.id, spans: recorder.spans[$0.offset])
+            }
+            lanes.append(
+                Timeline.Lane(id: s.id, category: s.category.rawValue, gains: gains, states: recorder.states[i], sources: sources))
+        }
+        return Timeline(
+            title: title, sampleRate: scene.engine.sampleRate, frameCount: framePosition, intervalFrames: probe.intervalFrames,
+            lanes: lanes, peaks: (0..<records).map { probe.peak(record: $0) },
+            markers: Timeline.markers(scene: scene, journal: journal))
+    }
 
     /// Render the scene (up to `endFrame`, default: its end), handing each block of
     /// interleaved float samples to `sink`. Events at `endFrame` itself are applied.

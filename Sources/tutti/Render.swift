@@ -44,8 +44,28 @@ struct Render: ParsableCommand {
         ))
     var resampler: ResamplerQuality?
 
+    @Option(
+        help:
+            "Also draw the render's timeline: a .svg picture, or a .html page with the same picture and a legend (sessions, their state and applied gain, sources, policy events, output peaks)."
+    )
+    var plot: String?
+
     @Flag(help: "No progress bar and no summary line.")
     var quiet = false
+
+    /// A bad `--plot` (unknown extension, a path that cannot be written, another output's
+    /// path) is a usage error: nothing is rendered.
+    func validate() throws {
+        guard let plot else { return }
+        do {
+            _ = try TimelineFormat(path: plot)
+            if plot == output || plot == events { throw SceneError(plot, "--plot names the same file as another output") }
+            // Creates and removes a temporary file next to it: the folder must be writable.
+            _ = try AtomicTextWriter(path: plot)
+        } catch let e as SceneError {
+            throw ValidationError("--plot \(e.description)")
+        }
+    }
 
     func run() throws {
         Interrupts.install()
@@ -53,7 +73,7 @@ struct Render: ParsableCommand {
         do {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
-                format: format?.sampleFormat, resampler: resampler, progress: { progress.update($0) })
+                format: format?.sampleFormat, resampler: resampler, plotPath: plot, progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
         } catch {

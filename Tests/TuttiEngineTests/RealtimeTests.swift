@@ -67,6 +67,44 @@ import TuttiTestSupport
         #expect(engine.commandsInFlight == 0)
     }
 
+    /// Voice limits at work while counting: plays over an engine limit and a bus limit steal
+    /// and are refused, with the probe attached (as `tutti render --plot` does).
+    @Test func noMallocsWhileStealingVoicesWithAProbe() throws {
+        var config = EngineConfiguration()
+        config.maxVoices = 6
+        config.commandQueueCapacity = 2_048
+        let engine = try Engine(configuration: config)
+        let buses = [try engine.addBus(maxVoices: 2), try engine.addBus()]
+        var ids: [SourceID] = []
+        for i in 0..<24 {
+            ids.append(
+                try engine.addSource(
+                    .tone(frequency: 100 + 20 * Double(i), amplitude: 0.05), bus: buses[i % 2], loop: true, priority: UInt8(i * 37 % 256)))
+        }
+        let probe = RenderProbe(intervalFrames: 256, recordCapacity: 2_000, busSlots: config.maxBuses)
+        try engine.attachProbe(probe)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 256 * 2)
+        defer { out.deallocate() }
+        for _ in 0..<4 { engine.render(into: out, frameCount: 256) }
+        engine.pollEvents()
+        let start = engine.framesRendered
+        for k in 0..<1_000 {
+            let id = ids[k * 7 % ids.count]
+            let at = EngineTime.frame(start + Int64(k * 250))
+            try engine.send(k % 5 == 4 ? .stop(id) : .play(id), at: at)
+        }
+        let mallocs = countMallocs {
+            for _ in 0..<1_000 { engine.render(into: out, frameCount: 256) }
+        }
+        #expect(mallocs == 0)
+        let events = engine.pollEvents()
+        let steals = events.filter { if case .voiceStolen = $0.kind { true } else { false } }.count
+        let refusals = events.filter { if case .voiceRefused = $0.kind { true } else { false } }.count
+        #expect(steals > 50 && refusals > 50, "\(steals) steals, \(refusals) refusals")
+        #expect(probe.recordCount > 1_000)
+        #expect(engine.eventsDropped == 0)
+    }
+
     @Test func theCounterSeesAllocations() {
         // So the zero above means something.
         let n = countMallocs { UnsafeMutablePointer<Float>.allocate(capacity: 10).deallocate() }

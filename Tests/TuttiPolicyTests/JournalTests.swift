@@ -10,7 +10,7 @@ struct JournalTests {
         (.activationFailed(session: "a", error: .insufficientPriority(session: "a")), ["session", "error"]),
         (.interruptionBegan(session: "a", reason: .otherSession, by: "b"), ["session", "reason", "by"]),
         (.interruptionEnded(session: "a", shouldResume: false), ["session", "shouldResume"]),
-        (.duckingBegan(session: "a", by: "b"), ["session", "by"]),
+        (.duckingBegan(session: "a", by: "b", rule: .rule(2)), ["session", "by", "rule"]),
         (.duckingEnded(session: "a"), ["session"]),
         (.silenced(session: "a", reason: .locked), ["session", "reason"]),
         (.unsilenced(session: "a"), ["session"]),
@@ -18,6 +18,8 @@ struct JournalTests {
         (.sourceStarted(source: "x", reason: .play), ["source", "reason"]),
         (.sourcePaused(source: "x", reason: .routeChange), ["source", "reason"]),
         (.sourceEnded(source: "x"), ["source"]),
+        (.voiceStolen(source: "x", by: "y"), ["source", "by"]),
+        (.voiceRefused(source: "x"), ["source"]),
         (.remoteCommand(command: .togglePlayPause, session: "a"), ["command", "session"]),
         (.remoteCommandUnhandled(command: .stop), ["command"]),
         (.systemSoundPlayed(sound: "click"), ["sound"]),
@@ -31,7 +33,7 @@ struct JournalTests {
         let specTypes = [
             "sessionActivated", "sessionDeactivated", "activationFailed", "interruptionBegan",
             "interruptionEnded", "duckingBegan", "duckingEnded", "silenced", "unsilenced", "routeChange",
-            "sourceStarted", "sourcePaused", "sourceEnded", "remoteCommand", "remoteCommandUnhandled",
+            "sourceStarted", "sourcePaused", "sourceEnded", "voiceStolen", "voiceRefused", "remoteCommand", "remoteCommandUnhandled",
             "systemSoundPlayed", "vibrate", "systemSoundSuppressed", "volumeChanged",
         ]
         #expect(Self.samples.map(\.0.type) == specTypes)
@@ -50,6 +52,9 @@ struct JournalTests {
         #expect(volume.fields.map(\.value) == [.string("system"), .number(0.5625)])
         let ended = JournalEntry.interruptionEnded(session: "m", shouldResume: true)
         #expect(ended.fields.last?.value == .bool(true))
+        #expect(JournalEntry.duckingBegan(session: "m", by: "n", rule: .rule(3)).fields.last?.value == .number(3))
+        #expect(JournalEntry.duckingBegan(session: "m", by: "n", rule: .session).fields.last?.value == .string("session"))
+        #expect(JournalEntry.duckingBegan(session: "m", by: "n", rule: .engine).fields.last?.value == .string("engine"))
         let route = JournalEntry.routeChange(reason: .oldDeviceUnavailable, previous: .headphones, current: .speaker)
         #expect(route.fields.map(\.value) == [.string("oldDeviceUnavailable"), .string("headphones"), .string("speaker")])
     }

@@ -19,7 +19,7 @@ enum Checks {
         for (n, step) in t.steps.enumerated() {
             for e in step.outcome.journal {
                 switch e {
-                case .duckingBegan(let s, let by):
+                case .duckingBegan(let s, let by, _):
                     if open[s] != nil { v.append("step \(n): duck of \(s) began twice") }
                     open[s] = by
                 case .duckingEnded(let s):
@@ -42,9 +42,11 @@ enum Checks {
                     v.append("step \(n): view says \(sv.id) ducked by \(sv.duckedBy ?? "nobody"), journal \(open[sv.id] ?? "nobody")")
                 }
                 if let d = sv.duckedBy {
-                    let expected = step.after.session(d)?.configuration.ducking ?? step.after.engineDucking
-                    if sv.duck != expected || sv.state != .audible || !sv.hasOutput {
-                        v.append("step \(n): duck of \(sv.id) has wrong settings or state")
+                    let expected = referenceDuck(step.after, ducked: sv.id)
+                    if expected?.by != d || sv.duck != expected?.settings || sv.duckRule != expected?.rule || sv.state != .audible
+                        || !sv.hasOutput
+                    {
+                        v.append("step \(n): duck of \(sv.id) has wrong settings or state (expected \(String(describing: expected)))")
                     }
                     if step.after.session(sv.id)?.configuration.options.contains(.duckOthers) == true {
                         v.append("step \(n): ducker \(sv.id) is ducked")
@@ -55,6 +57,40 @@ enum Checks {
             }
         }
         return v
+    }
+
+    /// The duck on `ducked` worked out the slow way: every active ducker, every rule scanned
+    /// for the most specific match, then the ducker's own settings, then the engine's; the
+    /// deepest wins, ties to the earliest activation.
+    static func referenceDuck(_ st: PolicyState, ducked id: String) -> (by: String, settings: DuckingSettings, rule: DuckingRuleReference)?
+    {
+        guard let s = st.session(id) else { return nil }
+        var best: (d: SessionState, settings: DuckingSettings, rule: DuckingRuleReference)?
+        for d in st.sessions where d.id != id && d.phase == .active && d.configuration.options.contains(.duckOthers) {
+            var pick: (specificity: Int, index: Int)?
+            for (k, r) in st.duckingRuleList.enumerated() {
+                let byMatches = r.by == .session(d.id) || r.by == .category(d.category)
+                let duckMatches = r.duck == .session(id) || r.duck == .category(s.category)
+                if byMatches, duckMatches, r.specificity > (pick?.specificity ?? 0) { pick = (r.specificity, k) }
+            }
+            let settings: DuckingSettings
+            let rule: DuckingRuleReference
+            if let pick {
+                (settings, rule) = (st.duckingRuleList[pick.index].settings, .rule(pick.index))
+            } else if let own = d.configuration.ducking {
+                (settings, rule) = (own, .session)
+            } else {
+                (settings, rule) = (st.engineDucking, .engine)
+            }
+            if let b = best,
+                b.settings.levelDB < settings.levelDB
+                    || (b.settings.levelDB == settings.levelDB && b.d.activationSerial < d.activationSerial)
+            {
+                continue
+            }
+            best = (d, settings, rule)
+        }
+        return best.map { ($0.d.id, $0.settings, $0.rule) }
     }
 
     /// Rule 2.7: during a call nothing but the call is heard and the call is never attenuated.
@@ -361,7 +397,8 @@ struct PropertyTests {
     func ducksEnd() {
         checkTraces(
             "ducks", seed: 1, count: casesPerProperty, duckerRate: 0.6,
-            weights: [.activate: 8, .deactivate: 5, .callBegin: 1, .callEnd: 1, .micMuted: 1], Checks.ducks)
+            weights: [.activate: 8, .deactivate: 5, .callBegin: 1, .callEnd: 1, .micMuted: 1, .setDuckingRules: 3, .setCategory: 2],
+            Checks.ducks)
     }
 
     @Test("rule 2.7: call audio is never attenuated and nothing else is audible during a call")
@@ -382,19 +419,25 @@ struct PropertyTests {
     func volumeLast() { checkTraces("volume", seed: 6, count: casesPerProperty, Checks.volume) }
 
     @Test("state, journal and view stay coherent; refused actions change nothing")
-    func coherent() { checkTraces("coherence", seed: 7, count: casesPerProperty, Checks.coherence) }
+    func coherent() {
+        checkTraces(
+            "coherence", seed: 7, count: casesPerProperty, weights: [.voiceStolen: 1, .voiceRefused: 1, .setDuckingRules: 1],
+            Checks.coherence)
+    }
 
     @Test("the generated traces exercise the rules (so the properties are not vacuous)")
     func coverage() {
         var seen = Set<String>()
         for n in 0..<200 {
             var rng = seededRNG(99, n)
-            let scenario = Worlds.scenario().run(using: &rng)
+            let scenario = Worlds.scenario(weights: [.voiceStolen: 1, .voiceRefused: 1, .setDuckingRules: 1]).run(using: &rng)
             for step in Trace(scenario, scenario.actions + scenario.closing).steps {
                 for e in step.outcome.journal {
                     seen.insert(e.type)
                     if case .interruptionBegan(_, let reason, _) = e { seen.insert("interruption." + reason.rawValue) }
                     if case .interruptionEnded(_, let resume) = e { seen.insert("ended.\(resume)") }
+                    if case .duckingBegan(_, _, .rule) = e { seen.insert("duck.rule") }
+                    if case .duckingBegan(_, _, .session) = e { seen.insert("duck.session") }
                 }
                 if let error = step.outcome.error { seen.insert("error." + error.code) }
             }
@@ -404,7 +447,7 @@ struct PropertyTests {
             + InterruptionReason.allCases.map { "interruption." + $0.rawValue }
             + [
                 "ended.true", "ended.false", "error.insufficientPriority", "error.optionNotAllowed", "error.unknownSession",
-                "error.unknownSource",
+                "error.unknownSource", "error.invalidDuckingRule", "duck.rule", "duck.session",
             ]
         #expect(Set(wanted).subtracting(seen).isEmpty, "never produced: \(Set(wanted).subtracting(seen).sorted())")
     }

@@ -233,7 +233,7 @@ struct Rule2Tests {
                 given: [.play(source: "song")], when: .activate(session: "nav"),
                 journal: [
                     .sessionActivated(session: "nav", category: .playback),
-                    .duckingBegan(session: "music", by: "nav"),
+                    .duckingBegan(session: "music", by: "nav", rule: .engine),
                 ],
                 states: ["music": .audible], running: ["song": true]),
         ])
@@ -439,7 +439,7 @@ struct Rule2Tests {
                 given: [.play(source: "song")], when: .activate(session: "navSpoken"),
                 journal: [
                     .sessionActivated(session: "navSpoken", category: .playback),
-                    .duckingBegan(session: "music", by: "navSpoken"),
+                    .duckingBegan(session: "music", by: "navSpoken", rule: .session),
                 ],
                 states: ["music": .audible], running: ["song": true]),
             RuleCase(
@@ -576,8 +576,8 @@ struct Rule3Tests {
                 given: [.play(source: "song"), .play(source: "rain")], when: .activate(session: "nav"),
                 journal: [
                     .sessionActivated(session: "nav", category: .playback),
-                    .duckingBegan(session: "music", by: "nav"),
-                    .duckingBegan(session: "amb", by: "nav"),
+                    .duckingBegan(session: "music", by: "nav", rule: .engine),
+                    .duckingBegan(session: "amb", by: "nav", rule: .engine),
                 ]),
             RuleCase(
                 name: "ducking follows activation: the ducker need not play", sessions: ["music", "nav"],
@@ -585,7 +585,7 @@ struct Rule3Tests {
                 journal: [
                     .sessionActivated(session: "music", category: .playback),
                     .sourceStarted(source: "song", reason: .play),
-                    .duckingBegan(session: "music", by: "nav"),
+                    .duckingBegan(session: "music", by: "nav", rule: .engine),
                 ]),
             RuleCase(
                 name: "deactivating the ducker ends the duck", sessions: ["music", "nav"],
@@ -608,7 +608,7 @@ struct Rule3Tests {
                 name: "…and is ducked as soon as it is heard again", sessions: ["amb", "nav"],
                 device: DeviceState(silentSwitch: true),
                 given: [.play(source: "rain"), .activate(session: "nav")], when: .silentSwitch(false),
-                journal: [.unsilenced(session: "amb"), .duckingBegan(session: "amb", by: "nav")]),
+                journal: [.unsilenced(session: "amb"), .duckingBegan(session: "amb", by: "nav", rule: .engine)]),
             RuleCase(
                 name: "an interrupted ducker no longer ducks", sessions: ["music", "voipDuck"],
                 given: [.play(source: "song"), .activate(session: "voipDuck")], when: .micMuted(true),
@@ -622,7 +622,7 @@ struct Rule3Tests {
                 journal: [
                     .sessionActivated(session: "navSpoken", category: .playback),
                     .duckingEnded(session: "music"),
-                    .duckingBegan(session: "music", by: "navSpoken"),
+                    .duckingBegan(session: "music", by: "navSpoken", rule: .session),
                 ]),
             RuleCase(
                 name: "when it leaves, the remaining ducker takes the duck back", sessions: ["music", "nav", "navSpoken"],
@@ -631,7 +631,7 @@ struct Rule3Tests {
                 journal: [
                     .sessionDeactivated(session: "navSpoken", notifyOthers: false),
                     .duckingEnded(session: "music"),
-                    .duckingBegan(session: "music", by: "nav"),
+                    .duckingBegan(session: "music", by: "nav", rule: .engine),
                 ]),
         ])
     func ducking(_ c: RuleCase) { _ = check(c) }

@@ -32,10 +32,13 @@ enum ActionKind: CaseIterable {
     case play, pause, stop, sourceEnded
     case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted
     case callBegin, callEnd, systemSound, remote
+    // Off unless a property asks for them (so the other properties keep their cases).
+    case voiceStolen, voiceRefused, setDuckingRules
 
     /// Relative frequency in random sequences.
     var weight: Int {
         switch self {
+        case .voiceStolen, .voiceRefused, .setDuckingRules: return 0
         case .play: return 8
         case .activate, .remote: return 4
         case .micMuted: return 5
@@ -133,6 +136,28 @@ struct Scenario: Sendable, CustomStringConvertible {
         case .callEnd: return .phoneCallEnd
         case .systemSound: return .systemSound(name: "sound\(code.b % 3)")
         case .remote: return .remote(RemoteCommand.allCases[code.b % RemoteCommand.allCases.count])
+        case .voiceStolen:
+            let by = sources.isEmpty ? "ghost" : sources[code.b % sources.count].id
+            return .voiceStolen(source: source, by: by)
+        case .voiceRefused: return .voiceRefused(source: source)
+        case .setDuckingRules: return .setDuckingRules(rules(code))
+        }
+    }
+
+    /// Up to four rules drawn from the code: sessions and categories on either side (a clash
+    /// or a ghost session makes the action a refused one, which is tested too).
+    func rules(_ code: ActionCode) -> [DuckingRule] {
+        (0..<(code.b % 5)).map { r in
+            let x = code.a &* 31 &+ code.b &* 7 &+ r &* 13
+            func target(_ v: Int) -> DuckingTarget {
+                v % 3 == 0
+                    ? .category(Category.allCases[(v / 3) % Category.allCases.count])
+                    : .session(code.b >= 95 ? "ghost" : sessions[v % sessions.count].id)
+            }
+            let level = -Double((x % 40) + 1)
+            return DuckingRule(
+                by: target(x / 5), duck: target(x / 11 + r),
+                settings: DuckingSettings(levelDB: level, attackSeconds: 0.05, releaseSeconds: 0.2))
         }
     }
 

@@ -12,7 +12,9 @@ import TuttiScene
         let e = try Explanation.explain(scene: scene, at: 4)
         let music = report(e, "music")
         #expect(music.state == "ducked")
-        #expect(music.reason == "ducked by nav (duckOthers)")
+        #expect(music.reason == "ducked by nav (duckOthers) to -15 dB: the engine default")
+        // The game is ducked deeper, by the demo's rule for ambient sessions.
+        #expect(report(e, "game").reason == "ducked by nav (duckOthers) to -18 dB: rule 0")
         #expect(music.playingSources == ["song"])
         #expect(music.chain.map(\.type) == ["sessionActivated", "sourceStarted", "duckingBegan", "sessionActivated"])
         #expect(music.chain.last?.fields.first { $0.key == "session" }?.value == .string("nav"))

@@ -129,6 +129,17 @@ import TuttiTestSupport
         let good = try run(tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/voip.wav", "--format", "s24", "--quiet"])
         #expect(good.status == 0, "\(good.output)")
         #expect(FileManager.default.fileExists(atPath: dir + "/voip.wav"))
+        // --plot: an unknown extension or an unwritable folder is a usage error, and nothing is rendered.
+        for plot in [dir + "/t.png", dir + "/missing/t.svg"] {
+            let bad = try run(tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", plot, "--quiet"])
+            #expect(bad.status == 64, "\(bad.output)")
+            #expect(bad.output.contains("--plot \(plot)"), "\(bad.output)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/p.wav"))
+        }
+        let plotted = try run(
+            tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", dir + "/voip.svg", "--quiet"])
+        #expect(plotted.status == 0, "\(plotted.output)")
+        #expect(try String(contentsOfFile: dir + "/voip.svg", encoding: .utf8).contains("<g class=\"lane session\""))
     }
 
 }

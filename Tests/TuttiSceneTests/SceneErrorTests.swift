@@ -79,6 +79,91 @@ import TuttiScene
             "tone above Nyquist", good.replacingOccurrences(of: #""frequency": 440"#, with: #""frequency": 30000"#),
             "sources[0].tone.frequency: 30000 Hz is out of range"
         ),
+        // Voice limits and ducking rules.
+        (
+            "engine maxVoices 0", good.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 1, "engine": {"maxVoices": 0}"#),
+            "engine.maxVoices: must be a whole number of voices in 1…65536, got 0"
+        ),
+        (
+            "session maxVoices negative",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": -2}"#),
+            "sessions[0].maxVoices: must be a whole number of voices in 1…65536, got -2"
+        ),
+        (
+            "maxVoices not whole",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "maxVoices": 1.5}"#),
+            "sessions[0].maxVoices: must be a whole number"
+        ),
+        (
+            "priority above 255", good.replacingOccurrences(of: #""amplitude": 0.5}"#, with: #""amplitude": 0.5}, "priority": 256"#),
+            "sources[0].priority: 256 is out of range 0…255"
+        ),
+        (
+            "priority negative", good.replacingOccurrences(of: #""amplitude": 0.5}"#, with: #""amplitude": 0.5}, "priority": -1"#),
+            "sources[0].priority: -1 is out of range 0…255"
+        ),
+        (
+            "rule names an unknown session",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "radio", "level": -6}]}}"#),
+            #"engine.ducking.rules[0].duck: unknown session or category "radio""#
+        ),
+        (
+            "rule names an unknown category",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "playbak", "duck": "m", "level": -6}]}}"#),
+            #"engine.ducking.rules[0].by: unknown session or category "playbak" (did you mean "playback"?)"#
+        ),
+        (
+            "rule level above 0 dB",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": 3}]}}"#),
+            "engine.ducking.rules[0].level: 3 dB is out of range -96…0 dB"
+        ),
+        (
+            "rule level below −96 dB",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "level": -97}]}}"#),
+            "engine.ducking.rules[0].level: -97 dB is out of range -96…0 dB"
+        ),
+        (
+            "rule with a negative attack",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "attack": -0.1}]}}"#),
+            "engine.ducking.rules[0].attack: -0.1 s is out of range 0…10 s"
+        ),
+        (
+            "rule with a negative release",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with: #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient", "release": -1}]}}"#),
+            "engine.ducking.rules[0].release: -1 s is out of range 0…10 s"
+        ),
+        (
+            "rule without by",
+            good.replacingOccurrences(
+                of: #""duration": 1"#, with: #""duration": 1, "engine": {"ducking": {"rules": [{"duck": "ambient"}]}}"#),
+            "engine.ducking.rules[0].by: required string is missing"
+        ),
+        (
+            "two rules for one pair",
+            good.replacingOccurrences(
+                of: #""duration": 1"#,
+                with:
+                    #""duration": 1, "engine": {"ducking": {"rules": [{"by": "m", "duck": "ambient"}, {"by": "m", "duck": "ambient", "level": -3}]}}"#
+            ),
+            #"engine.ducking.rules[1]: rules[0] already covers by "m", duck "ambient""#
+        ),
+        (
+            "rules in a session's ducking",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "ducking": {"rules": []}}"#),
+            "sessions[0].ducking.rules: unknown field"
+        ),
     ]
 
     @Test(arguments: cases)

@@ -312,6 +312,41 @@ static void events_are_never_dropped(void) {
     tutti_engine_destroy(engine);
 }
 
+/* Voice limits from C: the session's limit steals the lowest-priority voice (VOICE_STOLEN, the
+ * stolen tone goes silent, the new one plays), a play below every voice is refused
+ * (VOICE_REFUSED, nothing changes); the engine's limit; bad priorities. */
+static void voice_limits(void) {
+    tutti_session music;
+    tutti_source a, b, c;
+    tutti_engine *engine = player(&music, &a);
+    tutti_event e[MAX_EVENTS];
+    const tutti_event *stolen, *refused;
+    int n;
+    float *x;
+    OK(tutti_source_create_tone(engine, music, 660, 0.25f, &b));
+    OK(tutti_source_create_tone(engine, music, 880, 0.25f, &c));
+    OK(tutti_session_set_max_voices(engine, music, 1, TUTTI_NOW));
+    OK(tutti_source_set_priority(engine, a, 10, TUTTI_NOW));
+    OK(tutti_source_set_priority(engine, c, 5, TUTTI_NOW));
+    OK(tutti_source_play(engine, b, 4800));  /* b (128) takes a's voice (10) */
+    OK(tutti_source_play(engine, c, 9600));  /* c (5) is below b: refused */
+    x = render_mono(engine, 14400);
+    n = policy_events(engine, e);
+    stolen = find_event(e, n, TUTTI_EVENT_VOICE_STOLEN, music);
+    refused = find_event(e, n, TUTTI_EVENT_VOICE_REFUSED, music);
+    CHECK(stolen && stolen->source == a && stolen->frame == 4800, "stolen: %s", stolen ? "wrong source or frame" : "none");
+    CHECK(refused && refused->source == c && refused->frame == 9600, "refused: %s", refused ? "wrong source or frame" : "none");
+    CHECK(tone_amplitude(x + 6000, 3000, 1, 440) < 0.001, "the stolen tone still sounds: %f", tone_amplitude(x + 6000, 3000, 1, 440));
+    CHECK(fabs(tone_amplitude(x + 6000, 3000, 1, 660) - 0.25) < 0.01, "the new voice: %f", tone_amplitude(x + 6000, 3000, 1, 660));
+    CHECK(tone_amplitude(x + 10800, 3000, 1, 880) < 0.001, "the refused tone sounds: %f", tone_amplitude(x + 10800, 3000, 1, 880));
+    free(x);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "priority", tutti_source_set_priority(engine, a, 256, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "maxVoices", tutti_engine_set_max_voices(engine, 70000, TUTTI_NOW));
+    OK(tutti_session_set_max_voices(engine, music, 0, TUTTI_NOW));
+    OK(tutti_engine_set_max_voices(engine, 2, TUTTI_NOW));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(interruption_by_another_session_and_should_resume);
     TEST(phone_calls_and_denied_activation);
@@ -321,5 +356,6 @@ int main(void) {
     TEST(the_event_fd);
     TEST(one_event_per_session);
     TEST(events_are_never_dropped);
+    TEST(voice_limits);
     return harness_done();
 }
