@@ -178,11 +178,12 @@ static void source_creation(void) {
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "flags has unknown bits 0x2", tutti_source_create_file(engine, music, text, 3, &src));
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "out must not be NULL", tutti_source_create_file(engine, music, text, 0, NULL));
     FAILS(TUTTI_ERROR_NOT_FOUND, "session", tutti_source_create_file(engine, 5, text, 0, &src));
-    FAILS(TUTTI_ERROR_IO, "/no/such/file.wav: No such file or directory",
+    FAILS(TUTTI_ERROR_IO, "/no/such/file.wav: cannot read audio file: no such file",
           tutti_source_create_file(engine, music, "/no/such/file.wav", 0, &src));
-    FAILS(TUTTI_ERROR_IO, "is a directory", tutti_source_create_file(engine, music, temp_path(""), 0, &src));
+    FAILS(TUTTI_ERROR_IO, "is a folder, not a file", tutti_source_create_file(engine, music, temp_path(""), 0, &src));
     FAILS(TUTTI_ERROR_IO, "is a FIFO", tutti_source_create_file(engine, music, fifo, 0, &src)); /* and does not block */
-    FAILS(TUTTI_ERROR_IO, "is not a regular file", tutti_source_create_file(engine, music, "/dev/null", 0, &src));
+    FAILS(TUTTI_ERROR_IO, "/dev/null: is a character device, not a regular file",
+          tutti_source_create_file(engine, music, "/dev/null", 0, &src));
     FAILS(TUTTI_ERROR_FORMAT, text, tutti_source_create_file(engine, music, text, 0, &src));
     {
         float samples[3 * 16] = {0};
