@@ -59,6 +59,9 @@ public final class ScenePlayback {
 
     /// True once every command has been queued.
     public var isFullyScheduled: Bool { nextCommand == timeline.count }
+    /// The first frame a backend must not render yet: the frame of the first command not
+    /// queued (Int64.max once all are). A backend's `renderHorizon`.
+    public var renderHorizon: Int64 { isFullyScheduled ? Int64.max : timeline[nextCommand].frame }
 
     /// Drain render-side reports (frees retired nodes); call it regularly from the control thread.
     @discardableResult

@@ -125,17 +125,14 @@ struct Play: ParsableCommand {
         // Commands go in a second ahead of the render thread; the render horizon stops it at
         // the first command not queued yet, so a late control thread cannot change the output.
         let lookahead = Int64(rate)
-        func horizon() -> Int64 {
-            playback.isFullyScheduled ? Int64.max : playback.timeline[playback.nextCommand].frame
-        }
         playback.schedule(through: lookahead)
-        output.renderHorizon = horizon()
+        output.renderHorizon = playback.renderHorizon
         let started = Date()
         try output.start(frameLimit: total)
         say("render thread: \(output.schedulingNote)")
         while !output.waitUntilFinished(timeout: 0.005) {
             playback.schedule(through: output.framesRendered + lookahead)
-            output.renderHorizon = horizon()
+            output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             for event in output.pollEvents() { say("\(event)") }
         }

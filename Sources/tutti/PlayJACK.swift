@@ -95,18 +95,15 @@ extension Play {
         // second ahead, and should this thread still fall behind, the callback plays silence
         // at the horizon (reported) rather than rendering without them.
         let lookahead = Int64(rate)
-        func horizon() -> Int64 {
-            playback.isFullyScheduled ? Int64.max : playback.timeline[playback.nextCommand].frame
-        }
         playback.schedule(through: lookahead)
-        output.renderHorizon = horizon()
+        output.renderHorizon = playback.renderHorizon
         let started = Date()
         try output.start(frameLimit: total)
         say("process callback: \(output.schedulingNote)")
         var startReported = false
         while !output.waitUntilFinished(timeout: 0.005) {
             playback.schedule(through: output.framesRendered + lookahead)
-            output.renderHorizon = horizon()
+            output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             if !startReported, let t = output.startFrameTime {
                 startReported = true

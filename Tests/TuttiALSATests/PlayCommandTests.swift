@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TuttiTestSupport
 
 /// `tutti play` end to end, as a subprocess on a private PulseAudio server.
 @Suite(
@@ -170,66 +171,6 @@ struct PlayCommandTests {
         #expect(play.stderr.contains("falling back to normal scheduling"))
         #expect(play.stderr.contains("mlockall refused"))
         #expect(play.stdout.contains("played 2.00 s in "))
-    }
-}
-
-enum Tool {
-    static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// The `tutti` executable next to this test bundle.
-    static let tutti: String? = {
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
-        return access(candidate, X_OK) == 0 ? candidate : nil
-    }()
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var seconds: Double
-    }
-
-    static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
-        // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outURL = dir.appendingPathComponent("out")
-        let errURL = dir.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        let started = monotonic()
-        try p.run()
-        p.waitUntilExit()
-        let seconds = monotonic() - started
-        return Result(
-            status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
-    }
-
-    /// The bytes of a WAV file's `data` chunk.
-    static func wavData(_ path: String) throws -> Data {
-        let d = try Data(contentsOf: URL(fileURLWithPath: path))
-        var i = 12
-        while i + 8 <= d.count {
-            let id = String(decoding: d[i..<i + 4], as: UTF8.self)
-            let size = Int(d[i + 4]) | Int(d[i + 5]) << 8 | Int(d[i + 6]) << 16 | Int(d[i + 7]) << 24
-            if id == "data" { return d[(i + 8)..<min(d.count, i + 8 + size)] }
-            i += 8 + size + (size & 1)
-        }
-        throw POSIXError(.EINVAL)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TuttiTestSupport
 
 /// A private JACK server on the dummy driver (paced like a sound card, no hardware), started
 /// the way docs/backends.md and the notes describe: `JACK_NO_AUDIO_RESERVATION=1 jackd -n NAME

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TuttiTestSupport
 
 /// `tutti play --backend jack` and `tutti devices --backend jack` end to end, as subprocesses
 /// against a private dummy-driver server, with a recording client in the test process.

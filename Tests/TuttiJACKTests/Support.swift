@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TuttiEngine
 import TuttiJACK
+import TuttiTestSupport
 
 /// Every JACK test, one at a time: libjack keeps per-process state for one server, so a test
 /// process must not have clients on two servers at once (two tests in parallel crash in libjack).
@@ -97,67 +98,4 @@ extension JACKEvent {
     var isFinished: Bool { if case .finished = self { true } else { false } }
     var lateFrames: Int64? { if case .commandsLate(let n) = self { n } else { nil } }
     var bufferFrames: Int? { if case .bufferSizeChanged(let n) = self { n } else { nil } }
-}
-
-/// Subprocesses and the `tutti` executable.
-enum Tool {
-    static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// The `tutti` executable next to this test bundle.
-    static let tutti: String? = {
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
-        return access(candidate, X_OK) == 0 ? candidate : nil
-    }()
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
-        // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outURL = dir.appendingPathComponent("out")
-        let errURL = dir.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        try p.run()
-        p.waitUntilExit()
-        return Result(
-            status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
-    }
-
-    /// The float samples of a float32 WAV file's `data` chunk.
-    static func wavFloats(_ path: String) throws -> [Float] {
-        let d = try Data(contentsOf: URL(fileURLWithPath: path))
-        var i = 12
-        while i + 8 <= d.count {
-            let id = String(decoding: d[i..<i + 4], as: UTF8.self)
-            let size = Int(d[i + 4]) | Int(d[i + 5]) << 8 | Int(d[i + 6]) << 16 | Int(d[i + 7]) << 24
-            if id == "data" {
-                let bytes = d[(i + 8)..<min(d.count, i + 8 + size)]
-                return bytes.withUnsafeBytes { raw in
-                    (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
-                }
-            }
-            i += 8 + size + (size & 1)
-        }
-        throw POSIXError(.EINVAL)
-    }
 }

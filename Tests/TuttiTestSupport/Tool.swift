@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+
+/// Subprocesses and the `tutti` executable, for the CLI tests of several targets. Any thread.
+public enum Tool {
+    /// The checkout this test was built from.
+    public static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The `tutti` executable next to this test bundle.
+    public static let tutti: String? = {
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
+        return access(candidate, X_OK) == 0 ? candidate : nil
+    }()
+
+    /// What a child process did: exit status, its output, how long it ran (seconds).
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var seconds: Double
+    }
+
+    /// Run `argv` (argv[0] a path) to the end with `environment` added, stdin empty.
+    public static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
+        // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outURL = dir.appendingPathComponent("out")
+        let errURL = dir.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: argv[0])
+        p.arguments = Array(argv.dropFirst())
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        let started = Date()
+        try p.run()
+        p.waitUntilExit()
+        let seconds = Date().timeIntervalSince(started)
+        return Result(
+            status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
+    }
+
+    /// The bytes of a WAV file's `data` chunk.
+    public static func wavData(_ path: String) throws -> Data {
+        let d = try Data(contentsOf: URL(fileURLWithPath: path))
+        var i = 12
+        while i + 8 <= d.count {
+            let id = String(decoding: d[i..<i + 4], as: UTF8.self)
+            let size = Int(d[i + 4]) | Int(d[i + 5]) << 8 | Int(d[i + 6]) << 16 | Int(d[i + 7]) << 24
+            if id == "data" { return d[(i + 8)..<min(d.count, i + 8 + size)] }
+            i += 8 + size + (size & 1)
+        }
+        throw POSIXError(.EINVAL)
+    }
+
+    /// The float samples of a float32 WAV file's `data` chunk.
+    public static func wavFloats(_ path: String) throws -> [Float] {
+        let d = try Data(contentsOf: URL(fileURLWithPath: path))
+        var i = 12
+        while i + 8 <= d.count {
+            let id = String(decoding: d[i..<i + 4], as: UTF8.self)
+            let size = Int(d[i + 4]) | Int(d[i + 5]) << 8 | Int(d[i + 6]) << 16 | Int(d[i + 7]) << 24
+            if id == "data" {
+                let bytes = d[(i + 8)..<min(d.count, i + 8 + size)]
+                return bytes.withUnsafeBytes { raw in
+                    (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+                }
+            }
+            i += 8 + size + (size & 1)
+        }
+        throw POSIXError(.EINVAL)
+    }
+}
