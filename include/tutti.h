@@ -391,7 +391,12 @@ enum {
     TUTTI_EVENT_DEVICE_RESTORED = 8,
     /* The session's "secondary audio should be silenced" hint changed (a non-mixable session
      * other than it is heard, or a call is active); reason: TUTTI_SILENCE_HINT_*. */
-    TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9
+    TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9,
+    /* A streaming file source (a file longer than the streaming threshold) cannot read its
+     * file further (it shrank, vanished or has an unreadable tail): it plays silence from
+     * there, counted in underrun_frames; source set, session set unless it is the engine's
+     * own; reason 0. */
+    TUTTI_EVENT_SOURCE_FAILED = 10
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */

@@ -145,6 +145,7 @@ package final class AudioSystem {
 
     private static func frameCount(of kind: SourceKind) -> Int64? {
         if case .buffer(let b) = kind { return Int64(b.frameCount) }
+        if case .file(let f) = kind { return Int64(f.frameCount) }
         return nil
     }
 
@@ -311,6 +312,12 @@ package final class AudioSystem {
     package func drainRenderEvents() -> [(frame: Int64, entries: [JournalEntry])] {
         var out: [(Int64, [JournalEntry])] = []
         for e in engine.pollEvents() {
+            if case .sourceFailed(let id, let reason) = e.kind, let record = sources[id] {
+                if collectsEvents {
+                    enqueue(AudioEvent(frame: e.frame, kind: .sourceFailed(source: id, session: record.session, reason: reason)))
+                }
+                continue
+            }
             guard case .sourceEnded(let id) = e.kind, let record = sources[id] else { continue }
             guard let session = record.session else { continue }
             if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: .sourceEnded(source: id, session: session))) }

@@ -55,6 +55,10 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
         e.type = Int32(TUTTI_EVENT_DEVICE_LOST)
     case .deviceRestored:
         e.type = Int32(TUTTI_EVENT_DEVICE_RESTORED)
+    case .sourceFailed(let source, let session, _):
+        e.type = Int32(TUTTI_EVENT_SOURCE_FAILED)
+        e.source = source.rawValue
+        e.session = session?.rawValue ?? 0
     }
     return e
 }

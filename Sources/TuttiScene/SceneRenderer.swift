@@ -54,9 +54,14 @@ public final class SceneRenderer {
     }
 
     /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
-    /// builds the graph. Errors name the scene place and the file.
-    public convenience init(scene: Scene) throws {
-        try self.init(scene: scene, audio: AudioLoader(scene: scene))
+    /// builds the graph. Files longer than `streamingThresholdSeconds` (default: the engine
+    /// default, 10 s) stream while rendering; the render waits for them, so the output is the
+    /// same as with every file loaded whole (`.infinity`). Errors name the scene place and
+    /// the file.
+    public convenience init(
+        scene: Scene, streamingThresholdSeconds: Double = AudioEngineConfiguration().streamingThresholdSeconds
+    ) throws {
+        try self.init(scene: scene, audio: AudioLoader(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds))
     }
 
     /// The same, taking the files from `loader` (which keeps them for other renderers).
@@ -117,7 +122,9 @@ public final class SceneRenderer {
                     if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
-                        engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
+                        // Waits for streaming files instead of underrunning: the same output every run.
+                        engine.renderWaitingForFiles(
+                            into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                     }
