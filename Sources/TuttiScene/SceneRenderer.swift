@@ -80,7 +80,9 @@ public final class SceneRenderer {
             let kind = try loader.kind(s.audio, place: s.place)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
-                sourceIDs[s.id] = try system.addSource(kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop)
+                let id = try system.addSource(kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop)
+                sourceIDs[s.id] = id
+                try setFades(s.fades, of: id)
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -94,7 +96,18 @@ public final class SceneRenderer {
             default:
                 break
             }
+            if let id = eventSource[i] {
+                do { try setFades(e.fades, of: id) } catch { throw SceneError(e.place, error.message) }
+            }
         }
+    }
+
+    /// A source's own fades (`fadeIn` / `fadeOut`, seconds) as the engine's, in frames.
+    private func setFades(_ fades: Scene.Fades, of id: SourceID) throws(TuttiError) {
+        guard !fades.isDefault else { return }
+        try system.setFades(
+            id, fadeInFrames: fades.fadeIn.map { system.frames(forSeconds: $0) },
+            fadeOutFrames: fades.fadeOut.map { system.frames(forSeconds: $0) })
     }
 
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
