@@ -112,6 +112,9 @@ public final class SceneRenderer {
 
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
 
+    /// The engine ids of the scene's sources and of its events' audio.
+    var sourceIDsInUse: [SourceID] { Array(sourceIDs.values) + Array(eventSource.values) }
+
     /// Render the scene (up to `endFrame`, default: its end), handing each block of
     /// interleaved float samples to `sink`. Events at `endFrame` itself are applied.
     public func render(
