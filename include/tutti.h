@@ -262,7 +262,10 @@ enum {
 
 /* Creates a source of `session` that plays an audio file (any format libsndfile reads, any
  * rate, 1 or 2 channels; `flags` 0 or TUTTI_SOURCE_LOOP). The file is decoded and converted
- * to the engine's rate and channels now, on the calling thread: TUTTI_ERROR_IO if it is
+ * to the engine's rate and channels now, on the calling thread — or, when it is longer than
+ * 10 s, opened and its first 100 ms converted now, the rest streamed by the engine's file
+ * worker in constant memory (underruns counted in underrun_frames; a file that cannot be
+ * read further: TUTTI_EVENT_SOURCE_FAILED): TUTTI_ERROR_IO if it is
  * missing, unreadable, a directory or a FIFO; TUTTI_ERROR_FORMAT if it is not audio Tutti
  * plays; the message names the path. Stopped at its start. Any thread. */
 tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session session, const char *path, uint32_t flags,
@@ -411,7 +414,12 @@ enum {
     TUTTI_EVENT_VOICE_STOLEN = 10,
     /* A play of this source was refused by a voice limit (every voice it could take ranks
      * higher); source and session set; reason 0. */
-    TUTTI_EVENT_VOICE_REFUSED = 11
+    TUTTI_EVENT_VOICE_REFUSED = 11,
+    /* A streaming file source (a file longer than the streaming threshold) cannot read its
+     * file further (it shrank, vanished or has an unreadable tail): it plays silence from
+     * there, counted in underrun_frames; source set, session set unless it is the engine's
+     * own; reason 0. */
+    TUTTI_EVENT_SOURCE_FAILED = 12
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */

@@ -62,7 +62,9 @@ public final class AudioEngine: Sendable {
     /// Thread: the host's real-time thread, one at a time. Real-time safe: no lock, no
     /// allocation, no system call. Returns false — and writes silence — when an output device
     /// owns the clock (`startOutput`) or another thread is rendering: the one failure reported
-    /// by value, because nothing on the real-time path may build an error message.
+    /// by value, because nothing on the real-time path may build an error message. With
+    /// `pullRenderWaitsForFiles` set it waits for streaming file sources instead of playing
+    /// silence, and is then not real-time safe (meant for offline hosts).
     @discardableResult
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
         guard frameCount > 0 else { return true }
@@ -70,7 +72,11 @@ public final class AudioEngine: Sendable {
             output.update(repeating: 0, count: frameCount * configuration.channelCount)
             return false
         }
-        renderer.render(into: output, frameCount: frameCount)
+        if configuration.pullRenderWaitsForFiles {
+            renderer.renderWaitingForFiles(into: output, frameCount: frameCount)
+        } else {
+            renderer.render(into: output, frameCount: frameCount)
+        }
         renderOwner.store(0, ordering: .releasing)
         return true
     }

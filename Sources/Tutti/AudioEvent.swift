@@ -47,5 +47,9 @@ public struct AudioEvent: Hashable, Sendable {
         case deviceLost(device: String, reason: String)
         /// The output device is back.
         case deviceRestored(device: String)
+        /// A streaming file source cannot read its file further (it shrank, vanished, or its
+        /// tail is unreadable): it plays silence from there, counted in `underrunFrames`.
+        /// `session` is nil for the engine's own sources; `reason` names the file.
+        case sourceFailed(source: SourceID, session: SessionID?, reason: String)
     }
 }

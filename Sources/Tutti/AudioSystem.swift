@@ -150,6 +150,7 @@ package final class AudioSystem {
 
     private static func frameCount(of kind: SourceKind) -> Int64? {
         if case .buffer(let b) = kind { return Int64(b.frameCount) }
+        if case .file(let f) = kind { return Int64(f.frameCount) }
         return nil
     }
 
@@ -344,6 +345,11 @@ package final class AudioSystem {
                 guard let record = sources[id], let session = record.session else { continue }
                 action = .voiceRefused(source: record.name)
                 event = .voiceRefused(source: id, session: session)
+            case .sourceFailed(let id, let reason):
+                if collectsEvents, let record = sources[id] {
+                    enqueue(AudioEvent(frame: e.frame, kind: .sourceFailed(source: id, session: record.session, reason: reason)))
+                }
+                continue
             case .sourceHalted, .sourceRemoved, .busRemoved:
                 continue
             }

@@ -36,6 +36,18 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// Converter for file sources (at load, off the render thread): libsoxr's high quality
     /// by default, the fastest with ≥ 120 dB SNR (docs/performance.md).
     public var fileQuality = ResamplerQuality.soxrHQ
+    /// File sources longer than this (seconds at `sampleRate`) stream from disk: decoded and
+    /// converted on the engine's file worker into a ring of `streamingRingSeconds`, so their
+    /// memory does not grow with their length; shorter ones are loaded whole at creation.
+    /// `.infinity`: never stream.
+    public var streamingThresholdSeconds = 10.0
+    /// Ring of each streaming file source, seconds (0.1…60).
+    public var streamingRingSeconds = 1.0
+    /// Pull rendering (`AudioEngine.render`) waits for the file worker when a streaming file
+    /// source lacks data, instead of playing silence: for hosts that render faster than real
+    /// time (offline, to a file) and want the same output every run. Leave it false on a
+    /// real-time thread (the wait blocks).
+    public var pullRenderWaitsForFiles = false
     /// Default ramps, fades and gate times (seconds).
     public var sourceGainRampSeconds = 0.010
     /// Default play/pause/stop/seek/remove de-click fade, seconds.
@@ -61,6 +73,8 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.volumeRampSeconds = volumeRampSeconds
         c.voiceStealFadeSeconds = voiceStealFadeSeconds
         c.maxVoices = maxVoices ?? 0
+        c.streamingThresholdSeconds = streamingThresholdSeconds
+        c.streamingRingSeconds = streamingRingSeconds
         return c
     }
 

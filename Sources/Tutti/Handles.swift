@@ -170,18 +170,20 @@ public struct SessionHandle: Hashable, Sendable {
     }
 
     /// A source that plays an audio file (any format libsndfile reads, any rate, 1 or 2
-    /// channels), decoded and converted to the engine's format now, on this thread (not under
-    /// the engine's lock), with `quality` (nil: the engine's `fileQuality`). Throws `io` (missing,
-    /// unreadable, not a regular file) or `format` (not audio, too long to hold), naming the file.
+    /// channels), converted to the engine's format with `quality` (nil: the engine's
+    /// `fileQuality`). A file up to `streamingThresholdSeconds` long is decoded and converted
+    /// now, on this thread (not under the engine's lock); a longer one streams: its first
+    /// 100 ms are read now, the rest by the engine's file worker while it plays, in constant
+    /// memory. Throws `io` (missing, unreadable, not a regular file) or `format` (not audio,
+    /// too long to hold), naming the file.
     public func makeFileSource(path: String, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
-        let converted = try AudioFile.load(
-            path: path, sampleRate: engine.sampleRate, channelCount: engine.channelCount,
-            quality: quality ?? engine.configuration.fileQuality)
-        return try makeSource(.buffer(converted), loop: loop, name: name)
+        let kind = try AudioFile.sourceKind(
+            path: path, configuration: engine.configuration.engineConfiguration, quality: quality ?? engine.configuration.fileQuality)
+        return try makeSource(kind, loop: loop, name: name)
     }
 
     /// A source that plays nothing (it advances like any other).

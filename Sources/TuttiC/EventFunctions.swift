@@ -63,6 +63,10 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
         e.type = Int32(TUTTI_EVENT_VOICE_REFUSED)
         e.source = source.rawValue
         e.session = session.rawValue
+    case .sourceFailed(let source, let session, _):
+        e.type = Int32(TUTTI_EVENT_SOURCE_FAILED)
+        e.source = source.rawValue
+        e.session = session?.rawValue ?? 0
     }
     return e
 }

@@ -86,6 +86,55 @@ public enum AudioFile {
         return AudioBuffer(interleaved: samples, channelCount: channelCount, sampleRate: Double(sampleRate))
     }
 
+    /// What a file source of `path` plays in an engine of `configuration`: a `FileStream`
+    /// (`.file`) when the file is longer than `streamingThresholdSeconds` at the engine rate,
+    /// otherwise the whole file loaded and converted now (`.buffer`). Throws `io` or `format`
+    /// naming the file. Control side (does I/O; a load allocates the whole file).
+    public static func sourceKind(path: String, configuration: EngineConfiguration, quality: ResamplerQuality) throws(TuttiError)
+        -> SourceKind
+    {
+        var streamed = false
+        var converted = false
+        do {
+            return try sourceKind(
+                path: path, configuration: configuration, quality: quality, streamed: &streamed, converted: &converted)
+        } catch {
+            throw TuttiError(error.code, "\(path): \(error.reason)")
+        }
+    }
+
+    /// `sourceKind`, telling whether the file streams and whether it needed converting, with
+    /// the reason unprefixed.
+    package static func sourceKind(
+        path: String, configuration: EngineConfiguration, quality: ResamplerQuality, streamed: inout Bool, converted: inout Bool
+    ) throws(Failure) -> SourceKind {
+        let rate = configuration.sampleRate
+        let channels = configuration.channelCount
+        let header = try readHeader(path: path)
+        converted = header.sampleRate != rate || header.channelCount != channels
+        let frames = convertedFrameCount(header.frameCount, from: header.sampleRate, to: rate)
+        if Double(frames) > configuration.streamingThresholdSeconds * Double(rate) {
+            streamed = true
+            return .file(
+                try FileStream(
+                    path: path, sampleRate: rate, channelCount: channels, quality: quality,
+                    ringFrames: configuration.frames(forSeconds: configuration.streamingRingSeconds)))
+        }
+        return .buffer(try load(path: path, sampleRate: rate, channelCount: channels, quality: quality, converted: &converted))
+    }
+
+    /// What the header of the regular file at `path` says (nothing decoded).
+    package static func readHeader(path: String) throws(Failure) -> Header {
+        let fd = try RegularFile.open(path, missing: "cannot read audio file: no such file")
+        defer { close(fd) }
+        var info = SF_INFO()
+        guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
+            throw Failure(code: .format, reason: "cannot read audio file: \(String(cString: sf_strerror(nil)))")
+        }
+        sf_close(file)
+        return Header(frameCount: Int(max(info.frames, 0)), channelCount: Int(info.channels), sampleRate: Int(info.samplerate))
+    }
+
     /// The frame count `resampleBuffer` produces for `frameCount` frames.
     package static func convertedFrameCount(_ frameCount: Int, from rate: Int, to target: Int) -> Int {
         rate == target ? frameCount : Int((Double(frameCount) * Double(target) / Double(rate)).rounded())

@@ -127,5 +127,9 @@ public struct EngineEvent: Hashable, Sendable {
         case sourceRemoved(SourceID)
         /// The bus is gone.
         case busRemoved(BusID)
+        /// A streaming file source could not read its file further (it shrank, vanished, or
+        /// its tail is unreadable): it plays silence from there, counted as underruns.
+        /// `reason` names the file.
+        case sourceFailed(SourceID, reason: String)
     }
 }

@@ -28,6 +28,17 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var voiceStealFadeSeconds: Double = 0.010
     /// Voices the whole engine may have at once (0: no limit); see `EngineCommand.setMaxVoices`.
     public var maxVoices: Int = 0
+    /// File sources longer than this (seconds at the engine rate) stream from disk through a
+    /// ring (`FileStream`) instead of being loaded whole; shorter ones are loaded and
+    /// converted at creation. `.infinity`: never stream.
+    public var streamingThresholdSeconds: Double = 10
+    /// Ring of a streaming file source, seconds at the engine rate (rounded up to a power of
+    /// two frames): its memory, whatever the file's length.
+    public var streamingRingSeconds: Double = 1
+
+    /// What a streaming file source holds when it is created (and what a seek waits for):
+    /// the first fill, done on the creating thread.
+    static let streamingPrefillSeconds = 0.1
 
     /// Defaults, at `sampleRate` Hz with `channelCount` channels.
     public init(sampleRate: Int = 48_000, channelCount: Int = 2) {
@@ -62,6 +73,12 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard (0...65_536).contains(maxVoices) else { throw .invalid("maxVoices must be in 0…65536 (0: no limit), got \(maxVoices)") }
         guard (16...1 << 20).contains(commandQueueCapacity) else {
             throw .invalid("commandQueueCapacity must be in 16…1048576, got \(commandQueueCapacity)")
+        }
+        guard !streamingThresholdSeconds.isNaN, streamingThresholdSeconds >= 0 else {
+            throw .invalid("streamingThresholdSeconds must be ≥ 0 (or infinity), got \(streamingThresholdSeconds)")
+        }
+        guard streamingRingSeconds.isFinite, (0.1...60).contains(streamingRingSeconds) else {
+            throw .invalid("streamingRingSeconds must be in 0.1…60 s, got \(streamingRingSeconds)")
         }
         for (name, value) in [
             ("sourceGainRampSeconds", sourceGainRampSeconds), ("transportFadeSeconds", transportFadeSeconds),

@@ -13,6 +13,10 @@ public enum SourceKind {
     /// the ring holds `capacityFrames`. Converted to the engine rate with `quality` while
     /// playing, mapped to the engine's channels.
     case stream(sampleRate: Double, channelCount: Int, capacityFrames: Int, quality: ResamplerQuality = .sincMedium)
+    /// A long file streamed from disk at the engine rate and channel count (see `FileStream`;
+    /// `AudioFile.sourceKind` picks it for files above the streaming threshold). One source
+    /// per stream.
+    case file(FileStream)
 }
 
 /// The control side of the render graph: builds resources, sends commands, collects what
@@ -51,6 +55,10 @@ public final class Engine {
     private var undelivered: [EngineEvent] = []
     /// Probes handed to the render side (kept alive while it may write them).
     private var probes: [RenderProbe] = []
+    /// Fills the rings of streaming file sources; started with the first one.
+    private var fileWorker: FileStreamWorker { renderer.fileWorker }
+    /// Live streaming file sources (to report a file that fails while it streams).
+    private var fileStreams: [SourceID: FileStream] = [:]
 
     /// A new engine: every slot, buffer and queue allocated now. Throws `invalidArgument`
     /// for a configuration out of range. Control thread.
@@ -155,6 +163,16 @@ public final class Engine {
                 sampleRate: rate, channelCount: channels, engineSampleRate: engineRate, quality: quality, capacityFrames: capacity)
             content = .stream(stream.node)
             keep = stream
+        case .file(let stream):
+            guard stream.sampleRate == sampleRate, stream.channelCount == channelCount else {
+                throw TuttiError(
+                    .invalidArgument,
+                    "file stream is \(stream.sampleRate) Hz × \(stream.channelCount) ch, the engine runs \(sampleRate) Hz × \(channelCount) ch"
+                )
+            }
+            guard !stream.isAttached else { throw .invalid("file stream \(stream.path) already plays in another source") }
+            content = .file(stream.node(dryFadeFrames: configuration.frames(forSeconds: 0.002)))
+            keep = stream
         }
         let id = SourceID(slot: slot, generation: sourceSlots.nextGeneration(slot))
         let node = UnsafeMutablePointer<SourceNode>.allocate(capacity: 1)
@@ -166,6 +184,13 @@ public final class Engine {
         sourceSlots.occupy(slot)
         retainedObjects[slot] = keep
         busOfSource[slot] = bus
+        if case .file(let stream) = kind {
+            // The first fill here (play starts at once), then the worker keeps it full.
+            stream.isAttached = true
+            stream.prefill(frames: configuration.frames(forSeconds: EngineConfiguration.streamingPrefillSeconds))
+            fileStreams[id] = stream
+            fileWorker.add(stream)
+        }
         return id
     }
 
@@ -331,6 +356,7 @@ public final class Engine {
             case .retiredBusNode(let node):
                 node.deinitialize(count: 1).deallocate()
             case .sourceRemoved(let id):
+                if let stream = fileStreams.removeValue(forKey: id) { fileWorker.remove(stream) }
                 retainedObjects[id.slot] = nil
                 busOfSource[id.slot] = nil
                 sourceSlots.free(id.slot)
@@ -348,6 +374,11 @@ public final class Engine {
                 undelivered.append(EngineEvent(frame: event.frame, kind: .voiceRefused(id)))
             }
         }
+        for (id, stream) in fileStreams where !stream.failureReported {
+            guard let reason = stream.failure else { continue }
+            stream.failureReported = true
+            undelivered.append(EngineEvent(frame: framesRendered, kind: .sourceFailed(id, reason: "\(stream.path): \(reason)")))
+        }
     }
 
     // MARK: Rendering (pull mode)
@@ -359,9 +390,23 @@ public final class Engine {
         renderer.render(into: output, frameCount: frameCount)
     }
 
+    /// Render on the caller's thread like `render(into:frameCount:)`, but wait for the file
+    /// worker whenever a playing streaming file source lacks data (see
+    /// `Renderer.renderWaitingForFiles`): the offline way. Not real-time (it blocks).
+    public func renderWaitingForFiles(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        renderer.renderWaitingForFiles(into: output, frameCount: frameCount)
+    }
+
+    /// The file stream behind a live streaming file source, nil otherwise.
+    public func fileStream(_ id: SourceID) -> FileStream? {
+        guard contains(id) else { return nil }
+        return retainedObjects[id.slot] as? FileStream
+    }
+
     /// The render side must have stopped (a backend's thread joined) before the engine goes:
     /// it frees here what was still in flight.
     deinit {
+        fileWorker.stop()
         // Free nodes still in flight (never applied), then what came back.
         var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 1, rampFrames: 0)))
         while renderer.takeUnappliedCommand(into: &c) || commands.pop(into: &c) {

@@ -9,6 +9,8 @@ import TuttiDSP
     case silence
     /// Pushed by the host at its own rate and channel count, converted while playing.
     case stream(StreamNode)
+    /// A long file read from the ring its worker fills (engine rate and channel count).
+    case file(FileStreamNode)
 }
 
 /// What a source does when its current fade-out reaches zero.

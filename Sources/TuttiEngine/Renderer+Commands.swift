@@ -332,6 +332,10 @@ extension Renderer {
             osc.seek(toFrame: position)
             node.content = .tone(osc)
             node.position = position
+        case .file(var f):
+            node.position = min(position, f.frameCount)
+            f.request(position: node.position)
+            node.content = .file(f)
         case .silence, .stream:
             node.position = position
         }

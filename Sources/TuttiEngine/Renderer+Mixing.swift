@@ -100,6 +100,22 @@ extension Renderer {
                     ChannelMap.mapInPlace(scratch, frameCount: seg, from: s.channelCount, to: ch)
                     mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
+                case .file(var f):
+                    // Up to the file's end; the ring runs on from its start after it.
+                    seg = min(seg, f.frameCount &- node.position)
+                    if seg > 0 {
+                        let consumed = f.read(into: scratch, frameCount: seg)
+                        node.content = .file(f)
+                        mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
+                        node.position &+= consumed
+                    }
+                    if node.position >= f.frameCount {
+                        if node.loop {
+                            node.position = 0
+                        } else {
+                            endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
+                        }
+                    }
                 case .silence:
                     node.gain.skip(seg)
                     node.fade.skip(seg)

@@ -63,6 +63,9 @@ public final class Renderer: @unchecked Sendable {
     /// Output frames rendered so far: the clock commands are scheduled against (render thread's
     /// copy; other threads read `framesRendered`).
     @usableFromInline @exclusivity(unchecked) var framePosition: Int64 = 0
+    /// The thread that fills the rings of streaming file sources (started with the first);
+    /// here so a pull render that waits for it needs only the renderer.
+    let fileWorker = FileStreamWorker()
 
     init(configuration: EngineConfiguration) {
         self.configuration = configuration
@@ -106,6 +109,7 @@ public final class Renderer: @unchecked Sendable {
     }
 
     deinit {
+        fileWorker.stop()
         sources.deinitialize(count: maxSources).deallocate()
         sourceOccupied.deallocate()
         buses.deinitialize(count: maxBuses).deallocate()
@@ -126,6 +130,21 @@ public final class Renderer: @unchecked Sendable {
     /// Any frame count (split internally into blocks of at most `maxBlockFrames`).
     @inlinable @_noLocks
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        _ = render(into: output, frameCount: frameCount, waitingForFiles: false)
+    }
+
+    /// Render thread: `render(into:frameCount:)`, but stopping before a chunk that a playing
+    /// streaming file source has no data for yet (instead of playing silence for it): returns
+    /// the frames rendered (`frameCount` when nothing was missing). Offline drivers call it
+    /// and, when it stops short, wait for the file worker and render the rest
+    /// (`Engine.renderWaitingForFiles`), so their output never depends on timing.
+    @inlinable @_noLocks
+    public func renderAvailable(into output: UnsafeMutablePointer<Float>, frameCount: Int) -> Int {
+        render(into: output, frameCount: frameCount, waitingForFiles: true)
+    }
+
+    @inlinable @_noLocks
+    func render(into output: UnsafeMutablePointer<Float>, frameCount: Int, waitingForFiles: Bool) -> Int {
         takeCommands()
         var done = 0
         while done < frameCount {
@@ -134,12 +153,50 @@ public final class Renderer: @unchecked Sendable {
             if !pending.isEmpty, pending.nextFrame < framePosition &+ Int64(n) {
                 n = Int(pending.nextFrame &- framePosition)
             }
+            if waitingForFiles {
+                n = fileFramesReady(upTo: n)
+                if n == 0 { break }
+            }
             renderChunk(into: output + done &* channelCount, frameCount: n)
             framePosition &+= Int64(n)
             done &+= n
         }
         applyDueCommands()
         publish()
+        return done
+    }
+
+    /// How much of the next `n` frames every playing streaming file source has data for: `n`,
+    /// or 0 when one must wait. A source whose fade-out ends in the chunk with a seek or a
+    /// rewind (new data) shortens the chunk to end there, so the next chunk checks again.
+    @inlinable @_noLocks
+    func fileFramesReady(upTo frames: Int) -> Int {
+        var n = frames
+        for i in 0..<sourceHighWater where sourceOccupied[i] {
+            guard sources[i].running, case .file(let f) = sources[i].content else { continue }
+            n = min(n, f.halfCapacityFrames)
+            if sources[i].isHalting, sources[i].fade.isRamping { n = min(n, max(sources[i].fade.framesRemaining, 1)) }
+            if !f.isReady(frameCount: n) { return 0 }
+        }
+        return n
+    }
+
+    /// The render thread when it is not real time (an offline loop, a host's pull render that
+    /// asked to wait): `render(into:frameCount:)`, but whenever a playing streaming file
+    /// source lacks data it waits for the file worker instead of playing silence, so the
+    /// output does not depend on timing and equals what fully loaded files give. A file that
+    /// failed is not waited for (it underruns, as live). Blocks: never on a real-time thread.
+    public func renderWaitingForFiles(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        var done = 0
+        while true {
+            done += renderAvailable(into: output + done * channelCount, frameCount: frameCount - done)
+            if done >= frameCount { return }
+            if !fileWorker.waitForProgress() {
+                // No worker to wait for: render the rest as a live render would (underruns).
+                render(into: output + done * channelCount, frameCount: frameCount - done)
+                return
+            }
+        }
     }
 
     /// Any thread: frames rendered so far (the engine clock), as last published.
@@ -152,6 +209,7 @@ public final class Renderer: @unchecked Sendable {
             let n = sources[i]
             var underruns = 0
             if case .stream(let s) = n.content { underruns = s.underrunFrames }
+            if case .file(let f) = n.content { underruns = f.underrunFrames }
             board.publish(slot: i, id: n.id.rawValue, state: n.state, position: Int64(n.position), underrunFrames: Int64(underruns))
         }
         board.framesRendered.store(framePosition, ordering: .releasing)

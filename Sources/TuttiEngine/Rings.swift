@@ -46,14 +46,14 @@ public struct RingIndices: @unchecked Sendable {
     public func publish(_ n: Int) { tail.store(tail.load(ordering: .relaxed) &+ n, ordering: .releasing) }
 
     /// Consumer: first filled slot and how many are filled.
-    @inlinable @inline(__always)
+    @inlinable @inline(__always) @_noLocks
     public func readable() -> (start: Int, count: Int) {
         let h = head.load(ordering: .relaxed)
         return (h, tail.load(ordering: .acquiring) &- h)
     }
 
     /// Consumer: release `n` slots read from `readable().start`.
-    @inlinable @inline(__always)
+    @inlinable @inline(__always) @_noLocks
     public func release(_ n: Int) { head.store(head.load(ordering: .relaxed) &+ n, ordering: .releasing) }
 
     /// Filled slots (exact when the other side is idle).

@@ -10,15 +10,21 @@ import TuttiDSP
 final class AudioLoader {
     let scene: Scene
     private var cache: [String: AudioBuffer] = [:]
+    /// Files that stream (a new `FileStream` per source, so not cached).
+    private var streamed: Set<String> = []
     /// The distinct files the scene uses (resolved paths), in the order they are loaded.
     let files: [String]
     /// Files loaded so far, how many were converted, and the time it took.
     private(set) var report = AudioLoadReport()
     /// Called before each file is loaded (`.loading`), and once more when the last is done.
     var progress: (RenderProgress) -> Void = { _ in }
+    /// Files longer than this (seconds) stream (`FileStream`, one per source) instead of
+    /// being loaded whole.
+    let streamingThresholdSeconds: Double
 
-    init(scene: Scene) {
+    init(scene: Scene, streamingThresholdSeconds: Double = AudioEngineConfiguration().streamingThresholdSeconds) {
         self.scene = scene
+        self.streamingThresholdSeconds = streamingThresholdSeconds
         var seen: Set<String> = []
         var files: [String] = []
         func add(_ audio: Scene.Audio) {
@@ -35,7 +41,8 @@ final class AudioLoader {
     }
 
     /// The source kind for `audio`; a file is decoded and converted to the engine's rate and
-    /// channel count on first use. Errors name `place` and the file.
+    /// channel count on first use (a file above the streaming threshold gets a new stream
+    /// for each source that plays it). Errors name `place` and the file.
     func kind(_ audio: Scene.Audio, place: String) throws -> SourceKind {
         switch audio {
         case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))
@@ -43,23 +50,30 @@ final class AudioLoader {
         case .file(let path):
             let resolved = scene.resolve(path)
             if let b = cache[resolved] { return .buffer(b) }
-            progress(.loading(done: report.fileCount, total: files.count, file: path))
+            let first = !streamed.contains(resolved)
+            if first { progress(.loading(done: report.fileCount, total: files.count, file: path)) }
             let started = Date()
-            let loaded: AudioBuffer
+            let kind: SourceKind
             var converted = false
+            var streams = false
+            var configuration = EngineConfiguration(sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount)
+            configuration.streamingThresholdSeconds = streamingThresholdSeconds
             do {
-                loaded = try AudioFileReader.load(
-                    path: resolved, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount,
-                    quality: scene.engine.resampler, converted: &converted)
-            } catch let e as SceneError {
-                throw SceneError("\(place).file", "\"\(path)\": \(e.message)")
+                kind = try AudioFile.sourceKind(
+                    path: resolved, configuration: configuration, quality: scene.engine.resampler, streamed: &streams,
+                    converted: &converted)
+            } catch {
+                throw SceneError("\(place).file", "\"\(path)\": \(error.reason)")
             }
-            cache[resolved] = loaded
+            if case .buffer(let loaded) = kind { cache[resolved] = loaded }
+            if streams { streamed.insert(resolved) }
+            report.seconds += Date().timeIntervalSince(started)
+            guard first else { return kind }
             report.fileCount += 1
             if converted { report.convertedFileCount += 1 }
-            report.seconds += Date().timeIntervalSince(started)
+            if streams { report.streamedFileCount += 1 }
             if report.fileCount == files.count { progress(.loading(done: files.count, total: files.count, file: path)) }
-            return .buffer(loaded)
+            return kind
         }
     }
 }

@@ -7,7 +7,11 @@ public struct AudioLoadReport: Sendable, Equatable {
     public var fileCount = 0
     /// Of those, the files converted to the engine's rate or channel count.
     public var convertedFileCount = 0
-    /// Wall time spent decoding and converting them, seconds.
+    /// Of those, the files that stream (longer than the streaming threshold): opened and
+    /// their first 100 ms read at load, decoded and converted while rendering.
+    public var streamedFileCount = 0
+    /// Wall time spent decoding and converting them (for streamed files: the first fill),
+    /// seconds.
     public var seconds = 0.0
 }
 
@@ -38,7 +42,10 @@ public struct RenderReport: Sendable {
     public var summary: String {
         var parts: [String] = []
         if files.fileCount > 0 {
-            let converted = files.convertedFileCount == 0 ? "" : " (\(files.convertedFileCount) converted)"
+            var notes: [String] = []
+            if files.convertedFileCount > 0 { notes.append("\(files.convertedFileCount) converted") }
+            if files.streamedFileCount > 0 { notes.append("\(files.streamedFileCount) streamed") }
+            let converted = notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"
             parts.append("loaded \(files.fileCount) file\(files.fileCount == 1 ? "" : "s")\(converted) in \(Self.duration(loadSeconds))")
         }
         let container = container == .rf64 ? ", RF64" : ""

@@ -47,6 +47,24 @@ public struct Scene: Sendable {
         public var priority: Int = 128
         /// JSON path, for errors found later (e.g. when loading the file).
         public var place: String
+        /// Fades on play/resume and on pause/stop (nil: the engine's defaults).
+        public var fades = Fades()
+    }
+
+    /// A source's own fades, seconds (`fadeIn`, `fadeOut`); nil keeps the engine's default
+    /// (no fade-in from the top, a 10 ms de-click when resuming mid-way; a 10 ms fade-out).
+    public struct Fades: Sendable, Equatable {
+        public var fadeIn: Double?
+        public var fadeOut: Double?
+
+        /// No fade of its own.
+        public init(fadeIn: Double? = nil, fadeOut: Double? = nil) {
+            self.fadeIn = fadeIn
+            self.fadeOut = fadeOut
+        }
+
+        /// Neither fade set.
+        public var isDefault: Bool { fadeIn == nil && fadeOut == nil }
     }
 
     public enum SessionAction: Sendable, Equatable {
@@ -87,6 +105,8 @@ public struct Scene: Sendable {
         public var action: Action
         /// `events[i]` in the file.
         public var place: String
+        /// Fades of the audio a `phoneCall` begin or a `systemSound` plays.
+        public var fades = Fades()
     }
 
     public var engine = EngineSettings()

@@ -253,8 +253,9 @@ struct SceneDecoder {
         let gain = try r.number("gain", default: 1, in: 0...1)
         let loop = try r.bool("loop", default: false)
         let priority = try r.integer("priority", default: 128, in: 0...255)
+        let fades = try self.fades(&r)
         try r.finish()
-        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path)
+        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
     }
 
     func event(_ v: JSONValue, path: String, scene: Scene, sessions: Set<String>, sources: Set<String>) throws -> Scene.Event {
@@ -284,8 +285,26 @@ struct SceneDecoder {
         default:
             action = .remote(try r.name("remote", as: RemoteCommand.self, what: "remote command"))
         }
+        var fades = Scene.Fades()
+        switch action {
+        case .phoneCallBegin(audio: .some), .systemSound: fades = try self.fades(&r)
+        default: break
+        }
         try r.finish()
-        return Scene.Event(at: at, action: action, place: path)
+        return Scene.Event(at: at, action: action, place: path, fades: fades)
+    }
+
+    /// `fadeIn` and `fadeOut` (seconds, finite, 0…60), each optional.
+    func fades(_ r: inout FieldReader) throws -> Scene.Fades {
+        func seconds(_ key: String) throws -> Double? {
+            guard let v = r.value(key) else { return nil }
+            guard case .number(let d) = v else { throw SceneError(r.child(key), "expected a number of seconds, found \(v.kindName)") }
+            guard d.isFinite else { throw SceneError(r.child(key), "must be a finite number of seconds") }
+            guard d >= 0 else { throw SceneError(r.child(key), "\(JSONWriter.number(d)) s is negative; a fade lasts 0…60 s") }
+            guard d <= 60 else { throw SceneError(r.child(key), "\(JSONWriter.number(d)) s is out of range 0…60 s") }
+            return d
+        }
+        return Scene.Fades(fadeIn: try seconds("fadeIn"), fadeOut: try seconds("fadeOut"))
     }
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }

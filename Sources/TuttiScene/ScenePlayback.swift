@@ -57,6 +57,18 @@ public final class ScenePlayback {
         return queued
     }
 
+    /// Streaming file sources of the live render and the frames they rendered with no data
+    /// (underruns), summed, as last published. Control thread.
+    public var fileStreamUnderruns: (sourceCount: Int, underrunFrames: Int64) {
+        var count = 0
+        var frames: Int64 = 0
+        for id in live.sourceIDsInUse where engine.fileStream(id) != nil {
+            count += 1
+            frames += engine.status(id)?.underrunFrames ?? 0
+        }
+        return (count, frames)
+    }
+
     /// True once every command has been queued.
     public var isFullyScheduled: Bool { nextCommand == timeline.count }
     /// The first frame a backend must not render yet: the frame of the first command not

@@ -59,9 +59,14 @@ public final class SceneRenderer {
     }
 
     /// Loads every audio file (resampled and channel-mapped at the scene's quality) and
-    /// builds the graph. Errors name the scene place and the file.
-    public convenience init(scene: Scene) throws {
-        try self.init(scene: scene, audio: AudioLoader(scene: scene))
+    /// builds the graph. Files longer than `streamingThresholdSeconds` (default: the engine
+    /// default, 10 s) stream while rendering; the render waits for them, so the output is the
+    /// same as with every file loaded whole (`.infinity`). Errors name the scene place and
+    /// the file.
+    public convenience init(
+        scene: Scene, streamingThresholdSeconds: Double = AudioEngineConfiguration().streamingThresholdSeconds
+    ) throws {
+        try self.init(scene: scene, audio: AudioLoader(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds))
     }
 
     /// The same, taking the files from `loader` (which keeps them for other renderers).
@@ -86,8 +91,10 @@ public final class SceneRenderer {
             let kind = try loader.kind(s.audio, place: s.place)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
-                sourceIDs[s.id] = try system.addSource(
+                let id = try system.addSource(
                     kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop, priority: UInt8(s.priority))
+                sourceIDs[s.id] = id
+                try setFades(s.fades, of: id)
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -101,10 +108,24 @@ public final class SceneRenderer {
             default:
                 break
             }
+            if let id = eventSource[i] {
+                do { try setFades(e.fades, of: id) } catch { throw SceneError(e.place, error.message) }
+            }
         }
     }
 
+    /// A source's own fades (`fadeIn` / `fadeOut`, seconds) as the engine's, in frames.
+    private func setFades(_ fades: Scene.Fades, of id: SourceID) throws(TuttiError) {
+        guard !fades.isDefault else { return }
+        try system.setFades(
+            id, fadeInFrames: fades.fadeIn.map { system.frames(forSeconds: $0) },
+            fadeOutFrames: fades.fadeOut.map { system.frames(forSeconds: $0) })
+    }
+
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
+
+    /// The engine ids of the scene's sources and of its events' audio.
+    var sourceIDsInUse: [SourceID] { Array(sourceIDs.values) + Array(eventSource.values) }
 
     /// Probe memory is capped near this many gain values (32 MB): longer scenes with many
     /// sessions get coarser records.
@@ -174,7 +195,9 @@ public final class SceneRenderer {
                     if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
-                        engine.render(into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
+                        // Waits for streaming files instead of underrunning: the same output every run.
+                        engine.renderWaitingForFiles(
+                            into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                     }

@@ -150,6 +150,8 @@ struct Play: ParsableCommand {
         playback.pollEvents()
         for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
         let wall = Date().timeIntervalSince(started)
+        let streams = playback.fileStreamUnderruns
+        if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         let n = output.negotiated
         print(
             String(

@@ -1,0 +1,280 @@
+import CSndFile
+import TuttiDSP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A long audio file played without loading it: decoded (libsndfile) and converted to the
+/// engine's rate and channel count (`ChunkedResampler`) a little at a time into a fixed ring
+/// of about a second, which the render thread reads. Memory stays the same whatever the
+/// file's length. Built by `AudioFile.sourceKind` for files longer than the engine's
+/// `streamingThresholdSeconds`; plays as `SourceKind.file`.
+///
+/// The file is produced cyclically: after its last frame the worker goes on from its first,
+/// so loops wrap sample-exactly and a source that ended finds its start ready. A seek or a
+/// stop asks for data from a new position (a new generation, see `FileStreamLink`). Converted
+/// output is the same as `AudioFile.load` gives for the whole file (same converter, same
+/// blocks) from the start and on every loop; after a seek into a converted file, the
+/// converter restarts a little before the target (time-aligned, history shorter).
+///
+/// Thread: created on a control thread, which fills the first 100 ms; from then on only the
+/// engine's file worker touches its decoder and converter. The render side sees the ring and
+/// the atomics of `FileStreamLink`. The engine keeps it alive until the source is removed.
+public final class FileStream: @unchecked Sendable {
+    /// The file, as given.
+    public let path: String
+    /// Length at the engine rate, frames.
+    public let frameCount: Int
+    /// Engine rate (what the ring holds), Hz.
+    public let sampleRate: Int
+    /// Engine channel count (what the ring holds).
+    public let channelCount: Int
+    /// The file's own rate, Hz, channels and length in frames.
+    public let fileSampleRate: Int
+    public let fileChannelCount: Int
+    public let fileFrameCount: Int
+    /// Frames the ring holds.
+    public var capacityFrames: Int { ring.indices.capacity / channelCount }
+
+    let storage: RingStorage<Float>
+    let ring: SampleRing
+    let link: FileStreamLink
+    /// Set by the engine when a source plays it (one source per stream). Control thread.
+    var isAttached = false
+    /// The failure has been reported as an event. Control thread.
+    var failureReported = false
+
+    // Worker-owned (the creating thread before the stream is handed to the worker).
+    private let fd: Int32
+    private let file: OpaquePointer
+    private let converter: ChunkedResampler?
+    /// Next file frame to decode.
+    private var decodePosition = 0
+    private var servedGeneration = 0
+    /// Converted frames to drop after a seek (the converter restarts before the target).
+    private var dropFrames = 0
+    private let chunkFrames = 4_096
+    private var decoded: [Float]
+    private var staging: [Float]
+    /// Why the file stopped (nil while it streams). Written by the worker before `link.failed`.
+    private var failureReason: String?
+
+    /// Opens `path` for streaming at `sampleRate` Hz × `channelCount` channels, converting at
+    /// `quality`, into a ring of `ringFrames` frames (rounded up to a power of two). Throws
+    /// `io` or `format` for what `AudioFile` refuses. Control thread.
+    package init(path: String, sampleRate: Int, channelCount: Int, quality: ResamplerQuality, ringFrames: Int) throws(AudioFile.Failure) {
+        let fd = try RegularFile.open(path, missing: "cannot read audio file: no such file")
+        var info = SF_INFO()
+        guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
+            close(fd)
+            throw AudioFile.Failure(code: .format, reason: "cannot read audio file: \(String(cString: sf_strerror(nil)))")
+        }
+        func refuse(_ reason: String) -> AudioFile.Failure {
+            sf_close(file)
+            close(fd)
+            return AudioFile.Failure(code: .format, reason: reason)
+        }
+        guard (1...2).contains(Int(info.channels)) else { throw refuse("has \(info.channels) channels; Tutti reads mono or stereo files") }
+        guard info.samplerate >= 1000, info.samplerate <= 768_000 else {
+            throw refuse("sample rate \(info.samplerate) Hz is not supported")
+        }
+        guard info.frames > 0, info.seekable != 0 else { throw refuse("cannot stream audio file: empty or not seekable") }
+        var converter: ChunkedResampler?
+        if Int(info.samplerate) != sampleRate {
+            do {
+                converter = try ChunkedResampler(
+                    quality: quality, channelCount: Int(info.channels), fromRate: Double(info.samplerate), toRate: Double(sampleRate))
+            } catch {
+                throw refuse("cannot convert from \(info.samplerate) Hz to \(sampleRate) Hz: \(error)")
+            }
+        }
+        self.path = path
+        self.fd = fd
+        self.file = file
+        self.converter = converter
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        fileSampleRate = Int(info.samplerate)
+        fileChannelCount = Int(info.channels)
+        fileFrameCount = Int(info.frames)
+        frameCount = AudioFile.convertedFrameCount(fileFrameCount, from: fileSampleRate, to: sampleRate)
+        storage = RingStorage(capacity: max(ringFrames, 2 * chunkFrames) * channelCount)
+        ring = SampleRing(storage)
+        link = FileStreamLink.create()
+        decoded = [Float](repeating: 0, count: chunkFrames * fileChannelCount)
+        staging = [Float](repeating: 0, count: chunkFrames * 2)
+    }
+
+    deinit {
+        sf_close(file)
+        close(fd)
+        link.destroy()
+    }
+
+    /// Why it stopped streaming, once the render side may know (nil while it streams).
+    /// Any thread.
+    public var failure: String? {
+        link.failed.load(ordering: .acquiring) != 0 ? failureReason : nil
+    }
+
+    /// The render side's view, `dryFadeFrames` long fades around a dry spell.
+    func node(dryFadeFrames: Int) -> FileStreamNode {
+        FileStreamNode(ring: ring, link: link, frameCount: frameCount, channelCount: channelCount, dryFadeFrames: dryFadeFrames)
+    }
+
+    /// Fill the ring with at least `frames` frames (or all it holds) now, on this thread:
+    /// the first fill at creation, so a play starts at once. Control thread, before the
+    /// worker has the stream.
+    func prefill(frames: Int) {
+        let target = min(frames, capacityFrames) * channelCount
+        while ring.indices.count < target {
+            if service(budget: target / channelCount) == 0 { break }
+        }
+    }
+
+    /// Worker: take up a new generation if one was asked for, then write up to `budget`
+    /// frames into the ring (only when a useful amount is free). Returns the frames written
+    /// (0: nothing to do, or failed).
+    func service(budget: Int) -> Int {
+        if link.failed.load(ordering: .relaxed) != 0 { return 0 }
+        let wanted = link.requestedGeneration.load(ordering: .acquiring)
+        if wanted != servedGeneration {
+            startGeneration(wanted, at: link.requestedPosition.load(ordering: .relaxed))
+            if link.failed.load(ordering: .relaxed) != 0 { return 0 }
+        }
+        let ch = channelCount
+        var written = 0
+        // Small writes are not worth a pass: wait until a block's worth is free.
+        guard ring.indices.writable().count / ch >= min(1_024, capacityFrames / 4) else { return 0 }
+        while written < budget {
+            let free = ring.indices.writable().count / ch
+            let want = min(free, budget - written, chunkFrames)
+            if want <= 0 { break }
+            let got = staging.withUnsafeMutableBufferPointer { produce(into: $0.baseAddress!, frameCount: want) }
+            if got == 0 { break }
+            _ = staging.withUnsafeBufferPointer { ring.write(from: $0.baseAddress!, count: got * ch) }
+            written += got
+        }
+        return written
+    }
+
+    /// Restart the decoder (and converter) so the next frame produced is engine frame
+    /// `position`, then publish where the new generation's data starts.
+    private func startGeneration(_ generation: Int, at position: Int) {
+        let target = min(max(position, 0), frameCount)
+        if let converter {
+            // Restart on a file frame whose time is a whole engine frame (a multiple of q), a
+            // little before the target, and drop the converted frames up to it: the output
+            // stays on the same time grid as the whole file's.
+            let g = gcd(fileSampleRate, sampleRate)
+            let q = fileSampleRate / g
+            let p = sampleRate / g
+            let preroll = 4_096
+            let fileFrame = target * q / p
+            let start = max(0, fileFrame - preroll) / q * q
+            dropFrames = target - start / q * p
+            do { try converter.reset() } catch { fail("cannot restart the converter: \(error)") }
+            seek(toFileFrame: start)
+        } else {
+            dropFrames = 0
+            seek(toFileFrame: target == frameCount ? 0 : target)
+        }
+        // Data of this generation starts at the ring's write counter; publish that first.
+        link.servedStart.store(ring.indices.writable().start, ordering: .relaxed)
+        servedGeneration = generation
+        link.servedGeneration.store(generation, ordering: .releasing)
+    }
+
+    private func seek(toFileFrame frame: Int) {
+        if sf_seek(file, sf_count_t(frame), SEEK_SET) < 0 {
+            fail("cannot seek to frame \(frame): \(String(cString: sf_strerror(file)))")
+        }
+        decodePosition = frame
+    }
+
+    private func fail(_ reason: String) {
+        guard failureReason == nil else { return }
+        failureReason = reason
+        link.failed.store(1, ordering: .releasing)
+    }
+
+    /// Up to `frameCount` frames at the engine rate and channel count into `out` (room for
+    /// `frameCount` × 2 samples); 0 only when the file cannot be read further.
+    private func produce(into out: UnsafeMutablePointer<Float>, frameCount want: Int) -> Int {
+        guard let converter else {
+            if decodePosition >= fileFrameCount { seek(toFileFrame: 0) }
+            let n = min(want, fileFrameCount - decodePosition)
+            guard let got = decode(into: out, frameCount: n) else { return 0 }
+            ChannelMap.mapInPlace(out, frameCount: got, from: fileChannelCount, to: channelCount)
+            return got
+        }
+        while true {
+            if link.failed.load(ordering: .relaxed) != 0 { return 0 }
+            let available = converter.availableFrameCount
+            if available > 0 {
+                let n = min(available, dropFrames > 0 ? min(dropFrames, chunkFrames) : want)
+                let got = converter.pull(into: UnsafeMutableBufferPointer(start: out, count: n * fileChannelCount))
+                if dropFrames > 0 {
+                    dropFrames -= got
+                    continue
+                }
+                ChannelMap.mapInPlace(out, frameCount: got, from: fileChannelCount, to: channelCount)
+                return got
+            }
+            if converter.isFinished {
+                // The whole file went through: start it over (the next cycle, or a loop).
+                do { try converter.reset() } catch {
+                    fail("cannot restart the converter: \(error)")
+                    return 0
+                }
+                seek(toFileFrame: 0)
+                continue
+            }
+            if decodePosition < fileFrameCount {
+                let n = min(chunkFrames, fileFrameCount - decodePosition)
+                let ok = decoded.withUnsafeMutableBufferPointer { d -> Bool in
+                    guard let got = decode(into: d.baseAddress!, frameCount: n) else { return false }
+                    do {
+                        try converter.push(UnsafeBufferPointer(start: d.baseAddress!, count: got * fileChannelCount))
+                    } catch {
+                        fail("conversion failed: \(error)")
+                        return false
+                    }
+                    return true
+                }
+                if !ok { return 0 }
+            } else {
+                do { try converter.finish() } catch {
+                    fail("conversion failed: \(error)")
+                    return 0
+                }
+            }
+        }
+    }
+
+    /// Exactly `n` frames from the file at `decodePosition`, or nil (and failed) when it
+    /// holds fewer than its header said (truncated, shrunk, unreadable).
+    private func decode(into out: UnsafeMutablePointer<Float>, frameCount n: Int) -> Int? {
+        var got = 0
+        while got < n {
+            let r = Int(sf_readf_float(file, out + got * fileChannelCount, sf_count_t(n - got)))
+            if r <= 0 { break }
+            got += r
+        }
+        decodePosition += got
+        guard got == n else {
+            fail(
+                "file is truncated or unreadable at frame \(decodePosition) of \(fileFrameCount): \(String(cString: sf_strerror(file)))"
+            )
+            return nil
+        }
+        return got
+    }
+}
+
+private func gcd(_ a: Int, _ b: Int) -> Int {
+    var (x, y) = (a, b)
+    while y != 0 { (x, y) = (y, x % y) }
+    return x
+}
