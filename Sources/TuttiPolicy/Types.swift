@@ -35,9 +35,10 @@ public enum Category: String, CaseIterable, Sendable, Hashable {
 
 /// Category option (spec §1). Value type: any thread.
 public enum CategoryOption: String, CaseIterable, Sendable, Hashable {
-    /// `mixWithOthers` makes the session mixable; `duckOthers` also ducks the others while it plays;
-    /// `interruptSpokenAudioAndMixWithOthers` also interrupts spoken-audio sessions; `allowBluetooth`
-    /// and `defaultToSpeaker` are route hints. ``Category/allows(_:)`` says which fit a category.
+    /// `mixWithOthers` makes the session mixable; `duckOthers` also ducks the others while it is
+    /// active (§3); `interruptSpokenAudioAndMixWithOthers` also interrupts `spokenAudio` sessions
+    /// (§2.6); `allowBluetooth` and `defaultToSpeaker` are route hints the policy only checks.
+    /// ``Category/allows(_:)`` says which fit a category.
     case mixWithOthers, duckOthers, interruptSpokenAudioAndMixWithOthers, allowBluetooth, defaultToSpeaker
 
     /// Options that make a session mixable (the last two imply mixWithOthers).
@@ -91,7 +92,7 @@ public enum InterruptionReason: String, CaseIterable, Sendable, Hashable {
 /// Reason field of `silenced` (and of `systemSoundSuppressed`: `recording`). Value type: any thread.
 public enum SilenceReason: String, CaseIterable, Sendable, Hashable {
     /// Why it is silent: the silent switch, the locked device, the session in the background
-    /// (all three for `soloAmbient`/`ambient`), or a recording in progress (system sounds only).
+    /// (all three for `soloAmbient`/`ambient` only), or another session recording (§5).
     case silentSwitch, locked, background, recording
 }
 
@@ -138,7 +139,7 @@ public struct DuckingSettings: Hashable, Sendable {
     public var releaseSeconds: Double
 
     /// Settings with the given level (dB) and attack and release times (seconds); not validated
-    /// here (the engine and the scene decoder check them).
+    /// here (the host API and the ducking rules check them).
     public init(levelDB: Double, attackSeconds: Double, releaseSeconds: Double) {
         self.levelDB = levelDB
         self.attackSeconds = attackSeconds
