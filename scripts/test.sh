@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (build libraries, sox, PulseAudio and the ALSA
-# pulse plugin for the real-device tests, the JACK server for the JACK tests), builds once in
-# debug and runs every test, then the checks that cannot share that build:
+# pulse plugin for the real-device tests, the JACK server for the JACK tests), checks the
+# formatting and the DocC documentation (scripts/docs.sh: its own build folder, .build-docs;
+# ~30 s), builds once in debug and runs every test, then the checks that cannot share that build:
 #   - ThreadSanitizer on the ring stress, engine-thread and host-thread tests;
 #   - RealtimeSanitizer around the render call through a 10 s play of a busy scene (ALSA),
 #     and 5 s through JACK;
@@ -18,6 +19,9 @@ bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils jack
 
 echo "== swift format lint (configuration: .swift-format)"
 swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Fuzz/Sources examples/swift/Sources
+
+echo "== DocC: the catalog builds without warnings, ≥ 95 % of public members have an abstract"
+bash scripts/docs.sh
 
 echo "== debug build and all tests"
 swift build --build-tests

@@ -221,8 +221,9 @@ public final class AudioEngine: Sendable {
     public struct Statistics: Hashable, Sendable {
         /// Frames rendered so far (the engine clock).
         public var framesRendered: Int64
-        /// Live sources and sessions.
+        /// Live sources.
         public var sourceCount: Int
+        /// Live sessions.
         public var sessionCount: Int
         /// Output deadlines missed (0 without an output).
         public var xrunCount: Int

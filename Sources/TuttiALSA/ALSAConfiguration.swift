@@ -4,6 +4,7 @@ import TuttiDSP
 
 /// Sample formats the backend writes, in the engine's byte order (little endian). Value type: any thread.
 public enum ALSASampleFormat: String, Sendable, CaseIterable {
+    /// 32-bit float, 32-bit integer (24-bit dithered codes in the top bits), 16-bit integer.
     case float32, s32, s16
 
     var alsa: snd_pcm_format_t {
@@ -23,6 +24,7 @@ public enum ALSASampleFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Bytes of one sample (one channel of one frame).
     public var bytesPerSample: Int { self == .s16 ? 2 : 4 }
 
     /// The quantizer format: s32 carries 24-bit dithered codes in the top bits (no float
@@ -43,6 +45,7 @@ public struct ALSAOutputConfiguration: Sendable {
     /// Wanted period and number of periods in the buffer: asked with the `_near` calls; the
     /// values the device grants are the ones used (`ALSAOutput.negotiated`).
     public var periodFrames = 1024
+    /// Wanted number of periods in the buffer (the buffer asked is `periodFrames × periodCount`).
     public var periodCount = 4
     /// Formats in order of preference.
     public var formats: [ALSASampleFormat] = [.float32, .s32, .s16]
@@ -57,15 +60,18 @@ public struct ALSAOutputConfiguration: Sendable {
     /// TPDF dither for integer formats; same default seed as the offline writer, so `play`
     /// and `render` quantize identically.
     public var dither = true
+    /// First state of the dither's generator: the same seed gives the same dither sequence.
     public var ditherSeed: UInt32 = 0x7075_7474
     /// Watchdog: a write that has waited more than `watchdogPeriods` periods (and at least
     /// `watchdogMinimumSeconds`, so tiny periods do not flag scheduling jitter) reports `stalled`.
     public var watchdogPeriods = 2
+    /// The watchdog's lower bound in seconds, whatever the period length.
     public var watchdogMinimumSeconds = 0.020
     /// A stall longer than this is treated as a lost device: close and reopen. nil: only report.
     public var stallRestartSeconds: Double? = 2.0
     /// Reopen backoff after a lost device: first wait, then doubled up to the maximum.
     public var reopenInitialDelay = 0.05
+    /// The longest wait between two reopen attempts, in seconds.
     public var reopenMaximumDelay = 1.0
     /// A lost device that cannot be reopened for this long (seconds) ends playback: the
     /// output gives up, reports `reconnectFailed` and says why in `ALSAOutput.failure`.
@@ -75,14 +81,18 @@ public struct ALSAOutputConfiguration: Sendable {
     /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be real-time safe.
     public var realtimeScope: RealtimeScope?
 
+    /// The defaults above for the PCM `device`. Value type: any thread.
     public init(device: String = "default") { self.device = device }
 }
 
 /// A pair of C functions bracketing the real-time part of each cycle. Value type; the
 /// functions run on the render thread.
 public struct RealtimeScope: @unchecked Sendable {
+    /// Called right before the render and conversion of a cycle.
     public var enter: @convention(c) () -> Void
+    /// Called right after them.
     public var exit: @convention(c) () -> Void
+    /// A scope of these two functions (both must be real-time safe).
     public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
         self.enter = enter
         self.exit = exit
@@ -102,17 +112,25 @@ extension RealtimeScope {
 
 /// What the device granted. Value type: any thread.
 public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
+    /// Frames per second (Hz); always the engine's rate (a different one is refused).
     public var sampleRate: Int
+    /// Channels per frame; always the engine's.
     public var channelCount: Int
+    /// The sample format written.
     public var format: ALSASampleFormat
+    /// Frames per period (one write, one render block).
     public var periodFrames: Int
+    /// Frames the device buffer holds.
     public var bufferFrames: Int
 
     /// Output latency the buffer adds when full.
     public var latencySeconds: Double { Double(bufferFrames) / Double(sampleRate) }
+    /// Length of one period in seconds.
     public var periodSeconds: Double { Double(periodFrames) / Double(sampleRate) }
+    /// Bytes of one interleaved frame.
     public var frameBytes: Int { channelCount * format.bytesPerSample }
 
+    /// One line for logs, e.g. "48000 Hz, 2 ch, float32, period 1024 frames (21.3 ms), buffer …".
     public var description: String {
         "\(sampleRate) Hz, \(channelCount) ch, \(format.rawValue), period \(periodFrames) frames (\(milliseconds(periodSeconds)) ms), "
             + "buffer \(bufferFrames) frames (\(milliseconds(latencySeconds)) ms)"
@@ -130,15 +148,22 @@ private func milliseconds(_ seconds: Double) -> String {
 public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     /// An alsa-lib call failed: which call, the code, alsa-lib's message.
     case call(String, code: Int32, message: String)
+    /// The device accepts none of these formats.
     case noUsableFormat([ALSASampleFormat])
+    /// The device runs at `granted` Hz, the engine at `wanted` (no resampling on this path).
     case rateMismatch(wanted: Int, granted: Int)
+    /// The device has `granted` channels, the engine `wanted`.
     case channelMismatch(wanted: Int, granted: Int)
     /// The device granted a buffer of a single period: no room to write while it plays.
     case periodEqualsBuffer(frames: Int)
+    /// A configuration value that cannot work (the text names it).
     case invalidConfiguration(String)
+    /// Starting a thread failed: which call, errno.
     case thread(String, code: Int32)
+    /// `start` was called on an output that is running.
     case alreadyStarted
 
+    /// A sentence for the user: what failed and the device's or the system's reason.
     public var description: String {
         switch self {
         case .call(let what, let code, let message): "\(what) failed: \(message) (\(code))"
@@ -156,6 +181,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
 /// Why the output route changed, named like `TuttiPolicy.RouteChangeReason` so the policy
 /// layer maps it with `RouteChangeReason(rawValue: reason.rawValue)`. Value type: any thread.
 public enum ALSARouteChangeReason: String, Sendable {
+    /// The device went away (lost) or came back (restored).
     case oldDeviceUnavailable, newDeviceAvailable
 }
 
@@ -166,6 +192,7 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
     case xrun(total: Int)
     /// The device was suspended (ESTRPIPE); the render thread waits while it is resumed.
     case suspended
+    /// The suspended device was resumed and takes frames again.
     case resumed
     /// The device is gone (ENODEV, EIO, a failed recovery, a stall past the restart limit).
     case deviceLost(code: Int32, message: String)
@@ -175,6 +202,7 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
     case routeChanged(ALSARouteChangeReason, device: String)
     /// The watchdog: the device has not taken a frame for `seconds`.
     case stalled(seconds: Double)
+    /// The device takes frames again after a stall of `seconds`.
     case stallEnded(seconds: Double)
     /// The frame limit given to `start` has been written.
     case finished(frames: Int64)
@@ -182,6 +210,7 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
     /// has ended (`message` is `ALSAOutput.failure`).
     case reconnectFailed(seconds: Double, message: String)
 
+    /// One line for logs.
     public var description: String {
         switch self {
         case .xrun(let n): "xrun (\(n) so far)"

@@ -3,12 +3,15 @@ import Glibc
 
 /// A PCM alsa-lib knows about (`snd_device_name_hint`). Value type: any thread.
 public struct ALSADeviceInfo: Sendable, Equatable {
+    /// The PCM name to open (`default`, `hw:CARD=…,DEV=0`, `pulse`…).
     public var name: String
+    /// alsa-lib's human description (may span lines), or nil.
     public var description: String?
     /// "Output", "Input", or nil for both.
     public var direction: String?
 }
 
+/// Lists the PCMs that can play. A namespace (no instances); any thread, not real-time.
 public enum ALSADevices {
     /// Every PCM that can play (direction Output or unspecified). Any thread, not real-time.
     public static func list(functions f: ALSAFunctions = .system) throws -> [ALSADeviceInfo] {

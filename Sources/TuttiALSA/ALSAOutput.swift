@@ -18,6 +18,7 @@ public final class ALSAOutput: @unchecked Sendable {
     private var engine: Engine?
     var sampleRate: Int { renderer.configuration.sampleRate }
     var channelCount: Int { renderer.configuration.channelCount }
+    /// The configuration it was created with (what was asked; `negotiated` is what was granted).
     public let configuration: ALSAOutputConfiguration
     let functions: ALSAFunctions
     let core: RenderCore
@@ -92,10 +93,13 @@ public final class ALSAOutput: @unchecked Sendable {
 
     /// What the device granted (updated when it was reopened).
     public var negotiated: ALSANegotiated { shared.withLock { $0.negotiated } }
+    /// Underruns recovered so far (EPIPE). Any thread (an atomic).
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+    /// Frames the device has accepted so far (`snd_pcm_writei`). Any thread (an atomic).
     public var framesWritten: Int64 { core.framesWritten.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
     public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    /// The frame limit given to `start` has been written (the `finished` event was sent).
     public var isFinished: Bool { shared.withLock { $0.finished } }
     /// Why playback ended early: the device was lost and not back within
     /// `configuration.reconnectTimeoutSeconds`. nil while playing or after a normal finish.

@@ -1,7 +1,9 @@
 import CTuttiKernels
 
-/// Output sample formats of the master stage.
+/// Output sample formats of the master stage. Value type: any thread.
 public enum SampleFormat: String, Sendable, CaseIterable {
+    /// 32-bit float (no quantization), or signed 16-bit or 24-bit integer (quantized, TPDF dither
+    /// unless turned off).
     case float32, s16, s24
 
     /// Bits per sample of the format.

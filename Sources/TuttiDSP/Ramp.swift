@@ -10,14 +10,18 @@ public struct LinearRamp: Sendable {
     @usableFromInline var step: Float = 0
     @usableFromInline var elapsedFrames: Int = 0
     @usableFromInline var totalFrames: Int = 0
+    /// The gain of the last frame produced (linear; the start value before any frame).
     @inlinable public var value: Float { _value }
+    /// The gain the ramp is heading to (linear); equals `value` when settled.
     @inlinable public var target: Float { _target }
 
+    /// A settled ramp at `value` (linear gain).
     @inlinable public init(value: Float) {
         self._value = value
         self._target = value
     }
 
+    /// Whether frames remain before `target` is reached.
     @inlinable public var isRamping: Bool { elapsedFrames < totalFrames }
 
     /// Start a ramp from the current value. `frameCount <= 0` jumps.
@@ -61,12 +65,17 @@ public struct LinearRamp: Sendable {
 public struct DuckEnvelope: Sendable {
     @usableFromInline var db = LinearRamp(value: 0)
     @usableFromInline var _gain: Float = 1
+    /// The linear gain of the last frame produced (1 at 0 dB).
     @inlinable public var gain: Float { _gain }
+    /// The level of the last frame produced, in dB (≤ 0).
     @inlinable public var currentDB: Float { db.value }
+    /// The level the envelope is moving to, in dB.
     @inlinable public var targetDB: Float { db.target }
 
+    /// An envelope at rest at 0 dB (gain 1).
     @inlinable public init() {}
 
+    /// Whether it is still moving toward `targetDB`.
     @inlinable public var isMoving: Bool { db.isRamping }
 
     /// Move toward `targetDB` (≤ 0) at `dBPerFrame` (> 0); a rate ≤ 0 jumps. The last frame
@@ -85,6 +94,7 @@ public struct DuckEnvelope: Sendable {
         frameCount <= 0 ? 0 : abs(rangeDB) / Float(frameCount)
     }
 
+    /// The linear gain of `dB` decibels (exactly 1 at 0 dB). Real-time safe; any thread.
     @inlinable @inline(__always) @_noLocks public static func gain(forDB dB: Float) -> Float {
         dB == 0 ? 1 : _unsafePerformance { expf(dB * 0.115_129_254_649_702_28) } // ln(10)/20
     }

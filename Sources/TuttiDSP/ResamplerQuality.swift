@@ -5,6 +5,8 @@ import CSoxr
 /// whole files) and libsoxr's two (whole files and file streaming, off the render thread:
 /// `ChunkedResampler`, `resampleBuffer`). Value type; any thread.
 public enum ResamplerQuality: String, Sendable, CaseIterable {
+    /// libsamplerate's converters, best (slowest) to cheapest: three band-limited sinc
+    /// interpolators, then linear and zero-order-hold interpolation (audible aliasing; tests).
     case sincBest, sincMedium, sincFastest, linear, zeroOrderHold
     /// libsoxr "high quality" (20-bit precision, single-threaded).
     case soxrHQ
@@ -18,6 +20,7 @@ public enum ResamplerQuality: String, Sendable, CaseIterable {
 
     /// The library behind a quality.
     public enum Library: String, Sendable {
+        /// libsamplerate (`SRC_*` converters) or libsoxr.
         case libsamplerate, soxr
     }
 

@@ -3,11 +3,16 @@ import TuttiDSP
 /// Decoded, immutable interleaved audio. Built and freed on the control side; the render
 /// thread reads it through a raw pointer while the engine keeps the buffer alive.
 public final class AudioBuffer: @unchecked Sendable {
+    /// Frames per second of the samples (Hz).
     public let sampleRate: Double
+    /// Samples per frame (interleaved).
     public let channelCount: Int
+    /// Length in frames.
     public let frameCount: Int
     let storage: UnsafeMutableBufferPointer<Float>
 
+    /// Copies `samples` (interleaved, `channelCount` per frame; a whole number of frames or it
+    /// traps) into storage of its own. Allocates: control side, off the render path.
     public init(interleaved samples: [Float], channelCount: Int, sampleRate: Double) {
         precondition(channelCount > 0 && samples.count % channelCount == 0, "sample count is not a whole number of frames")
         self.sampleRate = sampleRate
@@ -19,6 +24,7 @@ public final class AudioBuffer: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
+    /// The interleaved samples (`frameCount × channelCount`); valid while the buffer lives.
     public var samples: UnsafeBufferPointer<Float> { UnsafeBufferPointer(rebasing: storage[0..<frameCount * channelCount]) }
 
     /// This buffer converted to `sampleRate` and `channelCount` (`resampleBuffer` at `quality`,

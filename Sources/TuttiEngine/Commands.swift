@@ -15,15 +15,20 @@ public enum EngineCommand: Sendable, Hashable {
     /// Fade lengths used on play/resume and on pause/stop/remove; a negative fade-in keeps
     /// the default (a de-click only when resuming mid-way).
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)
+    /// Whether a file source starts again at its end instead of ending.
     case setLoop(SourceID, Bool)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
     /// Gate: 1 open, 0 closed (silenced or interrupted session).
     case setBusGate(BusID, gain: Float, rampFrames: Int32)
+    /// The session's own gain (linear), ramped linearly over `rampFrames` (0: a step).
     case setBusGain(BusID, gain: Float, rampFrames: Int32)
     /// Duck envelope: move to `targetDB` at `dBPerFrame`.
     case setBusDuck(BusID, targetDB: Float, dBPerFrame: Float)
+    /// The last gain stage of everything but the ringer class (linear gain, after the volume
+    /// curve), ramped over `rampFrames`.
     case setMasterVolume(gain: Float, rampFrames: Int32)
+    /// The last gain stage of the ringer class (system sounds; linear), ramped over `rampFrames`.
     case setRingerVolume(gain: Float, rampFrames: Int32)
     /// Voices the bus's sources may have at once (0: no limit of its own). Applies to the
     /// plays that follow: a lower limit stops nothing that plays.

@@ -85,8 +85,9 @@ public final class Engine {
     /// Events the render side could not report (0 unless something is badly wrong: the ring is
     /// sized so it cannot fill).
     public var eventsDropped: Int { Int(board.eventsDropped.load(ordering: .relaxed)) }
-    /// Live sources and buses (added, not removed).
+    /// Live sources (added, not removed).
     public var sourceCount: Int { sourceSlots.liveCount }
+    /// Live buses (added, not removed).
     public var busCount: Int { busSlots.liveCount }
 
     // MARK: Graph

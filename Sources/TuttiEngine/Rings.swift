@@ -17,6 +17,7 @@ public struct RingIndices: @unchecked Sendable {
     @usableFromInline let head: UnsafeAtomic<Int>
     /// Next slot to write; written by the producer only.
     @usableFromInline let tail: UnsafeAtomic<Int>
+    /// Slots in the ring: the requested capacity rounded up to a power of two.
     public let capacity: Int
     @usableFromInline let mask: Int
 
@@ -139,6 +140,7 @@ final class RingStorage<Element>: @unchecked Sendable {
 
 /// Interleaved samples from a producer thread to the render thread.
 public struct SampleRing: @unchecked Sendable {
+    /// The head/tail counters; capacity and fill level are read here (in samples).
     public let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<Float>
 

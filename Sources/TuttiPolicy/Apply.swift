@@ -6,8 +6,10 @@ public struct PolicyOutcome: Hashable, Sendable {
     /// Set when the action was refused; the state is then unchanged.
     public var error: PolicyError?
 
+    /// Whether the action was applied (no `error`).
     public var succeeded: Bool { error == nil }
 
+    /// An outcome with these entries and error.
     public init(journal: [JournalEntry] = [], error: PolicyError? = nil) {
         self.journal = journal
         self.error = error

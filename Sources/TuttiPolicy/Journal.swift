@@ -2,40 +2,61 @@
 /// (the events log writer is TuttiScene's `LogEntry`).
 /// Value type: any thread.
 public enum JournalValue: Hashable, Sendable {
+    /// A JSON string.
     case string(String)
+    /// A JSON number (volumes 0…1, counts).
     case number(Double)
+    /// A JSON boolean.
     case bool(Bool)
+    /// JSON null (an absent `by`).
     case null
 }
 
 /// One policy decision, one case per type of the events log (scene-format.md).
 /// The writer adds `frame` and `time`. Value type: any thread.
 public enum JournalEntry: Hashable, Sendable {
+    /// `session` became active in `category` (its configured one or `categoryWhenOtherAudioPlaying`).
     case sessionActivated(session: String, category: Category)
+    /// `session` was deactivated; with `notifyOthers` the sessions it interrupted got their end.
     case sessionDeactivated(session: String, notifyOthers: Bool)
+    /// Activating `session` was refused with `error`; nothing else changed.
     case activationFailed(session: String, error: PolicyError)
     /// `by` is the interrupting session, nil for the phone call and the microphone.
     case interruptionBegan(session: String, reason: InterruptionReason, by: String?)
+    /// The interruption of `session` ended; `shouldResume` is the hint a media player acts on.
     case interruptionEnded(session: String, shouldResume: Bool)
     /// `rule`: where the duck's settings came from (a rule's index, the ducker's own, the engine's).
     case duckingBegan(session: String, by: String, rule: DuckingRuleReference)
+    /// `session` is no longer ducked (its gain ramps back over the release time).
     case duckingEnded(session: String)
+    /// `session`'s sources keep advancing but are no longer heard.
     case silenced(session: String, reason: SilenceReason)
+    /// `session` is heard again.
     case unsilenced(session: String)
+    /// The output moved from `previous` to `current`.
     case routeChange(reason: RouteChangeReason, previous: Route, current: Route)
+    /// `source` started playing.
     case sourceStarted(source: String, reason: SourceStartReason)
+    /// `source` paused (for `stop` it also rewound).
     case sourcePaused(source: String, reason: SourcePauseReason)
+    /// A non-looping `source` reached its end.
     case sourceEnded(source: String)
     /// The renderer took `source`'s voice for `by` (a voice limit; it stopped and rewound).
     case voiceStolen(source: String, by: String)
     /// The renderer did not start `source`: a voice limit was reached and every playing voice
     /// in its scope has a higher priority.
     case voiceRefused(source: String)
+    /// The remote `command` went to `session` (§8).
     case remoteCommand(command: RemoteCommand, session: String)
+    /// No session answers the remote `command`.
     case remoteCommandUnhandled(command: RemoteCommand)
+    /// The system sound `sound` was heard.
     case systemSoundPlayed(sound: String)
+    /// The system sound `sound` became a vibration (the silent switch is on).
     case vibrate(sound: String)
+    /// The system sound `sound` was dropped (a recording is in progress).
     case systemSoundSuppressed(sound: String, reason: SilenceReason)
+    /// The system or ringer volume is now `value` (0…1).
     case volumeChanged(target: VolumeTarget, value: Double)
 
     /// The `type` of the JSON line.
@@ -124,12 +145,14 @@ public enum JournalEntry: Hashable, Sendable {
 }
 
 extension JournalEntry: CustomStringConvertible {
+    /// `type(field: value, ...)`, for logs and test failures.
     public var description: String {
         type + "(" + fields.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
     }
 }
 
 extension JournalValue: CustomStringConvertible {
+    /// The value as JSON text.
     public var description: String {
         switch self {
         case .string(let s): return s.debugDescription

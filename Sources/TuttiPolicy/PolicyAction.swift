@@ -3,11 +3,15 @@
 /// Value type: any thread.
 public enum PolicyAction: Hashable, Sendable {
     // Session.
+    /// Activate the session (§2): may interrupt or duck others, or be refused.
     case activate(session: String)
+    /// Deactivate the session; `notifyOthers` ends the interruptions it caused (§2.3).
     case deactivate(session: String, notifyOthers: Bool = false)
     /// Options omitted in the scene mean none, as on iOS; a nil mode keeps the session's mode.
     case setCategory(session: String, category: Category, mode: Mode? = nil, options: Set<CategoryOption> = [])
+    /// The session's app came to the foreground.
     case foreground(session: String)
+    /// The session's app went to the background (silences `soloAmbient`/`ambient`).
     case background(session: String)
     /// Host decision after an interruption (for `autoResume: false`): activate
     /// and play what was playing when it was interrupted.
@@ -20,7 +24,9 @@ public enum PolicyAction: Hashable, Sendable {
     case removeSession(session: String)
 
     // Source.
+    /// Start the source (activating its session if needed).
     case play(source: String)
+    /// Pause the source where it is.
     case pause(source: String)
     /// Pauses and rewinds.
     case stop(source: String)
@@ -41,20 +47,33 @@ public enum PolicyAction: Hashable, Sendable {
     case setDuckingRules([DuckingRule])
 
     // Device.
+    /// Turn the silent switch on or off.
     case silentSwitch(Bool)
+    /// Lock the device.
     case lock
+    /// Unlock the device.
     case unlock
+    /// Set the system volume (0…1, clamped; NaN is refused).
     case volume(Double)
+    /// Set the ringer volume (0…1, clamped; NaN is refused).
     case ringerVolume(Double)
+    /// One step (1/16) up: the system volume while something is heard or a call is on,
+    /// else the ringer volume.
     case volumeUp
+    /// One step (1/16) down, chosen like ``volumeUp``.
     case volumeDown
     /// nil reason: the scene format's default (see `RouteChangeReason.default`).
     case route(Route, reason: RouteChangeReason? = nil)
+    /// Mute or unmute the built-in microphone (muting interrupts capturing sessions, §2.8).
     case micMuted(Bool)
 
     // System.
+    /// A phone call begins: it interrupts every session (§2.3).
     case phoneCallBegin
+    /// The phone call ends: interrupted sessions get their end and may resume.
     case phoneCallEnd
+    /// Play the system sound `name` (or vibrate, or suppress it).
     case systemSound(name: String)
+    /// A remote command from a headset or the control centre (§8).
     case remote(RemoteCommand)
 }

@@ -8,9 +8,13 @@ public enum PolicyError: Error, Hashable, Sendable {
     case cannotInterruptOthers(session: String, playing: String)
     /// An option the category does not allow (§1).
     case optionNotAllowed(session: String, category: Category, option: CategoryOption)
+    /// No session has this id.
     case unknownSession(String)
+    /// No source has this id.
     case unknownSource(String)
+    /// A session with this id exists already.
     case duplicateSession(String)
+    /// A source with this id exists already.
     case duplicateSource(String)
     /// A volume that is not a number.
     case invalidValue(name: String, value: Double)
@@ -35,6 +39,7 @@ public enum PolicyError: Error, Hashable, Sendable {
 }
 
 extension PolicyError: CustomStringConvertible {
+    /// A sentence naming the session, source or field and the rule, for the host's message.
     public var description: String {
         switch self {
         case .insufficientPriority(let session):

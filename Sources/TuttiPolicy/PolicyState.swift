@@ -14,7 +14,9 @@ public enum SessionPhase: String, CaseIterable, Hashable, Sendable {
 public enum InterruptionCause: Hashable, Sendable {
     /// A session that activated (rule 2.1 or 2.6); released when it deactivates.
     case session(String)
+    /// The phone call; released when it ends.
     case phoneCall
+    /// The muted built-in microphone (capturing sessions); released when it is unmuted.
     case micMuted
 }
 
@@ -22,6 +24,7 @@ public enum InterruptionCause: Hashable, Sendable {
 public struct Interruption: Hashable, Sendable {
     /// Reason and interrupter of the `interruptionBegan` event.
     public internal(set) var reason: InterruptionReason
+    /// The interrupting session's id; nil for the phone call and the microphone.
     public internal(set) var by: String?
     /// Everything that currently holds the session interrupted, oldest first.
     public internal(set) var causes: [InterruptionCause]
@@ -35,10 +38,13 @@ public struct Interruption: Hashable, Sendable {
 
 /// Policy state of one session. Value type: any thread; the engine's control side owns the live copy.
 public struct SessionState: Hashable, Sendable {
+    /// The session as registered (category changes update it).
     public internal(set) var configuration: SessionConfiguration
+    /// Inactive, active or interrupted.
     public internal(set) var phase: SessionPhase = .inactive
     /// Category chosen at activation (rule 10); nil while inactive.
     public internal(set) var activeCategory: Category?
+    /// What holds it interrupted; nil unless `phase` is `interrupted`.
     public internal(set) var interruption: Interruption?
     /// What a host `resume`, or a remote `play`, starts: sources paused by a remote
     /// `pause`, or playing when an interruption ended without resuming.
@@ -46,6 +52,7 @@ public struct SessionState: Hashable, Sendable {
     /// Increases with every activation; orders duckers (see `RenderView`).
     public internal(set) var activationSerial: Int = 0
 
+    /// The session's id (`configuration.id`).
     public var id: String { configuration.id }
     /// The category in force: the one chosen at activation, else the configured one.
     public var category: Category { activeCategory ?? configuration.category }
@@ -53,12 +60,15 @@ public struct SessionState: Hashable, Sendable {
     public var isMixable: Bool {
         category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
     }
+    /// Its category in force sends sources to the output.
     public var hasOutput: Bool { category.hasOutput }
 }
 
 /// Policy state of one source. Value type: any thread; the engine's control side owns the live copy.
 public struct SourceState: Hashable, Sendable {
+    /// The source's id.
     public let id: String
+    /// The id of its session.
     public let session: String
     /// Transport intent: the host (or the policy on its behalf) wants it to play.
     public internal(set) var isPlaying: Bool = false
@@ -73,7 +83,9 @@ public struct PolicyState: Hashable, Sendable {
     public internal(set) var sessions: [SessionState] = []
     /// In registration order.
     public internal(set) var sources: [SourceState] = []
+    /// Silent switch, lock, volumes (clamped to 0…1), route and microphone.
     public internal(set) var device: DeviceState
+    /// A phone call is in progress (every session is interrupted, activation is refused).
     public internal(set) var callActive: Bool = false
     /// Engine default duck envelope (used when no rule applies and the ducker has no `ducking`).
     public internal(set) var engineDucking: DuckingSettings
@@ -91,6 +103,8 @@ public struct PolicyState: Hashable, Sendable {
     var sourcesOfSession: [[Int]] = []
     var nextActivationSerial = 1
 
+    /// A state with these sessions and sources registered (inactive, not playing); throws what
+    /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume.
     public init(
         sessions: [SessionConfiguration] = [],
         sources: [SourceConfiguration] = [],
@@ -160,7 +174,9 @@ public struct PolicyState: Hashable, Sendable {
 
     // MARK: Lookup
 
+    /// The session with this id, or nil.
     public func session(_ id: String) -> SessionState? { sessionIndex[id].map { sessions[$0] } }
+    /// The source with this id, or nil.
     public func source(_ id: String) -> SourceState? { sourceIndex[id].map { sources[$0] } }
 
     func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }

@@ -13,7 +13,9 @@ public enum SessionRenderState: Hashable, Sendable {
 
 /// Render view of one session. Value type: any thread.
 public struct SessionView: Hashable, Sendable {
+    /// The session's id.
     public var id: String
+    /// Audible, silenced, interrupted or inactive.
     public var state: SessionRenderState
     /// Non-nil while ducked: the settings of the most specific rule for the pair, else the
     /// ducker's `ducking`, else the engine default.
@@ -25,6 +27,7 @@ public struct SessionView: Hashable, Sendable {
     /// False for `record` and `audioProcessing`: the gate stays closed whatever the state.
     public var hasOutput: Bool
 
+    /// A view with these values (tests and the policy build them).
     public init(
         id: String, state: SessionRenderState, duck: DuckingSettings? = nil, duckedBy: String? = nil,
         duckRule: DuckingRuleReference? = nil, hasOutput: Bool = true
@@ -50,13 +53,16 @@ public struct SessionView: Hashable, Sendable {
 
 /// Render view of one source. Value type: any thread.
 public struct SourceView: Hashable, Sendable {
+    /// The source's id.
     public var id: String
+    /// The id of its session.
     public var session: String
     /// It advances: playing intent and its session audible or silenced.
     public var isRunning: Bool
     /// Changes whenever it must go back to its start (stop, end).
     public var rewinds: Int
 
+    /// A view with these values.
     public init(id: String, session: String, isRunning: Bool, rewinds: Int = 0) {
         self.id = id
         self.session = session
@@ -75,12 +81,16 @@ public struct RenderView: Hashable, Sendable {
     public var sources: [SourceView]
     /// Call audio plays; it is never ducked or silenced.
     public var callActive: Bool
+    /// The system volume, 0…1 (``systemGain`` is its gain).
     public var systemVolume: Double
+    /// The ringer volume, 0…1 (``ringerGain`` is its gain).
     public var ringerVolume: Double
     /// System sounds play (false: vibrate or suppressed instead).
     public var systemSoundsAllowed: Bool
+    /// The current output route.
     public var route: Route
 
+    /// A view with these values (``PolicyState/renderView`` builds the real one).
     public init(
         sessions: [SessionView], sources: [SourceView], callActive: Bool, systemVolume: Double,
         ringerVolume: Double, systemSoundsAllowed: Bool, route: Route
@@ -101,7 +111,9 @@ public struct RenderView: Hashable, Sendable {
     /// Gain of the call audio: the system volume only, no policy attenuation.
     public var callGain: Double { callActive ? systemGain : 0 }
 
+    /// The view of the session with this id, or nil. O(sessions).
     public func session(_ id: String) -> SessionView? { sessions.first { $0.id == id } }
+    /// The view of the source with this id, or nil. O(sources).
     public func source(_ id: String) -> SourceView? { sources.first { $0.id == id } }
     /// Whether the source advances (false for an unknown id).
     public func isRunning(_ source: String) -> Bool { self.source(source)?.isRunning ?? false }

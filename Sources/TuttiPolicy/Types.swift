@@ -3,6 +3,9 @@
 
 /// Audio session category (spec §1). Value type: any thread.
 public enum Category: String, CaseIterable, Sendable, Hashable {
+    /// The categories of §1: `soloAmbient` (the default) and `ambient` are silenced by the switch,
+    /// lock and background (`ambient` mixes); `playback`, `playAndRecord` and `multiRoute` play on
+    /// in the background; `record` and `audioProcessing` have no output.
     case soloAmbient, ambient, playback, record, playAndRecord, audioProcessing, multiRoute
 
     /// Silenced by the silent switch, by lock and in background (§1, §4).
@@ -32,6 +35,10 @@ public enum Category: String, CaseIterable, Sendable, Hashable {
 
 /// Category option (spec §1). Value type: any thread.
 public enum CategoryOption: String, CaseIterable, Sendable, Hashable {
+    /// `mixWithOthers` makes the session mixable; `duckOthers` also ducks the others while it is
+    /// active (§3); `interruptSpokenAudioAndMixWithOthers` also interrupts `spokenAudio` sessions
+    /// (§2.6); `allowBluetooth` and `defaultToSpeaker` are route hints the policy only checks.
+    /// ``Category/allows(_:)`` says which fit a category.
     case mixWithOthers, duckOthers, interruptSpokenAudioAndMixWithOthers, allowBluetooth, defaultToSpeaker
 
     /// Options that make a session mixable (the last two imply mixWithOthers).
@@ -42,16 +49,22 @@ public enum CategoryOption: String, CaseIterable, Sendable, Hashable {
 
 /// Session mode; only `spokenAudio` changes policy (§2.6). Value type: any thread.
 public enum Mode: String, CaseIterable, Sendable, Hashable {
+    /// The modes of iOS audio sessions; all but `spokenAudio` (which a session with
+    /// `interruptSpokenAudioAndMixWithOthers` interrupts, §2.6) are only carried for the host.
     case `default`, spokenAudio, voiceChat, videoChat, gameChat, measurement, moviePlayback, voicePrompt
 }
 
 /// Output route (§7). Value type: any thread.
 public enum Route: String, CaseIterable, Sendable, Hashable {
+    /// Where the output goes: the built-in speaker, wired headphones, a bluetooth device or an
+    /// external device (line out, HDMI, a USB interface).
     case speaker, headphones, bluetooth, external
 }
 
 /// Why the route changed (§7). Value type: any thread.
 public enum RouteChangeReason: String, CaseIterable, Sendable, Hashable {
+    /// A device came (`newDeviceAvailable`), the current one went away (`oldDeviceUnavailable`:
+    /// media sessions pause), or the host moved the route itself (`override`).
     case newDeviceAvailable, oldDeviceUnavailable, override
 
     /// The scene format's default: new device when moving to a non-speaker
@@ -63,16 +76,23 @@ public enum RouteChangeReason: String, CaseIterable, Sendable, Hashable {
 
 /// Remote (headphone / control centre) command (§8). Value type: any thread.
 public enum RemoteCommand: String, CaseIterable, Sendable, Hashable {
+    /// The transport commands a headset or control centre sends; a session answers those listed
+    /// in ``SessionConfiguration/remoteCommands``.
     case play, pause, togglePlayPause, nextTrack, previousTrack, stop
 }
 
 /// Reason field of `interruptionBegan`. Value type: any thread.
 public enum InterruptionReason: String, CaseIterable, Sendable, Hashable {
+    /// Who interrupted: a non-mixable session (`otherSession`), a phone call, a session that
+    /// interrupts spoken audio (`spokenAudio`), or the muted built-in microphone of a capturing
+    /// session (`builtInMicMuted`).
     case otherSession, phoneCall, spokenAudio, builtInMicMuted
 }
 
 /// Reason field of `silenced` (and of `systemSoundSuppressed`: `recording`). Value type: any thread.
 public enum SilenceReason: String, CaseIterable, Sendable, Hashable {
+    /// Why it is silent: the silent switch, the locked device, the session in the background
+    /// (all three for `soloAmbient`/`ambient` only), or another session recording (§5).
     case silentSwitch, locked, background, recording
 }
 
@@ -104,16 +124,22 @@ public enum SourcePauseReason: String, CaseIterable, Sendable, Hashable {
 
 /// Target field of `volumeChanged`. Value type: any thread.
 public enum VolumeTarget: String, CaseIterable, Sendable, Hashable {
+    /// The system (media) volume or the ringer volume (system sounds).
     case system, ringer
 }
 
 /// Duck envelope (§3): level in dB, attack and release in seconds, linear in dB.
 /// Value type: any thread.
 public struct DuckingSettings: Hashable, Sendable {
+    /// Gain of a ducked session in dB (e.g. -15); values above 0 are treated as 0.
     public var levelDB: Double
+    /// Time to ramp down to `levelDB`, in seconds.
     public var attackSeconds: Double
+    /// Time to ramp back to unity when the ducking ends, in seconds.
     public var releaseSeconds: Double
 
+    /// Settings with the given level (dB) and attack and release times (seconds); not validated
+    /// here (the host API and the ducking rules check them).
     public init(levelDB: Double, attackSeconds: Double, releaseSeconds: Double) {
         self.levelDB = levelDB
         self.attackSeconds = attackSeconds
@@ -130,20 +156,35 @@ public struct DuckingSettings: Hashable, Sendable {
 /// A session as declared in the scene or registered by the host; defaults are the scene's.
 /// Value type: any thread; the engine's control side owns the live copy.
 public struct SessionConfiguration: Hashable, Sendable {
+    /// The session's name, unique among the sessions.
     public var id: String
+    /// What kind of audio it plays (§1).
     public var category: Category
+    /// Options of the category; ``Category/allows(_:)`` says which are allowed.
     public var options: Set<CategoryOption>
+    /// The session mode (only `spokenAudio` changes policy).
     public var mode: Mode
+    /// It shows play/pause controls (a media player): it can receive remote commands (§8).
     public var playbackControls: Bool
+    /// The remote commands it answers.
     public var remoteCommands: Set<RemoteCommand>
+    /// Whether it is in the foreground (background silences `soloAmbient`/`ambient`).
     public var foreground: Bool
+    /// Whether its interrupted sources resume when the interruption ends (for a session with
+    /// `playbackControls`, only when the end says shouldResume; §2.5).
     public var autoResume: Bool
+    /// The category it takes instead when another session is already playing at activation
+    /// (a game that yields to the user's music); nil: always `category`.
     public var categoryWhenOtherAudioPlaying: Category?
+    /// The envelope it applies to the sessions it ducks (when no ducking rule matches);
+    /// nil: the engine's default.
     public var ducking: DuckingSettings?
     /// Voices its sources may have at once (1…65536; nil: no limit of its own). The
     /// renderer enforces it (see the engine's voice limits); the policy only carries it.
     public var maxVoices: Int?
 
+    /// A session with the scene format's defaults; nothing is validated here
+    /// (``PolicyState/addSession(_:)`` checks the options against the category).
     public init(
         id: String,
         category: Category = .soloAmbient,
@@ -174,9 +215,12 @@ public struct SessionConfiguration: Hashable, Sendable {
 /// A source as the policy sees it: an id and its session (gain, file, loop are the renderer's).
 /// Value type: any thread.
 public struct SourceConfiguration: Hashable, Sendable {
+    /// The source's name, unique among the sources.
     public var id: String
+    /// The id of the session it belongs to.
     public var session: String
 
+    /// A source `id` of session `session`.
     public init(id: String, session: String) {
         self.id = id
         self.session = session
@@ -186,15 +230,20 @@ public struct SourceConfiguration: Hashable, Sendable {
 /// Device state (§ vocabulary); defaults are the scene's.
 /// Value type: any thread; the engine's control side owns the live copy.
 public struct DeviceState: Hashable, Sendable {
+    /// The silent switch is on: silences `soloAmbient` and `ambient` sessions and system sounds.
     public var silentSwitch: Bool
+    /// The device is locked: silences `soloAmbient` and `ambient` sessions.
     public var locked: Bool
     /// System volume, 0…1.
     public var volume: Double
     /// Ringer volume, 0…1.
     public var ringerVolume: Double
+    /// The current output route.
     public var route: Route
+    /// The built-in microphone is muted: interrupts capturing sessions (§2.8).
     public var micMuted: Bool
 
+    /// A device state; the defaults are the scene's (switch off, unlocked, full volumes, speaker).
     public init(
         silentSwitch: Bool = false, locked: Bool = false, volume: Double = 1, ringerVolume: Double = 1,
         route: Route = .speaker, micMuted: Bool = false
