@@ -81,6 +81,9 @@ public final class AudioEngine: Sendable {
         return true
     }
 
+    /// How many output routes it has (`configuration.routes.count`). Any thread (real-time safe).
+    public var routeCount: Int { renderer.routeCount }
+
     /// Render the next `frameCount` frames of every route: `outputs[r]` receives
     /// `frameCount × channelCount` interleaved floats of route `r` (`configuration.routes[r]`,
     /// 0 = main) for `r` below `routeCount`; routes past `routeCount` are mixed and dropped.

@@ -19,8 +19,8 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline let transportFadeFrames: Int
     @usableFromInline let maxSources: Int
     @usableFromInline let maxBuses: Int
-    /// Output routes (`configuration.routes.count`, 1…8).
-    @usableFromInline let routeCount: Int
+    /// Output routes (`configuration.routes.count`, 1…8). Any thread.
+    public let routeCount: Int
     /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
     /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
     @usableFromInline let routeTargets: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
