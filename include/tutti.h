@@ -142,7 +142,16 @@ typedef struct tutti_engine_config {
                                         16..1048576; beyond it calls fail with
                                         TUTTI_ERROR_CAPACITY until rendering catches up;
                                         default 4096 */
+    /* Fields below were added after the first release: a struct_size of the first layout
+     * (offsetof(tutti_engine_config, route_count)) reads them as their defaults (main alone);
+     * a size between the two layouts is TUTTI_ERROR_VERSION. */
+    uint32_t route_count;            /* output routes, 1..8 (TUTTI_MAX_ROUTES); default 1 (main) */
+    const char *const *route_names;  /* route_count UTF-8 names, route_names[0] "main", distinct;
+                                        NULL when route_count is 1; copied at create */
 } tutti_engine_config;
+
+/* The most output routes an engine may have (route 0 is "main"). */
+#define TUTTI_MAX_ROUTES 8u
 
 /* Sets the defaults and struct_size. NULL is ignored. Any thread. */
 void tutti_engine_config_init(tutti_engine_config *config);
@@ -160,6 +169,14 @@ void tutti_engine_destroy(tutti_engine *engine);
  * output runs or another thread is rendering. The one real-time function: no allocation,
  * lock, blocking or system call, on success or failure. One thread at a time. */
 tutti_result tutti_engine_render(tutti_engine *engine, float *interleaved, uint32_t frames);
+/* Pull mode for every output route at once: renders the next `frames` frames of route r
+ * (route_names[r] of the config, 0 = main) into outputs[r] (frames * channels interleaved
+ * floats each) for r below route_count, which must be 1..the engine's route count (routes
+ * past it are mixed and dropped). Otherwise the same as tutti_engine_render: real-time safe,
+ * STATE (and silence in every buffer) while an output runs or another thread renders,
+ * INVALID_ARGUMENT for a NULL pointer or a bad route_count. One thread at a time. (An
+ * addition.) */
+tutti_result tutti_engine_render_routes(tutti_engine *engine, float *const *outputs, uint32_t route_count, uint32_t frames);
 /* Frames rendered so far (the engine clock); TUTTI_ERROR_INVALID_ARGUMENT (negative) for a
  * NULL engine. Any thread; never races with rendering. */
 tutti_frame tutti_engine_get_frame(tutti_engine *engine);
@@ -306,6 +323,12 @@ tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, fl
 /* Voice-stealing priority 0..255 (default 128) from `at` on: under a voice limit the lowest
  * priority loses its voice first. INVALID_ARGUMENT above 255. Any thread. (An addition.) */
 tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source, uint32_t priority, tutti_frame at);
+/* The output route (a name from the engine config's route_names; "main" by default) the
+ * source plays to from `at` on; a step, so set it before playing. INVALID_ARGUMENT for an
+ * unknown name, STATE for a route other than "main" when the source's session is not
+ * TUTTI_CATEGORY_MULTI_ROUTE (a session that leaves multiRoute later plays its sources to
+ * main until it returns). Any thread. (An addition.) */
+tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, const char *route, tutti_frame at);
 /* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or
  * TUTTI_FADE_DEFAULT): fade_in_frames on play/resume (default: none from the start, a 10 ms
  * de-click when resuming mid-way), fade_out_frames on pause/stop/destroy (default: a 10 ms

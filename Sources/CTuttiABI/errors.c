@@ -57,6 +57,10 @@ int32_t tuttic_fail_render(int32_t which) {
     case TUTTIC_RENDER_NULL_BUFFER:
         last_error.message = "tutti_engine_render: interleaved must not be NULL when frames > 0";
         return TUTTI_ERROR_INVALID_ARGUMENT;
+    case TUTTIC_RENDER_BAD_ROUTE_COUNT:
+        last_error.message = "tutti_engine_render_routes: route_count must be 1..the engine's route count, and outputs and "
+                             "each of its first route_count buffers non-NULL";
+        return TUTTI_ERROR_INVALID_ARGUMENT;
     default:
         last_error.message = "tutti_engine_render: an output is running (tutti_output_start) or another thread is "
                              "rendering; silence written";

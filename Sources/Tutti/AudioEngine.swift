@@ -81,6 +81,30 @@ public final class AudioEngine: Sendable {
         return true
     }
 
+    /// How many output routes it has (`configuration.routes.count`). Any thread (real-time safe).
+    public var routeCount: Int { renderer.routeCount }
+
+    /// Render the next `frameCount` frames of every route: `outputs[r]` receives
+    /// `frameCount × channelCount` interleaved floats of route `r` (`configuration.routes[r]`,
+    /// 0 = main) for `r` below `routeCount`; routes past `routeCount` are mixed and dropped.
+    /// Otherwise exactly `render(into:frameCount:)`: the same thread rules, real-time safety
+    /// and false return (all `routeCount` buffers silent) when it may not render now.
+    @discardableResult
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) -> Bool {
+        guard frameCount > 0, routeCount > 0 else { return true }
+        guard renderOwner.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
+            for r in 0..<routeCount { outputs[r].update(repeating: 0, count: frameCount * configuration.channelCount) }
+            return false
+        }
+        if configuration.pullRenderWaitsForFiles {
+            renderer.renderWaitingForFiles(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+        } else {
+            renderer.render(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+        }
+        renderOwner.store(0, ordering: .releasing)
+        return true
+    }
+
     /// Frames rendered so far (the engine clock). Any thread; never races with rendering.
     public var framesRendered: Int64 { renderer.framesRendered }
 

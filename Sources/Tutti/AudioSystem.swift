@@ -39,7 +39,14 @@ package final class AudioSystem {
         var gain: Float
         /// Frames of content at the engine rate; nil for endless sources.
         let frameCount: Int64?
+        /// The route it asked for (index into `configuration.routes`) and the one the engine
+        /// has: the same while its session's category is multiRoute, else main (0).
+        var route = 0
+        var engineRoute = 0
     }
+
+    /// Sources whose asked-for or engine route is not main (re-checked after every policy action).
+    private var routedSources: Set<SourceID> = []
 
     /// Every value command sent, in order, while `recordsCommands` is on (a scene's timeline
     /// for live replay).
@@ -174,6 +181,7 @@ package final class AudioSystem {
         try engine.removeSource(id, at: time)
         sources[id] = nil
         sourceIDs[record.name] = nil
+        routedSources.remove(id)
         if callSource == id { callSource = nil }
     }
 
@@ -245,6 +253,50 @@ package final class AudioSystem {
         try send(.setFades(id, fadeInFrames: fadeIn, fadeOutFrames: fadeOut), at: .now)
     }
 
+    /// Send a source of a multiRoute session to the output route `name` (one of
+    /// `configuration.routes`) from `time` on. "main" is allowed for every source; any other
+    /// route only while the source's session has category multiRoute. When its session
+    /// later leaves multiRoute the source plays to main, and back on its route when the
+    /// session returns to multiRoute.
+    package func setRoute(_ id: SourceID, route name: String, at time: EngineTime) throws(TuttiError) {
+        let record = try source(id)
+        guard let index = configuration.routes.firstIndex(of: name) else {
+            throw TuttiError(
+                .invalidArgument, "route: unknown route \"\(name)\" (routes: \(configuration.routes.joined(separator: ", ")))")
+        }
+        guard let session = record.session else { throw TuttiError(.state, "route: source \(id) is the engine's own") }
+        if index != 0 {
+            let category = policy.session(try sessionName(session))?.category
+            guard category == .multiRoute else {
+                throw TuttiError(
+                    .state,
+                    "route \"\(name)\": source \"\(record.name)\" belongs to a \(category.map { "\($0)" } ?? "unknown") session; "
+                        + "only sources of multiRoute sessions play to routes other than main")
+            }
+        }
+        try engine.checkRoom(1)
+        sources[id]?.route = index
+        routedSources.insert(id)
+        try syncRoutes(at: time)
+    }
+
+    /// The route a source asked for (its name).
+    package func route(of id: SourceID) throws(TuttiError) -> String { configuration.routes[try source(id).route] }
+
+    /// Sends each routed source's route as its session's category allows (multiRoute: the
+    /// route it asked for; otherwise main).
+    private func syncRoutes(at time: EngineTime) throws(TuttiError) {
+        for id in routedSources {
+            guard let record = sources[id], let session = record.session, let name = try? sessionName(session) else { continue }
+            let want = policy.session(name)?.category == .multiRoute ? record.route : 0
+            if want != record.engineRoute {
+                try send(.setRoute(id, route: Int32(want)), at: time)
+                sources[id]?.engineRoute = want
+            }
+            if record.route == 0, want == 0 { routedSources.remove(id) }
+        }
+    }
+
     private func rampLength(_ frames: Int64?, default seconds: Double) throws(TuttiError) -> Int32 {
         try checkedFrames(frames ?? self.frames(forSeconds: seconds), name: "rampFrames")
     }
@@ -271,9 +323,10 @@ package final class AudioSystem {
     package func perform(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
         absorbRenderEvents()
         // A view change sends a bounded number of commands per session and source.
-        try engine.checkRoom(view.sources.count + view.sessions.count + 4)
+        try engine.checkRoom(view.sources.count + view.sessions.count + routedSources.count + 4)
         let outcome = policy.apply(action)
         try applyView(policy.renderView, at: time, journal: outcome.journal)
+        if !routedSources.isEmpty { try syncRoutes(at: time) }
         return outcome
     }
 

@@ -56,6 +56,11 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     public var gateRampSeconds = 0.020
     /// System and ringer volume ramp, seconds.
     public var volumeRampSeconds = 0.020
+    /// Output routes by name: `"main"` first (where every source plays), then up to 7 more
+    /// (e.g. `["main", "cue"]`). Sources of `multiRoute` sessions choose one with
+    /// `SourceHandle.setRoute(_:at:)`; `AudioEngine.render(routes:routeCount:frameCount:)`
+    /// renders each into its own buffer, `render(into:frameCount:)` renders main.
+    public var routes = ["main"]
 
     /// The defaults: 48 kHz stereo, 512 sources, 64 sessions.
     public init() {}
@@ -75,6 +80,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.maxVoices = maxVoices ?? 0
         c.streamingThresholdSeconds = streamingThresholdSeconds
         c.streamingRingSeconds = streamingRingSeconds
+        c.routes = routes
         return c
     }
 

@@ -280,6 +280,19 @@ public struct SourceHandle: Hashable, Sendable {
         }
     }
 
+    /// Control thread: the output route it plays to from `time` on, by name (one of
+    /// `AudioEngineConfiguration.routes`; a step, so set it before playing). "main" suits
+    /// every source; another route needs the source's session to have category multiRoute
+    /// (`state` error otherwise; an unknown name is `invalidArgument`). When the session
+    /// leaves multiRoute the source plays to main, and back on its route when it returns.
+    public func setRoute(_ route: String, at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setRoute(id, route: route, at: time) }
+    }
+
+    /// Control thread: the name of the route it asked for (`setRoute(_:at:)`; "main" by default).
+    public var route: String { get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.route(of: id) } } }
+
     /// What the render side last published about it, with what the control side knows.
     public var info: SourceInfo {
         get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.info(id) } }

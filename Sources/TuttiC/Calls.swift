@@ -59,12 +59,14 @@ func utf8(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(TuttiError) -
     return string
 }
 
-/// A struct's `struct_size` must be at least its first released layout (`T`'s C size: this
-/// is the first release) and at most `TUTTI_MAX_STRUCT_SIZE`; larger sizes come from callers
+/// A struct's `struct_size` must be at least its first released layout (`firstReleasedSize`
+/// for structs that grew since, else `T`'s C size) and at most `TUTTI_MAX_STRUCT_SIZE`; larger sizes come from callers
 /// built against a newer header, whose extra fields are ignored.
-func checkStructSize<T>(_ size: UInt32, of type: T.Type, _ name: String) throws(TuttiError) {
-    let known = MemoryLayout<T>.stride
-    guard size >= known, size <= TUTTI_MAX_STRUCT_SIZE else {
+func checkStructSize<T>(_ size: UInt32, of type: T.Type, _ name: String, firstReleasedSize: Int? = nil) throws(TuttiError) {
+    let known = firstReleasedSize ?? MemoryLayout<T>.stride
+    // A size between two layouts is none of them.
+    let between = firstReleasedSize != nil && Int(size) > known && Int(size) < MemoryLayout<T>.stride
+    guard size >= known, size <= TUTTI_MAX_STRUCT_SIZE, !between else {
         throw TuttiError(
             .version,
             "\(name)->struct_size is \(size): this library knows \(known) bytes (set it with the struct's _init function; at most \(TUTTI_MAX_STRUCT_SIZE))"

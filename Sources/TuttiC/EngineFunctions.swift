@@ -12,7 +12,29 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
     config.pointee = tutti_engine_config(
         struct_size: UInt32(MemoryLayout<tutti_engine_config>.stride), sample_rate: UInt32(d.sampleRate),
         channels: UInt32(d.channelCount), max_block_frames: UInt32(d.maxBlockFrames), max_sources: UInt32(d.maxSources),
-        max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity))
+        max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity), route_count: 1,
+        route_names: nil)
+}
+
+/// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
+let engineConfigFirstSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.route_count)!
+
+/// The route names a config asks for: main alone when its struct_size ends before the route
+/// fields or `route_count` is 1 with no names.
+func routeNames(_ config: UnsafePointer<tutti_engine_config>) throws(TuttiError) -> [String] {
+    let end = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.route_names)! + MemoryLayout<UnsafeRawPointer>.size
+    guard Int(config.pointee.struct_size) >= end else { return ["main"] }
+    let count = Int(config.pointee.route_count)
+    guard (1...Int(TUTTI_MAX_ROUTES)).contains(count) else {
+        throw TuttiError(.invalidArgument, "config->route_count must be in 1..\(TUTTI_MAX_ROUTES), got \(count)")
+    }
+    guard let names = config.pointee.route_names else {
+        guard count == 1 else { throw TuttiError(.invalidArgument, "config->route_names must not be NULL when route_count is \(count)") }
+        return ["main"]
+    }
+    var result: [String] = []
+    for i in 0..<count { result.append(try utf8(names[i], "config->route_names[\(i)]")) }
+    return result
 }
 
 /// C ABI `tutti_engine_create`. Any thread.
@@ -23,7 +45,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
     call("tutti_engine_create") { () throws(TuttiError) in
         let config = try nonNull(config, "config")
         let out = try nonNull(out, "out")
-        try checkStructSize(config.pointee.struct_size, of: tutti_engine_config.self, "config")
+        try checkStructSize(config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize)
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -32,6 +54,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.maxSources = Int(c.max_sources)
         settings.maxSessions = Int(c.max_sessions)
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
+        settings.routes = try routeNames(config)
         let engine = try AudioEngine(configuration: settings)
         out.pointee = OpaquePointer(Unmanaged.passRetained(engine).toOpaque())
     }
@@ -57,6 +80,25 @@ public func tuttiEngineRender(_ pointer: OpaquePointer?, _ interleaved: UnsafeMu
     guard let interleaved else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_BUFFER)) }
     let rendered = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef {
         $0.render(into: interleaved, frameCount: Int(frames))
+    }
+    return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
+}
+
+/// C ABI `tutti_engine_render_routes`: the host's real-time thread, like `tutti_engine_render`
+/// (static failure messages only).
+@_cdecl("tutti_engine_render_routes")
+public func tuttiEngineRenderRoutes(
+    _ pointer: OpaquePointer?, _ outputs: UnsafePointer<UnsafeMutablePointer<Float>?>?, _ routeCount: UInt32, _ frames: UInt32
+) -> tutti_result {
+    guard let pointer else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_ENGINE)) }
+    let engine = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))
+    let known = engine._withUnsafeGuaranteedRef { $0.routeCount }
+    guard let outputs, routeCount >= 1, Int(routeCount) <= known else { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
+    for r in 0..<Int(routeCount) where outputs[r] == nil { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
+    guard frames > 0 else { return TuttiResult.ok }
+    // Same layout: an optional pointer is a pointer, nil is NULL (checked above).
+    let rendered = outputs.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: Int(routeCount)) { buffers in
+        engine._withUnsafeGuaranteedRef { $0.render(routes: buffers, routeCount: Int(routeCount), frameCount: Int(frames)) }
     }
     return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
 }

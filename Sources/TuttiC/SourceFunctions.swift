@@ -171,3 +171,15 @@ public func tuttiSourceSetPriority(_ pointer: OpaquePointer?, _ id: tutti_source
         try source(engine, id).setPriority(Int(priority), at: try engineTime(at))
     }
 }
+
+/// C ABI `tutti_source_set_route`. Any thread.
+@_cdecl("tutti_source_set_route")
+public func tuttiSourceSetRoute(_ pointer: OpaquePointer?, _ id: tutti_source, _ route: UnsafePointer<CChar>?, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_source_set_route") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let name = try utf8(route, "route")
+        try source(engine, id).setRoute(name, at: try engineTime(at))
+    }
+}

@@ -19,6 +19,10 @@ public enum EngineCommand: Sendable, Hashable {
     case setLoop(SourceID, Bool)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
+    /// The output route the source mixes into from this frame on (an index into
+    /// `EngineConfiguration.routes`; 0 is main, where every source starts). A step: send it
+    /// before playing, or expect a jump between outputs.
+    case setRoute(SourceID, route: Int32)
     /// Gate: 1 open, 0 closed (silenced or interrupted session).
     case setBusGate(BusID, gain: Float, rampFrames: Int32)
     /// The session's own gain (linear), ramped linearly over `rampFrames` (0: a step).

@@ -35,6 +35,16 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// Ring of a streaming file source, seconds at the engine rate (rounded up to a power of
     /// two frames): its memory, whatever the file's length.
     public var streamingRingSeconds: Double = 1
+    /// Output routes by name, index = route number: `"main"` first (route 0, where every
+    /// source plays unless sent elsewhere with `EngineCommand.setRoute`), at most
+    /// `maxRouteCount`. Each route is mixed into its own output (`Renderer.render(routes:…)`);
+    /// with only `main`, rendering costs what it did before routes existed.
+    public var routes: [String] = ["main"]
+
+    /// Most routes an engine may have (per-route scratch is preallocated for each).
+    public static let maxRouteCount = 8
+    /// The name of route 0.
+    public static let mainRoute = "main"
 
     /// What a streaming file source holds when it is created (and what a seek waits for):
     /// the first fill, done on the creating thread.
@@ -45,6 +55,9 @@ public struct EngineConfiguration: Sendable, Equatable {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
     }
+
+    /// The route number of `name` (its index in `routes`), nil if there is none.
+    public func routeIndex(named name: String) -> Int? { routes.firstIndex(of: name) }
 
     /// Seconds → frames at the engine rate (rounded to the nearest frame).
     @inlinable public func frames(forSeconds seconds: Double) -> Int {
@@ -79,6 +92,16 @@ public struct EngineConfiguration: Sendable, Equatable {
         }
         guard streamingRingSeconds.isFinite, (0.1...60).contains(streamingRingSeconds) else {
             throw .invalid("streamingRingSeconds must be in 0.1…60 s, got \(streamingRingSeconds)")
+        }
+        guard routes.first == Self.mainRoute else {
+            throw .invalid("routes must start with \"\(Self.mainRoute)\", got \(routes)")
+        }
+        guard routes.count <= Self.maxRouteCount else {
+            throw .invalid("routes: at most \(Self.maxRouteCount), got \(routes.count)")
+        }
+        for (i, name) in routes.enumerated() {
+            guard !name.isEmpty else { throw .invalid("routes[\(i)] is empty") }
+            guard routes.firstIndex(of: name) == i else { throw .invalid("routes[\(i)]: \"\(name)\" is listed twice") }
         }
         for (name, value) in [
             ("sourceGainRampSeconds", sourceGainRampSeconds), ("transportFadeSeconds", transportFadeSeconds),

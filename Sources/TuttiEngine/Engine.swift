@@ -318,6 +318,11 @@ public final class Engine {
             try checkMaxVoices(Int(limit))
         case .setMaxVoices(let limit):
             try checkMaxVoices(Int(limit))
+        case .setRoute(let id, let route):
+            try checkLive(id)
+            guard route >= 0, Int(route) < configuration.routes.count else {
+                throw .invalid("route must be in 0…\(configuration.routes.count - 1) (routes \(configuration.routes)), got \(route)")
+            }
         }
     }
 
@@ -389,6 +394,21 @@ public final class Engine {
     @inlinable
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
         renderer.render(into: output, frameCount: frameCount)
+    }
+
+    /// Render every route on the caller's thread: `outputs[r]` receives `frameCount`
+    /// interleaved frames of route `r` (`configuration.routes[r]`), for `r` below `routeCount`;
+    /// routes past `routeCount` are mixed and dropped. Render thread (one at a time); the
+    /// real-time multi-route entry (see `Renderer.render(routes:routeCount:frameCount:)`).
+    @inlinable
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        renderer.render(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+    }
+
+    /// `render(routes:routeCount:frameCount:)` the offline way: waits for the file worker like
+    /// `renderWaitingForFiles(into:frameCount:)`. Not real-time (it blocks).
+    public func renderWaitingForFiles(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        renderer.renderWaitingForFiles(routes: outputs, routeCount: routeCount, frameCount: frameCount)
     }
 
     /// Render on the caller's thread like `render(into:frameCount:)`, but wait for the file

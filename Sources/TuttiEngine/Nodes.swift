@@ -54,6 +54,8 @@ import TuttiDSP
     /// Voice-stealing priority, 0…255: a play over a voice limit takes the voice of the
     /// lowest-priority voice, and is refused if that one has a higher priority than it.
     @usableFromInline var priority: UInt8 = 128
+    /// The output route it mixes into (index into `EngineConfiguration.routes`; 0: main).
+    @usableFromInline var route = 0
     /// Order in which it last became a voice (smaller: older; see `Renderer.isVoice`).
     @usableFromInline var voiceSerial: UInt64 = 0
 

@@ -3,15 +3,16 @@ import TuttiDSP
 
 // The per-block mix on the render thread.
 //
-// One pass per source: each source mixes straight into the output with
+// One pass per source: each source mixes straight into its route's output (`routeTargets`;
+// main alone unless the engine has more routes) with
 // source gain × fade × (gate × bus gain × duck × volume of its class). The bus and master
 // factors are worked out once per bus per chunk: a scalar when settled, a per-frame gain array
 // while any of them ramps. Both paths compute the same product per frame, so the samples do
 // not depend on where a block is split.
 extension Renderer {
     @inlinable @_noLocks
-    func renderChunk(into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
-        output.update(repeating: 0, count: n &* channelCount)
+    func renderChunk(frameCount n: Int) {
+        for r in 0..<routeCount { routeTargets[r].update(repeating: 0, count: n &* channelCount) }
         let systemRamping = volume.isRamping
         if systemRamping { for f in 0..<n { systemVolumeGains[f] = volume.next() } }
         let ringerRamping = ringerVolume.isRamping
@@ -20,11 +21,11 @@ extension Renderer {
             computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
         }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
-            if sources[i].running { renderSource(&sources[i], into: output, frameCount: n) }
+            if sources[i].running { renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n) }
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
         }
-        if let p = probe { recordProbe(p, output: output, frameCount: n) }
+        if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
             if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }
         }

@@ -19,6 +19,13 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline let transportFadeFrames: Int
     @usableFromInline let maxSources: Int
     @usableFromInline let maxBuses: Int
+    /// Output routes (`configuration.routes.count`, 1…8). Any thread.
+    public let routeCount: Int
+    /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
+    /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
+    @usableFromInline let routeTargets: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// One chunk per route past main (`maxBlockFrames × channelCount` each).
+    @usableFromInline let routeScratch: UnsafeMutablePointer<Float>
 
     // Graph storage (render thread only after construction).
     @usableFromInline let sources: UnsafeMutablePointer<SourceNode>
@@ -81,6 +88,12 @@ public final class Renderer: @unchecked Sendable {
         maxVoices = configuration.maxVoices
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
+        routeCount = max(configuration.routes.count, 1)
+        let routeChunk = configuration.maxBlockFrames * configuration.channelCount
+        routeScratch = .allocate(capacity: max(routeCount - 1, 1) * routeChunk)
+        routeScratch.initialize(repeating: 0, count: max(routeCount - 1, 1) * routeChunk)
+        routeTargets = .allocate(capacity: EngineConfiguration.maxRouteCount)
+        routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxRouteCount)
         pending = PendingCommands(capacity: commands.indices.capacity)
         let placeholder = SourceNode(
             id: SourceID(rawValue: 0), bus: BusID(rawValue: 0), content: .silence, gain: 0, loop: false, fadeOutFrames: 0)
@@ -121,6 +134,8 @@ public final class Renderer: @unchecked Sendable {
         ringerVolumeGains.deallocate()
         frameGains.deallocate()
         scratch.deallocate()
+        routeScratch.deallocate()
+        routeTargets.deallocate()
         pending.deallocate()
         board.deallocate()
     }
@@ -145,7 +160,41 @@ public final class Renderer: @unchecked Sendable {
 
     @inlinable @_noLocks
     func render(into output: UnsafeMutablePointer<Float>, frameCount: Int, waitingForFiles: Bool) -> Int {
+        renderSpan(main: output, routes: nil, routeCount: 1, offset: 0, frameCount: frameCount, waitingForFiles: waitingForFiles)
+    }
+
+    /// Render thread: render every route at once — `outputs[r]` receives `frameCount`
+    /// interleaved frames of route `r` (`configuration.routes[r]`, 0 = main), for `r` below
+    /// `routeCount`; routes the engine has past `routeCount` are mixed into scratch and
+    /// dropped, pointers past the engine's routes are not touched. Otherwise the same as
+    /// `render(into:frameCount:)` (which is this with main alone).
+    @inlinable @_noLocks
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        guard routeCount > 0 else { return }
+        _ = renderSpan(
+            main: outputs[0], routes: outputs, routeCount: routeCount, offset: 0, frameCount: frameCount, waitingForFiles: false)
+    }
+
+    /// Render thread: `render(routes:routeCount:frameCount:)` stopping where a streaming file
+    /// source has no data yet (see `renderAvailable(into:frameCount:)`), writing from frame
+    /// `offset` of each buffer on. Returns the frames rendered.
+    @inlinable @_noLocks
+    public func renderAvailable(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, offset: Int, frameCount: Int)
+        -> Int
+    {
+        guard routeCount > 0 else { return 0 }
+        return renderSpan(
+            main: outputs[0], routes: outputs, routeCount: routeCount, offset: offset, frameCount: frameCount, waitingForFiles: true)
+    }
+
+    /// Frames `offset ..< offset + frameCount` of `main` (and of `routes[r]`, r < `routeCount`).
+    @inlinable @_noLocks
+    func renderSpan(
+        main: UnsafeMutablePointer<Float>, routes: UnsafePointer<UnsafeMutablePointer<Float>>?, routeCount given: Int, offset: Int,
+        frameCount: Int, waitingForFiles: Bool
+    ) -> Int {
         takeCommands()
+        let ch = channelCount
         var done = 0
         while done < frameCount {
             applyDueCommands()
@@ -157,7 +206,18 @@ public final class Renderer: @unchecked Sendable {
                 n = fileFramesReady(upTo: n)
                 if n == 0 { break }
             }
-            renderChunk(into: output + done &* channelCount, frameCount: n)
+            let at = (offset &+ done) &* ch
+            routeTargets[0] = main + at
+            if routeCount > 1 {
+                for r in 1..<routeCount {
+                    if let routes, r < given {
+                        routeTargets[r] = routes[r] + at
+                    } else {
+                        routeTargets[r] = routeScratch + (r &- 1) &* maxChunk &* ch
+                    }
+                }
+            }
+            renderChunk(frameCount: n)
             framePosition &+= Int64(n)
             done &+= n
         }
@@ -179,6 +239,23 @@ public final class Renderer: @unchecked Sendable {
             if !f.isReady(frameCount: n) { return 0 }
         }
         return n
+    }
+
+    /// `renderWaitingForFiles(into:frameCount:)` for every route at once (see
+    /// `render(routes:routeCount:frameCount:)`). Blocks: never on a real-time thread.
+    public func renderWaitingForFiles(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        guard routeCount > 0 else { return }
+        var done = 0
+        while true {
+            done += renderAvailable(routes: outputs, routeCount: routeCount, offset: done, frameCount: frameCount - done)
+            if done >= frameCount { return }
+            if !fileWorker.waitForProgress() {
+                _ = renderSpan(
+                    main: outputs[0], routes: outputs, routeCount: routeCount, offset: done, frameCount: frameCount - done,
+                    waitingForFiles: false)
+                return
+            }
+        }
     }
 
     /// The render thread when it is not real time (an offline loop, a host's pull render that

@@ -4,7 +4,10 @@ import Synchronization
 import TuttiEngine
 
 /// Plays a `Renderer` (an engine's render side) as a JACK client: output ports `out_1 … out_N`
-/// (N = the engine's channels), rendered inside JACK's process callback.
+/// (N = the engine's channels), rendered inside JACK's process callback. An engine with more
+/// than one route (`EngineConfiguration.routes`) gets a port group per route instead,
+/// `main_1 … main_N`, `cue_1 … cue_N`, …: main's group is connected as `out_*` would be, the
+/// other groups are left for the host or the user to connect (`jack_connect`, a patchbay).
 ///
 /// Threads: the control thread (the engine's) creates, starts, stops and polls it. JACK's
 /// process thread (made by libjack, real-time when the server is) renders and de-interleaves,
@@ -209,12 +212,17 @@ public final class JACKOutput: @unchecked Sendable {
 
     private func registerPorts(on client: JACKClient) throws {
         guard let h = client.handle else { throw JACKError.call("jack_port_register (closed client)", code: -1) }
-        for c in 0..<channelCount {
-            let name = "\(configuration.outputPortPrefix)_\(c + 1)"
-            guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
-                throw JACKError.call("jack_port_register \(name)", code: -1)
+        let routes = renderer.configuration.routes
+        for r in 0..<core.routeCount {
+            // One route: the configured prefix (`out`); several: a group named after each route.
+            let prefix = core.routeCount == 1 ? configuration.outputPortPrefix : routes[r]
+            for c in 0..<channelCount {
+                let name = "\(prefix)_\(c + 1)"
+                guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+                    throw JACKError.call("jack_port_register \(name)", code: -1)
+                }
+                core.outputPorts[r * channelCount + c] = port
             }
-            core.outputPorts[c] = port
         }
     }
 

@@ -47,12 +47,17 @@ final class ProcessCore: @unchecked Sendable {
 
     let renderer: Renderer
     let channelCount: Int
-    /// Interleaved render buffer; cycles longer than `scratchFrames` are rendered in pieces
-    /// (the engine's output does not depend on block size), so any buffer size JACK picks
-    /// later is served without reallocating.
+    /// The engine's output routes: one port group each (main first).
+    let routeCount: Int
+    /// Interleaved render buffer, one stretch of `scratchFrames` per route; cycles longer than
+    /// `scratchFrames` are rendered in pieces (the engine's output does not depend on block
+    /// size), so any buffer size JACK picks later is served without reallocating.
     let scratch: UnsafeMutablePointer<Float>
     let scratchFrames: Int
-    /// One `jack_port_t` per output channel (input ports for capture get a table of their own).
+    /// Route r's stretch of `scratch` (for `Renderer.render(routes:…)`).
+    let routeScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// One `jack_port_t` per output channel of each route, route-major: route r's channel c
+    /// is `outputPorts[r × channelCount + c]` (input ports for capture get a table of their own).
     let outputPorts: UnsafeMutablePointer<OpaquePointer?>
     var client: OpaquePointer?
     /// libjack's reason for the last shutdown, NUL-terminated (copied in the callback).
@@ -67,11 +72,14 @@ final class ProcessCore: @unchecked Sendable {
     init(renderer: Renderer, channelCount: Int, scope: JACKRealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>) {
         self.renderer = renderer
         self.channelCount = channelCount
+        routeCount = renderer.routeCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        scratch = .allocate(capacity: scratchFrames * channelCount)
-        scratch.initialize(repeating: 0, count: scratchFrames * channelCount)
-        outputPorts = .allocate(capacity: channelCount)
-        outputPorts.initialize(repeating: nil, count: channelCount)
+        scratch = .allocate(capacity: scratchFrames * channelCount * routeCount)
+        scratch.initialize(repeating: 0, count: scratchFrames * channelCount * routeCount)
+        routeScratch = .allocate(capacity: routeCount)
+        for r in 0..<routeCount { (routeScratch + r).initialize(to: scratch + r * scratchFrames * channelCount) }
+        outputPorts = .allocate(capacity: channelCount * routeCount)
+        outputPorts.initialize(repeating: nil, count: channelCount * routeCount)
         shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
         shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
         self.wakeSupervisor = wakeSupervisor
@@ -88,6 +96,7 @@ final class ProcessCore: @unchecked Sendable {
 
     deinit {
         scratch.deallocate()
+        routeScratch.deallocate()
         outputPorts.deallocate()
         shutdownReason.deallocate()
     }
@@ -118,7 +127,11 @@ final class ProcessCore: @unchecked Sendable {
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
-                renderer.render(into: scratch, frameCount: n)
+                if routeCount == 1 {
+                    renderer.render(into: scratch, frameCount: n)
+                } else {
+                    renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
+                }
                 deinterleave(frameCount: n, nframes: nframes, offset: offset)
                 offset &+= n
             }
@@ -134,25 +147,28 @@ final class ProcessCore: @unchecked Sendable {
         return 0
     }
 
-    /// Scratch (interleaved, `frameCount` frames) → each port's buffer at `offset`.
+    /// Scratch (interleaved, `frameCount` frames per route) → each port's buffer at `offset`.
     @inline(__always) @_noLocks
     func deinterleave(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
         let channels = channelCount
-        for c in 0..<channels {
-            let port = outputPorts[c]
-            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
-            let out = raw.assumingMemoryBound(to: Float.self) + offset
-            var i = c
-            for f in 0..<frameCount {
-                out[f] = scratch[i]
-                i &+= channels
+        for r in 0..<routeCount {
+            let source = scratch + r &* scratchFrames &* channels
+            for c in 0..<channels {
+                let port = outputPorts[r &* channels &+ c]
+                guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+                let out = raw.assumingMemoryBound(to: Float.self) + offset
+                var i = c
+                for f in 0..<frameCount {
+                    out[f] = source[i]
+                    i &+= channels
+                }
             }
         }
     }
 
     @inline(__always) @_noLocks
     func silence(from start: Int, to end: Int, nframes: jack_nframes_t) {
-        for c in 0..<channelCount {
+        for c in 0..<channelCount &* routeCount {
             let port = outputPorts[c]
             guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
             (raw.assumingMemoryBound(to: Float.self) + start).update(repeating: 0, count: end &- start)

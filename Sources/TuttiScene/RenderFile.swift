@@ -7,10 +7,14 @@ extension SceneRenderer {
     /// destinations only when everything succeeded; a bad picture path fails before rendering.
     /// `progress` hears about each audio file as it is loaded, then about the render.
     /// `format` and `resampler`, when given, override the scene's `engine.output` and
-    /// `engine.resampler`. Control side (the calling thread does all of it).
+    /// `engine.resampler`. `routeOutputs` names the WAV of each route past main
+    /// (`engine.routes`): every such route needs one, and each names a route — otherwise a
+    /// `RouteOutputError` before anything is written. All WAVs have the same length and are
+    /// sample-aligned. Control side (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
+        routeOutputs: [(route: String, path: String)] = [],
         progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
@@ -21,6 +25,7 @@ extension SceneRenderer {
         if let plotPath, plotPath == outputPath || plotPath == eventsPath {
             throw SceneError(plotPath, "the timeline picture and another output are the same file")
         }
+        let routePaths = try routeOutputPaths(routeOutputs, routes: scene.engine.routes, scenePath: scenePath)
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try SceneRenderer(scene: scene, audio: loader)
@@ -30,10 +35,25 @@ extension SceneRenderer {
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
+        var routeWriters: [AtomicWAVWriter] = []
+        do {
+            for path in routePaths {
+                routeWriters.append(
+                    try AtomicWAVWriter(
+                        path: path, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount, format: sampleFormat,
+                        frameCount: renderer.totalFrames))
+            }
+        } catch {
+            writer.discard()
+            for w in routeWriters { w.discard() }
+            throw error
+        }
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         let plotWriter = try plotPath.map { try AtomicTextWriter(path: $0) }
         do {
-            try renderer.render(progress: { progress(.rendering(fraction: $0)) }, sink: { try writer.write($0) })
+            try renderer.render(
+                progress: { progress(.rendering(fraction: $0)) }, routeSink: { try routeWriters[$0 - 1].write($1) },
+                sink: { try writer.write($0) })
             if let eventsWriter {
                 for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
                 try eventsWriter.prepare()
@@ -46,11 +66,13 @@ extension SceneRenderer {
             // All into place, or none if the process is stopped meanwhile.
             try TemporaryFiles.together {
                 try writer.commit()
+                for w in routeWriters { try w.commit() }
                 try eventsWriter?.commit()
                 try plotWriter?.commit()
             }
         } catch {
             writer.discard()
+            for w in routeWriters { w.discard() }
             eventsWriter?.discard()
             plotWriter?.discard()
             throw error
@@ -61,5 +83,29 @@ extension SceneRenderer {
             wallSeconds: finished.timeIntervalSince(started), loadSeconds: loaded.timeIntervalSince(started),
             renderSeconds: finished.timeIntervalSince(loaded), format: sampleFormat, container: writer.container,
             eventCount: renderer.journal.count, files: loader.report)
+    }
+}
+
+/// A `--route-output` that names no route of the scene, or a route of the scene that has no
+/// `--route-output`: a usage error (nothing is rendered or written).
+public struct RouteOutputError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong, naming the route.
+    public let description: String
+}
+
+extension SceneRenderer {
+    /// The output path of each route past main, in route order.
+    static func routeOutputPaths(_ outputs: [(route: String, path: String)], routes: [String], scenePath: String) throws -> [String] {
+        for o in outputs where !routes.dropFirst().contains(o.route) {
+            throw RouteOutputError(
+                description: "--route-output \(o.route)=\(o.path): the scene has no route \"\(o.route)\" besides main "
+                    + "(engine.routes: \(routes.joined(separator: ", ")))")
+        }
+        return try routes.dropFirst().map { name in
+            guard let o = outputs.first(where: { $0.route == name }) else {
+                throw RouteOutputError(description: "route \"\(name)\" of \(scenePath) has no output: add --route-output \(name)=FILE.wav")
+            }
+            return o.path
+        }
     }
 }

@@ -18,6 +18,8 @@ public struct Scene: Sendable {
         public var output: SampleFormat = .float32
         /// Voices the whole engine may play at once (nil: no limit).
         public var maxVoices: Int?
+        /// Output routes (`engine.routes`): "main" first, always there.
+        public var routes = ["main"]
     }
 
     public struct Device: Sendable, Equatable {
@@ -45,6 +47,9 @@ public struct Scene: Sendable {
         public var loop: Bool
         /// Voice-stealing priority, 0…255 (default 128).
         public var priority: Int = 128
+        /// The output route it plays to (`route`; only sources of multiRoute sessions may
+        /// name one other than "main").
+        public var route = "main"
         /// JSON path, for errors found later (e.g. when loading the file).
         public var place: String
         /// Fades on play/resume and on pause/stop (nil: the engine's defaults).

@@ -48,6 +48,7 @@ struct SceneDecoder {
         for (i, v) in try r.array("sources").enumerated() {
             let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
             guard sourceIDs.insert(s.id).inserted else { throw SceneError("sources[\(i)].id", "duplicate source id \"\(s.id)\"") }
+            try checkRoute(of: s, path: "sources[\(i)].route", scene: scene)
             scene.sources.append(s)
         }
         var events: [Scene.Event] = []
@@ -70,8 +71,44 @@ struct SceneDecoder {
         if let d = r.value("ducking") { (e.ducking, pendingRules) = try engineDucking(d, path: r.child("ducking")) }
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
+        if r.has("routes") { e.routes = try routes(&r) }
         try r.finish()
         return e
+    }
+
+    /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
+    /// 8 with "main", which is added first when missing and moved first when listed later.
+    func routes(_ r: inout FieldReader) throws -> [String] {
+        var names: [String] = []
+        for (i, v) in try r.array("routes").enumerated() {
+            let place = "\(r.child("routes"))[\(i)]"
+            guard case .string(let name) = v else { throw SceneError(place, "expected a route name, found \(v.kindName)") }
+            guard !name.isEmpty, !name.contains("=") else { throw SceneError(place, "a route name must be non-empty, without \"=\"") }
+            guard !names.contains(name) else { throw SceneError(place, "route \"\(name)\" is listed twice") }
+            names.append(name)
+        }
+        names.removeAll { $0 == "main" }
+        names.insert("main", at: 0)
+        guard names.count <= 8 else { throw SceneError(r.child("routes"), "at most 8 routes (with main), got \(names.count)") }
+        return names
+    }
+
+    /// A source's `route`: a route of `engine.routes`, other than main only in a session
+    /// whose category is multiRoute.
+    func checkRoute(of source: Scene.Source, path: String, scene: Scene) throws {
+        guard source.route != "main" else { return }
+        guard scene.engine.routes.contains(source.route) else {
+            throw SceneError(
+                path,
+                "unknown route \"\(source.route)\" (engine.routes: \(scene.engine.routes.map { "\"\($0)\"" }.joined(separator: ", ")))")
+        }
+        let category = scene.sessions.first { $0.id == source.session }?.category
+        guard category == .multiRoute else {
+            throw SceneError(
+                path,
+                "session \"\(source.session)\" has category \(category.map { $0.rawValue } ?? "?"); only sources of multiRoute sessions "
+                    + "play to a route other than main")
+        }
     }
 
     /// `maxVoices`: a whole number, 1…65536.
@@ -254,8 +291,12 @@ struct SceneDecoder {
         let loop = try r.bool("loop", default: false)
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)
+        let route = r.has("route") ? try identifier(&r, "route") : "main"
         try r.finish()
-        return Scene.Source(id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
+        var source = Scene.Source(
+            id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
+        source.route = route
+        return source
     }
 
     func event(_ v: JSONValue, path: String, scene: Scene, sessions: Set<String>, sources: Set<String>) throws -> Scene.Event {

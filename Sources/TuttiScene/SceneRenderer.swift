@@ -51,6 +51,7 @@ public final class SceneRenderer {
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
         config.ducking = scene.engine.ducking
         config.maxVoices = scene.engine.maxVoices
+        config.routes = scene.engine.routes
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
@@ -95,6 +96,7 @@ public final class SceneRenderer {
                     kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop, priority: UInt8(s.priority))
                 sourceIDs[s.id] = id
                 try setFades(s.fades, of: id)
+                if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -173,14 +175,25 @@ public final class SceneRenderer {
     }
 
     /// Render the scene (up to `endFrame`, default: its end), handing each block of
-    /// interleaved float samples to `sink`. Events at `endFrame` itself are applied.
+    /// interleaved float samples to `sink` (route main). Events at `endFrame` itself are applied.
+    /// With more routes (`engine.routes`), each block of route r ≥ 1 goes to
+    /// `routeSink(r, samples)` right after main's, the same length (sample-aligned).
     public func render(
         through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
+        routeSink: (_ route: Int, UnsafeBufferPointer<Float>) throws -> Void = { _, _ in },
         sink: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
         var buffer = [Float](repeating: 0, count: block * ch)
+        let routeCount = scene.engine.routes.count
+        // Routes past main: their block buffers, and the pointers handed to the engine.
+        let routeBuffers = UnsafeMutablePointer<Float>.allocate(capacity: max(routeCount - 1, 1) * block * ch)
+        let routePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
+        defer {
+            routeBuffers.deallocate()
+            routePointers.deallocate()
+        }
         let events = scene.events
         let last = min(endFrame ?? totalFrames, totalFrames)
         while framePosition < last || (nextEvent < events.count && scene.frame(at: events[nextEvent].at) <= last && framePosition == last) {
@@ -196,8 +209,15 @@ public final class SceneRenderer {
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
                         // Waits for streaming files instead of underrunning: the same output every run.
-                        engine.renderWaitingForFiles(
-                            into: out.baseAddress! + Int(framePosition - blockStart) * ch, frameCount: Int(upTo - framePosition))
+                        let at = Int(framePosition - blockStart) * ch
+                        if routeCount > 1 {
+                            routePointers[0] = out.baseAddress! + at
+                            for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * block * ch + at }
+                            engine.renderWaitingForFiles(
+                                routes: routePointers, routeCount: routeCount, frameCount: Int(upTo - framePosition))
+                        } else {
+                            engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
+                        }
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                     }
@@ -214,6 +234,10 @@ public final class SceneRenderer {
             }
             if blockEnd > blockStart {
                 try buffer.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(blockEnd - blockStart) * ch])) }
+                for r in 1..<max(routeCount, 1) {
+                    try routeSink(
+                        r, UnsafeBufferPointer(start: routeBuffers + (r - 1) * block * ch, count: Int(blockEnd - blockStart) * ch))
+                }
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))
         }

@@ -103,6 +103,12 @@ struct Play: ParsableCommand {
     private func play() throws {
         if backend == .jack { return try playJACK() }
         let scene = try SceneRenderer.loadScene(path: self.scene)
+        if scene.engine.routes.count > 1 {
+            // One PCM per route from the one real-time thread is not built yet (docs/backends.md).
+            say(
+                "the routes other than main (\(scene.engine.routes.dropFirst().joined(separator: ", "))) are not played on ALSA yet: use --backend jack (port groups) or tutti render --route-output"
+            )
+        }
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames

@@ -50,12 +50,29 @@ struct Render: ParsableCommand {
     )
     var plot: String?
 
+    @Option(
+        name: .customLong("route-output"),
+        help: ArgumentHelp(
+            "Write route NAME of the scene's engine.routes to FILE (NAME=FILE; repeat for each route besides main, which goes to -o).",
+            valueName: "NAME=FILE"))
+    var routeOutput: [String] = []
+
     @Flag(help: "No progress bar and no summary line.")
     var quiet = false
 
     /// A bad `--plot` (unknown extension, a path that cannot be written, another output's
     /// path) is a usage error: nothing is rendered.
     func validate() throws {
+        var paths = [output] + (events.map { [$0] } ?? []) + (plot.map { [$0] } ?? [])
+        var names: Set<String> = []
+        for (name, path) in try routeOutputs() {
+            guard name != "main" else { throw ValidationError("--route-output main=\(path): route main goes to -o") }
+            guard names.insert(name).inserted else { throw ValidationError("--route-output \(name): given twice") }
+            guard !paths.contains(path) else {
+                throw ValidationError("--route-output \(name)=\(path) names the same file as another output")
+            }
+            paths.append(path)
+        }
         guard let plot else { return }
         do {
             _ = try TimelineFormat(path: plot)
@@ -67,15 +84,29 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// `--route-output NAME=FILE` values, split.
+    func routeOutputs() throws -> [(route: String, path: String)] {
+        try routeOutput.map { value in
+            guard let eq = value.firstIndex(of: "="), eq != value.startIndex, value.index(after: eq) != value.endIndex else {
+                throw ValidationError("--route-output \(value): expected NAME=FILE")
+            }
+            return (String(value[..<eq]), String(value[value.index(after: eq)...]))
+        }
+    }
+
     func run() throws {
         Interrupts.install()
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
-                format: format?.sampleFormat, resampler: resampler, plotPath: plot, progress: { progress.update($0) })
+                format: format?.sampleFormat, resampler: resampler, plotPath: plot, routeOutputs: try routeOutputs(),
+                progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
+        } catch let error as RouteOutputError {
+            progress.finish()
+            throw ValidationError(error.description)
         } catch {
             progress.finish()
             throw fail(error)

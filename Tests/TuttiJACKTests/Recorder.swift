@@ -110,6 +110,16 @@ final class Recorder: @unchecked Sendable {
         return nil
     }
 
+    /// Where (in frames of `recording`) the first cycle starts whose frame time does not follow
+    /// on from the previous one (a cycle lost to an xrun); nil when the recording is continuous.
+    var firstDiscontinuity: Int? {
+        let count = cycles.load(ordering: .acquiring)
+        for i in 1..<max(count, 1) where cycleTimes[i] != cycleTimes[i - 1] &+ UInt32(cycleStarts[i] - cycleStarts[i - 1]) {
+            return cycleStarts[i]
+        }
+        return nil
+    }
+
     /// Frame times that do not follow on from the previous cycle (a restarted clock, a lost
     /// cycle): their count.
     var discontinuities: Int {

@@ -99,8 +99,44 @@ static void rendering_allocates_nothing(void) {
     free(out);
 }
 
+/* tutti_engine_render_routes: three routes, sources on each, allocate nothing. */
+static void rendering_routes_allocates_nothing(void) {
+    static const char *const names[] = {"main", "cue", "booth"};
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    tutti_session dj;
+    tutti_source t;
+    float *buffers[3];
+    int k, failures = 0;
+    tutti_engine_config_init(&config);
+    config.route_count = 3;
+    config.route_names = names;
+    OK(tutti_engine_create(&config, &engine));
+    if (engine == NULL) exit(2);
+    OK(tutti_session_create(engine, "dj", &dj));
+    OK(tutti_session_set_category(engine, dj, TUTTI_CATEGORY_MULTI_ROUTE, TUTTI_MODE_DEFAULT, 0));
+    OK(tutti_session_set_active(engine, dj, 1, 0, TUTTI_NOW));
+    for (k = 0; k < 12; k++) {
+        OK(tutti_source_create_tone(engine, dj, 200 + 50 * k, 0.05f, &t));
+        OK(tutti_source_set_route(engine, t, names[k % 3], TUTTI_NOW));
+        OK(tutti_source_play(engine, t, TUTTI_NOW));
+    }
+    for (k = 0; k < 3; k++) buffers[k] = calloc(256 * 2, sizeof(float));
+    OK(tutti_engine_render_routes(engine, buffers, 3, 256));
+    allocations = 0;
+    counting = 1;
+    for (k = 0; k < 2000; k++) failures += tutti_engine_render_routes(engine, buffers, 3, 256) != TUTTI_OK;
+    failures += tutti_engine_render_routes(engine, buffers, 4, 256) != TUTTI_ERROR_INVALID_ARGUMENT;
+    counting = 0;
+    CHECK(failures == 0, "%d route renders failed", failures);
+    CHECK(allocations == 0, "%ld allocations in 2000 route renders and a refused one", allocations);
+    for (k = 0; k < 3; k++) free(buffers[k]);
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(the_counter_sees_allocations_inside_the_library);
     TEST(rendering_allocates_nothing);
+    TEST(rendering_routes_allocates_nothing);
     return harness_done();
 }

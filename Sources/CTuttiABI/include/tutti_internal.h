@@ -11,7 +11,12 @@
 TUTTI_HIDDEN int32_t tuttic_fail(int32_t code, const char *message);
 
 /* Static messages of tutti_engine_render's failures. */
-enum { TUTTIC_RENDER_NULL_ENGINE = 0, TUTTIC_RENDER_NULL_BUFFER = 1, TUTTIC_RENDER_BUSY = 2 };
+enum {
+    TUTTIC_RENDER_NULL_ENGINE = 0,
+    TUTTIC_RENDER_NULL_BUFFER = 1,
+    TUTTIC_RENDER_BUSY = 2,
+    TUTTIC_RENDER_BAD_ROUTE_COUNT = 3,
+};
 
 /* Records the static message of a render failure and returns its code: a store to
  * thread-local memory, nothing else (real-time safe). */

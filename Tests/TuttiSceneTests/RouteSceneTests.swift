@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TuttiDSP
+import TuttiTestSupport
+
+@testable import TuttiScene
+
+/// `engine.routes`, sources' `route`, and `tutti render … --route-output NAME=FILE`:
+/// checked by measuring the tones in each file.
+@Suite struct RouteSceneTests {
+    let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
+
+    func run(_ args: [String]) throws -> (status: Int32, output: String) { try TuttiSceneTests.run(tutti, args) }
+
+    /// A DJ session (multiRoute) with a 440 Hz tone on main and a 1 kHz tone on cue, and a
+    /// playback session whose 300 Hz tone asks for nothing (main).
+    func scene(cueRoute: String = "cue", musicRoute: String? = nil, routes: String = #"["main", "cue"]"#) -> String {
+        """
+        {"engine": {"routes": \(routes)}, "duration": 1.0,
+         "sessions": [{"id": "dj", "category": "multiRoute"},
+                      {"id": "music", "category": "playback", "options": ["mixWithOthers"]}],
+         "sources": [
+           {"id": "a", "session": "dj", "tone": {"frequency": 440, "amplitude": 0.5}, "loop": true},
+           {"id": "b", "session": "dj", "tone": {"frequency": 1000, "amplitude": 0.3}, "route": "\(cueRoute)", "loop": true},
+           {"id": "c", "session": "music", "tone": {"frequency": 300, "amplitude": 0.2}, "loop": true
+            \(musicRoute.map { #", "route": "\#($0)""# } ?? "")}],
+         "events": [{"at": 0, "session": "dj", "action": "activate"}, {"at": 0, "session": "music", "action": "activate"},
+                    {"at": 0, "source": "a", "action": "play"}, {"at": 0, "source": "b", "action": "play"},
+                    {"at": 0, "source": "c", "action": "play"}]}
+        """
+    }
+
+    func amplitude(_ samples: [Float], _ frequency: Double) -> Double {
+        let left = Analysis.channel(samples, 0, of: 2)
+        return Analysis.toneAmplitude(left[4_800...], frequency: frequency, sampleRate: 48_000)
+    }
+
+    @Test func eachRouteGoesToItsOwnFile() throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try scene().write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        let r = try run(["render", dir + "/s.json", "-o", dir + "/main.wav", "--route-output", "cue=\(dir)/cue.wav", "--quiet"])
+        #expect(r.status == 0, "\(r.output)")
+        let main = readWAV(dir + "/main.wav").samples
+        let cue = readWAV(dir + "/cue.wav").samples
+        #expect(main.count == 96_000)
+        #expect(cue.count == main.count)
+        #expect(abs(amplitude(main, 440) - 0.5) < 0.01)
+        #expect(abs(amplitude(main, 300) - 0.2) < 0.01) // not multiRoute: main
+        #expect(amplitude(main, 1_000) < 1e-4)
+        #expect(abs(amplitude(cue, 1_000) - 0.3) < 0.01)
+        #expect(amplitude(cue, 440) < 1e-4)
+        #expect(amplitude(cue, 300) < 1e-4)
+        // Sample-aligned: both tones start at frame 0 (a sine from phase 0: sample 1 is its first non-zero).
+        #expect(main[0] == 0 && cue[0] == 0 && main[2] != 0 && cue[2] != 0)
+    }
+
+    @Test func routeOutputErrorsAreUsageErrorsAndWriteNothing() throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try scene().write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            ([], "cue"), // a route without an output
+            (["--route-output", "cue=\(dir)/cue.wav", "--route-output", "booth=\(dir)/b.wav"], "booth"),
+            (["--route-output", "cue"], "cue"),
+            (["--route-output", "main=\(dir)/m.wav"], "main"),
+            (["--route-output", "cue=\(dir)/main.wav"], "same file"),
+        ]
+        for (extra, named) in cases {
+            let r = try run(["render", dir + "/s.json", "-o", dir + "/main.wav", "--quiet"] + extra)
+            #expect(r.status == 64, "\(extra): \(r.output)")
+            #expect(r.output.contains(named), "\(extra): \(r.output)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".wav") }
+            #expect(written.isEmpty, "\(extra) wrote \(written)")
+        }
+    }
+
+    @Test func badRoutesNameTheirJSONPath() throws {
+        let cases: [(String, String)] = [
+            (scene(cueRoute: "booth"), "sources[1].route"),
+            (scene(musicRoute: "cue"), "sources[2].route"),
+            (scene(routes: #"["main", "cue", "cue"]"#), "engine.routes[2]"),
+            (scene(routes: #"["main", "c=d"]"#), "engine.routes[1]"),
+            (scene(routes: #"["a","b","c","d","e","f","g","h"]"#), "engine.routes"),
+        ]
+        for (json, place) in cases {
+            #expect {
+                _ = try Scene.decode(json: json, baseDirectory: "")
+            } throws: { error in
+                "\(error)".hasPrefix(place + ":")
+            }
+        }
+        // "main" is implied and first.
+        let s = try Scene.decode(json: scene(routes: #"["cue"]"#), baseDirectory: "")
+        #expect(s.engine.routes == ["main", "cue"])
+        #expect(s.sources.map(\.route) == ["main", "cue", "main"])
+    }
+
+    /// A session that leaves multiRoute plays its routed sources to main until it returns.
+    @Test func leavingMultiRouteSendsSourcesToMain() throws {
+        let json = """
+            {"engine": {"routes": ["main", "cue"]}, "duration": 1.5,
+             "sessions": [{"id": "dj", "category": "multiRoute"}],
+             "sources": [{"id": "b", "session": "dj", "tone": {"frequency": 1000, "amplitude": 0.3}, "route": "cue", "loop": true}],
+             "events": [{"at": 0, "session": "dj", "action": "activate"}, {"at": 0, "source": "b", "action": "play"},
+                        {"at": 0.5, "session": "dj", "action": "setCategory", "value": "playback"},
+                        {"at": 1.0, "session": "dj", "action": "setCategory", "value": "multiRoute"}]}
+            """
+        let scene = try Scene.decode(json: json, baseDirectory: "")
+        let renderer = try SceneRenderer(scene: scene)
+        var main: [Float] = []
+        var cue: [Float] = []
+        try renderer.render(routeSink: { _, b in cue += b }, sink: { main += $0 })
+        #expect(main.count == cue.count)
+        func level(_ x: [Float], _ seconds: ClosedRange<Double>) -> Double {
+            let left = Analysis.channel(x, 0, of: 2)
+            return Analysis.toneAmplitude(
+                left[Int(seconds.lowerBound * 48_000)..<Int(seconds.upperBound * 48_000)], frequency: 1_000, sampleRate: 48_000)
+        }
+        #expect(level(cue, 0.1...0.45) > 0.25)
+        #expect(level(main, 0.1...0.45) < 1e-4)
+        #expect(level(main, 0.6...0.95) > 0.25)
+        #expect(level(cue, 0.6...0.95) < 1e-4)
+        #expect(level(cue, 1.1...1.45) > 0.25)
+        #expect(level(main, 1.1...1.45) < 1e-4)
+    }
+}

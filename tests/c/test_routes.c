@@ -1,0 +1,131 @@
+/* Output routes, measured: a tone sent to "cue" sounds only in the cue buffer of
+ * tutti_engine_render_routes, main only in main; a config of the first released size (no
+ * route fields) gives main alone; bad routes are refused with messages naming them. */
+#include <stddef.h>
+
+#include "harness.h"
+
+#define FRAMES 24000
+
+static tutti_engine *two_routes(void) {
+    static const char *const names[] = {"main", "cue"};
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    tutti_engine_config_init(&config);
+    CHECK(config.route_count == 1 && config.route_names == NULL, "default: main alone (%u)", config.route_count);
+    config.sample_rate = RATE;
+    config.channels = 1;
+    config.route_count = 2;
+    config.route_names = names;
+    OK(tutti_engine_create(&config, &engine));
+    if (engine == NULL) exit(2);
+    return engine;
+}
+
+static void render_both(tutti_engine *engine, float *main_out, float *cue_out) {
+    uint32_t done = 0;
+    while (done < FRAMES) {
+        float *outputs[2];
+        uint32_t n = FRAMES - done < 256 ? FRAMES - done : 256;
+        outputs[0] = main_out + done;
+        outputs[1] = cue_out + done;
+        OK(tutti_engine_render_routes(engine, outputs, 2, n));
+        done += n;
+    }
+}
+
+static void a_tone_on_cue_sounds_only_on_cue(void) {
+    tutti_engine *engine = two_routes();
+    tutti_session dj = make_session(engine, "dj", TUTTI_CATEGORY_MULTI_ROUTE, 0);
+    tutti_source a, b;
+    float *m = calloc(FRAMES, sizeof(float)), *c = calloc(FRAMES, sizeof(float));
+    OK(tutti_source_create_tone(engine, dj, 440, 0.5f, &a));
+    OK(tutti_source_create_tone(engine, dj, 1000, 0.25f, &b));
+    OK(tutti_source_set_route(engine, b, "cue", TUTTI_NOW));
+    OK(tutti_session_set_active(engine, dj, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, a, TUTTI_NOW));
+    OK(tutti_source_play(engine, b, TUTTI_NOW));
+    render_both(engine, m, c);
+    CHECK(fabs(tone_amplitude(m + 4800, FRAMES - 4800, 1, 440) - 0.5) < 0.01, "main 440 Hz: %f",
+          tone_amplitude(m + 4800, FRAMES - 4800, 1, 440));
+    CHECK(tone_amplitude(m + 4800, FRAMES - 4800, 1, 1000) < 1e-4, "no 1 kHz on main: %f",
+          tone_amplitude(m + 4800, FRAMES - 4800, 1, 1000));
+    CHECK(fabs(tone_amplitude(c + 4800, FRAMES - 4800, 1, 1000) - 0.25) < 0.01, "cue 1 kHz: %f",
+          tone_amplitude(c + 4800, FRAMES - 4800, 1, 1000));
+    CHECK(tone_amplitude(c + 4800, FRAMES - 4800, 1, 440) < 1e-4, "no 440 Hz on cue: %f",
+          tone_amplitude(c + 4800, FRAMES - 4800, 1, 440));
+    /* tutti_engine_render renders main alone: the cue tone still advances, unheard. */
+    render(engine, m, 4800, 1, 256);
+    CHECK(tone_amplitude(m, 4800, 1, 1000) < 1e-4, "main only: %f", tone_amplitude(m, 4800, 1, 1000));
+    free(m);
+    free(c);
+    tutti_engine_destroy(engine);
+}
+
+static void the_first_released_config_size_means_main_alone(void) {
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    float out[256], *outputs[2];
+    tutti_engine_config_init(&config);
+    config.struct_size = (uint32_t)offsetof(tutti_engine_config, route_count);
+    config.route_count = 5; /* past struct_size: not read */
+    OK(tutti_engine_create(&config, &engine));
+    if (engine == NULL) exit(2);
+    /* Between the two layouts: no layout this library knows. */
+    config.struct_size = (uint32_t)offsetof(tutti_engine_config, route_count) + 4;
+    FAILS(TUTTI_ERROR_VERSION, "struct_size", tutti_engine_create(&config, &engine));
+    outputs[0] = out;
+    outputs[1] = out;
+    OK(tutti_engine_render_routes(engine, outputs, 1, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 2, 128));
+    tutti_engine_destroy(engine);
+}
+
+static void bad_routes_are_refused(void) {
+    static const char *const wrong_first[] = {"cue", "main"};
+    static const char *const twice[] = {"main", "cue", "cue"};
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    tutti_session music, dj;
+    tutti_source t;
+    float out[256], *outputs[3];
+    tutti_engine_config_init(&config);
+    config.route_count = 9;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_create(&config, &engine));
+    config.route_count = 2;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_names", tutti_engine_create(&config, &engine));
+    config.route_names = wrong_first;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "main", tutti_engine_create(&config, &engine));
+    config.route_count = 3;
+    config.route_names = twice;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "twice", tutti_engine_create(&config, &engine));
+    CHECK(engine == NULL, "nothing created");
+
+    engine = two_routes();
+    music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    dj = make_session(engine, "dj", TUTTI_CATEGORY_MULTI_ROUTE, 0);
+    OK(tutti_source_create_tone(engine, music, 440, 0.5f, &t));
+    FAILS(TUTTI_ERROR_STATE, "multiRoute", tutti_source_set_route(engine, t, "cue", TUTTI_NOW));
+    OK(tutti_source_set_route(engine, t, "main", TUTTI_NOW));
+    OK(tutti_source_create_tone(engine, dj, 440, 0.5f, &t));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "booth", tutti_source_set_route(engine, t, "booth", TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route", tutti_source_set_route(engine, t, NULL, TUTTI_NOW));
+    OK(tutti_source_set_route(engine, t, "cue", TUTTI_NOW));
+    outputs[0] = out;
+    outputs[1] = NULL;
+    outputs[2] = out;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "non-NULL", tutti_engine_render_routes(engine, outputs, 2, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, NULL, 2, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 0, 128));
+    outputs[1] = out;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 3, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_engine_render_routes(NULL, outputs, 2, 128));
+    tutti_engine_destroy(engine);
+}
+
+int main(void) {
+    TEST(a_tone_on_cue_sounds_only_on_cue);
+    TEST(the_first_released_config_size_means_main_alone);
+    TEST(bad_routes_are_refused);
+    return harness_done();
+}
