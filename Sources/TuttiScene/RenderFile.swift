@@ -11,6 +11,7 @@ extension SceneRenderer {
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
+        inputs inputFiles: [(source: String, path: String)] = [], notice: (String) -> Void = { _ in },
         progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
@@ -24,12 +25,40 @@ extension SceneRenderer {
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try SceneRenderer(scene: scene, audio: loader)
+        var given: Set<String> = []
+        for (source, path) in inputFiles {
+            guard given.insert(source).inserted else { throw InputArgumentError(description: "--input \(source) is given twice") }
+            try renderer.feedInput(source, file: path)
+        }
+        for name in renderer.inputSourceNames where !given.contains(name) {
+            notice("input \"\(name)\" has no --input \(name)=FILE.wav: it captures silence")
+        }
         if plotPath != nil { try renderer.recordTimeline() }
         let loaded = Date()
         let sampleFormat = format ?? scene.engine.output
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
+        // Each session's recording, written like the output: into place only on success.
+        var recordings: [AtomicWAVWriter] = []
+        do {
+            for s in scene.sessions {
+                guard let file = scene.recordTo[s.id], let input = renderer.inputs.first(where: { $0.session == s.id }) else { continue }
+                let path = scene.resolve(file)
+                if path == outputPath || path == eventsPath || path == plotPath {
+                    throw SceneError(path, "session \"\(s.id)\" records to the same file as another output")
+                }
+                let recording = try AtomicWAVWriter(
+                    path: path, sampleRate: scene.engine.sampleRate, channelCount: input.source.channelCount, format: sampleFormat,
+                    frameCount: renderer.totalFrames)
+                recordings.append(recording)
+                renderer.record(session: s.id, file: file) { try recording.write($0) }
+            }
+        } catch {
+            writer.discard()
+            for r in recordings { r.discard() }
+            throw error
+        }
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         let plotWriter = try plotPath.map { try AtomicTextWriter(path: $0) }
         do {
@@ -46,11 +75,13 @@ extension SceneRenderer {
             // All into place, or none if the process is stopped meanwhile.
             try TemporaryFiles.together {
                 try writer.commit()
+                for r in recordings { try r.commit() }
                 try eventsWriter?.commit()
                 try plotWriter?.commit()
             }
         } catch {
             writer.discard()
+            for r in recordings { r.discard() }
             eventsWriter?.discard()
             plotWriter?.discard()
             throw error

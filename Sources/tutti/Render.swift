@@ -50,12 +50,22 @@ struct Render: ParsableCommand {
     )
     var plot: String?
 
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp(
+            "Feed input source ID from an audio file: ID=FILE.wav (repeatable).",
+            discussion:
+                "Sample n of the file is what the input hears at output frame n (converted to the scene's rate; its channel count must be the input's). An input without --input captures silence."
+        ))
+    var inputs: [String] = []
+
     @Flag(help: "No progress bar and no summary line.")
     var quiet = false
 
     /// A bad `--plot` (unknown extension, a path that cannot be written, another output's
     /// path) is a usage error: nothing is rendered.
     func validate() throws {
+        _ = try inputPairs()
         guard let plot else { return }
         do {
             _ = try TimelineFormat(path: plot)
@@ -67,15 +77,29 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// `--input ID=FILE` arguments, split; a malformed one is a usage error.
+    func inputPairs() throws -> [(source: String, path: String)] {
+        try inputs.map { arg in
+            guard let eq = arg.firstIndex(of: "="), eq != arg.startIndex, arg.index(after: eq) != arg.endIndex else {
+                throw ValidationError("--input expects ID=FILE.wav, got \"\(arg)\"")
+            }
+            return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+        }
+    }
+
     func run() throws {
         Interrupts.install()
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
-                format: format?.sampleFormat, resampler: resampler, plotPath: plot, progress: { progress.update($0) })
+                format: format?.sampleFormat, resampler: resampler, plotPath: plot, inputs: try inputPairs(),
+                notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) }, progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
+        } catch let error as InputArgumentError {
+            progress.finish()
+            throw ValidationError("--input: \(error.description)")
         } catch {
             progress.finish()
             throw fail(error)
