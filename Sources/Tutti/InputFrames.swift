@@ -46,6 +46,12 @@ extension SourceHandle {
         return input.readRecorded(into: output)
     }
 
+    /// Inputs: channels per captured frame (1 or 2). Throws `invalidArgument` for another
+    /// kind of source, `notFound` for a stale handle. Any thread.
+    public var inputChannelCount: Int {
+        get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.input(id).channelCount } }
+    }
+
     /// Inputs with a recording ring: the engine frame of the first recorded frame, nil
     /// before the input first captured. Any thread.
     public var recordingStartFrame: Int64? {

@@ -67,6 +67,11 @@ public final class InputSource: @unchecked Sendable {
         return ring.write(from: base, count: take * channelCount) / channelCount
     }
 
+    /// The capture ring itself, for a producer on a real-time thread (a backend's device or
+    /// process callback: `write(frames:frameCount:channelCount:)` there takes no lock and
+    /// touches no reference count). Valid while this object lives.
+    public var captureRing: SampleRing { ring }
+
     /// Producer thread: append `frameCount` frames of silence; returns the frames taken.
     @discardableResult
     public func writeSilence(frameCount: Int) -> Int {

@@ -166,6 +166,15 @@ public struct SampleRing: @unchecked Sendable {
         return n
     }
 
+    /// Producer: copy up to `frameCount` whole frames of `channelCount` samples in; returns
+    /// the frames stored.
+    @inlinable @_noLocks
+    public func write(frames source: UnsafePointer<Float>, frameCount: Int, channelCount: Int) -> Int {
+        let w = indices.writable()
+        let take = min(frameCount, w.count / channelCount)
+        return write(from: source, count: take &* channelCount) / channelCount
+    }
+
     /// Producer: store up to `count` zero samples; returns how many were stored.
     @inlinable @_noLocks
     public func writeZeros(count: Int) -> Int {

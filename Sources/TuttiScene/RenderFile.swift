@@ -7,7 +7,11 @@ extension SceneRenderer {
     /// destinations only when everything succeeded; a bad picture path fails before rendering.
     /// `progress` hears about each audio file as it is loaded, then about the render.
     /// `format` and `resampler`, when given, override the scene's `engine.output` and
-    /// `engine.resampler`. Control side (the calling thread does all of it).
+    /// `engine.resampler`. `inputs` feeds input sources from files (`--input ID=FILE`;
+    /// `InputArgumentError` for an unknown or non-input source, `SceneError` naming a file
+    /// that cannot be read or has the wrong channel count); an input without a file captures
+    /// silence and `notice` hears about it once. Sessions' `recordTo` recordings are written
+    /// with the output, into place only on success. Control side (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
