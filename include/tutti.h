@@ -509,6 +509,13 @@ typedef struct tutti_output_config {
     const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
     uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
     uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
+    /* Capture (added after the first release: read only when struct_size covers them, so
+     * callers built against the older, 24-byte-on-LP64 layout keep working). */
+    tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture
+                                 feeds instead of tutti_stream_write; 0 = none. JACK only (ports
+                                 in_1..N, N = its channels); with ALSA: INVALID_ARGUMENT */
+    const char *capture_from; /* JACK: ports connected to in_1, in_2, ... in order, separated by
+                                 commas (e.g. "system:capture_1,system:capture_2"); NULL = none */
 } tutti_output_config;
 
 /* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */

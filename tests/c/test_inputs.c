@@ -2,6 +2,8 @@
  * captured frame and heard at the source's gain, the recording is silence while the mic is
  * muted and stays silent after the unmute (the privacy rule), and bad calls name the
  * problem. */
+#include <stddef.h>
+
 #include "harness.h"
 
 #define BLOCK 256
@@ -80,8 +82,42 @@ static void bad_input_calls_are_refused(void) {
     tutti_engine_destroy(engine);
 }
 
+/* tutti_output_config's capture fields: refused where they cannot work, and callers built
+ * against the first layout (no capture fields) still get their output started. */
+static void output_capture_settings(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session rec = make_session(engine, "rec", TUTTI_CATEGORY_RECORD, 0);
+    tutti_source input, tone;
+    tutti_output_config config;
+    float x[64];
+    OK(tutti_source_create_input(engine, rec, 1, 1024, 0, &input));
+    OK(tutti_source_create_tone(engine, rec, 440, 0.1f, &tone));
+    tutti_output_config_init(&config);
+    CHECK(config.capture == 0 && config.capture_from == NULL, "no capture by default");
+    config.capture = input;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "JACK", tutti_output_start(engine, &config));
+    config.backend = TUTTI_BACKEND_JACK;
+    config.device = "tutti-no-such-jack-server";
+    config.capture = tone;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "not an input", tutti_output_start(engine, &config));
+    config.capture = input;
+    config.capture_from = "system:capture_1";
+    FAILS(TUTTI_ERROR_DEVICE, "JACK", tutti_output_start(engine, &config));
+    /* The first layout ended at `periods`: its capture fields are never read. */
+    tutti_output_config_init(&config);
+    config.capture = tone; /* beyond the old size: ignored */
+    config.device = "hw:99,0";
+    config.struct_size = (uint32_t)offsetof(tutti_output_config, capture);
+    FAILS(TUTTI_ERROR_DEVICE, "hw:99,0", tutti_output_start(engine, &config));
+    config.struct_size = 16;
+    FAILS(TUTTI_ERROR_VERSION, "struct_size", tutti_output_start(engine, &config));
+    OK(tutti_engine_render(engine, x, 32)); /* nothing half-started */
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(recording_follows_the_capture_and_the_mic_mute);
     TEST(bad_input_calls_are_refused);
+    TEST(output_capture_settings);
     return harness_done();
 }
