@@ -102,6 +102,24 @@ import TuttiTestSupport
         }
         let snr = 10 * log10(signal / noise)
         #expect(snr > 60, "SNR \(snr) dB")
+        print("capture of a 44.1 kHz input at 48 kHz: SNR \(String(format: "%.1f", snr)) dB")
+    }
+
+    /// A `record` session captures but is not heard (it plays no audio, rule 5): its input is
+    /// recorded whole while the output stays silent, whatever the input's gain.
+    @Test func recordSessionsRecordButAreNotHeard() throws {
+        let dir = makeTempDir()
+        let input = sine(440, rate: Self.rate, seconds: 1, amplitude: 0.5)
+        writeWAV(dir + "/voice.wav", input, rate: Self.rate, channels: 1)
+        let json = """
+            {"duration": 1, "sessions": [{"id": "rec", "category": "record", "recordTo": "take.wav"}],
+             "sources": [{"id": "mic", "session": "rec", "input": {"channels": 1}, "gain": 1}],
+             "events": [{"at": 0, "session": "rec", "action": "activate"}, {"at": 0, "source": "mic", "action": "play"}]}
+            """
+        var notices: [String] = []
+        _ = try render(json, in: dir, inputs: [("mic", dir + "/voice.wav")], notices: &notices)
+        #expect(readWAV(dir + "/take.wav").samples == input)
+        #expect(readWAV(dir + "/out.wav").samples.allSatisfy { $0 == 0 })
     }
 
     @Test func inputWithoutFileCapturesSilenceAndSaysSo() throws {
