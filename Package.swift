@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -110,6 +110,14 @@ public struct Scene: Sendable {
         public var place: String
         /// Fades of the audio a `phoneCall` begin or a `systemSound` plays.
         public var fades = Fades()
+
+        /// `action` at `at` seconds; `place` names it in errors.
+        public init(at: Double, action: Action, place: String, fades: Fades = Fades()) {
+            self.at = at
+            self.action = action
+            self.place = place
+            self.fades = fades
+        }
     }
 
     public var engine = EngineSettings()

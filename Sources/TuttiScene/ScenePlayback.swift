@@ -1,60 +1,95 @@
 import Tutti
 import TuttiDSP
 
-/// A scene prepared for live playback: `engine` holds the scene's graph (the same sources
-/// and buses, with the same ids, as an offline render), and `timeline` every command the
-/// offline render sends, recorded from a shadow render done at creation. Queuing the
-/// timeline ahead of the render thread (`schedule(through:)`) makes the live output equal
-/// to `tutti render` sample for sample, whatever the backend's period size: the renderer
-/// applies each command at its frame.
+/// A scene played live: `engine` holds the scene's graph (the same sources and buses, with
+/// the same ids, as an offline render), and a shadow renderer runs the scene offline a
+/// little ahead of it, deciding every policy action exactly as `tutti render` does (it hears
+/// the render side's reports — a source that ended, a voice stolen — at their frames). Each
+/// command the shadow sends is queued for the live engine at the same frame, so the live
+/// output equals `tutti render` sample for sample, whatever the backend's period size.
+/// Control lines (`apply`) go to the shadow at the first frame it has not decided yet and
+/// reach the live engine the same way.
 ///
-/// Thread: the control thread calls `schedule` and `pollEvents`; the render thread (a
-/// backend) calls `engine.render(into:frameCount:)`.
+/// Thread: the control thread calls `schedule`, `apply` and `pollEvents`; the render thread
+/// (a backend) calls `engine.render(into:frameCount:)` and must not render past
+/// `renderHorizon`.
 public final class ScenePlayback {
     /// The scene played.
     public let scene: Scene
     /// The engine holding the scene's graph: a backend renders it.
     public let engine: Engine
-    /// In non-decreasing frame order.
-    package let timeline: [(frame: Int64, command: EngineCommand)]
-    /// The policy journal of the scene (what `--events` writes).
-    public let journal: [LogEntry]
     /// The scene's length in output frames.
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
     /// The audio files loaded for it: each once, for both the shadow and the live render.
     public let loading: AudioLoadReport
-    /// Index of the next timeline command to queue.
-    public private(set) var nextCommand = 0
+    /// The policy journal so far (what `--events` would write, plus the control lines').
+    public var journal: [LogEntry] { shadow.journal }
+    /// Frames the shadow has decided: commands for every frame before it are known.
+    public var decidedFrames: Int64 { shadow.framePosition }
+    private let shadow: SceneRenderer
     private let live: SceneRenderer
+    /// Shadow commands queued for the live engine so far.
+    private var forwarded = 0
 
-    /// Loads the scene's files (once), records the timeline with a shadow render and builds
-    /// the live graph. Errors name the scene place and the file. Control thread.
+    /// Loads the scene's files (once) and builds the shadow and the live graph. Errors name
+    /// the scene place and the file. Control thread.
     public init(scene: Scene) throws {
         self.scene = scene
         // One loader: each file is decoded and converted once for both renderers.
         let audio = AudioLoader(scene: scene)
-        let shadow = try SceneRenderer(scene: scene, audio: audio)
+        shadow = try SceneRenderer(scene: scene, audio: audio)
         shadow.recordsCommands = true
-        try shadow.render { _ in }
-        timeline = shadow.recordedCommands
-        journal = shadow.journal
         live = try SceneRenderer(scene: scene, audio: audio)
         engine = live.engine
         loading = audio.report
     }
 
-    /// Queue every timeline command with a frame before `frame` that fits in the command
-    /// ring. Returns the number queued; commands that did not fit go on the next call.
+    /// Let the shadow decide every frame before `frame` (and the events at it), and queue what
+    /// it decided for the live engine, as much as fits in the command ring. Returns the number
+    /// of commands queued; those that did not fit go on the next call.
     @discardableResult
-    public func schedule(through frame: Int64) -> Int {
+    public func schedule(through frame: Int64) throws -> Int {
+        let target = min(frame, totalFrames)
+        if target > shadow.framePosition || (target == totalFrames && !shadowFinished) {
+            try shadow.render(through: target) { _ in }
+            if target == totalFrames { shadowFinished = true }
+        }
+        return forward()
+    }
+    private var shadowFinished = false
+
+    /// Apply a control line now: at the first frame the shadow has not decided (heard that
+    /// far ahead of the live render). Returns the journal entries it made; throws for an
+    /// unknown source or session (nothing changes).
+    public func apply(_ line: ControlLine) throws -> [LogEntry] {
+        let entries = try shadow.applyNow(line.action)
+        forward()
+        return Array(entries)
+    }
+
+    @discardableResult
+    private func forward() -> Int {
+        let recorded = shadow.recordedCommands
         var queued = 0
-        while nextCommand < timeline.count, timeline[nextCommand].frame < frame {
-            let c = timeline[nextCommand]
+        while forwarded < recorded.count {
+            let c = recorded[forwarded]
             do { try engine.send(c.command, at: .frame(c.frame)) } catch { break }
-            nextCommand += 1
+            forwarded += 1
             queued += 1
         }
         return queued
+    }
+
+    /// True once the shadow reached the end and every command it sent has been queued.
+    public var isFullyScheduled: Bool { shadowFinished && forwarded == shadow.recordedCommands.count }
+    /// The first frame a backend must not render yet: the frame of the first command not
+    /// queued, else the first frame the shadow has not decided (Int64.max once all is
+    /// decided and queued). A backend's `renderHorizon`.
+    public var renderHorizon: Int64 {
+        if isFullyScheduled { return Int64.max }
+        let recorded = shadow.recordedCommands
+        if forwarded < recorded.count { return min(recorded[forwarded].frame, shadow.framePosition) }
+        return shadow.framePosition
     }
 
     /// Streaming file sources of the live render and the frames they rendered with no data
@@ -69,15 +104,10 @@ public final class ScenePlayback {
         return (count, frames)
     }
 
-    /// True once every command has been queued.
-    public var isFullyScheduled: Bool { nextCommand == timeline.count }
-    /// The first frame a backend must not render yet: the frame of the first command not
-    /// queued (Int64.max once all are). A backend's `renderHorizon`.
-    public var renderHorizon: Int64 { isFullyScheduled ? Int64.max : timeline[nextCommand].frame }
-
     /// Drain render-side reports (frees retired nodes); call it regularly from the control thread.
     @discardableResult
     public func pollEvents() -> [EngineEvent] {
+        // Only the live engine's: the shadow drains its own (its policy must hear them).
         engine.pollEvents()
     }
 }

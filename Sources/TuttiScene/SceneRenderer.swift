@@ -240,6 +240,19 @@ public final class SceneRenderer {
         for e in entries { journal.append(LogEntry(e, frame: frame, sampleRate: scene.engine.sampleRate)) }
     }
 
+    /// Apply `action` at the first frame not rendered yet, as a scene event there would be
+    /// (after the events already due at that frame): a control line of `tutti play`. Returns
+    /// the journal entries it made. Errors (an unknown source or session id) change nothing.
+    /// Control thread, between `render` calls.
+    package func applyNow(_ action: Scene.Action) throws -> ArraySlice<LogEntry> {
+        let before = journal.count
+        // -1: no scene event, so no audio of its own (a call begun here plays nothing).
+        try dispatch(
+            Scene.Event(at: Double(framePosition) / Double(scene.engine.sampleRate), action: action, place: "control"), index: -1,
+            frame: framePosition)
+        return journal[before...]
+    }
+
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
         switch event.action {
         case .source(let name, .setGain(let value, let ramp)):

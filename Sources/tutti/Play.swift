@@ -19,9 +19,13 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a scene in real time on an ALSA device or as a JACK client.",
         discussion: """
-            The device gets exactly the samples `tutti render` writes for the same scene: the \
-            scene's commands are recorded from an offline run and queued ahead of the render \
-            thread, which applies each at its frame. Integer device formats are TPDF-dithered \
+            The device gets exactly the samples `tutti render` writes for the same scene: a \
+            shadow render decides the scene a little ahead and its commands are queued for the \
+            render thread, which applies each at its frame. Control lines on stdin change the \
+            policy while it plays, heard about 0.2 s later: volume V, ringer V, volume up|down, \
+            route R, silent on|off, lock, unlock, mic on|off, remote CMD, call begin|end, \
+            play|pause|stop SOURCE, activate|deactivate SESSION (a bad line is one line on \
+            stderr; playback goes on). Integer device formats are TPDF-dithered \
             as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
             process callback (ports out_1 … out_N; docs/backends.md).
@@ -122,16 +126,18 @@ struct Play: ParsableCommand {
             log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(device)\": \(output.negotiated)")
 
-        // Commands go in a second ahead of the render thread; the render horizon stops it at
-        // the first command not queued yet, so a late control thread cannot change the output.
-        let lookahead = Int64(rate)
-        playback.schedule(through: lookahead)
+        // The scene is decided ahead of the render thread (0.2 s while stdin may bring control
+        // lines, else 1 s) and its commands queued; the render horizon stops the render thread
+        // at the first frame not decided yet, so a late control thread cannot change the output.
+        let control = ControlInput()
+        try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()
         try output.start(frameLimit: total)
         say("render thread: \(output.schedulingNote)")
         while !output.waitUntilFinished(timeout: 0.005) {
-            playback.schedule(through: output.framesRendered + lookahead)
+            try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
+            control.applyPending(to: playback, say: say)
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             for event in output.pollEvents() { say("\(event)") }

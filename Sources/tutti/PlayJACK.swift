@@ -91,18 +91,20 @@ extension Play {
             "playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client \"\(client.clientName)\" of server \"\(client.serverName)\" (\(rate) Hz, \(scene.engine.channelCount) ch, buffer \(client.bufferFrames) frames)"
         )
 
-        // A JACK process callback cannot wait for a late control thread: commands go in a
-        // second ahead, and should this thread still fall behind, the callback plays silence
-        // at the horizon (reported) rather than rendering without them.
-        let lookahead = Int64(rate)
-        playback.schedule(through: lookahead)
+        // A JACK process callback cannot wait for a late control thread: the scene is decided
+        // ahead (0.2 s while stdin may bring control lines, else 1 s), and should this thread
+        // still fall behind, the callback plays silence at the horizon (reported) rather than
+        // rendering without the commands.
+        let control = ControlInput()
+        try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()
         try output.start(frameLimit: total)
         say("process callback: \(output.schedulingNote)")
         var startReported = false
         while !output.waitUntilFinished(timeout: 0.005) {
-            playback.schedule(through: output.framesRendered + lookahead)
+            try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
+            control.applyPending(to: playback, say: say)
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             if !startReported, let t = output.startFrameTime {

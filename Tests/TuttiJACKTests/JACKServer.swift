@@ -153,7 +153,7 @@ final class JACKServer: @unchecked Sendable {
     }
 
     /// A tool run against this server (`JACK_DEFAULT_SERVER` set to its name).
-    func run(_ argv: [String], environment: [String: String] = [:]) throws -> Tool.Result {
-        try Tool.run(argv, environment: environment.merging(["JACK_DEFAULT_SERVER": name]) { a, _ in a })
+    func run(_ argv: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Tool.Result {
+        try Tool.run(argv, environment: environment.merging(["JACK_DEFAULT_SERVER": name]) { a, _ in a }, stdin: stdin)
     }
 }

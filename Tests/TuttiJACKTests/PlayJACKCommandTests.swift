@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TuttiScene
 import TuttiTestSupport
 
 /// `tutti play --backend jack` and `tutti devices --backend jack` end to end, as subprocesses
@@ -97,6 +98,50 @@ extension JACKTests {
             let play = try playAndCompare(server, scenePath: scenePath, renderPath: scenePath, frames: 168_000)
             #expect(play.stdout.contains("played 3.50 s in "))
             #expect(play.stdout.contains("(JACK server \"\(server.name)\", client \"tutti\", buffer 128 frames, 48000 Hz, 2 ch)"))
+        }
+
+        /// Control lines on stdin change the policy while it plays, at the first frame not decided
+        /// yet (printed): the recording equals the offline render of the scene with the same
+        /// action as a scene event at that frame. Bad lines are one line on stderr each.
+        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        func controlLinesOnStdinChangeThePolicyWhilePlaying() throws {
+            let server = try JACKServer()
+            let dir = try PlayJACKCommandTests.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let scenePath = dir + "/scene.json"
+            try PlayJACKCommandTests.scene(seconds: 3.5).write(toFile: scenePath, atomically: true, encoding: .utf8)
+            let frames = 168_000
+            let recorder = try Recorder(server: server.name, seconds: Double(frames) / 48_000 + 6)
+            let play = try server.run(
+                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--connect"] + recorder.portNames,
+                stdin: "volume 0.5\nvolme 1\nmic\n\n")
+            recorder.close()
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stderr.contains("tutti: control: line 2: unknown command \"volme\""), "\(play.stderr)")
+            #expect(play.stderr.contains("tutti: control: line 3: \"mic\" takes one on/off"), "\(play.stderr)")
+            let applied = try #require(play.stderr.split(separator: "\n").first { $0.hasPrefix("tutti: control: volume 0.5 at ") })
+            let marker = try #require(applied.range(of: "(frame "), "\(applied)")
+            let frame = try #require(Int64(String(applied[marker.upperBound...].prefix { $0.isNumber })))
+            #expect(frame > 0 && frame < 96_000, "\(applied)")
+
+            var scene = try SceneRenderer.loadScene(path: scenePath)
+            scene.events.append(Scene.Event(at: Double(frame) / 48_000, action: .device(.volume(0.5)), place: "control"))
+            scene.events = scene.events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+            var offline: [Float] = []
+            try SceneRenderer(scene: scene).render { offline.append(contentsOf: $0) }
+
+            let start = try #require(PlayJACKCommandTests.startFrameTime(play.stderr), "no start frame in: \(play.stderr)")
+            let index = try #require(recorder.frameIndex(ofCycleAt: start))
+            let rec = recorder.recording
+            #expect(rec.count >= (index + frames) * 2, "recorded \(rec.count / 2 - index) frames after the start")
+            let played = rec[index * 2..<min(rec.count, (index + frames) * 2)]
+            let diff = firstDifference(played, offline.prefix(frames * 2)[...])
+            #expect(diff == nil, "first difference at sample \(diff ?? -1)")
+            // The line did something: the output from its frame on is not the plain scene's.
+            var plain: [Float] = []
+            try SceneRenderer(scene: SceneRenderer.loadScene(path: scenePath)).render { plain.append(contentsOf: $0) }
+            let later = (Int(frame) + 2_400) * 2..<(Int(frame) + 12_000) * 2
+            #expect(offline[later] != plain[later] && offline[..<(Int(frame) * 2)] == plain[..<(Int(frame) * 2)])
         }
 
         /// A 44.1 kHz scene on a 48 kHz server renders at 48 kHz (said once): the recording equals

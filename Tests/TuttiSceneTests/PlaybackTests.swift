@@ -17,16 +17,15 @@ import TuttiScene
         try renderer.render { offline.append(contentsOf: $0) }
 
         let playback = try ScenePlayback(scene: scene)
-        #expect(playback.timeline.count > 10)
-        #expect(playback.journal == renderer.journal)
         let ch = scene.engine.channelCount
         let period = 441 // deliberately unrelated to the scene's block size
         var live = [Float](repeating: 0, count: Int(playback.totalFrames) * ch)
         var done: Int64 = 0
-        live.withUnsafeMutableBufferPointer { out in
+        try live.withUnsafeMutableBufferPointer { out in
             while done < playback.totalFrames {
                 // A control thread would run ahead by some periods; here, two.
-                playback.schedule(through: done + Int64(2 * period))
+                try playback.schedule(through: done + Int64(2 * period))
+                #expect(playback.renderHorizon >= done + Int64(period) || playback.renderHorizon >= playback.totalFrames)
                 let n = Int(min(Int64(period), playback.totalFrames - done))
                 playback.engine.render(into: out.baseAddress! + Int(done) * ch, frameCount: n)
                 playback.pollEvents()
@@ -34,6 +33,84 @@ import TuttiScene
             }
         }
         #expect(playback.isFullyScheduled)
+        #expect(playback.journal == renderer.journal)
         #expect(live == offline)
+    }
+
+    /// Control lines (`tutti play`'s stdin) go to the shadow at the first frame it has not
+    /// decided: the live output equals an offline render of the scene with the same actions
+    /// as scene events at those frames (after the scene's own events there).
+    @Test func controlLinesEqualSceneEventsAtTheFrameTheyWereApplied() throws {
+        let path = fixturesDir + "/scenes/demo.json"
+        var scene = try SceneRenderer.loadScene(path: path)
+        let playback = try ScenePlayback(scene: scene)
+        let ch = scene.engine.channelCount
+        let rate = Int64(scene.engine.sampleRate)
+        let lines: [(seconds: Int64, text: String)] = [(2, "volume 0.25"), (5, "call begin"), (7, "call end"), (8, "silent on")]
+        var live = [Float](repeating: 0, count: Int(playback.totalFrames) * ch)
+        var done: Int64 = 0
+        var pending = lines[...]
+        var applied: [String] = []
+        try live.withUnsafeMutableBufferPointer { out in
+            while done < playback.totalFrames {
+                // A person types at some moment; here, exactly when the shadow reaches the line's frame.
+                try playback.schedule(through: min(done + 1_024, pending.first.map { $0.seconds * rate } ?? Int64.max))
+                while let next = pending.first, playback.decidedFrames >= next.seconds * rate {
+                    // Decided exactly up to the line's frame: apply it there.
+                    #expect(playback.decidedFrames == next.seconds * rate)
+                    let entries = try playback.apply(try #require(try ControlLine.parse(next.text)))
+                    applied += entries.map(\.jsonLine)
+                    pending.removeFirst()
+                }
+                let n = Int(min(256, playback.renderHorizon - done, playback.totalFrames - done))
+                #expect(n > 0)
+                playback.engine.render(into: out.baseAddress! + Int(done) * ch, frameCount: n)
+                playback.pollEvents()
+                done += Int64(n)
+            }
+        }
+        #expect(pending.isEmpty)
+        #expect(applied.contains { $0.contains("phoneCall") || $0.contains("interruption") }, "\(applied)")
+
+        for (seconds, text) in lines {
+            let action = try #require(try ControlLine.parse(text)).action
+            scene.events.append(Scene.Event(at: Double(seconds), action: action, place: "control"))
+        }
+        // Stable: each control line after the scene's own events at its time.
+        scene.events = scene.events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        var offline: [Float] = []
+        try SceneRenderer(scene: scene).render { offline.append(contentsOf: $0) }
+        #expect(live.count == offline.count)
+        let diff = zip(live, offline).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }?.offset
+        #expect(diff == nil, "first difference at sample \(diff ?? -1) (\(Double(diff ?? 0) / Double(ch) / Double(rate)) s)")
+        // And it changed something: the quieter volume from 2 s on.
+        let original = try SceneRenderer.loadScene(path: path)
+        var plain: [Float] = []
+        try SceneRenderer(scene: original).render { plain.append(contentsOf: $0) }
+        #expect(live[Int(3 * rate) * ch..<Int(4 * rate) * ch] != plain[Int(3 * rate) * ch..<Int(4 * rate) * ch])
+    }
+
+    @Test func controlLinesParseAndBadOnesSayWhy() throws {
+        #expect(try ControlLine.parse("volume 0.5")?.action == .device(.volume(0.5)))
+        #expect(try ControlLine.parse("route headphones")?.action == .device(.route(.headphones, reason: nil)))
+        #expect(try ControlLine.parse("silent on")?.action == .device(.silentSwitch(true)))
+        #expect(try ControlLine.parse("mic off")?.action == .device(.micMuted(true)))
+        #expect(try ControlLine.parse("lock")?.action == .device(.lock))
+        #expect(try ControlLine.parse("remote pause")?.action == .remote(.pause))
+        #expect(try ControlLine.parse("call begin")?.action == .phoneCallBegin(audio: nil))
+        #expect(try ControlLine.parse("  ") == nil)
+        #expect(try ControlLine.parse("# a comment") == nil)
+        for (line, says) in [
+            ("volme 0.5", "unknown command \"volme\""), ("volume 2", "a level in 0…1, got \"2\""),
+            ("volume nan", "a level in 0…1"), ("route moon", "unknown route \"moon\""), ("silent maybe", "on or off"),
+            ("lock now", "takes nothing after it"), ("remote dance", "unknown remote command \"dance\""), ("call", "takes one"),
+        ] {
+            do {
+                _ = try ControlLine.parse(line)
+                Issue.record("\(line) parsed")
+            } catch {
+                #expect(error.description.contains(says), "\(line): \(error.description)")
+            }
+        }
     }
 }

@@ -25,8 +25,9 @@ public enum Tool {
         public var seconds: Double
     }
 
-    /// Run `argv` (argv[0] a path) to the end with `environment` added, stdin empty.
-    public static func run(_ argv: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Run `argv` (argv[0] a path) to the end with `environment` added; stdin gives `stdin`
+    /// (then its end), or nothing.
+    public static func run(_ argv: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
         // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -39,7 +40,13 @@ public enum Tool {
         p.executableURL = URL(fileURLWithPath: argv[0])
         p.arguments = Array(argv.dropFirst())
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.standardInput = FileHandle.nullDevice
+        if let stdin {
+            let inURL = dir.appendingPathComponent("in")
+            try stdin.write(to: inURL, atomically: true, encoding: .utf8)
+            p.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            p.standardInput = FileHandle.nullDevice
+        }
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
         let started = Date()

@@ -8,8 +8,14 @@
 //   Offline renderFile 8 sources 48kHz 60s
 //       SceneRenderer.renderFile end to end: read the scene, decode the WAVs, render, write a
 //       float32 WAV to a temporary folder: what `tutti render` does.
+//   Scene setup N sessions
+//       Scene.decode + SceneRenderer(scene:) of a scene with N sessions, each with a tone
+//       source and an activate + play event (N = 1 000 and 10 000): what `tutti render`
+//       does before the first frame. Custom metrics: "heap bytes per session" (heap in use
+//       after the setup minus before, per session, from mallinfo) and "ns per session";
+//       both stay flat from 1 000 to 10 000 when setup is linear (issue 12: it was quadratic).
 //
-// Environment: TUTTI_BENCH_SMOKE=1 renders 20 s scenes, briefly.
+// Environment: TUTTI_BENCH_SMOKE=1 renders 20 s scenes and sets up 100 / 1 000 sessions, briefly.
 
 import Benchmark
 import Foundation
@@ -26,6 +32,23 @@ struct ScenePaths {
 }
 
 let xRealTime = BenchmarkMetric.custom("x real time", polarity: .prefersLarger, useScalingFactor: false)
+let residentPerSession = BenchmarkMetric.custom("resident bytes per session", polarity: .prefersSmaller, useScalingFactor: false)
+let nsPerSession = BenchmarkMetric.custom("ns per session", polarity: .prefersSmaller, useScalingFactor: false)
+
+/// Resident memory of the process now, bytes (/proc/self/statm).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let pages = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// N sessions, each with a tone source (no events: only the setup is measured).
+func manySessionsJSON(_ n: Int) -> String {
+    let sessions = (0..<n).map { #"{"id": "s\#($0)", "category": "ambient"}"# }.joined(separator: ",")
+    let sources = (0..<n).map { #"{"id": "t\#($0)", "session": "s\#($0)", "tone": {"frequency": 440, "amplitude": 0.001}}"# }
+        .joined(separator: ",")
+    return #"{"engine": {"sampleRate": 48000}, "duration": 1, "sessions": [\#(sessions)], "sources": [\#(sources)], "events": []}"#
+}
 
 func configuration(samples: Int) -> Benchmark.Configuration {
     .init(
@@ -84,5 +107,31 @@ let benchmarks: @Sendable () -> Void = {
         let scene = audioFolder + "/scene.json"
         try sceneJSON(duration: fileSeconds).write(toFile: scene, atomically: true, encoding: .utf8)
         return ScenePaths(scene: scene, output: audioFolder + "/out.wav")
+    }
+
+    for n in smoke ? [100, 1_000] : [1_000, 10_000] {
+        Benchmark(
+            "Scene setup \(n) sessions",
+            configuration: .init(
+                metrics: [.wallClock, .peakMemoryResidentDelta, .mallocCountTotal, residentPerSession, nsPerSession],
+                timeUnits: .milliseconds, warmupIterations: 1,
+                scalingFactor: .one, maxDuration: .seconds(smoke ? 1 : 10), maxIterations: smoke ? 2 : 5)
+        ) { benchmark, json in
+            benchmark.startMeasurement()
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            do {
+                let scene = try Scene.decode(json: json, baseDirectory: audioFolder)
+                let renderer = try SceneRenderer(scene: scene)
+                let wall = DispatchTime.now().uptimeNanoseconds - t0
+                benchmark.stopMeasurement()
+                benchmark.measurement(residentPerSession, residentBytes() / n)
+                benchmark.measurement(nsPerSession, Int(wall) / n)
+                blackHole(renderer)
+            } catch {
+                benchmark.error("\(error)")
+            }
+        } setup: {
+            manySessionsJSON(n)
+        }
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import TuttiScene
+
+/// `tutti play`'s control lines: a thread reads stdin line by line; the play loop takes what
+/// came (`take`) and applies it through the `ScenePlayback`. Thread: the reader thread
+/// appends, the play loop takes (one lock, never held while reading).
+final class ControlInput: Sendable {
+    private struct State {
+        var lines: [(number: Int, text: String)] = []
+        var open = true
+        var count = 0
+    }
+    private let state = Mutex(State())
+
+    /// Starts reading stdin (a closed or empty stdin, e.g. /dev/null, just ends it).
+    init() {
+        let thread = Thread { [self] in
+            while let line = readLine(strippingNewline: true) {
+                state.withLock {
+                    $0.count += 1
+                    $0.lines.append(($0.count, line))
+                }
+            }
+            state.withLock { $0.open = false }
+        }
+        thread.name = "tutti-stdin"
+        thread.start()
+    }
+
+    /// Lines read since the last call, numbered from 1.
+    func take() -> [(number: Int, text: String)] {
+        state.withLock { s in
+            defer { s.lines.removeAll() }
+            return s.lines
+        }
+    }
+
+    /// More lines may come (stdin not at its end).
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// How far ahead of the live render the scene is decided: short while a person may type
+    /// (a control line is heard after about this much plus the device buffer), one second
+    /// once stdin has ended (more slack for a busy control thread).
+    func lookaheadFrames(sampleRate: Int) -> Int64 {
+        isOpen ? Int64(sampleRate / 5) : Int64(sampleRate)
+    }
+
+    /// Apply every line that came: parse errors and unknown ids are one line on stderr each and
+    /// playback goes on; applied lines say at which second they took effect and what the policy
+    /// did.
+    func applyPending(to playback: ScenePlayback, say: (String) -> Void) {
+        for (number, text) in take() {
+            do {
+                guard let line = try ControlLine.parse(text) else { continue }
+                let frame = playback.decidedFrames
+                let at = Double(frame) / Double(playback.scene.engine.sampleRate)
+                let entries = try playback.apply(line)
+                let what = entries.map { $0.jsonLine }.joined(separator: " ")
+                say(
+                    "control: \(text.trimmingCharacters(in: .whitespaces)) at \(String(format: "%.3f", at)) s (frame \(frame))\(what.isEmpty ? "" : ": " + what)"
+                )
+            } catch let e as ControlLineError {
+                say("control: line \(number): \(e.description)")
+            } catch {
+                say("control: line \(number): \(error)")
+            }
+        }
+    }
+}
