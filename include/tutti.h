@@ -299,11 +299,35 @@ tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session sessio
 tutti_result tutti_source_create_stream(tutti_engine *engine, tutti_session session, uint32_t sample_rate,
                                         uint32_t channels, uint32_t capacity_frames, tutti_source *out);
 /* Appends `frames` interleaved frames (frames * the stream's channels floats, at the stream's
- * rate) to a stream source; *frames_written gets how many were taken (fewer when its buffer
- * is full: write the rest later). INVALID_ARGUMENT for a source that is not a stream. One
- * producer thread per stream at a time; not the real-time thread. */
+ * rate; for an input source: captured frames at the engine's rate) to a stream or input
+ * source; *frames_written gets how many were taken (fewer when its buffer is full: write the
+ * rest later). INVALID_ARGUMENT for a source that is neither. One producer thread per stream
+ * at a time; not the real-time thread. */
 tutti_result tutti_stream_write(tutti_engine *engine, tutti_source source, const float *interleaved, uint32_t frames,
                                 uint32_t *frames_written);
+/* Creates an input source: captured audio (a microphone) the host feeds with
+ * tutti_stream_write — frames at the ENGINE's rate with `channels` (1 or 2), up to
+ * `capacity_frames` (1..16777216) waiting. While it plays it takes one frame per rendered
+ * frame, mixed at its gain (monitoring; it starts at gain 0: not heard until
+ * tutti_source_set_gain); while it does not play (paused, its session interrupted — mic
+ * muted — or inactive) the frames are dropped. `record_capacity_frames` > 0 (up to 16777216)
+ * adds a recording ring: the render thread copies what it captured into it from the first
+ * captured frame on, silence while not capturing; drain it with tutti_input_read_recorded.
+ * TUTTI_ERROR_STATE unless the session's category is RECORD or PLAY_AND_RECORD. Any thread. */
+tutti_result tutti_source_create_input(tutti_engine *engine, tutti_session session, uint32_t channels,
+                                       uint32_t capacity_frames, uint32_t record_capacity_frames, tutti_source *out);
+/* Moves up to `max_frames` recorded frames (interleaved, engine rate, the input's channels)
+ * into `interleaved`; *frames_read gets how many (0 when nothing waits). Frame k of the
+ * recording is engine frame (*start_frame of tutti_input_get_recording) + k.
+ * INVALID_ARGUMENT for a source that is not an input or has no recording ring. One reader
+ * thread at a time; not the real-time thread. */
+tutti_result tutti_input_read_recorded(tutti_engine *engine, tutti_source source, float *interleaved, uint32_t max_frames,
+                                       uint32_t *frames_read);
+/* The recording's state: *start_frame the engine frame of its first frame (-1 before the
+ * input first captured), *dropped_frames recorded frames lost because the reader fell
+ * behind. INVALID_ARGUMENT as tutti_input_read_recorded. Any thread. */
+tutti_result tutti_input_get_recording(tutti_engine *engine, tutti_source source, tutti_frame *start_frame,
+                                       uint64_t *dropped_frames);
 /* Plays (or resumes) at `at`, through the policy: an inactive session is activated first
  * (which may be TUTTI_ERROR_DENIED); a source of a session that is not audible stays silent
  * until the policy lets it play. Any thread. */
@@ -346,7 +370,7 @@ typedef struct tutti_source_info {
     int32_t state;            /* TUTTI_SOURCE_STOPPED, _PLAYING, _PAUSED or _ENDED */
     int64_t position;         /* frames played since the last rewind, engine rate */
     int64_t length;           /* frames, engine rate; -1 for tones and streams */
-    uint64_t underrun_frames; /* streams: frames rendered with no data */
+    uint64_t underrun_frames; /* streams and inputs: frames rendered with no data */
     float gain;               /* the last gain set (linear) */
 } tutti_source_info;
 
@@ -508,6 +532,13 @@ typedef struct tutti_output_config {
     const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
     uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
     uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
+    /* Capture (added after the first release: read only when struct_size covers them, so
+     * callers built against the older, 24-byte-on-LP64 layout keep working). */
+    tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture
+                                 feeds instead of tutti_stream_write; 0 = none. JACK only (ports
+                                 in_1..N, N = its channels); with ALSA: INVALID_ARGUMENT */
+    const char *capture_from; /* JACK: ports connected to in_1, in_2, ... in order, separated by
+                                 commas (e.g. "system:capture_1,system:capture_2"); NULL = none */
 } tutti_output_config;
 
 /* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */

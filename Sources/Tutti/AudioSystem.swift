@@ -217,6 +217,13 @@ package final class AudioSystem {
         return stream
     }
 
+    /// The capture rings of an input source; `invalidArgument` for another kind.
+    package func input(_ id: SourceID) throws(TuttiError) -> InputSource {
+        _ = try source(id)
+        guard let input = engine.input(id) else { throw TuttiError(.invalidArgument, "source \(id) is not an input source") }
+        return input
+    }
+
     // MARK: Source commands (not policy matters, but ids are checked)
 
     /// Source gain: a linear ramp from the current gain over `rampFrames` (nil: the default

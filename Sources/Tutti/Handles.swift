@@ -204,7 +204,8 @@ public struct SessionHandle: Hashable, Sendable {
     }
 }
 
-/// A source of a session: a file or buffer, a tone, silence, or a stream the host feeds.
+/// A source of a session: a file or buffer, a tone, silence, a stream the host feeds, or an
+/// input (captured audio the host feeds, see `SessionHandle.makeInputSource`).
 /// A handle is an id and its engine: after the source is removed every call with it throws
 /// `notFound`, and it never reaches a later source. Value type: any thread.
 public struct SourceHandle: Hashable, Sendable {
@@ -304,7 +305,7 @@ public struct SourceHandle: Hashable, Sendable {
     public var position: Int64 { get throws(TuttiError) { try info.position } }
     /// Length in frames at the engine rate; nil for tones, silence and streams.
     public var duration: Int64? { get throws(TuttiError) { try info.frameCount } }
-    /// Streams: frames rendered with no data.
+    /// Streams and inputs: frames rendered with no data.
     public var underrunFrames: Int64 { get throws(TuttiError) { try info.underrunFrames } }
 
     /// The session it belongs to.
@@ -316,11 +317,18 @@ public struct SourceHandle: Hashable, Sendable {
         }
     }
 
-    /// Streams: append whole interleaved frames at the stream's rate; returns the frames
-    /// taken (fewer when its buffer is full: retry the rest later). Throws `invalidArgument`
-    /// for a source that is not a stream or a sample count that is not whole frames.
+    /// Streams and inputs: append whole interleaved frames (a stream's at its rate, an
+    /// input's captured at the engine rate); returns the frames taken (fewer when its buffer
+    /// is full: retry the rest later). Throws `invalidArgument` for a source that is neither
+    /// or a sample count that is not whole frames.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(TuttiError) -> Int {
         try engine.withCore { (s) throws(TuttiError) in
+            if let input = try? s.input(id) {
+                guard samples.count % input.channelCount == 0 else {
+                    throw TuttiError(.invalidArgument, "\(samples.count) samples are not whole frames of \(input.channelCount) channels")
+                }
+                return input.write(samples)
+            }
             let stream = try s.stream(id)
             guard samples.count % stream.channelCount == 0 else {
                 throw TuttiError(.invalidArgument, "\(samples.count) samples are not whole frames of \(stream.channelCount) channels")

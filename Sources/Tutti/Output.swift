@@ -23,6 +23,12 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var periodFrames: Int?
     /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
     public var periodCount: Int?
+    /// An input source (`SessionHandle.makeInputSource`) the device's capture feeds. JACK
+    /// only (input ports `in_1 … in_N`, N = its channel count; ALSA capture is not built
+    /// yet: `invalidArgument`). The host then does not `write` to it.
+    public var capture: SourceHandle?
+    /// JACK: ports connected to `in_1 …` in order (full names; default none).
+    public var captureFrom: [String] = []
 
     /// The default device of the default backend (ALSA "default").
     public init() {}
@@ -50,13 +56,23 @@ extension AudioEngine {
         if configuration.backend == .jack, configuration.periodFrames != nil || configuration.periodCount != nil {
             throw TuttiError(.invalidArgument, "periodFrames / periodCount: the JACK server sets its buffer size")
         }
+        // Resolved before the output lock: the engine's lock is never taken inside it.
+        var captureInput: InputSource?
+        if let capture = configuration.capture {
+            guard configuration.backend == .jack else {
+                throw TuttiError(.invalidArgument, "capture: only the JACK backend captures (ALSA capture is not built yet)")
+            }
+            guard capture.engine === self else { throw TuttiError(.invalidArgument, "capture: the source belongs to another engine") }
+            captureInput = try withCore { (s) throws(TuttiError) in try s.input(capture.id) }
+        }
         try output.withLock { (running: inout RunningOutput?) throws(TuttiError) in
             guard running == nil else { throw TuttiError(.state, "an output is already running") }
             guard renderOwner.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged else {
                 throw TuttiError(.state, "a pull render is in progress on another thread")
             }
             do throws(TuttiError) {
-                running = try configuration.backend == .alsa ? startALSA(configuration) : startJACK(configuration)
+                running =
+                    try configuration.backend == .alsa ? startALSA(configuration) : startJACK(configuration, capture: captureInput)
             } catch {
                 renderOwner.store(0, ordering: .releasing)
                 throw error
@@ -79,8 +95,10 @@ extension AudioEngine {
         }
     }
 
-    private func startJACK(_ configuration: OutputConfiguration) throws(TuttiError) -> RunningOutput {
-        let jackConfiguration = JACKOutputConfiguration(serverName: configuration.device)
+    private func startJACK(_ configuration: OutputConfiguration, capture: InputSource?) throws(TuttiError) -> RunningOutput {
+        var jackConfiguration = JACKOutputConfiguration(serverName: configuration.device)
+        jackConfiguration.capture = capture
+        jackConfiguration.captureFrom = configuration.captureFrom
         let server = configuration.device ?? "the default JACK server"
         do {
             let jack = try JACKOutput(

@@ -1,7 +1,7 @@
 import TuttiEngine
 
 extension SourceHandle {
-    /// Streams: append `frameCount` whole interleaved frames from `interleaved` (`frameCount ×`
+    /// Streams and inputs (an input's frames are at the engine rate): append `frameCount` whole interleaved frames from `interleaved` (`frameCount ×`
     /// the stream's channel count floats, at the stream's rate); returns the frames taken
     /// (fewer when its buffer is full: retry the rest later). For hosts that count frames
     /// rather than samples (the C ABI's `tutti_stream_write`). Throws `invalidArgument` for a
@@ -12,6 +12,9 @@ extension SourceHandle {
             throw TuttiError(.invalidArgument, "frameCount must be ≥ 0, got \(frameCount)")
         }
         return try engine.withCore { (s) throws(TuttiError) in
+            if let input = try? s.input(id) {
+                return input.write(UnsafeBufferPointer(start: interleaved, count: frameCount * input.channelCount))
+            }
             let stream = try s.stream(id)
             return stream.write(UnsafeBufferPointer(start: interleaved, count: frameCount * stream.channelCount))
         }

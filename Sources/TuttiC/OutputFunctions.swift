@@ -18,8 +18,20 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
     call("tutti_output_start") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let config = try nonNull(config, "config")
-        try checkStructSize(config.pointee.struct_size, of: tutti_output_config.self, "config")
-        let c = config.pointee
+        // The first released layout ends at `periods`; the capture fields came later.
+        let size = Int(config.pointee.struct_size)
+        let firstLayout = MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.capture)!
+        guard size >= firstLayout, size <= Int(TUTTI_MAX_STRUCT_SIZE) else {
+            throw TuttiError(
+                .version,
+                "config->struct_size is \(size): this library knows \(MemoryLayout<tutti_output_config>.stride) bytes (set it with tutti_output_config_init; at least \(firstLayout), at most \(TUTTI_MAX_STRUCT_SIZE))"
+            )
+        }
+        // Copy only the fields the caller's layout has; the rest keep their defaults.
+        var c = tutti_output_config()
+        withUnsafeMutableBytes(of: &c) { dst in
+            dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(config), count: min(size, dst.count)))
+        }
         var output = OutputConfiguration()
         guard let backend = OutputConfiguration.Backend(rawValue: c.backend) else {
             throw TuttiError(.invalidArgument, "config->backend \(c.backend) is not a TUTTI_BACKEND_* value")
@@ -28,6 +40,10 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
         if c.device != nil { output.device = try utf8(c.device, "config->device") }
         if c.period_frames != 0 { output.periodFrames = Int(c.period_frames) }
         if c.periods != 0 { output.periodCount = Int(c.periods) }
+        if c.capture != 0 { output.capture = SourceHandle(engine: engine, id: SourceID(rawValue: c.capture)) }
+        if c.capture_from != nil {
+            output.captureFrom = try utf8(c.capture_from, "config->capture_from").split(separator: ",").map(String.init)
+        }
         try engine.startOutput(output)
     }
 }

@@ -17,6 +17,11 @@ public enum SourceKind {
     /// `AudioFile.sourceKind` picks it for files above the streaming threshold). One source
     /// per stream.
     case file(FileStream)
+    /// Captured audio (a microphone) pushed by the host at the engine rate with
+    /// `channelCount` channels (1 or 2) into a ring of `capacityFrames`; mixed at the source's
+    /// gain while it plays (monitoring), discarded while it does not. `tapCapacityFrames` > 0
+    /// adds a recording tap of that many frames (see `InputSource`). One producer per input.
+    case input(channelCount: Int, capacityFrames: Int, tapCapacityFrames: Int = 0)
 }
 
 /// The control side of the render graph: builds resources, sends commands, collects what
@@ -164,6 +169,17 @@ public final class Engine {
                 sampleRate: rate, channelCount: channels, engineSampleRate: engineRate, quality: quality, capacityFrames: capacity)
             content = .stream(stream.node)
             keep = stream
+        case .input(let channels, let capacity, let tapCapacity):
+            guard (1...2).contains(channels) else { throw .invalid("input channelCount must be 1 or 2, got \(channels)") }
+            guard (1...(1 << 24)).contains(capacity) else {
+                throw .invalid("input capacityFrames must be in 1…16777216, got \(capacity)")
+            }
+            guard (0...(1 << 24)).contains(tapCapacity) else {
+                throw .invalid("input tapCapacityFrames must be in 0…16777216, got \(tapCapacity)")
+            }
+            let input = InputSource(channelCount: channels, capacityFrames: capacity, tapCapacityFrames: tapCapacity)
+            content = .input(input.node)
+            keep = input
         case .file(let stream):
             guard stream.sampleRate == sampleRate, stream.channelCount == channelCount else {
                 throw TuttiError(
@@ -241,6 +257,13 @@ public final class Engine {
     public func stream(_ id: SourceID) -> StreamSource? {
         guard contains(id) else { return nil }
         return retainedObjects[id.slot] as? StreamSource
+    }
+
+    /// The capture rings behind a live input source (for the capture and recorder threads),
+    /// nil otherwise.
+    public func input(_ id: SourceID) -> InputSource? {
+        guard contains(id) else { return nil }
+        return retainedObjects[id.slot] as? InputSource
     }
 
     /// The buffer behind a live buffer source, nil otherwise.

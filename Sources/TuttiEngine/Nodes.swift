@@ -11,6 +11,8 @@ import TuttiDSP
     case stream(StreamNode)
     /// A long file read from the ring its worker fills (engine rate and channel count).
     case file(FileStreamNode)
+    /// Captured audio pushed by the host (engine rate, its own channel count), tapped for recording.
+    case input(InputNode)
 }
 
 /// What a source does when its current fade-out reaches zero.

@@ -339,7 +339,7 @@ extension Renderer {
             node.position = min(position, f.frameCount)
             f.request(position: node.position)
             node.content = .file(f)
-        case .silence, .stream:
+        case .silence, .stream, .input:
             node.position = position
         }
     }

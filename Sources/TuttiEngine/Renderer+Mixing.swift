@@ -22,6 +22,11 @@ extension Renderer {
         }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if sources[i].running { renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n) }
+            // An input takes one frame per rendered frame whether it plays or not.
+            if case .input(var c) = sources[i].content {
+                c.finishChunk(frameCount: n)
+                sources[i].content = .input(c)
+            }
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
         }
@@ -99,6 +104,12 @@ extension Renderer {
                     s.render(into: scratch, frameCount: seg)
                     node.content = .stream(s)
                     ChannelMap.mapInPlace(scratch, frameCount: seg, from: s.channelCount, to: ch)
+                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
+                    node.position &+= seg
+                case .input(var c):
+                    c.capture(into: scratch, frameCount: seg, frame: framePosition &+ Int64(offset))
+                    node.content = .input(c)
+                    ChannelMap.mapInPlace(scratch, frameCount: seg, from: c.channelCount, to: ch)
                     mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
                 case .file(var f):

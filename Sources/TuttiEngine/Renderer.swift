@@ -287,6 +287,7 @@ public final class Renderer: @unchecked Sendable {
             var underruns = 0
             if case .stream(let s) = n.content { underruns = s.underrunFrames }
             if case .file(let f) = n.content { underruns = f.underrunFrames }
+            if case .input(let c) = n.content { underruns = c.underrunFrames }
             board.publish(slot: i, id: n.id.rawValue, state: n.state, position: Int64(n.position), underrunFrames: Int64(underruns))
         }
         board.framesRendered.store(framePosition, ordering: .releasing)

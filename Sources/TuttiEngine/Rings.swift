@@ -166,6 +166,28 @@ public struct SampleRing: @unchecked Sendable {
         return n
     }
 
+    /// Producer: copy up to `frameCount` whole frames of `channelCount` samples in; returns
+    /// the frames stored.
+    @inlinable @_noLocks
+    public func write(frames source: UnsafePointer<Float>, frameCount: Int, channelCount: Int) -> Int {
+        let w = indices.writable()
+        let take = min(frameCount, w.count / channelCount)
+        return write(from: source, count: take &* channelCount) / channelCount
+    }
+
+    /// Producer: store up to `count` zero samples; returns how many were stored.
+    @inlinable @_noLocks
+    public func writeZeros(count: Int) -> Int {
+        let w = indices.writable()
+        let n = min(count, w.count)
+        let first = w.start & indices.mask
+        let head = min(n, indices.capacity &- first)
+        (elements + first).update(repeating: 0, count: head)
+        if n > head { elements.update(repeating: 0, count: n &- head) }
+        indices.publish(n)
+        return n
+    }
+
     /// Consumer: the readable samples that are contiguous in memory (up to the wrap), to be
     /// read in place and then given back with `release`.
     @inlinable @_noLocks

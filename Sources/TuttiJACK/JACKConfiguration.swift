@@ -1,4 +1,5 @@
 import Glibc
+import TuttiEngine
 
 /// Where the output ports are connected once the client is active. Value type: any thread.
 public enum JACKConnection: Sendable, Equatable {
@@ -23,6 +24,17 @@ public struct JACKOutputConfiguration: Sendable {
     public var outputPortPrefix = "out"
     /// Where the output ports go once active (default: the physical playback ports).
     public var connection = JACKConnection.physical
+    /// Capture: with an input source, input ports `<inputPortPrefix>_1 … _N` (N = its channel
+    /// count) are registered and the process callback copies each cycle's frames into its
+    /// ring, exactly the frames rendered in that cycle (so the input neither lags nor drifts).
+    public var capture: InputSource?
+    /// Input ports are `<inputPortPrefix>_1 … _N`.
+    public var inputPortPrefix = "in"
+    /// Ports connected to the input ports once active: `captureFrom[k]` → `in_(k+1)`
+    /// (default: none — connect them yourself, e.g. `jack_connect system:capture_1 tutti:in_1`).
+    public var captureFrom: [String] = []
+    /// Connect `out_k` → `in_k` (a loopback: what is played comes back one period later).
+    public var loopback = false
     /// After a lost server: first wait before reconnecting, doubled after each failure up to
     /// the maximum; after `reconnectTimeoutSeconds` without a server the output gives up
     /// (`JACKEvent.gaveUp`, `JACKOutput.failure`).

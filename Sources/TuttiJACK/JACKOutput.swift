@@ -85,7 +85,7 @@ public final class JACKOutput: @unchecked Sendable {
         self.onEvent = onEvent
         core = ProcessCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, scope: client.configuration.realtimeScope,
-            wakeSupervisor: wakeSupervisor.raw)
+            wakeSupervisor: wakeSupervisor.raw, capture: client.configuration.capture)
         shared = Mutex(
             Shared(
                 negotiated: JACKNegotiated(
@@ -224,6 +224,33 @@ public final class JACKOutput: @unchecked Sendable {
                 core.outputPorts[r * channelCount + c] = port
             }
         }
+        for c in 0..<core.captureChannels {
+            let name = "\(configuration.inputPortPrefix)_\(c + 1)"
+            guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0) else {
+                throw JACKError.call("jack_port_register \(name)", code: -1)
+            }
+            core.inputPorts[c] = port
+        }
+    }
+
+    /// `captureFrom[k]` → `in_(k+1)`, and `out_k` → `in_k` for a loopback.
+    private func connectCapture(_ h: OpaquePointer, strict: Bool) throws {
+        var pairs: [(String, String)] = []
+        for c in 0..<core.captureChannels {
+            guard let own = jack_port_name(core.inputPorts[c]) else { continue }
+            if c < configuration.captureFrom.count { pairs.append((configuration.captureFrom[c], String(cString: own))) }
+            if configuration.loopback, c < channelCount, let out = jack_port_name(core.outputPorts[c]) {
+                pairs.append((String(cString: out), String(cString: own)))
+            }
+        }
+        for (source, destination) in pairs {
+            let r = jack_connect(h, source, destination)
+            if r != 0 && r != EEXIST {
+                let error = JACKError.call("jack_connect \(source) → \(destination)", code: r)
+                if strict { throw error }
+                log("\(error)")
+            }
+        }
     }
 
     /// Callbacks, activate, connect, wait two cycles, render. `strict`: a port that cannot be
@@ -257,6 +284,8 @@ public final class JACKOutput: @unchecked Sendable {
                 }
             }
         }
+
+        try connectCapture(h, strict: strict)
 
         // Two full cycles after the connections were made: they are in the graph by then.
         let first = core.cycleCount.load(ordering: .acquiring)

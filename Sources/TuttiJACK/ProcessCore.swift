@@ -60,6 +60,13 @@ final class ProcessCore: @unchecked Sendable {
     /// is `outputPorts[r × channelCount + c]` (input ports for capture get a table of their own).
     let outputPorts: UnsafeMutablePointer<OpaquePointer?>
     var client: OpaquePointer?
+    /// Capture: the input fed from the input ports (nil: none), one port per its channel, and
+    /// an interleaving buffer of `scratchFrames`.
+    let capture: InputSource?
+    let captureRing: SampleRing?
+    let captureChannels: Int
+    let inputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let captureScratch: UnsafeMutablePointer<Float>
     /// libjack's reason for the last shutdown, NUL-terminated (copied in the callback).
     static let reasonCapacity = 256
     let shutdownReason: UnsafeMutablePointer<CChar>
@@ -69,7 +76,10 @@ final class ProcessCore: @unchecked Sendable {
     let scopeExit: @convention(c) () -> Void
     let hasScope: Bool
 
-    init(renderer: Renderer, channelCount: Int, scope: JACKRealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>) {
+    init(
+        renderer: Renderer, channelCount: Int, scope: JACKRealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>,
+        capture: InputSource? = nil
+    ) {
         self.renderer = renderer
         self.channelCount = channelCount
         routeCount = renderer.routeCount
@@ -80,6 +90,13 @@ final class ProcessCore: @unchecked Sendable {
         for r in 0..<routeCount { (routeScratch + r).initialize(to: scratch + r * scratchFrames * channelCount) }
         outputPorts = .allocate(capacity: channelCount * routeCount)
         outputPorts.initialize(repeating: nil, count: channelCount * routeCount)
+        self.capture = capture
+        captureRing = capture?.captureRing
+        captureChannels = capture?.channelCount ?? 0
+        inputPorts = .allocate(capacity: max(captureChannels, 1))
+        inputPorts.initialize(repeating: nil, count: max(captureChannels, 1))
+        captureScratch = .allocate(capacity: scratchFrames * max(captureChannels, 1))
+        captureScratch.initialize(repeating: 0, count: scratchFrames * max(captureChannels, 1))
         shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
         shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
         self.wakeSupervisor = wakeSupervisor
@@ -98,6 +115,8 @@ final class ProcessCore: @unchecked Sendable {
         scratch.deallocate()
         routeScratch.deallocate()
         outputPorts.deallocate()
+        inputPorts.deallocate()
+        captureScratch.deallocate()
         shutdownReason.deallocate()
     }
 
@@ -127,6 +146,7 @@ final class ProcessCore: @unchecked Sendable {
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
+                if captureChannels > 0 { interleaveCapture(frameCount: n, nframes: nframes, offset: offset) }
                 if routeCount == 1 {
                     renderer.render(into: scratch, frameCount: n)
                 } else {
@@ -145,6 +165,24 @@ final class ProcessCore: @unchecked Sendable {
         if hasScope { _unsafePerformance { exit() } }
         cycleCount.add(1, ordering: .releasing)
         return 0
+    }
+
+    /// The input ports' frames at `offset` → the capture input's ring (the frames about to be
+    /// rendered: one captured frame per rendered frame).
+    @inline(__always) @_noLocks
+    func interleaveCapture(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
+        let channels = captureChannels
+        for c in 0..<channels {
+            let port = inputPorts[c]
+            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+            let input = UnsafePointer(raw.assumingMemoryBound(to: Float.self)) + offset
+            var i = c
+            for f in 0..<frameCount {
+                captureScratch[i] = input[f]
+                i &+= channels
+            }
+        }
+        if let ring = captureRing { _ = ring.write(frames: UnsafePointer(captureScratch), frameCount: frameCount, channelCount: channels) }
     }
 
     /// Scratch (interleaved, `frameCount` frames per route) → each port's buffer at `offset`.

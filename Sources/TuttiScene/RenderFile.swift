@@ -10,11 +10,16 @@ extension SceneRenderer {
     /// `engine.resampler`. `routeOutputs` names the WAV of each route past main
     /// (`engine.routes`): every such route needs one, and each names a route — otherwise a
     /// `RouteOutputError` before anything is written. All WAVs have the same length and are
-    /// sample-aligned. Control side (the calling thread does all of it).
+    /// sample-aligned. `inputs` feeds input sources from files (`--input ID=FILE`;
+    /// `InputArgumentError` for an unknown or non-input source, `SceneError` naming a file
+    /// that cannot be read or has the wrong channel count); an input without a file captures
+    /// silence and `notice` hears about it once. Sessions' `recordTo` recordings are written
+    /// with the output, into place only on success. Control side (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
         routeOutputs: [(route: String, path: String)] = [],
+        inputs inputFiles: [(source: String, path: String)] = [], notice: (String) -> Void = { _ in },
         progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
@@ -29,6 +34,14 @@ extension SceneRenderer {
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try SceneRenderer(scene: scene, audio: loader)
+        var given: Set<String> = []
+        for (source, path) in inputFiles {
+            guard given.insert(source).inserted else { throw InputArgumentError(description: "--input \(source) is given twice") }
+            try renderer.feedInput(source, file: path)
+        }
+        for name in renderer.inputSourceNames where !given.contains(name) {
+            notice("input \"\(name)\" has no --input \(name)=FILE.wav: it captures silence")
+        }
         if plotPath != nil { try renderer.recordTimeline() }
         let loaded = Date()
         let sampleFormat = format ?? scene.engine.output
@@ -36,6 +49,8 @@ extension SceneRenderer {
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
         var routeWriters: [AtomicWAVWriter] = []
+        // Each session's recording, written like the output: into place only on success.
+        var recordings: [AtomicWAVWriter] = []
         do {
             for path in routePaths {
                 routeWriters.append(
@@ -43,9 +58,22 @@ extension SceneRenderer {
                         path: path, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount, format: sampleFormat,
                         frameCount: renderer.totalFrames))
             }
+            for s in scene.sessions {
+                guard let file = scene.recordTo[s.id], let input = renderer.inputs.first(where: { $0.session == s.id }) else { continue }
+                let path = scene.resolve(file)
+                if path == outputPath || path == eventsPath || path == plotPath || routePaths.contains(path) {
+                    throw SceneError(path, "session \"\(s.id)\" records to the same file as another output")
+                }
+                let recording = try AtomicWAVWriter(
+                    path: path, sampleRate: scene.engine.sampleRate, channelCount: input.source.channelCount, format: sampleFormat,
+                    frameCount: renderer.totalFrames)
+                recordings.append(recording)
+                renderer.record(session: s.id, file: file) { try recording.write($0) }
+            }
         } catch {
             writer.discard()
             for w in routeWriters { w.discard() }
+            for r in recordings { r.discard() }
             throw error
         }
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
@@ -67,12 +95,14 @@ extension SceneRenderer {
             try TemporaryFiles.together {
                 try writer.commit()
                 for w in routeWriters { try w.commit() }
+                for r in recordings { try r.commit() }
                 try eventsWriter?.commit()
                 try plotWriter?.commit()
             }
         } catch {
             writer.discard()
             for w in routeWriters { w.discard() }
+            for r in recordings { r.discard() }
             eventsWriter?.discard()
             plotWriter?.discard()
             throw error

@@ -37,6 +37,9 @@ public struct Scene: Sendable {
         case file(String)
         case tone(frequency: Double, amplitude: Double)
         case silence
+        /// Captured audio with 1 or 2 channels (sources only, in `record` / `playAndRecord`
+        /// sessions): live capture, or offline the file given with `--input ID=FILE.wav`.
+        case input(channelCount: Int)
     }
 
     public struct Source: Sendable, Equatable {
@@ -129,6 +132,8 @@ public struct Scene: Sendable {
     public var sources: [Source] = []
     /// In time order; events at the same time keep file order.
     public var events: [Event] = []
+    /// `recordTo` of sessions: session id → WAV path as written (relative to the scene's folder).
+    public var recordTo: [String: String] = [:]
     /// The folder relative file paths are resolved against.
     public var baseDirectory: String
 

@@ -38,10 +38,15 @@ struct SceneDecoder {
         if let d = r.value("device") { scene.device = try device(d, path: "device") }
 
         var sessionIDs: Set<String> = []
+        var recordPlaces: [String: String] = [:]
         for (i, v) in try r.array("sessions").enumerated() {
-            let s = try session(v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking)
+            let (s, recordTo) = try session(v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking)
             guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
             scene.sessions.append(s)
+            if let recordTo {
+                scene.recordTo[s.id] = recordTo
+                recordPlaces[s.id] = "sessions[\(i)].recordTo"
+            }
         }
         scene.engine.duckingRules = try resolve(pendingRules, sessions: sessionIDs)
         var sourceIDs: Set<String> = []
@@ -49,7 +54,31 @@ struct SceneDecoder {
             let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
             guard sourceIDs.insert(s.id).inserted else { throw SceneError("sources[\(i)].id", "duplicate source id \"\(s.id)\"") }
             try checkRoute(of: s, path: "sources[\(i)].route", scene: scene)
+            if case .input = s.audio {
+                let category = scene.sessions.first { $0.id == s.session }!.category
+                guard category == .record || category == .playAndRecord else {
+                    throw SceneError(
+                        "\(s.place).input",
+                        "an input needs a session of category record or playAndRecord; session \"\(s.session)\" is \(category.rawValue)")
+                }
+            }
             scene.sources.append(s)
+        }
+        // A recording takes its session's one input.
+        for s in scene.sessions {
+            guard let place = recordPlaces[s.id] else { continue }
+            let inputs = scene.sources.filter { if case .input = $0.audio { $0.session == s.id } else { false } }
+            guard inputs.count == 1 else {
+                throw SceneError(
+                    place,
+                    inputs.isEmpty
+                        ? "session \"\(s.id)\" has no input source to record"
+                        : "session \"\(s.id)\" has \(inputs.count) input sources; recordTo records one")
+            }
+            if let clash = scene.recordTo.first(where: { $0.key != s.id && scene.resolve($0.value) == scene.resolve(scene.recordTo[s.id]!) }
+            ) {
+                throw SceneError(place, "session \"\(clash.key)\" records to the same file")
+            }
         }
         var events: [Scene.Event] = []
         for (i, v) in try r.array("events").enumerated() {
@@ -221,7 +250,7 @@ struct SceneDecoder {
         }
     }
 
-    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings) throws -> SessionConfiguration {
+    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings) throws -> (SessionConfiguration, recordTo: String?) {
         var r = try FieldReader(v, path: path)
         let id = try identifier(&r, "id")
         let category = try r.optionalName("category", as: Category.self, what: "category") ?? .soloAmbient
@@ -245,12 +274,19 @@ struct SceneDecoder {
         // Fields left out take the engine's values.
         if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
         let maxVoices = r.has("maxVoices") ? try voiceLimit(&r) : nil
+        var recordTo: String?
+        if r.has("recordTo") {
+            let f = try r.string("recordTo")
+            guard !f.isEmpty else { throw SceneError(r.child("recordTo"), "must not be empty") }
+            recordTo = f
+        }
         try r.finish()
-        return SessionConfiguration(
+        let configuration = SessionConfiguration(
             id: id, category: category, options: Set(opts), mode: mode,
             playbackControls: playbackControls, remoteCommands: Set(commands),
             foreground: foreground, autoResume: autoResume,
             categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices)
+        return (configuration, recordTo)
     }
 
     /// `file`, `tone` or `silence`: exactly one (or none when `optional`).
@@ -286,8 +322,20 @@ struct SceneDecoder {
         let id = try identifier(&r, "id")
         let session = try r.string("session")
         guard sessions.contains(session) else { throw SceneError(r.child("session"), "unknown session \"\(session)\"") }
-        let audio = try audio(&r, sampleRate: sampleRate, optional: false)!
-        let gain = try r.number("gain", default: 1, in: 0...1)
+        let audio: Scene.Audio
+        if r.has("input") {
+            if let other = ["file", "tone", "silence"].first(where: { r.has($0) }) {
+                throw SceneError(r.child(other), "give only one of file, tone, silence, input (found \(other) and input)")
+            }
+            var t = try FieldReader(r.value("input")!, path: r.child("input"))
+            audio = .input(channelCount: try t.integer("channels", default: 1, in: 1...2))
+            try t.finish()
+        } else {
+            audio = try self.audio(&r, sampleRate: sampleRate, optional: false)!
+        }
+        // An input is heard only when its gain is set (monitoring is opt-in: no feedback).
+        let defaultGain: Double = if case .input = audio { 0 } else { 1 }
+        let gain = try r.number("gain", default: defaultGain, in: 0...1)
         let loop = try r.bool("loop", default: false)
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)

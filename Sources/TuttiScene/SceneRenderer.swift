@@ -24,6 +24,8 @@ public final class SceneRenderer {
     private var sourceIDs: [String: SourceID] = [:]
     /// While a timeline is recorded (`recordTimeline`): what the renderer applied, and the
     /// policy's view changes.
+    /// The scene's input sources, in file order (fed and recorded by `SceneInputs`).
+    var inputs: [SceneInput] = []
     private var probe: RenderProbe?
     private var recorder: TimelineRecorder?
 
@@ -89,12 +91,20 @@ public final class SceneRenderer {
             }
         }
         for s in scene.sources {
-            let kind = try loader.kind(s.audio, place: s.place)
+            var kind: SourceKind
+            if case .input(let channels) = s.audio {
+                kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
+            } else {
+                kind = try loader.kind(s.audio, place: s.place)
+            }
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
                 let id = try system.addSource(
                     kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop, priority: UInt8(s.priority))
                 sourceIDs[s.id] = id
+                if let input = engine.input(id) {
+                    inputs.append(SceneInput(sceneID: s.id, session: s.session, source: input, blockFrames: scene.engine.blockFrames))
+                }
                 try setFades(s.fades, of: id)
                 if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
             } catch {
@@ -208,6 +218,8 @@ public final class SceneRenderer {
                     if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
+                        // Inputs get exactly the frames about to be rendered: never an underrun.
+                        feedInputs(frameCount: Int(upTo - framePosition))
                         // Waits for streaming files instead of underrunning: the same output every run.
                         let at = Int(framePosition - blockStart) * ch
                         if routeCount > 1 {
@@ -220,6 +232,7 @@ public final class SceneRenderer {
                         }
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
+                        try drainRecordings()
                     }
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
                         stopsAfter.removeFirst()
@@ -244,6 +257,8 @@ public final class SceneRenderer {
     }
 
     // MARK: - Events
+
+    func appendJournal(_ entry: LogEntry) { journal.append(entry) }
 
     private func log(_ entries: [JournalEntry], at frame: Int64) {
         for e in entries { journal.append(LogEntry(e, frame: frame, sampleRate: scene.engine.sampleRate)) }
@@ -319,6 +334,7 @@ public final class SceneRenderer {
         case .file(let path): String(path.split(separator: "/").last ?? Substring(path))
         case .tone(let f, _): "tone \(JSONWriter.number(f)) Hz"
         case .silence: "silence"
+        case .input: "input"
         }
     }
 }

@@ -51,6 +51,15 @@ struct Bench: ParsableCommand {
     @Flag(help: "Count the voices that fit in half a block's period (ignores --sources and --resampler).")
     var voices = false
 
+    @Flag(
+        help:
+            "JACK loopback: play clicks through out_1 connected to in_1 of the same client and report the round trip in ms (needs a running JACK server)."
+    )
+    var loopback = false
+
+    @Option(help: "With --loopback: the JACK server (default: $JACK_DEFAULT_SERVER, else default).")
+    var jackServer: String?
+
     func validate() throws {
         guard (1...4096).contains(sources) else { throw ValidationError("--sources must be 1…4096") }
         guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
@@ -58,6 +67,18 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
+        if loopback {
+            do {
+                let result = try LoopbackBench.run(serverName: jackServer, clientName: "tutti-loopback")
+                print(json ? result.json : result.report)
+                if result.roundTrips.isEmpty { throw ExitCode(1) }
+            } catch let e as ExitCode {
+                throw e
+            } catch {
+                throw fail(error)
+            }
+            return
+        }
         if voices {
             try VoicesReport.run(blockFrames: block, secondsPerStep: min(seconds, 2) / 10, json: json)
             return

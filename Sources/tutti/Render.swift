@@ -57,6 +57,15 @@ struct Render: ParsableCommand {
             valueName: "NAME=FILE"))
     var routeOutput: [String] = []
 
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp(
+            "Feed input source ID from an audio file: ID=FILE.wav (repeatable).",
+            discussion:
+                "Sample n of the file is what the input hears at output frame n (converted to the scene's rate; its channel count must be the input's). An input without --input captures silence."
+        ))
+    var inputs: [String] = []
+
     @Flag(help: "No progress bar and no summary line.")
     var quiet = false
 
@@ -73,6 +82,7 @@ struct Render: ParsableCommand {
             }
             paths.append(path)
         }
+        _ = try inputPairs()
         guard let plot else { return }
         do {
             _ = try TimelineFormat(path: plot)
@@ -94,6 +104,16 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// `--input ID=FILE` arguments, split; a malformed one is a usage error.
+    func inputPairs() throws -> [(source: String, path: String)] {
+        try inputs.map { arg in
+            guard let eq = arg.firstIndex(of: "="), eq != arg.startIndex, arg.index(after: eq) != arg.endIndex else {
+                throw ValidationError("--input expects ID=FILE.wav, got \"\(arg)\"")
+            }
+            return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+        }
+    }
+
     func run() throws {
         Interrupts.install()
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
@@ -101,12 +121,16 @@ struct Render: ParsableCommand {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
                 format: format?.sampleFormat, resampler: resampler, plotPath: plot, routeOutputs: try routeOutputs(),
+                inputs: try inputPairs(), notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) },
                 progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
         } catch let error as RouteOutputError {
             progress.finish()
             throw ValidationError(error.description)
+        } catch let error as InputArgumentError {
+            progress.finish()
+            throw ValidationError("--input: \(error.description)")
         } catch {
             progress.finish()
             throw fail(error)

@@ -1,5 +1,6 @@
-/* A busy engine for the real-time checks: 3 sessions, a looping file at 44.1 kHz, a 44.1 kHz
- * stream fed between renders, 8 tones, a prompt that ducks the music, and changes scheduled
+/* A busy engine for the real-time checks: 4 sessions, a looping file at 44.1 kHz, a 44.1 kHz
+ * stream fed between renders, a monitored input with a recording ring (fed and drained
+ * between renders, muted and played again), 8 tones, a prompt that ducks the music, and changes scheduled
  * inside the rendered stretch (ramps, pauses, plays, ducking, volume, a phone call, a route
  * change, a source that ends, a source destroyed). */
 #ifndef TUTTI_TEST_SCENARIO_H
@@ -18,7 +19,9 @@
 struct scenario {
     tutti_engine *engine;
     tutti_source stream;
+    tutti_source input;
     float feed[441];
+    float recorded[4096];
     double phase;
 };
 
@@ -34,7 +37,7 @@ static void scenario_ok(tutti_result r, const char *what) {
 
 static void scenario_setup(struct scenario *s, const char *dir) {
     tutti_engine_config config;
-    tutti_session music, game, nav;
+    tutti_session music, game, nav, rec;
     tutti_source song, once, gone, prompt, tones[8];
     char path[512];
     float *wav = malloc(44100 * sizeof(float));
@@ -57,11 +60,16 @@ static void scenario_setup(struct scenario *s, const char *dir) {
     scenario_ok(tutti_source_create_file(s->engine, music, path, TUTTI_SOURCE_LOOP, &gone), "gone");
     scenario_ok(tutti_source_create_stream(s->engine, music, 44100, 1, 8192, &s->stream), "stream");
     scenario_ok(tutti_source_create_tone(s->engine, nav, 880, 0.2f, &prompt), "prompt");
+    scenario_ok(tutti_session_create(s->engine, "rec", &rec), "rec");
+    scenario_ok(tutti_session_set_category(s->engine, rec, TUTTI_CATEGORY_PLAY_AND_RECORD, TUTTI_MODE_DEFAULT, TUTTI_OPTION_MIX_WITH_OTHERS), "category");
+    scenario_ok(tutti_source_create_input(s->engine, rec, 1, 4096, 8192, &s->input), "input");
+    scenario_ok(tutti_source_set_gain(s->engine, s->input, 0.3f, 0, TUTTI_NOW), "input gain");
     for (k = 0; k < 8; k++) scenario_ok(tutti_source_create_tone(s->engine, game, 200.0 + 97.0 * k, 0.05f, &tones[k]), "tone");
     scenario_ok(tutti_source_play(s->engine, song, TUTTI_NOW), "play");
     scenario_ok(tutti_source_play(s->engine, once, TUTTI_NOW), "play");
     scenario_ok(tutti_source_play(s->engine, gone, TUTTI_NOW), "play");
     scenario_ok(tutti_source_play(s->engine, s->stream, TUTTI_NOW), "play");
+    scenario_ok(tutti_source_play(s->engine, s->input, TUTTI_NOW), "play");
     for (k = 0; k < 8; k++) scenario_ok(tutti_source_play(s->engine, tones[k], TUTTI_NOW), "play");
     /* Changes inside the counted stretch (frames 48000 on). */
     for (t = 48000, k = 0; t < (tutti_frame)SCENARIO_BLOCKS * 256 - 48000; t += 24000, k++) {
@@ -76,6 +84,9 @@ static void scenario_setup(struct scenario *s, const char *dir) {
         if (k % 5 == 2) scenario_ok(tutti_system_set_volume(s->engine, 0.5f + 0.1f * (float)(k % 3), t + 300), "volume");
         if (k % 7 == 3) scenario_ok(tutti_source_seek(s->engine, song, 1000, t + 7000), "seek");
     }
+    scenario_ok(tutti_system_set_mic_muted(s->engine, 1, 150000), "mute");
+    scenario_ok(tutti_system_set_mic_muted(s->engine, 0, 170000), "unmute");
+    scenario_ok(tutti_source_play(s->engine, s->input, 180000), "play input");
     scenario_ok(tutti_system_begin_phone_call(s->engine, 200000), "call");
     scenario_ok(tutti_system_end_phone_call(s->engine, 248000), "call end");
     scenario_ok(tutti_system_set_route(s->engine, TUTTI_ROUTE_HEADPHONES, 300000), "route");
@@ -91,6 +102,9 @@ static void scenario_feed(struct scenario *s) {
         s->phase += 6.283185307179586 * 523.25 / 44100.0;
     }
     scenario_ok(tutti_stream_write(s->engine, s->stream, s->feed, 441, &written), "feed");
+    /* The input: a block's worth captured (what a 256-frame render takes), the recording drained. */
+    scenario_ok(tutti_stream_write(s->engine, s->input, s->feed, 256, &written), "capture");
+    scenario_ok(tutti_input_read_recorded(s->engine, s->input, s->recorded, 4096, &written), "drain");
 }
 
 #endif

@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiEngine
+import TuttiJACK
+import TuttiTestSupport
+
+/// Capture through JACK input ports: `in_1` connected to the client's own `out_1` (a
+/// loopback) receives what was played one period later, sample for sample, and `tutti bench
+/// --loopback` reports that period as the round trip.
+extension JACKTests {
+    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    struct JACKCaptureTests {
+        /// Frame n of the played signal: encodes n, never 0, exact in float.
+        static func signal(_ n: Int) -> Float { Float(n % 1_000 + 1) / 2_048 }
+
+        @Test(arguments: [128, 256])
+        func loopbackCapturesThePlayedSignalOnePeriodLater(period: Int) throws {
+            let server = try JACKServer(periodFrames: period)
+            let frames = 48_000
+            let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+            let bus = try engine.addBus()
+            let played = (0..<frames).map(Self.signal)
+            let source = try engine.addSource(.buffer(AudioBuffer(interleaved: played, channelCount: 1, sampleRate: 48_000)), bus: bus)
+            let mic = try engine.addSource(.input(channelCount: 1, capacityFrames: 8_192, tapCapacityFrames: 2 * frames), bus: bus, gain: 0)
+            try engine.send(.play(source))
+            try engine.send(.play(mic))
+            let input = try #require(engine.input(mic))
+            var config = JACKOutputConfiguration(serverName: server.name, connection: JACKConnection.none)
+            config.capture = input
+            config.loopback = true
+            let output = try JACKOutput(engine: engine, configuration: config, log: { _ in })
+            try output.start(frameLimit: Int64(frames))
+            let deadline = Date().addingTimeInterval(15)
+            while !output.waitUntilFinished(timeout: 0.01), Date() < deadline { engine.pollEvents() }
+            output.stop()
+            #expect(output.negotiated.bufferFrames == period)
+            var recorded = [Float](repeating: 0, count: 2 * frames)
+            let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
+            #expect(input.recordingStartFrame == 0)
+            #expect(n == frames, "recorded \(n) frames")
+            #expect(engine.status(mic)?.underrunFrames == 0)
+            // The first period hears the silence before rendering started; then the signal.
+            #expect(recorded[0..<period].allSatisfy { $0 == 0 })
+            var mismatches = 0
+            for k in period..<n where recorded[k] != played[k - period] { mismatches += 1 }
+            #expect(mismatches == 0, "\(mismatches) frames differ from the played signal one period earlier")
+            #expect(output.xrunCount == 0)
+
+            guard let tutti = Tool.tutti else { return }
+            let bench = try Tool.run([tutti, "bench", "--loopback", "--jack-server", server.name, "--json"])
+            #expect(bench.status == 0, "\(bench.stderr)")
+            #expect(bench.stdout.contains("\"roundTripFrames\":[\(period),\(period),\(period),\(period)]"), "\(bench.stdout)")
+        }
+    }
+}
