@@ -36,6 +36,8 @@ import TuttiDSP
     /// them without projecting the enum (nil / 0 for other content).
     @usableFromInline let bufferData: UnsafePointer<Float>?
     @usableFromInline let bufferFrames: Int
+    /// The content is an input (checked per chunk without projecting the enum).
+    @usableFromInline let isInput: Bool
     @usableFromInline var loop: Bool
     // Transport.
     @usableFromInline var running = false
@@ -72,6 +74,7 @@ import TuttiDSP
             bufferData = nil
             bufferFrames = 0
         }
+        if case .input = content { isInput = true } else { isInput = false }
         self.loop = loop
         self.gain = LinearRamp(value: gain)
         self.fadeOutFrames = fadeOutFrames

@@ -23,7 +23,7 @@ extension Renderer {
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if sources[i].running { renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n) }
             // An input takes one frame per rendered frame whether it plays or not.
-            if case .input(var c) = sources[i].content {
+            if sources[i].isInput, case .input(var c) = sources[i].content {
                 c.finishChunk(frameCount: n)
                 sources[i].content = .input(c)
             }

@@ -283,12 +283,19 @@ public final class Renderer: @unchecked Sendable {
     @inlinable @_noLocks
     func publish() {
         for i in 0..<sourceHighWater where sourceOccupied[i] {
-            let n = sources[i]
             var underruns = 0
-            if case .stream(let s) = n.content { underruns = s.underrunFrames }
-            if case .file(let f) = n.content { underruns = f.underrunFrames }
-            if case .input(let c) = n.content { underruns = c.underrunFrames }
-            board.publish(slot: i, id: n.id.rawValue, state: n.state, position: Int64(n.position), underrunFrames: Int64(underruns))
+            // Buffers, tones and silence cannot run dry: no enum projection for them.
+            if sources[i].bufferData == nil {
+                switch sources[i].content {
+                case .stream(let s): underruns = s.underrunFrames
+                case .file(let f): underruns = f.underrunFrames
+                case .input(let c): underruns = c.underrunFrames
+                case .buffer, .tone, .silence: break
+                }
+            }
+            board.publish(
+                slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
+                underrunFrames: Int64(underruns))
         }
         board.framesRendered.store(framePosition, ordering: .releasing)
     }
