@@ -13,6 +13,7 @@ public final class EngineFixture {
     public let blockFrames: Int
     /// Buffer sources (the first ones), stream sources (the rest).
     public let bufferSourceCount: Int
+    /// Stream sources (fed by `feed(blocks:)`), after the buffer sources.
     public let streamSourceCount: Int
     /// Frames in each buffer's loop (a multiple of `blockFrames`).
     public let loopFrames: Int
@@ -24,6 +25,7 @@ public final class EngineFixture {
     public private(set) var streams: [StreamSource] = []
     /// Every source and bus, in creation order.
     public private(set) var sourceIDs: [SourceID] = []
+    /// The buses, in creation order.
     public private(set) var busIDs: [BusID] = []
     /// The last rendered block (interleaved stereo, `blockFrames` frames).
     public let output: UnsafeMutablePointer<Float>

@@ -32,7 +32,9 @@ public final class FileStream: @unchecked Sendable {
     public let channelCount: Int
     /// The file's own rate, Hz, channels and length in frames.
     public let fileSampleRate: Int
+    /// The file's channel count.
     public let fileChannelCount: Int
+    /// The file's length, frames at its own rate.
     public let fileFrameCount: Int
     /// Frames the ring holds.
     public var capacityFrames: Int { ring.indices.capacity / channelCount }

@@ -4,8 +4,11 @@ import TuttiPolicy
 /// `tutti explain`: every session's state at a moment of a scene, and the journal entries
 /// that put it there. Value type: any thread.
 public struct Explanation: Sendable {
+    /// One session at the moment asked. Value type: any thread.
     public struct SessionReport: Sendable {
+        /// The session's id.
         public var id: String
+        /// Its category in force.
         public var category: String
         /// inactive | active | interrupted
         public var phase: String
@@ -13,15 +16,20 @@ public struct Explanation: Sendable {
         public var state: String
         /// Why, in words (the reason fields of the decisive entries).
         public var reason: String?
+        /// Its sources that play, in scene order.
         public var playingSources: [String]
+        /// Its sources that are paused, in scene order.
         public var pausedSources: [String]
         /// The entries behind the state: the session's own since its last activation (or
         /// the start), its sources', and the activation of whoever ducks or interrupts it.
         public var chain: [LogEntry]
     }
 
+    /// The moment, seconds.
     public var time: Double
+    /// The moment, output frames.
     public var frame: Int64
+    /// Every session, in scene order.
     public var sessions: [SessionReport]
 
     /// Run the scene up to `seconds` (events at that time included) and report.

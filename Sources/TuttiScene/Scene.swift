@@ -4,17 +4,23 @@ import TuttiPolicy
 
 /// A decoded, validated scene (see docs/scene-format.md). Value type: any thread.
 public struct Scene: Sendable {
+    /// The scene's `engine` object. Value type: any thread.
     public struct EngineSettings: Sendable, Equatable {
+        /// Output and mixing rate, Hz (`engine.sampleRate`).
         public var sampleRate = 48_000
+        /// Output channels, 1 or 2 (`engine.channels`).
         public var channelCount = 2
+        /// Frames per render block (`engine.blockFrames`); it never changes the samples.
         public var blockFrames = 256
         /// How file sources at another rate are converted at load: `ResamplerQuality.fileDefault`
         /// unless the scene says (`engine.resampler`).
         public var resampler: ResamplerQuality = .fileDefault
+        /// The engine's default duck: level (dB), attack and release (seconds).
         public var ducking = DuckingSettings.default
         /// `engine.ducking.rules`, resolved against the sessions (in file order: the index
         /// is the journal's `rule`).
         public var duckingRules: [DuckingRule] = []
+        /// Sample format of the written WAV (`engine.output`; `tutti render --format` overrides it).
         public var output: SampleFormat = .float32
         /// Voices the whole engine may play at once (nil: no limit).
         public var maxVoices: Int?
@@ -22,12 +28,19 @@ public struct Scene: Sendable {
         public var routes = ["main"]
     }
 
+    /// The device state at frame 0 (the scene's `device` object). Value type: any thread.
     public struct Device: Sendable, Equatable {
+        /// The silent switch is on.
         public var silentSwitch = false
+        /// The screen is locked.
         public var locked = false
+        /// System volume, 0…1.
         public var volume = 1.0
+        /// Ringer volume, 0…1.
         public var ringerVolume = 1.0
+        /// Where the output goes.
         public var route: Route = .speaker
+        /// The built-in microphone is muted (privacy rule).
         public var micMuted = false
     }
 
@@ -35,18 +48,26 @@ public struct Scene: Sendable {
     public enum Audio: Sendable, Equatable {
         /// Resolved against the scene's folder.
         case file(String)
+        /// A sine: frequency in Hz, amplitude linear.
         case tone(frequency: Double, amplitude: Double)
+        /// Digital silence (a source that only holds a voice).
         case silence
         /// Captured audio with 1 or 2 channels (sources only, in `record` / `playAndRecord`
         /// sessions): live capture, or offline the file given with `--input ID=FILE.wav`.
         case input(channelCount: Int)
     }
 
+    /// One entry of `sources`. Value type: any thread.
     public struct Source: Sendable, Equatable {
+        /// The source's id (unique in the scene).
         public var id: String
+        /// The id of the session it belongs to.
         public var session: String
+        /// What it plays.
         public var audio: Audio
+        /// Its own level, linear 0…1.
         public var gain: Double
+        /// Restart at the end instead of ending.
         public var loop: Bool
         /// Voice-stealing priority, 0…255 (default 128).
         public var priority: Int = 128
@@ -62,7 +83,9 @@ public struct Scene: Sendable {
     /// A source's own fades, seconds (`fadeIn`, `fadeOut`); nil keeps the engine's default
     /// (no fade-in from the top, a 10 ms de-click when resuming mid-way; a 10 ms fade-out).
     public struct Fades: Sendable, Equatable {
+        /// Fade-in on play/resume, seconds (nil: the default).
         public var fadeIn: Double?
+        /// Fade-out on pause/stop/remove, seconds (nil: the default 10 ms).
         public var fadeOut: Double?
 
         /// No fade of its own.
@@ -75,41 +98,67 @@ public struct Scene: Sendable {
         public var isDefault: Bool { fadeIn == nil && fadeOut == nil }
     }
 
+    /// What an event does to a session (`"session": id, "action": …`). Value type: any thread.
     public enum SessionAction: Sendable, Equatable {
+        /// `setActive(true)`: the policy decides who is heard.
         case activate
+        /// `setActive(false)`; `notifyOthers` lets interrupted sessions resume.
         case deactivate(notifyOthers: Bool)
+        /// A new category, mode and options (nil: keep them).
         case setCategory(Category, mode: Mode?, options: Set<CategoryOption>?)
+        /// The app goes to the foreground or the background.
         case foreground, background
         case setGain(Double, ramp: Double?)
     }
 
+    /// What an event does to a source (`"source": id, "action": …`). Value type: any thread.
     public enum SourceAction: Sendable, Equatable {
+        /// Transport: play (or resume), pause (keep the position), stop (rewind).
         case play, pause, stop
         case setGain(Double, ramp: Double?)
     }
 
+    /// A change of the device (`"device": …, "value": …`). Value type: any thread.
     public enum DeviceAction: Sendable, Equatable {
+        /// The silent switch on or off.
         case silentSwitch(Bool)
+        /// The screen locks or unlocks.
         case lock, unlock
+        /// System volume, 0…1.
         case volume(Double)
+        /// Ringer volume, 0…1.
         case ringerVolume(Double)
+        /// A volume button press (one step of the volume curve).
         case volumeUp, volumeDown
+        /// A new output route (nil reason: the scene format's default for the move).
         case route(Route, reason: RouteChangeReason?)
+        /// The built-in microphone muted or not.
         case micMuted(Bool)
     }
 
+    /// What an event does. Value type: any thread.
     public enum Action: Sendable, Equatable {
+        /// To the session with this id.
         case session(String, SessionAction)
+        /// To the source with this id.
         case source(String, SourceAction)
+        /// To the device.
         case device(DeviceAction)
+        /// A phone call begins (interrupts everything), optionally playing `audio`.
         case phoneCallBegin(audio: Audio?)
+        /// The phone call ends (interruptions end with shouldResume).
         case phoneCallEnd
+        /// A system sound on the ringer bus, for `duration` seconds (nil: its whole length).
         case systemSound(audio: Audio, duration: Double?)
+        /// A remote (headphone, control centre) command.
         case remote(RemoteCommand)
     }
 
+    /// One entry of `events`. Value type: any thread.
     public struct Event: Sendable, Equatable {
+        /// When, seconds from the start.
         public var at: Double
+        /// What it does.
         public var action: Action
         /// `events[i]` in the file.
         public var place: String
@@ -125,10 +174,15 @@ public struct Scene: Sendable {
         }
     }
 
+    /// The `engine` object.
     public var engine = EngineSettings()
+    /// The render's length, seconds.
     public var duration: Double
+    /// The device state at frame 0.
     public var device = Device()
+    /// The sessions, in file order.
     public var sessions: [SessionConfiguration] = []
+    /// The sources, in file order.
     public var sources: [Source] = []
     /// In time order; events at the same time keep file order.
     public var events: [Event] = []
@@ -137,10 +191,13 @@ public struct Scene: Sendable {
     /// The folder relative file paths are resolved against.
     public var baseDirectory: String
 
+    /// The render's length in output frames.
     public var durationFrames: Int { Int((duration * Double(engine.sampleRate)).rounded()) }
 
+    /// The output frame of a time in seconds (rounded to the nearest frame).
     public func frame(at seconds: Double) -> Int64 { Int64((seconds * Double(engine.sampleRate)).rounded()) }
 
+    /// An audio or output path as written in the scene, made absolute against `baseDirectory`.
     public func resolve(_ path: String) -> String {
         path.hasPrefix("/") || baseDirectory.isEmpty ? path : baseDirectory + "/" + path
     }

@@ -9,13 +9,16 @@ import TuttiPolicy
 /// Thread: one thread does everything (it is both the control side and the render side
 /// of its engine); the renderer is the same one a real-time backend drives.
 public final class SceneRenderer {
+    /// The scene it renders.
     public let scene: Scene
     package let system: AudioSystem
     package var engine: Engine { system.engine }
     /// Call audio and system sounds, one source per scene event that has audio.
     private var eventSource: [Int: SourceID] = [:]
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
+    /// The policy journal so far (what `--events` writes).
     public private(set) var journal: [LogEntry] = []
+    /// Output frames rendered (or decided) so far.
     public private(set) var framePosition: Int64 = 0
     /// Index of the next scene event to dispatch.
     private var nextEvent = 0
@@ -134,6 +137,7 @@ public final class SceneRenderer {
             fadeOutFrames: fades.fadeOut.map { system.frames(forSeconds: $0) })
     }
 
+    /// The scene's length in output frames.
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
 
     /// The engine ids of the scene's sources and of its events' audio.
