@@ -28,7 +28,9 @@ struct Play: ParsableCommand {
             stderr; playback goes on). Integer device formats are TPDF-dithered \
             as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
-            process callback (ports out_1 … out_N; docs/backends.md).
+            process callback (ports out_1 … out_N; docs/backends.md). A scene with several \
+            engine.routes plays each route on its own PCM (--route NAME=PCM) or JACK port group \
+            (NAME_1 …, --route NAME=PORTS); the report then gives xruns and latency per route.
             """)
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
@@ -42,6 +44,15 @@ struct Play: ParsableCommand {
 
     @Option(help: "ALSA PCM name (see `tutti devices`).")
     var device = "default"
+
+    @Option(
+        name: .customLong("route"),
+        help: ArgumentHelp(
+            "Play route NAME of the scene's engine.routes on DEST (repeatable).",
+            discussion:
+                "ALSA: DEST is a PCM; main defaults to --device, every other route needs one (all are opened with the same rate, format and period and written from the one render thread). JACK: DEST is a comma-separated list of ports for the route's group NAME_1 … (one per channel); main defaults to the physical ports, another route without --route stays unconnected.",
+            valueName: "NAME=DEST"))
+    var route: [String] = []
 
     @Option(help: "Period size to ask for, in frames (the device may grant another).")
     var period = 1024
@@ -84,12 +95,15 @@ struct Play: ParsableCommand {
             throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
         }
         try validateBackendOptions()
+        try validateRoutes()
     }
 
     func run() throws {
         do {
             try play()
         } catch let e as ExitCode {
+            throw e
+        } catch let e as ValidationError {
             throw e
         } catch {
             throw fail(error)
@@ -103,17 +117,13 @@ struct Play: ParsableCommand {
     private func play() throws {
         if backend == .jack { return try playJACK() }
         let scene = try SceneRenderer.loadScene(path: self.scene)
-        if scene.engine.routes.count > 1 {
-            // One PCM per route from the one real-time thread is not built yet (docs/backends.md).
-            say(
-                "the routes other than main (\(scene.engine.routes.dropFirst().joined(separator: ", "))) are not played on ALSA yet: use --backend jack (port groups) or tutti render --route-output"
-            )
-        }
+        let pcms = try alsaRoutes(scene.engine.routes)
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
 
-        var config = ALSAOutputConfiguration(device: device)
+        var config = ALSAOutputConfiguration(device: pcms.main)
+        config.routeDevices = pcms.others
         config.periodFrames = period
         config.periodCount = periods
         if let format { config.formats = [format.format] }
@@ -130,7 +140,8 @@ struct Play: ParsableCommand {
         let output = try ALSAOutput(
             engine: playback.engine, configuration: config,
             log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
-        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(device)\": \(output.negotiated)")
+        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(pcms.main)\": \(output.negotiated)")
+        for r in output.routes.dropFirst() { say("route \(r.route) on \"\(r.device)\": \(r.negotiated)") }
 
         // The scene is decided ahead of the render thread (0.2 s while stdin may bring control
         // lines, else 1 s) and its commands queued; the render horizon stops the render thread
@@ -165,11 +176,17 @@ struct Play: ParsableCommand {
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         let n = output.negotiated
+        // Main first, as with one route; then each other route's PCM on the same line.
+        let others = output.routes.dropFirst().map { r in
+            String(
+                format: "; route %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", r.route, r.device, r.xrunCount,
+                r.negotiated.latencySeconds * 1000, r.framesDropped)
+        }
         print(
             String(
                 format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
                 Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
-                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
+                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount) + others.joined())
     }
 }
 
