@@ -371,6 +371,10 @@ final class RouteSet: @unchecked Sendable {
             }
             r.opened = nil
             r.pcm = nil
+            // What it never got counts as dropped: written + dropped = rendered, always.
+            r.framesDropped.add(Int64(r.ringCount), ordering: .relaxed)
+            r.ringRead = 0
+            r.ringCount = 0
             r.supervisorLostReported = true
             r.supervisorStallSince = 0
             r.supervisorDelay = configuration.reopenInitialDelay
@@ -384,8 +388,6 @@ final class RouteSet: @unchecked Sendable {
                 device: r.device, configuration: configuration, main: main, mainDevice: configuration.device, functions: functions)
             r.opened = d
             r.pcm = d.handle
-            r.ringRead = 0
-            r.ringCount = 0
             r.supervisorLostReported = false
             r.blockedSince.store(0, ordering: .relaxed)
             negotiated.withLock { $0[index] = d.negotiated }

@@ -82,7 +82,7 @@ extension Play {
             do {
                 _ = try client.destinations(for: .ports(ports), channelCount: scene.engine.channelCount)
             } catch {
-                throw ValidationError("--route \(name)=\(ports.joined(separator: ",")): \(error)")
+                throw RouteDestinationError(description: "--route \(name)=\(ports.joined(separator: ",")): \(error)")
             }
         }
         if scene.engine.sampleRate != client.sampleRate {

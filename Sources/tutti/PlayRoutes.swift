@@ -70,3 +70,9 @@ extension Play {
         return (byName[routes.first ?? "main"].map { .ports(ports($0)) }, others)
     }
 }
+
+/// A `--route` destination the backend refused (a JACK port that is not there, not an input,
+/// or a count that is not the channel count): exit 1, as `--connect`.
+struct RouteDestinationError: Error, CustomStringConvertible {
+    var description: String
+}
