@@ -7,10 +7,12 @@ import TuttiJACK
 public struct OutputConfiguration: Sendable, Equatable {
     /// The kind of device. The raw values are the C ABI's `TUTTI_BACKEND_*`.
     public enum Backend: Int32, Sendable, CaseIterable {
-        /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin).
+        /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin); with several
+        /// routes, one PCM per route (`routeDestinations`).
         case alsa = 0
         /// A JACK client of a JACK server (ports `out_1 … out_N`, connected to the physical
-        /// playback ports). The server sets the rate (the engine's must match) and the buffer size.
+        /// playback ports; with several routes a group per route, `main_1 …`, `cue_1 …`). The
+        /// server sets the rate (the engine's must match) and the buffer size.
         case jack = 1
     }
 
