@@ -87,8 +87,8 @@ final class CaptureSide: @unchecked Sendable {
         }
         linked = f.link(playback.handle, handle) == 0
         pcm = handle
+        freeBuffers()  // the previous open's, by the previous format
         negotiated = n
-        freeBuffers()
         let samples = n.periodFrames * input.channelCount
         let float = UnsafeMutablePointer<Float>.allocate(capacity: samples)
         float.initialize(repeating: 0, count: samples)
