@@ -87,7 +87,7 @@ final class CaptureSide: @unchecked Sendable {
         }
         linked = f.link(playback.handle, handle) == 0
         pcm = handle
-        freeBuffers()  // the previous open's, by the previous format
+        freeBuffers() // the previous open's, by the previous format
         negotiated = n
         let samples = n.periodFrames * input.channelCount
         let float = UnsafeMutablePointer<Float>.allocate(capacity: samples)
