@@ -22,6 +22,8 @@ public final class ALSAOutput: @unchecked Sendable {
     public let configuration: ALSAOutputConfiguration
     let functions: ALSAFunctions
     let core: RenderCore
+    /// Full duplex: the capture PCM's control half (CaptureSide.swift); nil: playback only.
+    let capture: CaptureSide?
     let wakeRender = Semaphore()
     let wakeSupervisor = Semaphore()
     let renderStarted = Semaphore()
@@ -85,6 +87,14 @@ public final class ALSAOutput: @unchecked Sendable {
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
             configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
         core.install(opened)
+        capture = configuration.capture.map {
+            CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
+        }
+        do { try capture?.open(configuration, playback: opened, core: core) } catch {
+            device = nil
+            opened.close(functions)
+            throw error
+        }
     }
 
     deinit { stop() }
@@ -131,6 +141,7 @@ public final class ALSAOutput: @unchecked Sendable {
             let rc = functions.lock_memory()
             if rc != 0 { log("mlockall refused (\(errnoName(rc))); memory may be paged out") }
         }
+        capture?.prepareForStart(core)
         let core = self.core
         let priority = configuration.realtimePriority
         let set = functions.set_fifo_priority
@@ -197,6 +208,7 @@ public final class ALSAOutput: @unchecked Sendable {
         guard let d = device else { return }
         device = nil
         core.releaseDevice()
+        capture?.close(core)
         if drain {
             _ = functions.pcm_nonblock(d.handle, 0)
             _ = functions.drain(d.handle)
@@ -305,6 +317,7 @@ public final class ALSAOutput: @unchecked Sendable {
         emit(.routeChanged(.oldDeviceUnavailable, device: configuration.device))
         log("device \"\(configuration.device)\" lost: \(message); reopening")
         core.releaseDevice()
+        capture?.close(core)
         if let d = device {
             _ = functions.drop(d.handle)
             d.close(functions)
@@ -317,6 +330,10 @@ public final class ALSAOutput: @unchecked Sendable {
             do {
                 let d = try PCMDevice.open(
                     configuration, sampleRate: sampleRate, channelCount: channelCount, functions: functions)
+                do { try capture?.open(configuration, playback: d, core: core) } catch {
+                    d.close(functions)
+                    throw error
+                }
                 device = d
                 core.install(d)
                 shared.withLock { $0.negotiated = d.negotiated }
