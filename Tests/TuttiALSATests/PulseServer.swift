@@ -1,6 +1,6 @@
+import CTuttiTestSupport
 import Foundation
 import Glibc
-import CTuttiTestSupport
 import Testing
 
 /// A private PulseAudio server with a null sink (paced at the real rate), started as in

@@ -1,7 +1,7 @@
+import CTuttiTestSupport
 import Foundation
 import Glibc
 import Synchronization
-import CTuttiTestSupport
 import Testing
 import TuttiTestSupport
 
