@@ -535,10 +535,13 @@ typedef struct tutti_output_config {
     /* Capture (added after the first release: read only when struct_size covers them, so
      * callers built against the older, 24-byte-on-LP64 layout keep working). */
     tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture
-                                 feeds instead of tutti_stream_write; 0 = none. JACK only (ports
-                                 in_1..N, N = its channels); with ALSA: INVALID_ARGUMENT */
+                                 feeds instead of tutti_stream_write; 0 = none. JACK: ports
+                                 in_1..N, N = its channels. ALSA: full duplex on a capture PCM
+                                 at the output's rate, format and period, with its channels */
     const char *capture_from; /* JACK: ports connected to in_1, in_2, ... in order, separated by
-                                 commas (e.g. "system:capture_1,system:capture_2"); NULL = none */
+                                 commas (e.g. "system:capture_1,system:capture_2"); NULL = none.
+                                 ALSA: the capture PCM's name (e.g. "hw:1", "pulse"); NULL = the
+                                 output's device. Copied. */
     /* Routes (added after capture, read only when struct_size covers it). */
     const char *routes; /* where the routes past main (route_names of the engine config) play:
                            "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.

@@ -12,10 +12,11 @@
 # the C tests against it, the examples (C and a Swift package) built and run.
 # The PulseAudio and JACK tests start their own private servers (JACK: dummy driver).
 # chromium-headless-shell (~64 MB, about 15 s to install) renders the timeline picture to PNG
-# for its browser test; without it that one check is skipped, saying so.
+# for its browser test; without it that one check is skipped, saying so. gdb: the test run's
+# watchdog (scripts/watchdog.sh) dumps the threads of a run that hangs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils jackd2 chromium-headless-shell
+bash scripts/install-deps.sh pulseaudio libasound2-plugins pulseaudio-utils jackd2 chromium-headless-shell gdb
 
 echo "== swift format lint (configuration: .swift-format)"
 swift format lint --strict --recursive Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Fuzz/Sources examples/swift/Sources
@@ -26,7 +27,9 @@ bash scripts/docs.sh
 echo "== debug build and all tests"
 swift build --build-tests
 log=$(mktemp)
-swift test --skip-build 2>&1 | tee "$log"
+# A hang (e.g. inside libjack) fails the run after 5 minutes without output, with every
+# thread's stack (gdb) in the log, instead of stalling CI.
+bash scripts/watchdog.sh 300 "$log" -- swift test --skip-build
 passed=$(grep -Eo 'Test run with [0-9]+ tests' "$log" | grep -Eo '[0-9]+' | tail -1)
 rm -f "$log"
 

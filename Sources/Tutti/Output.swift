@@ -25,11 +25,14 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var periodFrames: Int?
     /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
     public var periodCount: Int?
-    /// An input source (`SessionHandle.makeInputSource`) the device's capture feeds. JACK
-    /// only (input ports `in_1 … in_N`, N = its channel count; ALSA capture is not built
-    /// yet: `invalidArgument`). The host then does not `write` to it.
+    /// An input source (`SessionHandle.makeInputSource`) the device's capture feeds, one
+    /// captured frame per rendered frame, from the backend's real-time thread. JACK: input
+    /// ports `in_1 … in_N`, N = its channel count. ALSA: full duplex on the capture PCM
+    /// `captureDevice` (opened at the output's rate, format and period, with the input's
+    /// channels). The host then does not `write` to it.
     public var capture: SourceHandle?
-    /// JACK: ports connected to `in_1 …` in order (full names; default none).
+    /// JACK: ports connected to `in_1 …` in order (full names; default none). With `.alsa`:
+    /// `invalidArgument` (use `captureDevice`).
     public var captureFrom: [String] = []
     /// Where the routes past main (`AudioEngineConfiguration.routes`) play, by route name;
     /// main plays on `device`. ALSA: one element, the route's PCM (`["cue": ["cuePCM"]]`);
@@ -41,6 +44,9 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// unconnected. An unknown route, a missing ALSA route or a wrong count is
     /// `invalidArgument`; a JACK port that is not there is a `device` error naming it.
     public var routeDestinations: [String: [String]] = [:]
+    /// ALSA: the capture PCM's name; nil: `device` (the output's PCM). With `.jack`:
+    /// `invalidArgument` (use `captureFrom`).
+    public var captureDevice: String?
 
     /// The default device of the default backend (ALSA "default").
     public init() {}
@@ -71,10 +77,16 @@ extension AudioEngine {
         let routeDevices = try checkRouteDestinations(configuration)
         // Resolved before the output lock: the engine's lock is never taken inside it.
         var captureInput: InputSource?
+        if configuration.backend == .alsa, !configuration.captureFrom.isEmpty {
+            throw TuttiError(.invalidArgument, "captureFrom names JACK ports: with ALSA, name the capture PCM in captureDevice")
+        }
+        if configuration.backend == .jack, configuration.captureDevice != nil {
+            throw TuttiError(.invalidArgument, "captureDevice names an ALSA PCM: with JACK, connect ports with captureFrom")
+        }
+        if configuration.capture == nil, configuration.captureDevice != nil {
+            throw TuttiError(.invalidArgument, "captureDevice without capture: give the input source to capture into")
+        }
         if let capture = configuration.capture {
-            guard configuration.backend == .jack else {
-                throw TuttiError(.invalidArgument, "capture: only the JACK backend captures (ALSA capture is not built yet)")
-            }
             guard capture.engine === self else { throw TuttiError(.invalidArgument, "capture: the source belongs to another engine") }
             captureInput = try withCore { (s) throws(TuttiError) in try s.input(capture.id) }
         }
@@ -86,7 +98,8 @@ extension AudioEngine {
             do throws(TuttiError) {
                 running =
                     try configuration.backend == .alsa
-                    ? startALSA(configuration, routeDevices: routeDevices) : startJACK(configuration, capture: captureInput)
+                    ? startALSA(configuration, routeDevices: routeDevices, capture: captureInput)
+                    : startJACK(configuration, capture: captureInput)
             } catch {
                 renderOwner.store(0, ordering: .releasing)
                 throw error
@@ -121,11 +134,15 @@ extension AudioEngine {
         return pcms
     }
 
-    private func startALSA(_ configuration: OutputConfiguration, routeDevices: [String]) throws(TuttiError) -> RunningOutput {
+    private func startALSA(_ configuration: OutputConfiguration, routeDevices: [String], capture: InputSource?) throws(TuttiError)
+        -> RunningOutput
+    {
         var alsaConfiguration = ALSAOutputConfiguration(device: configuration.device ?? "default")
         alsaConfiguration.routeDevices = routeDevices
         if let p = configuration.periodFrames { alsaConfiguration.periodFrames = p }
         if let n = configuration.periodCount { alsaConfiguration.periodCount = n }
+        alsaConfiguration.capture = capture
+        alsaConfiguration.captureDevice = configuration.captureDevice
         do {
             let alsa = try ALSAOutput(
                 renderer: renderer, configuration: alsaConfiguration, log: { _ in },

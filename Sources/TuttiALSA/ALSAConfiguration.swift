@@ -1,6 +1,7 @@
 import CALSA
 import Glibc
 import TuttiDSP
+import TuttiEngine
 
 /// Sample formats the backend writes, in the engine's byte order (little endian). Value type: any thread.
 public enum ALSASampleFormat: String, Sendable, CaseIterable {
@@ -89,6 +90,13 @@ public struct ALSAOutputConfiguration: Sendable {
     /// Called on the render thread right before and after each render + conversion (e.g.
     /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be real-time safe.
     public var realtimeScope: RealtimeScope?
+    /// Full duplex: an input source (`Engine.input(id)`) the render thread feeds from a capture
+    /// PCM, one captured frame per rendered frame, read right before each period is rendered
+    /// (docs/backends.md, "ALSA capture"). nil: playback only.
+    public var capture: InputSource?
+    /// The capture PCM's name; nil: `device`. It is opened at the playback's rate, format and
+    /// period, with the input's channel count (anything else fails naming it).
+    public var captureDevice: String?
 
     /// The defaults above for the PCM `device`. Value type: any thread.
     public init(device: String = "default") { self.device = device }
@@ -176,6 +184,8 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The PCM of a route past main (`routeDevices`) failed to open or negotiate, or granted
     /// another format or period than main's PCM: the route's name, its PCM, the reason.
     indirect case route(String, device: String, ALSAError)
+    /// The capture PCM (named) cannot be opened or cannot match the playback PCM: why.
+    case capture(device: String, reason: String)
 
     /// A sentence for the user: what failed and the device's or the system's reason.
     public var description: String {
@@ -190,6 +200,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
         case .thread(let what, let code): "\(what) failed (errno \(code))"
         case .alreadyStarted: "the output is already started"
         case .route(let name, let device, let error): "route \(name) (PCM \"\(device)\"): \(error)"
+        case .capture(let device, let reason): "capture PCM \"\(device)\": \(reason)"
         }
     }
 }

@@ -104,6 +104,18 @@ public struct ALSAFunctions: @unchecked Sendable {
     public var drop: @convention(c) (PCM?) -> Int32
     /// Calls alsa-lib's `snd_pcm_drain`.
     public var drain: @convention(c) (PCM?) -> Int32
+    /// Calls alsa-lib's `snd_pcm_readi` (capture); the render thread calls it.
+    public var readi: @convention(c) (PCM?, UnsafeMutableRawPointer?, Frames) -> snd_pcm_sframes_t
+    /// Calls alsa-lib's `snd_pcm_avail_update` (capture: frames ready to read); the render thread calls it.
+    public var avail_update: @convention(c) (PCM?) -> snd_pcm_sframes_t
+    /// Calls alsa-lib's `snd_pcm_state`; the render thread calls it while capture waits for playback to start.
+    public var state: @convention(c) (PCM?) -> snd_pcm_state_t
+    /// Calls alsa-lib's `snd_pcm_start` (an unlinked capture PCM is started by hand).
+    public var start: @convention(c) (PCM?) -> Int32
+    /// Calls alsa-lib's `snd_pcm_link` (playback and capture start and stop together).
+    public var link: @convention(c) (PCM?, PCM?) -> Int32
+    /// Calls alsa-lib's `snd_pcm_unlink`.
+    public var unlink: @convention(c) (PCM?) -> Int32
     /// Calls alsa-lib's `snd_strerror`.
     public var strerror: @convention(c) (Int32) -> UnsafePointer<CChar>?
 
@@ -164,6 +176,12 @@ public struct ALSAFunctions: @unchecked Sendable {
         resume = { snd_pcm_resume($0) }
         drop = { snd_pcm_drop($0) }
         drain = { snd_pcm_drain($0) }
+        readi = { snd_pcm_readi($0, $1, $2) }
+        avail_update = { snd_pcm_avail_update($0) }
+        state = { snd_pcm_state($0) }
+        start = { snd_pcm_start($0) }
+        link = { snd_pcm_link($0, $1) }
+        unlink = { snd_pcm_unlink($0) }
         strerror = { snd_strerror($0) }
         device_name_hint = { snd_device_name_hint($0, $1, $2) }
         device_name_get_hint = { snd_device_name_get_hint($0, $1) }

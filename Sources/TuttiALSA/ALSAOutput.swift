@@ -22,6 +22,8 @@ public final class ALSAOutput: @unchecked Sendable {
     public let configuration: ALSAOutputConfiguration
     let functions: ALSAFunctions
     let core: RenderCore
+    /// Full duplex: the capture PCM's control half (CaptureSide.swift); nil: playback only.
+    let capture: CaptureSide?
     let wakeRender = Semaphore()
     let wakeSupervisor = Semaphore()
     let renderStarted = Semaphore()
@@ -96,6 +98,15 @@ public final class ALSAOutput: @unchecked Sendable {
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
             configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw, routes: routes)
         core.install(opened)
+        capture = configuration.capture.map {
+            CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
+        }
+        do { try capture?.open(configuration, playback: opened, core: core) } catch {
+            device = nil
+            routes?.close(drain: false, functions: functions)
+            opened.close(functions)
+            throw error
+        }
     }
 
     deinit { stop() }
@@ -152,6 +163,7 @@ public final class ALSAOutput: @unchecked Sendable {
             let rc = functions.lock_memory()
             if rc != 0 { log("mlockall refused (\(errnoName(rc))); memory may be paged out") }
         }
+        capture?.prepareForStart(core)
         let core = self.core
         let priority = configuration.realtimePriority
         let set = functions.set_fifo_priority
@@ -219,6 +231,7 @@ public final class ALSAOutput: @unchecked Sendable {
         guard let d = device else { return }
         device = nil
         core.releaseDevice()
+        capture?.close(core)
         if drain {
             _ = functions.pcm_nonblock(d.handle, 0)
             _ = functions.drain(d.handle)
@@ -330,6 +343,7 @@ public final class ALSAOutput: @unchecked Sendable {
         emit(.routeChanged(.oldDeviceUnavailable, device: configuration.device))
         log("device \"\(configuration.device)\" lost: \(message); reopening")
         core.releaseDevice()
+        capture?.close(core)
         if let d = device {
             _ = functions.drop(d.handle)
             d.close(functions)
@@ -341,6 +355,10 @@ public final class ALSAOutput: @unchecked Sendable {
         while !stopping {
             do {
                 let d = try openMain()
+                do { try capture?.open(configuration, playback: d, core: core) } catch {
+                    d.close(functions)
+                    throw error
+                }
                 device = d
                 core.install(d)
                 shared.withLock { $0.negotiated = d.negotiated }

@@ -94,6 +94,8 @@ final class RenderCore: @unchecked Sendable {
     var quantizer: TPDFQuantizer
     let dither: Bool
     let ditherSeed: UInt32
+    /// Full duplex: read before each period is rendered (CaptureSide.swift); nil: none.
+    var capture: CaptureReader?
 
     init(
         renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
@@ -231,6 +233,7 @@ final class RenderCore: @unchecked Sendable {
             let allowed = horizon.load(ordering: .acquiring) &- done
             if allowed <= 0 { return .starved }
             n = Int(min(Int64(n), allowed))
+            if let parked = capture?.beforeRender(self, frameCount: n) { return parked }
             let enter = scopeEnter
             let exit = scopeExit
             if hasScope { _unsafePerformance { enter() } }

@@ -42,7 +42,13 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
         if c.periods != 0 { output.periodCount = Int(c.periods) }
         if c.capture != 0 { output.capture = SourceHandle(engine: engine, id: SourceID(rawValue: c.capture)) }
         if c.capture_from != nil {
-            output.captureFrom = try utf8(c.capture_from, "config->capture_from").split(separator: ",").map(String.init)
+            let from = try utf8(c.capture_from, "config->capture_from")
+            // JACK: ports, comma-separated. ALSA: the capture PCM's name.
+            if backend == .alsa {
+                output.captureDevice = from
+            } else {
+                output.captureFrom = from.split(separator: ",").map(String.init)
+            }
         }
         if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.routes)! + MemoryLayout<UnsafeRawPointer>.size,
             c.routes != nil

@@ -26,7 +26,6 @@ public final class JACKOutput: @unchecked Sendable {
     public let configuration: JACKOutputConfiguration
     let core: ProcessCore
     let wakeSupervisor = Semaphore()
-    let supervisorExited = Semaphore()
     let finishedSignal = Semaphore()
     let log: @Sendable (String) -> Void
     let onEvent: (@Sendable (JACKEvent) -> Void)?
@@ -42,7 +41,7 @@ public final class JACKOutput: @unchecked Sendable {
     /// reconnecting), the control thread's again after `stop` joined the supervisor.
     private var client: JACKClient?
     private var started = false
-    private var supervisorRunning = false
+    private var supervisorThread: pthread_t?
     private let supervisorStop = Atomic<Bool>(false)
     /// How JACK schedules the process thread, once started (for `tutti play`'s report).
     public private(set) var schedulingNote = "not started"
@@ -173,13 +172,9 @@ public final class JACKOutput: @unchecked Sendable {
         } else {
             schedulingNote = "JACK's process thread, normal scheduling (the server runs without real-time)"
         }
-        // Detached: `stop` waits for `supervisorExited` (with a timeout) rather than joining.
-        let thread = try startThread(name: "tutti-jack-sup") { [self] in
-            supervise()
-            supervisorExited.post()
-        }
-        pthread_detach(thread)
-        supervisorRunning = true
+        // Joined by `stop`: no supervisor outlives its output (one left inside libjack would
+        // hold libjack's process-wide lock against every other client of the process).
+        supervisorThread = try startThread(name: "tutti-jack-sup") { [self] in supervise() }
     }
 
     /// Block until the frame limit has been rendered or the output gave up; false on timeout.
@@ -190,20 +185,17 @@ public final class JACKOutput: @unchecked Sendable {
         return true
     }
 
-    /// Stop the supervisor and close the client. `drain`: first let JACK play out what was
+    /// Stop the supervisor (joined: it ends at once, or when a libjack call of a reconnect in
+    /// progress returns) and close the client. `drain`: first let JACK play out what was
     /// rendered (the ports' playback latency plus a cycle; at most a second). Control thread.
     public func stop(drain: Bool = false) {
-        if supervisorRunning {
+        if let thread = supervisorThread {
             supervisorStop.store(true, ordering: .releasing)
             wakeSupervisor.post()
-            if !supervisorExited.wait(seconds: 10) {
-                // Stuck inside libjack (a frozen server): leave it the client.
-                log("supervisor did not stop within 10 s; leaving the client to it")
-                supervisorRunning = false
-                client = nil
-                return
-            }
-            supervisorRunning = false
+            // The supervisor's own waits end at once; a libjack call in progress (opening or
+            // closing a client during a reconnect) is waited for.
+            pthread_join(thread, nil)
+            supervisorThread = nil
         }
         guard let c = client else { return }
         if drain, core.phase.load(ordering: .acquiring) == .finished, !core.lost.load(ordering: .acquiring) {
@@ -326,6 +318,7 @@ public final class JACKOutput: @unchecked Sendable {
         let deadline = monotonicSeconds() + configuration.startTimeoutSeconds
         while core.cycleCount.load(ordering: .acquiring) < first + 2 {
             if core.lost.load(ordering: .acquiring) { throw JACKError.call("activation (the server went away)", code: -1) }
+            if stopping { throw JACKError.call("activation (stopped)", code: -1) }
             if monotonicSeconds() > deadline { throw JACKError.noCycles(seconds: configuration.startTimeoutSeconds) }
             usleep(500)
         }

@@ -28,6 +28,8 @@ public final class ScenePlayback {
     public var decidedFrames: Int64 { shadow.framePosition }
     private let shadow: SceneRenderer
     private let live: SceneRenderer
+    /// The live graph's renderer (its input sources are what a backend captures into).
+    var liveRenderer: SceneRenderer { live }
     /// Shadow commands queued for the live engine so far.
     private var forwarded = 0
 

@@ -53,23 +53,44 @@ struct Bench: ParsableCommand {
 
     @Flag(
         help:
-            "JACK loopback: play clicks through out_1 connected to in_1 of the same client and report the round trip in ms (needs a running JACK server)."
+            "Loopback: play clicks and find them in the capture, report the round trip in ms. JACK (default): out_1 connected to in_1 of the same client (needs a running JACK server). ALSA (--backend alsa): playback on --device, capture from --capture-device, at --block frames per period (PulseAudio: PULSE_SOURCE=SINK.monitor and the pulse PCM)."
     )
     var loopback = false
 
+    @Option(help: "With --loopback: jack or alsa.")
+    var backend = BackendArgument.jack
+
     @Option(help: "With --loopback: the JACK server (default: $JACK_DEFAULT_SERVER, else default).")
     var jackServer: String?
+
+    @Option(help: ArgumentHelp("With --loopback --backend alsa: the playback PCM.", valueName: "PCM"))
+    var device = "default"
+
+    @Option(
+        name: .customLong("capture-device"),
+        help: ArgumentHelp("With --loopback --backend alsa: the capture PCM (default: --device).", valueName: "PCM"))
+    var captureDevice: String?
 
     func validate() throws {
         guard (1...4096).contains(sources) else { throw ValidationError("--sources must be 1…4096") }
         guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
+        if !loopback, backend != .jack || device != "default" || captureDevice != nil {
+            throw ValidationError("--backend, --device and --capture-device are for --loopback")
+        }
+        if backend == .jack, device != "default" || captureDevice != nil {
+            throw ValidationError("--device and --capture-device are for --backend alsa (JACK: --jack-server)")
+        }
+        if backend == .alsa, jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
     }
 
     func run() throws {
         if loopback {
             do {
-                let result = try LoopbackBench.run(serverName: jackServer, clientName: "tutti-loopback")
+                let result =
+                    backend == .alsa
+                    ? try LoopbackBench.runALSA(device: device, captureDevice: captureDevice, periodFrames: block)
+                    : try LoopbackBench.run(serverName: jackServer, clientName: "tutti-loopback")
                 print(json ? result.json : result.report)
                 if result.roundTrips.isEmpty { throw ExitCode(1) }
             } catch let e as ExitCode {

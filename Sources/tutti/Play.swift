@@ -28,7 +28,12 @@ struct Play: ParsableCommand {
             stderr; playback goes on). Integer device formats are TPDF-dithered \
             as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
-            process callback (ports out_1 … out_N; docs/backends.md). A scene with several \
+            process callback (ports out_1 … out_N; docs/backends.md). \
+            A scene with an input source captures live into it: ALSA full duplex from \
+            --capture-device (default: --device), or JACK input ports in_1 … (--capture-from \
+            connects them). Sessions' recordTo WAVs are written while playing and moved into \
+            place at the end; SIGINT / SIGTERM / SIGHUP stop playback and finish them (exit \
+            130 / 143 / 129; a second signal removes them). A scene with several \
             engine.routes plays each route on its own PCM (--route NAME=PCM) or JACK port group \
             (NAME_1 …, --route NAME=PORTS); the report then gives xruns and latency per route.
             """)
@@ -53,6 +58,13 @@ struct Play: ParsableCommand {
                 "ALSA: DEST is a PCM; main defaults to --device, every other route needs one (all are opened with the same rate, format and period and written from the one render thread). JACK: DEST is a comma-separated list of ports for the route's group NAME_1 … (one per channel); main defaults to the physical ports, another route without --route stays unconnected.",
             valueName: "NAME=DEST"))
     var route: [String] = []
+
+    @Option(
+        name: .customLong("capture-device"),
+        help: ArgumentHelp(
+            "ALSA capture PCM for the scene's input source (default: --device); opened at the output's rate, format and period.",
+            valueName: "PCM"))
+    var captureDevice: String?
 
     @Option(help: "Period size to ask for, in frames (the device may grant another).")
     var period = 1024
@@ -115,15 +127,20 @@ struct Play: ParsableCommand {
     }
 
     private func play() throws {
-        if backend == .jack { return try playJACK() }
         let scene = try SceneRenderer.loadScene(path: self.scene)
+        // Before any other thread exists: a signal then finishes the recordings.
+        let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
+        if backend == .jack { return try playJACK(scene, stop: stop) }
         let pcms = try alsaRoutes(scene.engine.routes)
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
 
+        let capture = try captureInput(playback)
         var config = ALSAOutputConfiguration(device: pcms.main)
         config.routeDevices = pcms.others
+        config.capture = capture?.source
+        config.captureDevice = captureDevice
         config.periodFrames = period
         config.periodCount = periods
         if let format { config.formats = [format.format] }
@@ -142,6 +159,16 @@ struct Play: ParsableCommand {
             log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(pcms.main)\": \(output.negotiated)")
         for r in output.routes.dropFirst() { say("route \(r.route) on \"\(r.device)\": \(r.negotiated)") }
+        if let capture, let pcm = output.captureDevice {
+            say(
+                "capturing input \(capture.id) from \"\(pcm)\"\(output.captureLinked ? " (linked)" : " (started with the playback)"): \(output.captureNegotiated.map { "\($0)" } ?? "")"
+            )
+        }
+        let recorder: LiveRecorder?
+        do { recorder = try startRecorder(playback) } catch {
+            output.stop()
+            throw error
+        }
 
         // The scene is decided ahead of the render thread (0.2 s while stdin may bring control
         // lines, else 1 s) and its commands queued; the render horizon stops the render thread
@@ -150,17 +177,35 @@ struct Play: ParsableCommand {
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()
-        try output.start(frameLimit: total)
+        do { try output.start(frameLimit: total) } catch {
+            recorder?.discard()
+            throw error
+        }
         say("render thread: \(output.schedulingNote)")
+        var interrupted: Int32?
         while !output.waitUntilFinished(timeout: 0.005) {
+            if let signal = stop?.requested {
+                interrupted = signal
+                break
+            }
             try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
             control.applyPending(to: playback, say: say)
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             for event in output.pollEvents() { say("\(event)") }
         }
+        if let interrupted {
+            output.stop()
+            playback.pollEvents()
+            for event in output.pollEvents() { say("\(event)") }
+            try finishRecorder(recorder, sampleRate: rate)
+            say(String(format: "stopped by signal %d after %.2f s", interrupted, Double(output.framesWritten) / Double(rate)))
+            throw ExitCode(128 + interrupted)
+        }
         if let failure = output.failure {
             output.stop()
+            // What was recorded until the device was lost is kept.
+            try finishRecorder(recorder, sampleRate: rate)
             playback.pollEvents()
             // The reason is the error line; the rest of the events are still worth a line.
             for event in output.pollEvents() {
@@ -173,6 +218,8 @@ struct Play: ParsableCommand {
         playback.pollEvents()
         for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
         let wall = Date().timeIntervalSince(started)
+        try finishRecorder(recorder, sampleRate: rate)
+        if capture != nil { say("capture: \(output.captureMissingFrames) missing frames, \(output.captureOverrunCount) overruns") }
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         let n = output.negotiated

@@ -27,6 +27,13 @@ struct JACKPlayOptions: ParsableArguments {
             valueName: "port"))
     var connect: [String] = []
 
+    @Option(
+        name: .customLong("capture-from"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Connect these ports to in_1, in_2, … in order (the scene's input source captures from them; default: none).",
+            valueName: "port"))
+    var captureFrom: [String] = []
+
     var connection: JACKConnection {
         if noConnect { return .none }
         return connect.isEmpty ? .physical : .ports(connect)
@@ -35,7 +42,7 @@ struct JACKPlayOptions: ParsableArguments {
     func rejectWithoutJACK() throws {
         let given = [
             (name != "tutti", "--jack-name"), (server != nil, "--jack-server"), (noConnect, "--no-connect"),
-            (!connect.isEmpty, "--connect"),
+            (!connect.isEmpty, "--connect"), (!captureFrom.isEmpty, "--capture-from"),
         ]
         if let hit = given.first(where: { $0.0 }) { throw ValidationError("\(hit.1) is for --backend jack") }
     }
@@ -55,14 +62,15 @@ extension Play {
             throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
         }
         if format != nil { throw ValidationError("--format: JACK ports are float32") }
+        if captureDevice != nil { throw ValidationError("--capture-device is for --backend alsa; with JACK use --capture-from PORT") }
         if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
     }
 
     /// `tutti play --backend jack`: open the client first (the engine runs at the server's
     /// rate), prepare the scene at that rate, then play it from JACK's process callback with
     /// the scene's commands queued a second ahead.
-    func playJACK() throws {
-        var scene = try SceneRenderer.loadScene(path: self.scene)
+    func playJACK(_ loaded: Scene, stop: PlayStopRequest?) throws {
+        var scene = loaded
         let routes = try jackRoutes(scene.engine.routes)
         var config = JACKOutputConfiguration(
             clientName: jack.name, serverName: jack.server, connection: routes.main ?? jack.connection)
@@ -95,11 +103,33 @@ extension Play {
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
-        let output = try JACKOutput(
-            engine: playback.engine, client: client, log: { FileHandle.standardError.write(Data("tutti: jack: \($0)\n".utf8)) })
+        let capture = try captureInput(playback)
+        let output: JACKOutput
+        if let capture {
+            // Capture ports are registered with the client: open it again with them.
+            client.close()
+            config.capture = capture.source
+            config.captureFrom = jack.captureFrom
+            output = try JACKOutput(
+                engine: playback.engine, configuration: config,
+                log: { FileHandle.standardError.write(Data("tutti: jack: \($0)\n".utf8)) })
+        } else {
+            output = try JACKOutput(
+                engine: playback.engine, client: client, log: { FileHandle.standardError.write(Data("tutti: jack: \($0)\n".utf8)) })
+        }
+        let granted = output.negotiated
         say(
-            "playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client \"\(client.clientName)\" of server \"\(client.serverName)\" (\(rate) Hz, \(scene.engine.channelCount) ch, buffer \(client.bufferFrames) frames)"
+            "playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) as JACK client \"\(granted.clientName)\" of server \"\(granted.serverName)\" (\(rate) Hz, \(scene.engine.channelCount) ch, buffer \(granted.bufferFrames) frames)"
         )
+        if let capture {
+            let from = jack.captureFrom.isEmpty ? "unconnected: connect them yourself" : "from \(jack.captureFrom.joined(separator: ", "))"
+            say("capturing input \(capture.id) from ports in_1…in_\(capture.source.channelCount) (\(from))")
+        }
+        let recorder: LiveRecorder?
+        do { recorder = try startRecorder(playback) } catch {
+            output.stop()
+            throw error
+        }
 
         // A JACK process callback cannot wait for a late control thread: the scene is decided
         // ahead (0.2 s while stdin may bring control lines, else 1 s), and should this thread
@@ -109,10 +139,18 @@ extension Play {
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()
-        try output.start(frameLimit: total)
+        do { try output.start(frameLimit: total) } catch {
+            recorder?.discard()
+            throw error
+        }
         say("process callback: \(output.schedulingNote)")
         var startReported = false
+        var interrupted: Int32?
         while !output.waitUntilFinished(timeout: 0.005) {
+            if let signal = stop?.requested {
+                interrupted = signal
+                break
+            }
             try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
             control.applyPending(to: playback, say: say)
             output.renderHorizon = playback.renderHorizon
@@ -124,10 +162,16 @@ extension Play {
             for event in output.pollEvents() { say("\(event)") }
         }
         let failure = output.failure
-        output.stop(drain: failure == nil)
+        output.stop(drain: failure == nil && interrupted == nil)
         playback.pollEvents()
         for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
         if !startReported, let t = output.startFrameTime { say("engine frame 0 at JACK frame \(t)") }
+        // What was recorded until then is kept, also after a lost server or a signal.
+        try finishRecorder(recorder, sampleRate: rate)
+        if let interrupted {
+            say(String(format: "stopped by signal %d after %.2f s", interrupted, Double(output.framesWritten) / Double(rate)))
+            throw ExitCode(128 + interrupted)
+        }
         if let failure { throw failure }
         let wall = Date().timeIntervalSince(started)
         let n = output.negotiated

@@ -47,14 +47,26 @@ extension JACKTests {
             #expect(abs(peak - 0.5) < 0.001, "captured peak \(peak)")
             #expect(residual < 1e-4, "captured − played one period earlier: \(residual)")
 
+            // ALSA captures from a PCM (captureDevice), not from JACK ports.
             var alsa = OutputConfiguration()
+            alsa.device = "null"
             alsa.capture = mic
+            alsa.captureFrom = ["tutti:out_1"]
             do {
                 try engine.startOutput(alsa)
-                Issue.record("ALSA capture accepted")
+                Issue.record("ALSA capture from JACK ports accepted")
                 engine.stopOutput()
             } catch {
-                #expect(error.code == .invalidArgument && error.message.contains("JACK"))
+                #expect(error.code == .invalidArgument && error.message.contains("captureDevice"))
+            }
+            alsa.captureFrom = []
+            alsa.captureDevice = "tutti-no-such-capture-pcm"
+            do {
+                try engine.startOutput(alsa)
+                Issue.record("an unknown capture PCM accepted")
+                engine.stopOutput()
+            } catch {
+                #expect(error.code == .device && error.message.contains("capture PCM \"tutti-no-such-capture-pcm\""), "\(error)")
             }
         }
     }

@@ -1,3 +1,4 @@
+import CTuttiTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -107,6 +108,10 @@ final class JACKServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process: a Foundation `Process` being spawned by a parallel
+        // test holds a socket whose closing tells it its child exited; a server that inherited
+        // it would hide that exit for as long as the server runs.
+        _ = tutti_spawn_actions_close_from(&actions, 3)
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in cArgv + cEnv { free(p) } }

@@ -82,7 +82,8 @@ static void bad_input_calls_are_refused(void) {
     tutti_engine_destroy(engine);
 }
 
-/* tutti_output_config's capture fields: refused where they cannot work, and callers built
+/* tutti_output_config's capture fields: refused where they cannot work (an unknown capture PCM
+ * is named), and callers built
  * against the first layout (no capture fields) still get their output started. */
 static void output_capture_settings(void) {
     tutti_engine *engine = make_engine(1, 0);
@@ -95,7 +96,11 @@ static void output_capture_settings(void) {
     tutti_output_config_init(&config);
     CHECK(config.capture == 0 && config.capture_from == NULL, "no capture by default");
     config.capture = input;
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "JACK", tutti_output_start(engine, &config));
+    /* ALSA: capture_from is the capture PCM (the output's device when NULL). */
+    config.device = "null";
+    config.capture_from = "tutti-no-such-capture-pcm";
+    FAILS(TUTTI_ERROR_DEVICE, "tutti-no-such-capture-pcm", tutti_output_start(engine, &config));
+    config.capture_from = NULL;
     config.backend = TUTTI_BACKEND_JACK;
     config.device = "tutti-no-such-jack-server";
     config.capture = tone;

@@ -1,0 +1,398 @@
+import CALSA
+import Glibc
+import Synchronization
+import TuttiEngine
+
+/// The capture half of full duplex: a capture PCM opened next to the playback PCM at its
+/// rate, format and period, read by the render thread right before it renders each period,
+/// into the input source's capture ring — one captured frame per rendered frame, as JACK's
+/// process callback does it. Never a wait: a period the PCM does not have ready yet is
+/// completed with silence (counted in `missingFrames`).
+///
+/// Start: linked to the playback PCM (`snd_pcm_link`) where the plugin supports it, so both
+/// start together; otherwise (the `pulse` plugin) started by the render thread at the first
+/// period after the playback started. Reading begins once the PCM holds two periods (one
+/// period of slack that absorbs a server delivering in bursts); until then the input gets
+/// silence (not counted: the capture has not started). An overrun re-prepares the capture
+/// (with the playback when linked) and counts an xrun; a lost capture PCM parks the render
+/// thread like a lost playback PCM, and the supervisor reopens both.
+///
+/// `CaptureSide` is the control half (open, negotiate, link, close; owned by `ALSAOutput`);
+/// `CaptureReader`, a plain value inside `RenderCore` (no reference counting on the render
+/// thread), is what the render thread runs.
+///
+/// Thread: like `RenderCore`'s device fields — the control thread opens and closes the PCM
+/// before start and after stop, the render thread reads it while running, the supervisor
+/// reopens it while the render thread is parked. The counters and `info` are for any thread.
+final class CaptureSide: @unchecked Sendable {
+    /// What the capture PCM granted, and how it starts.
+    struct Info {
+        var device: String
+        var negotiated: ALSANegotiated?
+        var linked = false
+    }
+
+    /// The input fed (kept alive while the render thread writes its ring).
+    let input: InputSource
+    let functions: ALSAFunctions
+    let info: Mutex<Info>
+    /// Frames given to the input as silence because the PCM had none ready, once it had started delivering.
+    let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
+    /// Capture overruns recovered.
+    let overrunCount: UnsafeMutablePointer<Atomic<Int>>
+    private var pcm: OpaquePointer?
+    private var linked = false
+    private var negotiated: ALSANegotiated?
+    private var floatBuffer: UnsafeMutablePointer<Float>?
+    private var deviceBuffer: UnsafeMutableRawPointer?
+
+    init(input: InputSource, device: String, functions: ALSAFunctions) {
+        self.input = input
+        self.functions = functions
+        info = Mutex(Info(device: device))
+        missingFrames = .allocate(capacity: 1)
+        missingFrames.initialize(to: Atomic(0))
+        overrunCount = .allocate(capacity: 1)
+        overrunCount.initialize(to: Atomic(0))
+    }
+
+    deinit {
+        freeBuffers()
+        missingFrames.deinitialize(count: 1)
+        missingFrames.deallocate()
+        overrunCount.deinitialize(count: 1)
+        overrunCount.deallocate()
+    }
+
+    /// Open the capture PCM (`captureDevice`, else `device`) matching `playback`, link it
+    /// when the plugin allows it, and hand it to `core`'s render thread (which is not running
+    /// or is parked). Throws `ALSAError.capture` naming the PCM.
+    func open(_ configuration: ALSAOutputConfiguration, playback: PCMDevice, core: RenderCore) throws {
+        let name = configuration.captureDevice ?? configuration.device
+        let f = functions
+        var opened: OpaquePointer?
+        // The playback's local configuration (if any) is alive while this opens: a PCM does
+        // not keep it after the open.
+        let rc = f.pcm_open(&opened, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK, playback.localConfig)
+        guard rc >= 0, let handle = opened else {
+            let code = rc < 0 ? rc : -ENODEV
+            throw ALSAError.capture(device: name, reason: "snd_pcm_open failed: \(f.message(code)) (\(code))")
+        }
+        let n: ALSANegotiated
+        do {
+            n = try negotiate(handle, name: name, matching: playback.negotiated)
+        } catch {
+            _ = f.pcm_close(handle)
+            throw error
+        }
+        linked = f.link(playback.handle, handle) == 0
+        pcm = handle
+        freeBuffers() // the previous open's, by the previous format
+        negotiated = n
+        let samples = n.periodFrames * input.channelCount
+        let float = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        float.initialize(repeating: 0, count: samples)
+        floatBuffer = float
+        deviceBuffer =
+            n.format == .float32
+            ? UnsafeMutableRawPointer(float) : UnsafeMutableRawPointer.allocate(byteCount: n.periodFrames * n.frameBytes, alignment: 16)
+        info.withLock {
+            $0.negotiated = n
+            $0.linked = linked
+        }
+        core.capture = CaptureReader(
+            pcm: handle, linked: linked, format: n.format, periodFrames: n.periodFrames, frameBytes: n.frameBytes,
+            deviceBuffer: deviceBuffer!, floatBuffer: float, ring: input.captureRing, channelCount: input.channelCount,
+            missingFrames: missingFrames, overrunCount: overrunCount, seenXruns: core.xrunCount.load(ordering: .relaxed),
+            functions: f)
+        prepareForStart(core)
+    }
+
+    private func freeBuffers() {
+        if let d = deviceBuffer, negotiated?.format != .float32 { d.deallocate() }
+        floatBuffer?.deallocate()
+        floatBuffer = nil
+        deviceBuffer = nil
+    }
+
+    private func negotiate(_ pcm: OpaquePointer, name: String, matching p: ALSANegotiated) throws -> ALSANegotiated {
+        let f = functions
+        let channelCount = input.channelCount
+        func check(_ rc: Int32, _ what: String) throws {
+            if rc < 0 { throw ALSAError.capture(device: name, reason: "\(what) failed: \(f.message(rc)) (\(rc))") }
+        }
+        func mismatch(_ reason: String) -> ALSAError { ALSAError.capture(device: name, reason: reason) }
+        var hw: OpaquePointer?
+        try check(f.hw_params_malloc(&hw), "snd_pcm_hw_params_malloc")
+        defer { f.hw_params_free(hw) }
+        try check(f.hw_params_any(pcm, hw), "snd_pcm_hw_params_any")
+        try check(f.hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access (interleaved)")
+        guard f.hw_params_test_format(pcm, hw, p.format.alsa) == 0 else {
+            throw mismatch("does not take \(p.format.rawValue), the playback PCM's format")
+        }
+        try check(f.hw_params_set_format(pcm, hw, p.format.alsa), "snd_pcm_hw_params_set_format \(p.format.rawValue)")
+        var channels = UInt32(channelCount)
+        try check(f.hw_params_set_channels_near(pcm, hw, &channels), "snd_pcm_hw_params_set_channels_near")
+        var rate = UInt32(p.sampleRate)
+        var dir: Int32 = 0
+        try check(f.hw_params_set_rate_near(pcm, hw, &rate, &dir), "snd_pcm_hw_params_set_rate_near")
+        var period = snd_pcm_uframes_t(p.periodFrames)
+        dir = 0
+        try check(f.hw_params_set_period_size_near(pcm, hw, &period, &dir), "snd_pcm_hw_params_set_period_size_near")
+        // Room for the period of slack and a late render thread: twice the playback buffer.
+        var buffer = snd_pcm_uframes_t(max(2 * p.bufferFrames, 4 * p.periodFrames))
+        try check(f.hw_params_set_buffer_size_near(pcm, hw, &buffer), "snd_pcm_hw_params_set_buffer_size_near")
+        try check(f.hw_params(pcm, hw), "snd_pcm_hw_params")
+        var grantedChannels: UInt32 = 0
+        var grantedRate: UInt32 = 0
+        try check(f.hw_params_get_channels(hw, &grantedChannels), "snd_pcm_hw_params_get_channels")
+        try check(f.hw_params_get_rate(hw, &grantedRate, &dir), "snd_pcm_hw_params_get_rate")
+        try check(f.hw_params_get_period_size(hw, &period, &dir), "snd_pcm_hw_params_get_period_size")
+        try check(f.hw_params_get_buffer_size(hw, &buffer), "snd_pcm_hw_params_get_buffer_size")
+        guard Int(grantedChannels) == channelCount else {
+            throw mismatch("granted \(grantedChannels) channels, the input has \(channelCount)")
+        }
+        guard Int(grantedRate) == p.sampleRate else { throw mismatch("runs at \(grantedRate) Hz, the playback at \(p.sampleRate) Hz") }
+        guard Int(period) == p.periodFrames else {
+            throw mismatch("granted a period of \(period) frames, the playback PCM \(p.periodFrames) (they must match)")
+        }
+        guard Int(buffer) >= 3 * p.periodFrames else {
+            throw mismatch("granted a buffer of \(buffer) frames; capture needs at least 3 periods (\(3 * p.periodFrames))")
+        }
+        var sw: OpaquePointer?
+        try check(f.sw_params_malloc(&sw), "snd_pcm_sw_params_malloc")
+        defer { f.sw_params_free(sw) }
+        try check(f.sw_params_current(pcm, sw), "snd_pcm_sw_params_current")
+        // Reads never start it (they ask at most a period): the link or the render thread does.
+        try check(f.sw_params_set_start_threshold(pcm, sw, buffer), "snd_pcm_sw_params_set_start_threshold")
+        try check(f.sw_params_set_avail_min(pcm, sw, period), "snd_pcm_sw_params_set_avail_min")
+        try check(f.sw_params(pcm, sw), "snd_pcm_sw_params")
+        return ALSANegotiated(
+            sampleRate: p.sampleRate, channelCount: channelCount, format: p.format, periodFrames: Int(period), bufferFrames: Int(buffer))
+    }
+
+    /// Drop what the PCM captured since it was opened (a sound server buffers from the open
+    /// on) and prepare it: the capture starts with the playback. The render thread is not running.
+    func prepareForStart(_ core: RenderCore) {
+        guard let pcm else { return }
+        _ = functions.drop(pcm)
+        _ = functions.prepare(pcm)
+        core.capture?.phase = .waitingForPlayback
+    }
+
+    /// Unlink and close the PCM; the render thread (not running, or parked) stops capturing.
+    func close(_ core: RenderCore) {
+        core.capture = nil
+        guard let handle = pcm else { return }
+        pcm = nil
+        if linked { _ = functions.unlink(handle) }
+        _ = functions.drop(handle)
+        _ = functions.pcm_close(handle)
+    }
+}
+
+/// The render thread's side of the capture: plain values and C function pointers (no
+/// reference counting). Belongs to the render thread while it runs (see `CaptureSide`).
+struct CaptureReader {
+    /// Where the capture stands relative to the playback.
+    enum Phase {
+        /// The playback has not started yet (prefill): silence.
+        case waitingForPlayback
+        /// Started; waiting until two periods are ready: silence.
+        case filling
+        /// Each period is read.
+        case delivering
+    }
+
+    /// What a read ended with.
+    enum Outcome {
+        case ok
+        /// The capture buffer overflowed; re-prepared.
+        case overrun
+        /// The capture PCM is gone (negative alsa-lib code).
+        case lost(Int32)
+    }
+
+    let pcm: OpaquePointer
+    let linked: Bool
+    let format: ALSASampleFormat
+    let periodFrames: Int
+    let frameBytes: Int
+    let deviceBuffer: UnsafeMutableRawPointer
+    let floatBuffer: UnsafeMutablePointer<Float>
+    let ring: SampleRing
+    let channelCount: Int
+    let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
+    let overrunCount: UnsafeMutablePointer<Atomic<Int>>
+    var phase = Phase.waitingForPlayback
+    /// The render core's xrun count when last seen: a playback xrun restarts the capture.
+    var seenXruns: Int
+    let readi: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let availUpdate: @convention(c) (OpaquePointer?) -> snd_pcm_sframes_t
+    let pcmState: @convention(c) (OpaquePointer?) -> snd_pcm_state_t
+    let pcmStart: @convention(c) (OpaquePointer?) -> Int32
+    let pcmPrepare: @convention(c) (OpaquePointer?) -> Int32
+    let pcmDrop: @convention(c) (OpaquePointer?) -> Int32
+
+    init(
+        pcm: OpaquePointer, linked: Bool, format: ALSASampleFormat, periodFrames: Int, frameBytes: Int,
+        deviceBuffer: UnsafeMutableRawPointer, floatBuffer: UnsafeMutablePointer<Float>, ring: SampleRing, channelCount: Int,
+        missingFrames: UnsafeMutablePointer<Atomic<Int64>>, overrunCount: UnsafeMutablePointer<Atomic<Int>>, seenXruns: Int,
+        functions f: ALSAFunctions
+    ) {
+        self.pcm = pcm
+        self.linked = linked
+        self.format = format
+        self.periodFrames = periodFrames
+        self.frameBytes = frameBytes
+        self.deviceBuffer = deviceBuffer
+        self.floatBuffer = floatBuffer
+        self.ring = ring
+        self.channelCount = channelCount
+        self.missingFrames = missingFrames
+        self.overrunCount = overrunCount
+        self.seenXruns = seenXruns
+        readi = f.readi
+        availUpdate = f.avail_update
+        pcmState = f.state
+        pcmStart = f.start
+        pcmPrepare = f.prepare
+        pcmDrop = f.drop
+    }
+
+    /// The hook in `RenderCore.cycle`: feed the input for the `frameCount` frames (at most a
+    /// period) about to be rendered. nil: render; a parked state: the capture PCM is lost
+    /// (nothing was rendered, nothing fed).
+    @inline(__always) @_noLocks
+    mutating func beforeRender(_ core: RenderCore, frameCount: Int) -> RenderCore.CycleResult? {
+        switch read(frameCount: frameCount, playback: core.pcm, xruns: core.xrunCount.load(ordering: .relaxed)) {
+        case .ok:
+            return nil
+        case .overrun:
+            seenXruns = core.xrunCount.add(1, ordering: .relaxed).newValue
+            let wake = core.wakeSupervisor
+            _ = _unsafePerformance { sem_post(wake) }
+            return nil
+        case .lost(let code):
+            core.lastError.store(code, ordering: .relaxed)
+            return .park(.parkedLost)
+        }
+    }
+
+    /// Captured frames while delivering, silence before; `playback` is the playback PCM,
+    /// `xruns` the render core's xrun count (a playback xrun restarts the capture).
+    @_noLocks
+    mutating func read(frameCount n: Int, playback: OpaquePointer?, xruns: Int) -> Outcome {
+        let device = pcm
+        if xruns != seenXruns {
+            seenXruns = xruns
+            restart()
+        }
+        if case .waitingForPlayback = phase {
+            let state = pcmState
+            let playbackState = _unsafePerformance { state(playback) }
+            if playbackState == SND_PCM_STATE_RUNNING {
+                if !linked {
+                    let start = pcmStart
+                    let rc = _unsafePerformance { start(device) }
+                    // EBADFD: a plugin that started it already.
+                    if rc < 0 && rc != -EBADFD { return .lost(rc) }
+                }
+                phase = .filling
+            }
+        }
+        if case .filling = phase {
+            let update = availUpdate
+            let available = _unsafePerformance { update(device) }
+            if available < 0 { return failed(Int32(truncatingIfNeeded: available), frameCount: n) }
+            if available >= 2 &* periodFrames { phase = .delivering }
+        }
+        guard case .delivering = phase else {
+            _ = ring.writeZeros(count: n &* channelCount)
+            return .ok
+        }
+        let readFrames = readi
+        let buffer = deviceBuffer
+        let bytes = frameBytes
+        var got = 0
+        while got < n {
+            let r = _unsafePerformance { readFrames(device, buffer + got &* bytes, snd_pcm_uframes_t(n &- got)) }
+            if r > 0 {
+                got &+= Int(r)
+                continue
+            }
+            if r == 0 || r == -snd_pcm_sframes_t(EAGAIN) { break }
+            if r == -snd_pcm_sframes_t(EINTR) { continue }
+            return failed(Int32(truncatingIfNeeded: r), frameCount: n)
+        }
+        convert(frameCount: got)
+        _ = ring.write(frames: UnsafePointer(floatBuffer), frameCount: got, channelCount: channelCount)
+        if got < n {
+            _ = ring.writeZeros(count: (n &- got) &* channelCount)
+            missingFrames.pointee.add(Int64(n &- got), ordering: .relaxed)
+        }
+        return .ok
+    }
+
+    /// A read or avail error: an overrun is recovered here (the input gets silence for this
+    /// period), anything else is a lost PCM.
+    @_noLocks
+    private mutating func failed(_ code: Int32, frameCount n: Int) -> Outcome {
+        guard code == -EPIPE else { return .lost(code) }
+        overrunCount.pointee.add(1, ordering: .relaxed)
+        // Linked: this prepares the playback too; both start again once it is refilled.
+        let prepare = pcmPrepare
+        let device = pcm
+        let rc = _unsafePerformance { prepare(device) }
+        if rc < 0 { return .lost(rc) }
+        phase = .waitingForPlayback
+        _ = ring.writeZeros(count: n &* channelCount)
+        return .overrun
+    }
+
+    /// After a playback xrun: a linked capture was re-prepared with it, an unlinked one is
+    /// out of step; either way start again with the playback.
+    @_noLocks
+    private mutating func restart() {
+        if !linked {
+            let drop = pcmDrop
+            let prepare = pcmPrepare
+            let device = pcm
+            _ = _unsafePerformance { drop(device) }
+            _ = _unsafePerformance { prepare(device) }
+        }
+        phase = .waitingForPlayback
+    }
+
+    /// Device format → float for `frameCount` frames of `deviceBuffer`.
+    @inline(__always) @_noLocks
+    private func convert(frameCount: Int) {
+        let samples = frameCount &* channelCount
+        switch format {
+        case .float32:
+            return
+        case .s16:
+            let source = deviceBuffer.assumingMemoryBound(to: Int16.self)
+            for i in 0..<samples { floatBuffer[i] = Float(source[i]) * (1 / 32_768) }
+        case .s32:
+            let source = deviceBuffer.assumingMemoryBound(to: Int32.self)
+            for i in 0..<samples { floatBuffer[i] = Float(source[i]) * (1 / 2_147_483_648) }
+        }
+    }
+}
+
+extension ALSAOutput {
+    /// What the capture PCM granted (last opened; nil without capture). Any thread.
+    public var captureNegotiated: ALSANegotiated? { capture?.info.withLock { $0.negotiated } }
+    /// The capture PCM's name (nil without capture). Any thread.
+    public var captureDevice: String? { capture?.info.withLock { $0.device } }
+    /// Whether capture and playback are linked (`snd_pcm_link`: they start together); false
+    /// means the render thread starts the capture at the first period after the playback
+    /// started (plugins such as `pulse`). Any thread.
+    public var captureLinked: Bool { capture?.info.withLock { $0.linked } ?? false }
+    /// Frames the input got as silence because the capture PCM had none ready, once it had
+    /// started delivering (the capture's start-up is not counted). Any thread (an atomic).
+    public var captureMissingFrames: Int64 { capture?.missingFrames.pointee.load(ordering: .relaxed) ?? 0 }
+    /// Capture overruns recovered (each is also counted in `xrunCount`). Any thread (an atomic).
+    public var captureOverrunCount: Int { capture?.overrunCount.pointee.load(ordering: .relaxed) ?? 0 }
+}

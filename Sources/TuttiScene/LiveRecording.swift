@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+import Tutti
+
+/// What the sessions of a scene played live record (their `recordTo`): a thread of normal
+/// priority drains each recording input's tap (filled by the render thread: the captured
+/// frames while the input plays, silence while the session is muted, interrupted, paused
+/// or inactive) every 10 ms into a WAV written to a temporary file; `finish` drains the rest
+/// and moves every file into place together, `discard` leaves the destinations untouched.
+///
+/// Thread: the control thread creates it and calls `start`, `finish` and `discard`; the
+/// writers belong to the recorder thread between `start` and `finish`.
+public final class LiveRecorder: @unchecked Sendable {
+    /// One recording: the session, its WAV, the live input it records.
+    public struct Recording {
+        /// The session's id in the scene.
+        public var session: String
+        /// The WAV written (the scene's `recordTo`, resolved against the scene's folder).
+        public var path: String
+        /// The live engine's input source whose tap is drained.
+        public var input: InputSource
+    }
+
+    /// The recordings, in the scene's session order (empty: the scene records nothing).
+    public let recordings: [Recording]
+    private let writers: [AtomicWAVWriter]
+    private let stopFlag = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    /// The first write error (the recorder stops writing at it); read after the thread ended.
+    private var failure: Error?
+
+    /// Creates the temporary WAVs (at the scene's rate, the input's channels, the scene's
+    /// `engine.output` format) for each session of `playback` with a `recordTo` and an input.
+    /// Errors name the path. Control thread.
+    public init(playback: ScenePlayback) throws {
+        let scene = playback.scene
+        var recordings: [Recording] = []
+        var writers: [AtomicWAVWriter] = []
+        do {
+            for s in scene.sessions {
+                guard let file = scene.recordTo[s.id], let input = playback.liveInput(session: s.id) else { continue }
+                let path = scene.resolve(file)
+                if recordings.contains(where: { $0.path == path }) {
+                    throw SceneError(path, "session \"\(s.id)\" records to the same file as another session")
+                }
+                writers.append(
+                    try AtomicWAVWriter(
+                        path: path, sampleRate: scene.engine.sampleRate, channelCount: input.channelCount, format: scene.engine.output,
+                        frameCount: playback.totalFrames))
+                recordings.append(Recording(session: s.id, path: path, input: input))
+            }
+        } catch {
+            for w in writers { w.discard() }
+            throw error
+        }
+        self.recordings = recordings
+        self.writers = writers
+    }
+
+    /// Start the recorder thread (nothing to do without recordings). Control thread.
+    public func start() {
+        guard !recordings.isEmpty, thread == nil else { return }
+        let t = Thread { [self] in
+            var scratch = [Float](repeating: 0, count: 8_192)
+            while !stopFlag.load(ordering: .acquiring) {
+                drainAll(&scratch)
+                usleep(10_000)
+            }
+            drainAll(&scratch)
+            exited.signal()
+        }
+        t.name = "tutti-recorder"
+        thread = t
+        t.start()
+    }
+
+    private func drainAll(_ scratch: inout [Float]) {
+        guard failure == nil else { return }
+        do {
+            for (r, w) in zip(recordings, writers) {
+                while true {
+                    let frames = scratch.withUnsafeMutableBufferPointer { r.input.readRecorded(into: $0) }
+                    if frames == 0 { break }
+                    try scratch.withUnsafeBufferPointer {
+                        try w.write(UnsafeBufferPointer(rebasing: $0[0..<frames * r.input.channelCount]))
+                    }
+                }
+            }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// Frames each recording holds so far (after `finish`: its length).
+    public var framesWritten: [Int] { writers.map(\.framesWritten) }
+
+    /// Recorded frames lost because the recorder fell behind the render thread, summed.
+    public var droppedFrames: Int { recordings.reduce(0) { $0 + $1.input.droppedRecordedFrames } }
+
+    /// Stop the thread (after the output stopped: nothing more is recorded), drain what is
+    /// left and move every WAV into place together. Throws the first write error (and then
+    /// discards them all). Control thread.
+    public func finish() throws {
+        stopRecorder()
+        if let failure {
+            discard()
+            throw failure
+        }
+        do {
+            try TemporaryFiles.together { for w in writers { try w.commit() } }
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
+    /// Stop the thread and drop the temporary files; the destinations stay as they were. Control thread.
+    public func discard() {
+        stopRecorder()
+        for w in writers { w.discard() }
+    }
+
+    private func stopRecorder() {
+        guard thread != nil else { return }
+        stopFlag.store(true, ordering: .releasing)
+        exited.wait()
+        thread = nil
+    }
+}
+
+extension ScenePlayback {
+    /// The live engine's input sources: scene id, session and the source a backend captures into.
+    public var liveInputs: [(id: String, session: String, source: InputSource)] {
+        liveRenderer.inputs.map { ($0.sceneID, $0.session, $0.source) }
+    }
+
+    /// The live input of `session` (the first, as the offline render records it), nil: none.
+    func liveInput(session: String) -> InputSource? {
+        liveRenderer.inputs.first { $0.session == session }?.source
+    }
+}
