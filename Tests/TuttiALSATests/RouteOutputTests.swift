@@ -1,3 +1,4 @@
+import CTuttiTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -31,6 +32,9 @@ private final class Child {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing beyond stdio: an inherited descriptor of Foundation's child monitor would
+        // hide the exit of `tutti play` (Tool.run) while the recorder runs.
+        _ = tutti_spawn_actions_close_from(&actions, 3)
         // The test's threads block signals (dispatch): the child gets an empty mask and
         // default handlers, so SIGTERM ends it.
         var attributes = posix_spawnattr_t()
