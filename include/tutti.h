@@ -542,6 +542,16 @@ typedef struct tutti_output_config {
                                  commas (e.g. "system:capture_1,system:capture_2"); NULL = none.
                                  ALSA: the capture PCM's name (e.g. "hw:1", "pulse"); NULL = the
                                  output's device. Copied. */
+    /* Routes (added after capture, read only when struct_size covers it). */
+    const char *routes; /* where the routes past main (route_names of the engine config) play:
+                           "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.
+                           "cue=cuepcm"; name every route past main, or none (NULL: main only,
+                           the others dropped); every PCM runs at main's rate, format and period
+                           from the one render thread, and a lost one is reopened while main
+                           plays on. JACK: DEST is the ports of the group NAME_1..N, separated by
+                           commas, e.g. "cue=system:playback_3,system:playback_4"; a route not
+                           named stays unconnected. An unknown route or a malformed entry:
+                           INVALID_ARGUMENT naming it */
 } tutti_output_config;
 
 /* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */

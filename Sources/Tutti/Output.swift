@@ -7,10 +7,12 @@ import TuttiJACK
 public struct OutputConfiguration: Sendable, Equatable {
     /// The kind of device. The raw values are the C ABI's `TUTTI_BACKEND_*`.
     public enum Backend: Int32, Sendable, CaseIterable {
-        /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin).
+        /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin); with several
+        /// routes, one PCM per route (`routeDestinations`).
         case alsa = 0
         /// A JACK client of a JACK server (ports `out_1 … out_N`, connected to the physical
-        /// playback ports). The server sets the rate (the engine's must match) and the buffer size.
+        /// playback ports; with several routes a group per route, `main_1 …`, `cue_1 …`). The
+        /// server sets the rate (the engine's must match) and the buffer size.
         case jack = 1
     }
 
@@ -32,6 +34,16 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// JACK: ports connected to `in_1 …` in order (full names; default none). With `.alsa`:
     /// `invalidArgument` (use `captureDevice`).
     public var captureFrom: [String] = []
+    /// Where the routes past main (`AudioEngineConfiguration.routes`) play, by route name;
+    /// main plays on `device`. ALSA: one element, the route's PCM (`["cue": ["cuePCM"]]`);
+    /// name every route past main, or none (then only main plays and the others are mixed and
+    /// dropped). Each PCM is opened with main's rate, format and period and written from the
+    /// output's one render thread; a lost route PCM is reopened while main plays on (its
+    /// events are not host events: the policy follows main's device). JACK: the ports for the
+    /// route's port group `NAME_1 … NAME_N`, one per channel; a route not listed stays
+    /// unconnected. An unknown route, a missing ALSA route or a wrong count is
+    /// `invalidArgument`; a JACK port that is not there is a `device` error naming it.
+    public var routeDestinations: [String: [String]] = [:]
     /// ALSA: the capture PCM's name; nil: `device` (the output's PCM). With `.jack`:
     /// `invalidArgument` (use `captureFrom`).
     public var captureDevice: String?
@@ -62,6 +74,7 @@ extension AudioEngine {
         if configuration.backend == .jack, configuration.periodFrames != nil || configuration.periodCount != nil {
             throw TuttiError(.invalidArgument, "periodFrames / periodCount: the JACK server sets its buffer size")
         }
+        let routeDevices = try checkRouteDestinations(configuration)
         // Resolved before the output lock: the engine's lock is never taken inside it.
         var captureInput: InputSource?
         if configuration.backend == .alsa, !configuration.captureFrom.isEmpty {
@@ -85,7 +98,8 @@ extension AudioEngine {
             do throws(TuttiError) {
                 running =
                     try configuration.backend == .alsa
-                    ? startALSA(configuration, capture: captureInput) : startJACK(configuration, capture: captureInput)
+                    ? startALSA(configuration, routeDevices: routeDevices, capture: captureInput)
+                    : startJACK(configuration, capture: captureInput)
             } catch {
                 renderOwner.store(0, ordering: .releasing)
                 throw error
@@ -93,8 +107,38 @@ extension AudioEngine {
         }
     }
 
-    private func startALSA(_ configuration: OutputConfiguration, capture: InputSource?) throws(TuttiError) -> RunningOutput {
+    /// `routeDestinations` checked against the engine's routes; for ALSA, the PCM of each
+    /// route past main in route order (empty: main only).
+    private func checkRouteDestinations(_ configuration: OutputConfiguration) throws(TuttiError) -> [String] {
+        let routes = renderer.configuration.routes
+        let destinations = configuration.routeDestinations
+        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) {
+            guard routes.dropFirst().contains(name) else {
+                throw TuttiError(
+                    .invalidArgument,
+                    "routeDestinations: no route \"\(name)\" past main (routes: \(routes.joined(separator: ", ")))")
+            }
+            if configuration.backend == .alsa, ports.count != 1 {
+                throw TuttiError(.invalidArgument, "routeDestinations[\"\(name)\"]: ALSA takes one PCM per route, got \(ports.count)")
+            }
+        }
+        guard configuration.backend == .alsa, !destinations.isEmpty else { return [] }
+        var pcms: [String] = []
+        for name in routes.dropFirst() {
+            guard let pcm = destinations[name]?.first else {
+                throw TuttiError(
+                    .invalidArgument, "routeDestinations: route \"\(name)\" has no ALSA PCM (name every route past main, or none)")
+            }
+            pcms.append(pcm)
+        }
+        return pcms
+    }
+
+    private func startALSA(_ configuration: OutputConfiguration, routeDevices: [String], capture: InputSource?) throws(TuttiError)
+        -> RunningOutput
+    {
         var alsaConfiguration = ALSAOutputConfiguration(device: configuration.device ?? "default")
+        alsaConfiguration.routeDevices = routeDevices
         if let p = configuration.periodFrames { alsaConfiguration.periodFrames = p }
         if let n = configuration.periodCount { alsaConfiguration.periodCount = n }
         alsaConfiguration.capture = capture
@@ -114,6 +158,7 @@ extension AudioEngine {
         var jackConfiguration = JACKOutputConfiguration(serverName: configuration.device)
         jackConfiguration.capture = capture
         jackConfiguration.captureFrom = configuration.captureFrom
+        jackConfiguration.routeConnections = configuration.routeDestinations
         let server = configuration.device ?? "the default JACK server"
         do {
             let jack = try JACKOutput(

@@ -41,8 +41,17 @@ public enum ALSASampleFormat: String, Sendable, CaseIterable {
 
 /// How to open and drive the device. Value type: any thread.
 public struct ALSAOutputConfiguration: Sendable {
-    /// PCM name (`default`, `pulse`, `hw:0`, a name from a configuration file…).
+    /// PCM name (`default`, `pulse`, `hw:0`, a name from a configuration file…); plays the
+    /// engine's first route (`main`).
     public var device = "default"
+    /// PCM names for the engine's routes past main, in `EngineConfiguration.routes` order:
+    /// `routeDevices[0]` plays route 1, `routeDevices[1]` route 2, … Empty (the default): only
+    /// main plays, as with a one-route engine. Routes past the last one named are mixed and
+    /// dropped; naming more PCMs than the engine has routes past main is an
+    /// `invalidConfiguration` error. Every PCM is opened with main's rate, format and period
+    /// (`ALSAError.route` names one that cannot agree), and all of them are written from the
+    /// one render thread (docs/backends.md, "Routes on ALSA").
+    public var routeDevices: [String] = []
     /// Wanted period and number of periods in the buffer: asked with the `_near` calls; the
     /// values the device grants are the ones used (`ALSAOutput.negotiated`).
     public var periodFrames = 1024
@@ -166,10 +175,15 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     case periodEqualsBuffer(frames: Int)
     /// A configuration value that cannot work (the text names it).
     case invalidConfiguration(String)
+    /// A route's PCM granted something else than main's PCM (the text says what, naming both).
+    case routeMismatch(String)
     /// Starting a thread failed: which call, errno.
     case thread(String, code: Int32)
     /// `start` was called on an output that is running.
     case alreadyStarted
+    /// The PCM of a route past main (`routeDevices`) failed to open or negotiate, or granted
+    /// another format or period than main's PCM: the route's name, its PCM, the reason.
+    indirect case route(String, device: String, ALSAError)
     /// The capture PCM (named) cannot be opened or cannot match the playback PCM: why.
     case capture(device: String, reason: String)
 
@@ -182,8 +196,10 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
         case .channelMismatch(let w, let g): "the device has \(g) channels, the engine \(w)"
         case .periodEqualsBuffer(let n): "the device granted a buffer of one period (\(n) frames); ask for more periods"
         case .invalidConfiguration(let s): "invalid ALSA configuration: \(s)"
+        case .routeMismatch(let s): s
         case .thread(let what, let code): "\(what) failed (errno \(code))"
         case .alreadyStarted: "the output is already started"
+        case .route(let name, let device, let error): "route \(name) (PCM \"\(device)\"): \(error)"
         case .capture(let device, let reason): "capture PCM \"\(device)\": \(reason)"
         }
     }
@@ -220,6 +236,10 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
     /// The device was lost and could not be reopened within the reconnect timeout: playback
     /// has ended (`message` is `ALSAOutput.failure`).
     case reconnectFailed(seconds: Double, message: String)
+    /// An event of the PCM of a route past main (`ALSAOutputConfiguration.routeDevices`),
+    /// named by its route: `xrun`, `deviceLost`, `deviceRestored`, `routeChanged`, `stalled`,
+    /// `stallEnded`. Such a PCM is reopened without stopping main; playback never ends for it.
+    indirect case route(String, ALSAEvent)
 
     /// One line for logs.
     public var description: String {
@@ -234,6 +254,26 @@ public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
         case .stallEnded(let s): "device consuming again after \(Int((s * 1000).rounded())) ms"
         case .finished(let n): "finished (\(n) frames)"
         case .reconnectFailed(_, let m): "gave up: \(m)"
+        case .route(let name, let event): "route \(name): \(event)"
         }
     }
+}
+
+/// How the PCM of one route plays (`ALSAOutput.routes`). Value type: any thread.
+public struct ALSARouteStatus: Sendable, Equatable {
+    /// The route's name (`EngineConfiguration.routes`).
+    public var route: String
+    /// Its PCM name.
+    public var device: String
+    /// What the PCM granted (at the last open); the same rate, format and period as main's.
+    public var negotiated: ALSANegotiated
+    /// Underruns recovered on this PCM so far.
+    public var xrunCount: Int
+    /// Frames this PCM has accepted so far.
+    public var framesWritten: Int64
+    /// Frames rendered for this route that its PCM never got: it was full for longer than the
+    /// route's slack (two periods), or lost. Always 0 for main (main paces the render thread).
+    public var framesDropped: Int64
+    /// The PCM is lost and being reopened (its route renders and is dropped meanwhile).
+    public var isLost: Bool
 }

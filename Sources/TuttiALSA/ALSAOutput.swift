@@ -83,15 +83,27 @@ public final class ALSAOutput: @unchecked Sendable {
             functions: functions)
         device = opened
         shared = Mutex(Shared(negotiated: opened.negotiated))
+        var routes: RouteSet?
+        if !configuration.routeDevices.isEmpty {
+            do {
+                routes = try RouteSet(
+                    configuration: configuration, routeNames: renderer.configuration.routes, main: opened.negotiated,
+                    functions: functions, wakeSupervisor: wakeSupervisor.raw)
+            } catch {
+                opened.close(functions)
+                throw error
+            }
+        }
         core = RenderCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
-            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw)
+            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw, routes: routes)
         core.install(opened)
         capture = configuration.capture.map {
             CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
         }
         do { try capture?.open(configuration, playback: opened, core: core) } catch {
             device = nil
+            routes?.close(drain: false, functions: functions)
             opened.close(functions)
             throw error
         }
@@ -109,6 +121,16 @@ public final class ALSAOutput: @unchecked Sendable {
     public var framesWritten: Int64 { core.framesWritten.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
     public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    /// Every route that plays, main first (`configuration.device`), then each of
+    /// `configuration.routeDevices`: its PCM, what it granted, xruns, frames written and
+    /// dropped. Any thread.
+    public var routes: [ALSARouteStatus] {
+        let main = ALSARouteStatus(
+            route: renderer.configuration.routes.first ?? "main", device: configuration.device, negotiated: negotiated,
+            xrunCount: xrunCount, framesWritten: framesWritten, framesDropped: 0,
+            isLost: [.parkedLost, .parkedStalled].contains(core.state.load(ordering: .acquiring)))
+        return [main] + (core.routes?.status() ?? [])
+    }
     /// The frame limit given to `start` has been written (the `finished` event was sent).
     public var isFinished: Bool { shared.withLock { $0.finished } }
     /// Why playback ended early: the device was lost and not back within
@@ -205,6 +227,7 @@ public final class ALSAOutput: @unchecked Sendable {
             pthread_join(t, nil)
             supervisorThread = nil
         }
+        core.routes?.close(drain: drain, functions: functions)
         guard let d = device else { return }
         device = nil
         core.releaseDevice()
@@ -243,6 +266,9 @@ public final class ALSAOutput: @unchecked Sendable {
             }
 
             let state = core.state.load(ordering: .acquiring)
+            core.routes?.supervise(
+                mainRunning: state == .running, main: negotiated, configuration: configuration, functions: functions,
+                emit: emit, log: log)
             if state == .parkedSuspended {
                 if !resumeSuspended() { return }
                 stallSince = 0
@@ -328,8 +354,7 @@ public final class ALSAOutput: @unchecked Sendable {
         let lostAt = monotonicNanos()
         while !stopping {
             do {
-                let d = try PCMDevice.open(
-                    configuration, sampleRate: sampleRate, channelCount: channelCount, functions: functions)
+                let d = try openMain()
                 do { try capture?.open(configuration, playback: d, core: core) } catch {
                     d.close(functions)
                     throw error
@@ -363,6 +388,18 @@ public final class ALSAOutput: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// Reopen main's PCM; with route PCMs, asking for (and requiring) the format and period
+    /// they run with. Supervisor thread.
+    private func openMain() throws -> PCMDevice {
+        guard core.routes != nil else {
+            return try PCMDevice.open(configuration, sampleRate: sampleRate, channelCount: channelCount, functions: functions)
+        }
+        let before = negotiated
+        return try RouteSet.open(
+            device: configuration.device, configuration: configuration, main: before, mainDevice: configuration.device,
+            functions: functions, waitedOn: true)
     }
 
     private func handBack() {

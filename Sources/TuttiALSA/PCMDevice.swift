@@ -13,10 +13,12 @@ struct PCMDevice {
     var negotiated: ALSANegotiated
 
     /// Open `configuration.device` and negotiate with the `_near` calls; the values read back
-    /// after `snd_pcm_hw_params` are the ones used. Not real-time: the control thread or the supervisor.
+    /// after `snd_pcm_hw_params` are the ones used. `wakeAnyRoom`: a non-blocking write takes
+    /// whatever room there is (avail_min 1 frame, for PCMs that are never waited on) instead
+    /// of whole periods. Not real-time: the control thread or the supervisor.
     static func open(
         _ configuration: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
-        functions f: ALSAFunctions
+        functions f: ALSAFunctions, wakeAnyRoom: Bool = false
     ) throws -> PCMDevice {
         guard configuration.periodFrames > 0, configuration.periodCount > 0, !configuration.formats.isEmpty else {
             throw ALSAError.invalidConfiguration("periodFrames, periodCount and formats must not be empty or zero")
@@ -50,7 +52,8 @@ struct PCMDevice {
                 message: f.message(opened < 0 ? opened : -ENODEV))
         }
         do {
-            let negotiated = try negotiate(handle, configuration, sampleRate: sampleRate, channelCount: channelCount, f)
+            let negotiated = try negotiate(
+                handle, configuration, sampleRate: sampleRate, channelCount: channelCount, f, wakeAnyRoom: wakeAnyRoom)
             return PCMDevice(handle: handle, localConfig: localConfig, negotiated: negotiated)
         } catch {
             _ = f.pcm_close(handle)
@@ -61,7 +64,7 @@ struct PCMDevice {
 
     private static func negotiate(
         _ pcm: OpaquePointer, _ c: ALSAOutputConfiguration, sampleRate: Int, channelCount: Int,
-        _ f: ALSAFunctions
+        _ f: ALSAFunctions, wakeAnyRoom: Bool
     ) throws -> ALSANegotiated {
         func check(_ rc: Int32, _ what: String) throws {
             if rc < 0 { throw ALSAError.call(what, code: rc, message: f.message(rc)) }
@@ -110,7 +113,7 @@ struct PCMDevice {
         // Start once the buffer is full (the first writes never race an empty buffer); wake
         // when a whole period is free.
         try check(f.sw_params_set_start_threshold(pcm, sw, buffer), "snd_pcm_sw_params_set_start_threshold")
-        try check(f.sw_params_set_avail_min(pcm, sw, period), "snd_pcm_sw_params_set_avail_min")
+        try check(f.sw_params_set_avail_min(pcm, sw, wakeAnyRoom ? 1 : period), "snd_pcm_sw_params_set_avail_min")
         try check(f.sw_params(pcm, sw), "snd_pcm_sw_params")
         return ALSANegotiated(
             sampleRate: Int(rate), channelCount: Int(channels), format: granted,

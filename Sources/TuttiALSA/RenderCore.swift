@@ -62,6 +62,10 @@ final class RenderCore: @unchecked Sendable {
     let schedulingResult = Atomic<Int32>(-1)
 
     let renderer: Renderer
+    /// The PCMs of the routes past main (nil: main only), written from this thread too.
+    let routes: RouteSet?
+    /// `routes` for the render thread (no reference counting there).
+    let routesRef: Unmanaged<RouteSet>?
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let wait: @convention(c) (OpaquePointer?, Int32) -> Int32
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
@@ -95,9 +99,11 @@ final class RenderCore: @unchecked Sendable {
 
     init(
         renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
-        wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>
+        wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>, routes: RouteSet? = nil
     ) {
         self.renderer = renderer
+        self.routes = routes
+        routesRef = routes.map { .passUnretained($0) }
         self.channelCount = channelCount
         writei = functions.writei
         wait = functions.wait
@@ -215,6 +221,8 @@ final class RenderCore: @unchecked Sendable {
     /// Returns `proceed`, `reachedLimit`, `starved`, or a parked state for the supervisor.
     @_noLocks
     func cycle(_ renderer: Renderer) -> CycleResult {
+        // The other routes' PCMs take what they can while main is waited on (RouteSet).
+        if let routes = routesRef { routes._withUnsafeGuaranteedRef { $0.flush() } }
         if pendingFrames == 0 {
             let done = framesRendered.load(ordering: .relaxed)
             var n = periodFrames
@@ -229,7 +237,13 @@ final class RenderCore: @unchecked Sendable {
             let enter = scopeEnter
             let exit = scopeExit
             if hasScope { _unsafePerformance { enter() } }
-            renderer.render(into: floatBuffer, frameCount: n)
+            if let routes = routesRef {
+                let main = floatBuffer
+                let engine = Unmanaged.passUnretained(renderer)
+                routes._withUnsafeGuaranteedRef { $0.render(engine, main: main, frameCount: n) }
+            } else {
+                renderer.render(into: floatBuffer, frameCount: n)
+            }
             convert(frameCount: n)
             if hasScope { _unsafePerformance { exit() } }
             framesRendered.store(done &+ Int64(n), ordering: .releasing)

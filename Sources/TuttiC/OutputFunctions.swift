@@ -50,6 +50,11 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
                 output.captureFrom = from.split(separator: ",").map(String.init)
             }
         }
+        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.routes)! + MemoryLayout<UnsafeRawPointer>.size,
+            c.routes != nil
+        {
+            output.routeDestinations = try routeDestinations(utf8(c.routes, "config->routes"))
+        }
         try engine.startOutput(output)
     }
 }
@@ -58,4 +63,19 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
 @_cdecl("tutti_output_stop")
 public func tuttiOutputStop(_ pointer: OpaquePointer?) -> tutti_result {
     call("tutti_output_stop") { () throws(TuttiError) in try engine(pointer).stopOutput() }
+}
+
+/// `"NAME=DEST;NAME=DEST"` (DEST: a PCM, or ports separated by commas) → `routeDestinations`.
+private func routeDestinations(_ text: String) throws(TuttiError) -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    for entry in text.split(separator: ";", omittingEmptySubsequences: true) {
+        let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw TuttiError(.invalidArgument, "config->routes: \"\(entry)\" is not NAME=DEST")
+        }
+        let name = String(parts[0])
+        guard result[name] == nil else { throw TuttiError(.invalidArgument, "config->routes: route \"\(name)\" is given twice") }
+        result[name] = parts[1].split(separator: ",").map(String.init)
+    }
+    return result
 }

@@ -24,6 +24,12 @@ public struct JACKOutputConfiguration: Sendable {
     public var outputPortPrefix = "out"
     /// Where the output ports go once active (default: the physical playback ports).
     public var connection = JACKConnection.physical
+    /// Where the port groups of the routes past main go, by route name
+    /// (`EngineConfiguration.routes`): `NAME_k` → the k-th port given (full names, one per
+    /// channel; checked like `JACKConnection.ports` when the output is made: an unknown route,
+    /// an unknown or non-input port, or a wrong count throws). A route not listed is left
+    /// unconnected. Main's group follows `connection`. Ignored with a one-route engine's `out_*`.
+    public var routeConnections: [String: [String]] = [:]
     /// Capture: with an input source, input ports `<inputPortPrefix>_1 … _N` (N = its channel
     /// count) are registered and the process callback copies each cycle's frames into its
     /// ring, exactly the frames rendered in that cycle (so the input neither lags nor drifts).
@@ -118,6 +124,10 @@ public struct JACKNegotiated: Sendable, Equatable, CustomStringConvertible {
     /// Playback latency of the output ports (JACK's latency range, maximum), in frames; 0
     /// when unconnected.
     public var latencyFrames: Int
+    /// With more than one route: the playback latency of each route's port group, in route
+    /// order (`routeLatencyFrames[0]` is main's, = `latencyFrames`), frames; 0 for a group
+    /// left unconnected. Empty with one route.
+    public var routeLatencyFrames: [Int] = []
 
     /// `latencyFrames` in seconds.
     public var latencySeconds: Double { Double(latencyFrames) / Double(sampleRate) }

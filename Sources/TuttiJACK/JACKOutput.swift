@@ -7,7 +7,8 @@ import TuttiEngine
 /// (N = the engine's channels), rendered inside JACK's process callback. An engine with more
 /// than one route (`EngineConfiguration.routes`) gets a port group per route instead,
 /// `main_1 … main_N`, `cue_1 … cue_N`, …: main's group is connected as `out_*` would be, the
-/// other groups are left for the host or the user to connect (`jack_connect`, a patchbay).
+/// other groups as `JACKOutputConfiguration.routeConnections` says, else left for the host or
+/// the user to connect (`jack_connect`, a patchbay).
 ///
 /// Threads: the control thread (the engine's) creates, starts, stops and polls it. JACK's
 /// process thread (made by libjack, real-time when the server is) renders and de-interleaves,
@@ -91,6 +92,15 @@ public final class JACKOutput: @unchecked Sendable {
                     serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
                     channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0)))
         _ = try client.destinations(for: configuration.connection, channelCount: renderer.configuration.channelCount)
+        let routes = renderer.configuration.routes
+        for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
+            guard routes.dropFirst().contains(name) else {
+                throw JACKError.invalidConfiguration(
+                    "routeConnections names route \"\(name)\"; the engine's routes past main are: \(routes.dropFirst().joined(separator: ", "))"
+                )
+            }
+            _ = try client.destinations(for: .ports(ports), channelCount: renderer.configuration.channelCount)
+        }
         try registerPorts(on: client)
         self.client = client
     }
@@ -225,6 +235,29 @@ public final class JACKOutput: @unchecked Sendable {
         }
     }
 
+    /// The groups of the routes past main → `routeConnections` (after a reconnect: the
+    /// ports that exist now).
+    private func connectRoutes(_ client: JACKClient, strict: Bool) throws {
+        guard let h = client.handle, core.routeCount > 1 else { return }
+        let routes = renderer.configuration.routes
+        for r in 1..<core.routeCount {
+            guard let ports = configuration.routeConnections[routes[r]] else { continue }
+            for (c, destination) in ports.prefix(channelCount).enumerated() {
+                guard let own = jack_port_name(core.outputPorts[r * channelCount + c]) else { continue }
+                if !strict, jack_port_by_name(h, destination) == nil {
+                    log("port \"\(destination)\" is not on the server now; \(String(cString: own)) left unconnected")
+                    continue
+                }
+                let rc = jack_connect(h, own, destination)
+                if rc != 0 && rc != EEXIST {
+                    let error = JACKError.call("jack_connect \(String(cString: own)) → \(destination)", code: rc)
+                    if strict { throw error }
+                    log("\(error)")
+                }
+            }
+        }
+    }
+
     /// `captureFrom[k]` → `in_(k+1)`, and `out_k` → `in_k` for a loopback.
     private func connectCapture(_ h: OpaquePointer, strict: Bool) throws {
         var pairs: [(String, String)] = []
@@ -277,6 +310,7 @@ public final class JACKOutput: @unchecked Sendable {
             }
         }
 
+        try connectRoutes(client, strict: strict)
         try connectCapture(h, strict: strict)
 
         // Two full cycles after the connections were made: they are in the graph by then.
@@ -291,14 +325,17 @@ public final class JACKOutput: @unchecked Sendable {
         _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
 
         var range = jack_latency_range_t()
-        var latency = 0
-        for c in 0..<channelCount {
-            jack_port_get_latency_range(core.outputPorts[c], JackPlaybackLatency, &range)
-            latency = max(latency, Int(range.max))
+        var latencies = [Int](repeating: 0, count: core.routeCount)
+        for r in 0..<core.routeCount {
+            for c in 0..<channelCount {
+                jack_port_get_latency_range(core.outputPorts[r * channelCount + c], JackPlaybackLatency, &range)
+                latencies[r] = max(latencies[r], Int(range.max))
+            }
         }
         let negotiated = JACKNegotiated(
             serverName: client.serverName, clientName: client.clientName, sampleRate: Int(jack_get_sample_rate(h)),
-            channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latency)
+            channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latencies[0],
+            routeLatencyFrames: core.routeCount > 1 ? latencies : [])
         shared.withLock { $0.negotiated = negotiated }
     }
 

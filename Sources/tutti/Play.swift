@@ -33,7 +33,9 @@ struct Play: ParsableCommand {
             --capture-device (default: --device), or JACK input ports in_1 … (--capture-from \
             connects them). Sessions' recordTo WAVs are written while playing and moved into \
             place at the end; SIGINT / SIGTERM / SIGHUP stop playback and finish them (exit \
-            130 / 143 / 129; a second signal removes them).
+            130 / 143 / 129; a second signal removes them). A scene with several \
+            engine.routes plays each route on its own PCM (--route NAME=PCM) or JACK port group \
+            (NAME_1 …, --route NAME=PORTS); the report then gives xruns and latency per route.
             """)
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
@@ -47,6 +49,15 @@ struct Play: ParsableCommand {
 
     @Option(help: "ALSA PCM name (see `tutti devices`).")
     var device = "default"
+
+    @Option(
+        name: .customLong("route"),
+        help: ArgumentHelp(
+            "Play route NAME of the scene's engine.routes on DEST (repeatable).",
+            discussion:
+                "ALSA: DEST is a PCM; main defaults to --device, every other route needs one (all are opened with the same rate, format and period and written from the one render thread). JACK: DEST is a comma-separated list of ports for the route's group NAME_1 … (one per channel); main defaults to the physical ports, another route without --route stays unconnected.",
+            valueName: "NAME=DEST"))
+    var route: [String] = []
 
     @Option(
         name: .customLong("capture-device"),
@@ -96,12 +107,15 @@ struct Play: ParsableCommand {
             throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
         }
         try validateBackendOptions()
+        try validateRoutes()
     }
 
     func run() throws {
         do {
             try play()
         } catch let e as ExitCode {
+            throw e
+        } catch let e as ValidationError {
             throw e
         } catch {
             throw fail(error)
@@ -117,18 +131,14 @@ struct Play: ParsableCommand {
         // Before any other thread exists: a signal then finishes the recordings.
         let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
         if backend == .jack { return try playJACK(scene, stop: stop) }
-        if scene.engine.routes.count > 1 {
-            // One PCM per route from the one real-time thread is not built yet (docs/backends.md).
-            say(
-                "the routes other than main (\(scene.engine.routes.dropFirst().joined(separator: ", "))) are not played on ALSA yet: use --backend jack (port groups) or tutti render --route-output"
-            )
-        }
+        let pcms = try alsaRoutes(scene.engine.routes)
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
 
         let capture = try captureInput(playback)
-        var config = ALSAOutputConfiguration(device: device)
+        var config = ALSAOutputConfiguration(device: pcms.main)
+        config.routeDevices = pcms.others
         config.capture = capture?.source
         config.captureDevice = captureDevice
         config.periodFrames = period
@@ -147,7 +157,8 @@ struct Play: ParsableCommand {
         let output = try ALSAOutput(
             engine: playback.engine, configuration: config,
             log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
-        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(device)\": \(output.negotiated)")
+        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(pcms.main)\": \(output.negotiated)")
+        for r in output.routes.dropFirst() { say("route \(r.route) on \"\(r.device)\": \(r.negotiated)") }
         if let capture, let pcm = output.captureDevice {
             say(
                 "capturing input \(capture.id) from \"\(pcm)\"\(output.captureLinked ? " (linked)" : " (started with the playback)"): \(output.captureNegotiated.map { "\($0)" } ?? "")"
@@ -212,11 +223,17 @@ struct Play: ParsableCommand {
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         let n = output.negotiated
+        // Main first, as with one route; then each other route's PCM on the same line.
+        let others = output.routes.dropFirst().map { r in
+            String(
+                format: "; route %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", r.route, r.device, r.xrunCount,
+                r.negotiated.latencySeconds * 1000, r.framesDropped)
+        }
         print(
             String(
                 format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
                 Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
-                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount))
+                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount) + others.joined())
     }
 }
 

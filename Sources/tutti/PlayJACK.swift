@@ -71,7 +71,10 @@ extension Play {
     /// the scene's commands queued a second ahead.
     func playJACK(_ loaded: Scene, stop: PlayStopRequest?) throws {
         var scene = loaded
-        var config = JACKOutputConfiguration(clientName: jack.name, serverName: jack.server, connection: jack.connection)
+        let routes = try jackRoutes(scene.engine.routes)
+        var config = JACKOutputConfiguration(
+            clientName: jack.name, serverName: jack.server, connection: routes.main ?? jack.connection)
+        config.routeConnections = routes.others
         config.reconnectTimeoutSeconds = reconnectTimeout
         if rtsan {
             guard let scope = JACKRealtimeScope.sanitizer() else {
@@ -83,6 +86,13 @@ extension Play {
         let client = try JACKClient(configuration: config)
         // Fail on bad ports before the scene is prepared (that takes a while).
         _ = try client.destinations(for: config.connection, channelCount: scene.engine.channelCount)
+        for (name, ports) in config.routeConnections.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try client.destinations(for: .ports(ports), channelCount: scene.engine.channelCount)
+            } catch {
+                throw RouteDestinationError(description: "--route \(name)=\(ports.joined(separator: ",")): \(error)")
+            }
+        }
         if scene.engine.sampleRate != client.sampleRate {
             FileHandle.standardError.write(
                 Data(
@@ -165,11 +175,17 @@ extension Play {
         if let failure { throw failure }
         let wall = Date().timeIntervalSince(started)
         let n = output.negotiated
+        // JACK counts xruns per client: every route shares them; latency is per port group.
+        let others = zip(scene.engine.routes, n.routeLatencyFrames).dropFirst().map { name, frames in
+            String(
+                format: "; route %@: latency %.1f ms%@", name, Double(frames) / Double(n.sampleRate) * 1000,
+                config.routeConnections[name] == nil ? " (unconnected)" : "")
+        }
         print(
             String(
                 format:
                     "played %.2f s in %.2f s: %d xruns, latency %.1f ms (JACK server \"%@\", client \"%@\", buffer %d frames, %d Hz, %d ch)",
                 Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000, n.serverName,
-                n.clientName, n.bufferFrames, n.sampleRate, n.channelCount))
+                n.clientName, n.bufferFrames, n.sampleRate, n.channelCount) + others.joined())
     }
 }

@@ -26,9 +26,12 @@ final class PulseServer: @unchecked Sendable {
 
     let directory: String
     var socket: String { directory + "/xdg/pa.sock" }
+    /// Null sinks besides `nullsink` (same rate, channels and `norewinds`), e.g. one per route.
+    let extraSinks: [String]
     private var pid: pid_t?
 
-    init() throws {
+    init(extraSinks: [String] = []) throws {
+        self.extraSinks = extraSinks
         var template = Array("/tmp/tutti-pulse-XXXXXX".utf8CString)
         guard let d = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw POSIXError(.EIO) }
         directory = String(cString: d)
@@ -48,12 +51,13 @@ final class PulseServer: @unchecked Sendable {
     /// every running Process whenever any child exits, so a long-lived server started that
     /// way hangs the next `Process.waitUntilExit`.
     func start() throws {
-        let argv = [
-            PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-            "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
-            "-L", "module-null-sink sink_name=nullsink rate=48000 channels=2 norewinds=1",
-            "-L", "module-always-sink",
-        ]
+        let argv =
+            [
+                PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
+                "-L", "module-null-sink sink_name=nullsink rate=48000 channels=2 norewinds=1",
+                "-L", "module-always-sink",
+            ] + extraSinks.flatMap { ["-L", "module-null-sink sink_name=\($0) rate=48000 channels=2 norewinds=1"] }
         let env = [
             "XDG_RUNTIME_DIR=\(directory)/xdg", "HOME=\(directory)/home",
             "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")",

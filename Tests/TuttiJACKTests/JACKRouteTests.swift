@@ -57,5 +57,79 @@ extension JACKTests {
             #expect(abs(level(cue, 1_000) - 0.25) < 0.02)
             #expect(level(cue, 440) < 1e-3)
         }
+
+        /// The level of `own` on the left channel over its loudest 0.25 s stretch, and of
+        /// `other` over the same stretch (steady tone: no onset in it to leak).
+        static func levels(_ r: Recorder, own: Double, other: Double) -> (own: Double, other: Double) {
+            let recording = r.recording
+            let left = stride(from: 0, to: recording.count, by: 2).map { Double(recording[$0]) }
+            var best = (0.0, 0.0)
+            var start = 0
+            while start + 12_000 <= left.count {
+                let window = left[start..<start + 12_000]
+                let level = Analysis.toneAmplitude(window, frequency: own, sampleRate: 48_000)
+                if level > best.0 { best = (level, Analysis.toneAmplitude(window, frequency: other, sampleRate: 48_000)) }
+                start += 6_000
+            }
+            return best
+        }
+
+        /// `tutti play --route NAME=PORTS`: each route's group goes to its own recorder, checked
+        /// like `--connect` (a port that is not there: exit 1 naming it; an unknown route: 64).
+        @Test(.enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle"))
+        func playRouteConnectsEachGroup() throws {
+            let server = try JACKServer()
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-jroute-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let scenePath = dir + "/scene.json"
+            try """
+            {"engine": {"sampleRate": 48000, "channels": 2, "routes": ["main", "cue"]},
+             "duration": 1,
+             "sessions": [{"id": "dj", "category": "multiRoute"}],
+             "sources": [{"id": "deck", "session": "dj", "tone": {"frequency": 440, "amplitude": 0.5}},
+                         {"id": "preview", "session": "dj", "route": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}}],
+             "events": [{"at": 0, "session": "dj", "action": "activate"},
+                        {"at": 0, "source": "deck", "action": "play"}, {"at": 0, "source": "preview", "action": "play"}]}
+            """.write(toFile: scenePath, atomically: true, encoding: .utf8)
+
+            let main = try Recorder(server: server.name, name: "recmain", seconds: 12)
+            let cue = try Recorder(server: server.name, name: "reccue", seconds: 12)
+            // Bad destinations first (the recorders' ports must exist for the checks to reach
+            // the bad one).
+            let missing = try server.run(
+                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1,nope:in_9"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("--route cue=reccue:in_1,nope:in_9: no JACK port \"nope:in_9\""), "\(missing.stderr)")
+            let count = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1"])
+            #expect(count.status == 1)
+            #expect(count.stderr.contains("1 port to connect for 2 output channels"), "\(count.stderr)")
+            let unknown = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "booth=reccue:in_1"])
+            #expect(unknown.status == 64)
+            #expect(unknown.stderr.contains("the scene has no route \"booth\" (engine.routes: main, cue)"), "\(unknown.stderr)")
+            let both = try server.run(
+                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--no-connect", "--route", "main=reccue:in_1,reccue:in_2"])
+            #expect(both.status == 64)
+            let play = try server.run(
+                [
+                    Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "main=recmain:in_1,recmain:in_2",
+                    "--route", "cue=reccue:in_1,reccue:in_2",
+                ])
+            main.close()
+            cue.close()
+            print("tutti play --backend jack --route: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stdout.contains("played 1.00 s in "))
+            #expect(play.stdout.contains("; route cue: latency "), "\(play.stdout)")
+            #expect(!play.stdout.contains("(unconnected)"), "\(play.stdout)")
+            let m = JACKRouteTests.levels(main, own: 440, other: 1_000)
+            let c = JACKRouteTests.levels(cue, own: 1_000, other: 440)
+            print("JACK --route levels: main 440 Hz \(m.own), 1 kHz \(m.other); cue 1 kHz \(c.own), 440 Hz \(c.other)")
+            #expect(abs(m.own - 0.5) < 0.005)
+            #expect(m.other < 1e-4)
+            #expect(abs(c.own - 0.25) < 0.0025)
+            #expect(c.other < 1e-4)
+
+        }
     }
 }

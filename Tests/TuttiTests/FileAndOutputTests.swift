@@ -75,4 +75,32 @@ import TuttiTestSupport
         #expect(error?.code == .device)
         #expect(error?.message.contains("no-such-pcm-anywhere") == true)
     }
+
+    /// `routeDestinations`: each route past main on its own ALSA PCM (alsa-lib's `null`),
+    /// bad names and counts refused before anything opens.
+    @Test func routesPlayOnTheirOwnPCMs() throws {
+        var engineConfig = AudioEngineConfiguration()
+        engineConfig.routes = ["main", "cue"]
+        let engine = try AudioEngine(configuration: engineConfig)
+        var config = OutputConfiguration()
+        config.device = "null"
+        config.periodFrames = 256
+        for (destinations, text) in [
+            (["booth": ["null"]], "no route \"booth\" past main (routes: main, cue)"),
+            (["cue": ["null", "null"]], "ALSA takes one PCM per route, got 2"),
+            (["cue": ["no-such-pcm-anywhere"]], "route cue (PCM \"no-such-pcm-anywhere\")"),
+        ] {
+            config.routeDestinations = destinations
+            let error = #expect(throws: TuttiError.self) { try engine.startOutput(config) }
+            #expect(error?.message.contains(text) == true, "\(error?.message ?? "")")
+            #expect(!engine.isOutputRunning)
+        }
+        config.routeDestinations = ["cue": ["null"]]
+        try engine.startOutput(config)
+        let deadline = Date().addingTimeInterval(5)
+        while engine.framesRendered < 48_000, Date() < deadline { usleep(1_000) }
+        #expect(engine.framesRendered >= 48_000)
+        engine.stopOutput()
+        #expect(!engine.isOutputRunning)
+    }
 }

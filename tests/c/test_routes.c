@@ -123,7 +123,35 @@ static void bad_routes_are_refused(void) {
     tutti_engine_destroy(engine);
 }
 
+/* tutti_output_config.routes: each route past main on its own ALSA PCM (alsa-lib's "null"
+ * here: no sound card needed); bad entries are refused naming them; a caller of the layout
+ * before `routes` plays main alone. */
+static void routes_play_on_their_own_pcms(void) {
+    tutti_engine *engine = two_routes();
+    tutti_output_config config;
+    tutti_output_config_init(&config);
+    CHECK(config.routes == NULL, "default: no routes%s", "");
+    config.device = "null";
+    config.routes = "booth=null";
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "booth", tutti_output_start(engine, &config));
+    config.routes = "cue";
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->routes", tutti_output_start(engine, &config));
+    config.routes = "cue=null;cue=null";
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "twice", tutti_output_start(engine, &config));
+    config.routes = "cue=no_such_pcm_tutti";
+    FAILS(TUTTI_ERROR_DEVICE, "no_such_pcm_tutti", tutti_output_start(engine, &config));
+    config.routes = "cue=null";
+    OK(tutti_output_start(engine, &config));
+    OK(tutti_output_stop(engine));
+    config.struct_size = (uint32_t)offsetof(tutti_output_config, routes);
+    config.routes = "booth=null"; /* beyond the caller's layout: not read */
+    OK(tutti_output_start(engine, &config));
+    OK(tutti_output_stop(engine));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
+    TEST(routes_play_on_their_own_pcms);
     TEST(a_tone_on_cue_sounds_only_on_cue);
     TEST(the_first_released_config_size_means_main_alone);
     TEST(bad_routes_are_refused);

@@ -1,0 +1,447 @@
+import CALSA
+import Glibc
+import Synchronization
+import TuttiDSP
+import TuttiEngine
+
+/// The PCM of one route past main, with its render scratch and a small ring of converted
+/// frames its PCM has not taken yet.
+///
+/// Thread: the atomics are shared. `pcm`, the buffers, the ring and the quantizer belong to
+/// the render thread while `state == running`, to the supervisor while `lost`, and to the
+/// control thread before start and after the threads stopped; the `state` store/load
+/// (release/acquire) hands them over. The `supervisor…` fields are the supervisor's.
+final class RoutePCM: @unchecked Sendable {
+    enum State: Int, AtomicRepresentable {
+        /// The render thread writes it.
+        case running
+        /// Gone (or stalled past the restart limit): the supervisor reopens it; its route is
+        /// rendered and dropped meanwhile.
+        case lost
+    }
+
+    let name: String
+    let device: String
+    let state = Atomic<State>(.running)
+    /// Set by the supervisor's watchdog: give the PCM up at the next flush.
+    let handOverRequested = Atomic<Bool>(false)
+    let xrunCount = Atomic<Int>(0)
+    let framesWritten = Atomic<Int64>(0)
+    let framesDropped = Atomic<Int64>(0)
+    /// The error that made the render thread give it up (negative alsa-lib code).
+    let lastError = Atomic<Int32>(0)
+    /// Monotonic ns of the first write attempt at frames the PCM has not taken; 0 after progress.
+    let blockedSince = Atomic<UInt64>(0)
+
+    var opened: PCMDevice?
+    var pcm: OpaquePointer?
+    let floatBuffer: UnsafeMutablePointer<Float>
+    let deviceBuffer: UnsafeMutableRawPointer
+    let ditherScratch: UnsafeMutablePointer<Float>
+    var quantizer: TPDFQuantizer
+    let ring: UnsafeMutableRawPointer
+    let ringFrames: Int
+    var ringRead = 0
+    var ringCount = 0
+
+    var supervisorXruns = 0
+    var supervisorLostReported = false
+    var supervisorNextAttempt: UInt64 = 0
+    var supervisorDelay = 0.0
+    var supervisorLastFailure = ""
+    /// The `blockedSince` stamp reported as a stall (0: none).
+    var supervisorStallSince: UInt64 = 0
+
+    init(name: String, device: PCMDevice, deviceName: String, periodFrames: Int, channelCount: Int, configuration: ALSAOutputConfiguration)
+    {
+        self.name = name
+        self.device = deviceName
+        opened = device
+        pcm = device.handle
+        let n = device.negotiated
+        let samples = periodFrames * channelCount
+        floatBuffer = .allocate(capacity: samples)
+        floatBuffer.initialize(repeating: 0, count: samples)
+        deviceBuffer =
+            n.format == .float32
+            ? UnsafeMutableRawPointer(floatBuffer) : .allocate(byteCount: periodFrames * n.frameBytes, alignment: 16)
+        ditherScratch = .allocate(capacity: samples)
+        quantizer = TPDFQuantizer(
+            format: n.format.quantizerFormat ?? .s16, seed: configuration.ditherSeed, dither: configuration.dither)
+        ringFrames = periodFrames * (RouteSet.slackPeriods + 1)
+        ring = .allocate(byteCount: ringFrames * n.frameBytes, alignment: 16)
+    }
+
+    // MARK: Render thread
+
+    /// Convert the rendered period to the device format and append it to the ring; what
+    /// does not fit is dropped (counted).
+    @_noLocks
+    func queue(frameCount n: Int, format: ALSASampleFormat, channelCount: Int, frameBytes: Int) {
+        let samples = n &* channelCount
+        switch format {
+        case .float32: break
+        case .s32:
+            var q = quantizer
+            q.quantizeLeftJustified(
+                floatBuffer, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int32.self))
+            quantizer = q
+        case .s16:
+            var q = quantizer
+            q.quantize(floatBuffer, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int16.self))
+            quantizer = q
+        }
+        let capacity = ringFrames
+        let take = min(n, capacity &- ringCount)
+        if take < n { framesDropped.add(Int64(n &- take), ordering: .relaxed) }
+        var at = (ringRead &+ ringCount) % capacity
+        var done = 0
+        let source = UnsafeRawPointer(deviceBuffer)
+        while done < take {
+            let chunk = min(take &- done, capacity &- at)
+            (ring + at &* frameBytes).copyMemory(from: source + done &* frameBytes, byteCount: chunk &* frameBytes)
+            done &+= chunk
+            at = (at &+ chunk) % capacity
+        }
+        ringCount &+= take
+    }
+
+    /// Non-blocking writes of the ring until the PCM is full or the ring empty. 0, or the
+    /// error that loses the PCM. An underrun is recovered in place and counted.
+    @_noLocks
+    func write(
+        writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
+        recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32, frameBytes: Int
+    ) -> Int32 {
+        let device = pcm
+        while ringCount > 0 {
+            let chunk = min(ringCount, ringFrames &- ringRead)
+            let data = UnsafeRawPointer(ring + ringRead &* frameBytes)
+            let count = snd_pcm_uframes_t(chunk)
+            let written = _unsafePerformance { writei(device, data, count) }
+            if written > 0 {
+                let n = Int(written)
+                ringRead = (ringRead &+ n) % ringFrames
+                ringCount &-= n
+                framesWritten.add(Int64(n), ordering: .relaxed)
+                blockedSince.store(0, ordering: .relaxed)
+                continue
+            }
+            let err = written == 0 ? -EAGAIN : Int32(truncatingIfNeeded: written)
+            if err == -EAGAIN || err == -EINTR {
+                // Watchdog stamp, as main's: from the first attempt at frames it does not take.
+                if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanos(), ordering: .relaxed) }
+                return 0
+            }
+            if err == -EPIPE {
+                xrunCount.add(1, ordering: .relaxed)
+                let rc = _unsafePerformance { recover(device, -EPIPE, 1) }
+                return rc >= 0 ? 0 : rc
+            }
+            // ESTRPIPE too: resuming may sleep; the supervisor reopens it instead.
+            return err
+        }
+        return 0
+    }
+
+    deinit {
+        if deviceBuffer != UnsafeMutableRawPointer(floatBuffer) { deviceBuffer.deallocate() }
+        floatBuffer.deallocate()
+        ditherScratch.deallocate()
+        ring.deallocate()
+    }
+}
+
+/// The PCMs of the routes past main (`ALSAOutputConfiguration.routeDevices`), all written
+/// from the one render thread: each period is rendered for every route at once
+/// (`Renderer.render(routes:…)`); main's PCM paces the thread (it waits on it), the others are
+/// written without blocking, as much as each takes. What a route's PCM has not taken waits in
+/// its ring (up to `slackPeriods` periods); past that the newest frames are dropped and
+/// counted. A route's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
+/// supervisor, which reopens it with backoff while main plays on.
+///
+/// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
+/// `init`, `status` and `close` on the control thread (`status`: any thread).
+final class RouteSet: @unchecked Sendable {
+    /// Periods a route's PCM may fall behind main before its frames are dropped.
+    static let slackPeriods = 2
+
+    /// Routes past main that have a PCM (route `k + 1` is `slots[k]`).
+    let count: Int
+    let slots: UnsafeMutablePointer<Unmanaged<RoutePCM>>
+    /// The render targets for `Renderer.render(routes:…)`: main's buffer, then each route's.
+    let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let pcms: [RoutePCM]
+    let channelCount: Int
+    let frameBytes: Int
+    let format: ALSASampleFormat
+    let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    let wakeSupervisor: UnsafeMutablePointer<sem_t>
+    private let negotiated: Mutex<[ALSANegotiated]>
+
+    /// Open every route's PCM to agree with main's (`main`, granted by `configuration.device`).
+    /// Throws `ALSAError.route` naming the first that fails; nothing stays open then.
+    /// Control thread.
+    init(
+        configuration: ALSAOutputConfiguration, routeNames: [String], main: ALSANegotiated, functions: ALSAFunctions,
+        wakeSupervisor: UnsafeMutablePointer<sem_t>
+    ) throws {
+        guard !configuration.routeDevices.isEmpty, configuration.routeDevices.count < routeNames.count else {
+            throw ALSAError.invalidConfiguration(
+                "routeDevices names \(configuration.routeDevices.count) PCMs, the engine has \(routeNames.count - 1) routes past main"
+            )
+        }
+        var opened: [PCMDevice] = []
+        for (k, device) in configuration.routeDevices.enumerated() {
+            do {
+                opened.append(
+                    try RouteSet.open(
+                        device: device, configuration: configuration, main: main, mainDevice: configuration.device,
+                        functions: functions))
+            } catch let error as ALSAError {
+                for d in opened { d.close(functions) }
+                throw ALSAError.route(routeNames[k + 1], device: device, error)
+            }
+        }
+        count = opened.count
+        channelCount = main.channelCount
+        frameBytes = main.frameBytes
+        format = main.format
+        pcms = opened.enumerated().map { k, d in
+            RoutePCM(
+                name: routeNames[k + 1], device: d, deviceName: configuration.routeDevices[k], periodFrames: main.periodFrames,
+                channelCount: main.channelCount, configuration: configuration)
+        }
+        slots = .allocate(capacity: max(count, 1))
+        for (k, r) in pcms.enumerated() { (slots + k).initialize(to: .passUnretained(r)) }
+        outputs = .allocate(capacity: count + 1)
+        outputs.initialize(to: pcms[0].floatBuffer) // main's, set at each render
+        for (k, r) in pcms.enumerated() { (outputs + k + 1).initialize(to: r.floatBuffer) }
+        writei = functions.writei
+        recover = functions.recover
+        self.wakeSupervisor = wakeSupervisor
+        negotiated = Mutex(opened.map(\.negotiated))
+    }
+
+    deinit {
+        slots.deallocate()
+        outputs.deallocate()
+    }
+
+    /// A route's configuration: main's format, period and buffer asked for.
+    static func agreeing(_ configuration: ALSAOutputConfiguration, with main: ALSANegotiated, device: String)
+        -> ALSAOutputConfiguration
+    {
+        var c = configuration
+        c.device = device
+        c.formats = [main.format]
+        c.periodFrames = main.periodFrames
+        c.periodCount = max(2, main.bufferFrames / max(main.periodFrames, 1))
+        return c
+    }
+
+    /// Open `device` asking for main's settings; `routeMismatch` when it grants another
+    /// format or period. `waitedOn`: main's own PCM (reopened). Control thread or supervisor.
+    static func open(
+        device: String, configuration: ALSAOutputConfiguration, main: ALSANegotiated, mainDevice: String,
+        functions: ALSAFunctions, waitedOn: Bool = false
+    ) throws -> PCMDevice {
+        // A route's PCM is never waited on: it takes frames whenever it has room, not only
+        // whole periods (main's, which paces the thread, keeps period wake-ups).
+        let d = try PCMDevice.open(
+            agreeing(configuration, with: main, device: device), sampleRate: main.sampleRate, channelCount: main.channelCount,
+            functions: functions, wakeAnyRoom: !waitedOn)
+        let n = d.negotiated
+        if n.format != main.format || n.periodFrames != main.periodFrames {
+            d.close(functions)
+            throw ALSAError.routeMismatch(
+                "PCM \"\(device)\" granted \(n.format.rawValue), period \(n.periodFrames) frames; main's PCM \"\(mainDevice)\" "
+                    + "\(main.format.rawValue), period \(main.periodFrames) frames: every route's PCM must run with the same format and period"
+            )
+        }
+        return d
+    }
+
+    // MARK: Render thread
+
+    /// Render `frameCount` frames of every route (main into `main`), convert each route
+    /// past main and queue it for its PCM, then write what each PCM takes.
+    @_noLocks
+    func render(_ renderer: Unmanaged<Renderer>, main: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let targets = outputs
+        targets[0] = main
+        let routeCount = count &+ 1
+        renderer._withUnsafeGuaranteedRef { $0.render(routes: UnsafePointer(targets), routeCount: routeCount, frameCount: n) }
+        let format = self.format
+        let channels = channelCount
+        let bytes = frameBytes
+        for k in 0..<count {
+            slots[k]._withUnsafeGuaranteedRef { r in
+                if r.state.load(ordering: .acquiring) == .running {
+                    r.queue(frameCount: n, format: format, channelCount: channels, frameBytes: bytes)
+                } else {
+                    r.framesDropped.add(Int64(n), ordering: .relaxed)
+                }
+            }
+        }
+        flush()
+    }
+
+    /// Write what each running route's PCM takes now, without blocking; hand a failed one to
+    /// the supervisor.
+    @_noLocks
+    func flush() {
+        let write = writei
+        let prepareAgain = recover
+        let bytes = frameBytes
+        let wake = wakeSupervisor
+        for k in 0..<count {
+            slots[k]._withUnsafeGuaranteedRef { r in
+                guard r.state.load(ordering: .acquiring) == .running else { return }
+                var rc: Int32 = 0
+                if r.handOverRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                    rc = -ETIMEDOUT
+                } else {
+                    rc = r.write(writei: write, recover: prepareAgain, frameBytes: bytes)
+                }
+                if rc < 0 {
+                    r.lastError.store(rc, ordering: .relaxed)
+                    r.state.store(.lost, ordering: .releasing)
+                    _ = _unsafePerformance { sem_post(wake) }
+                }
+            }
+        }
+    }
+
+    // MARK: Supervisor thread
+
+    /// One supervisor round: report xruns, watch for stalls (only while main plays:
+    /// `mainRunning`), and close and reopen lost PCMs with backoff. Never gives up: a route's
+    /// PCM does not end playback.
+    func supervise(
+        mainRunning: Bool, main: ALSANegotiated, configuration: ALSAOutputConfiguration, functions: ALSAFunctions,
+        emit: (ALSAEvent) -> Void, log: (String) -> Void
+    ) {
+        let now = monotonicNanos()
+        for (k, r) in pcms.enumerated() {
+            let x = r.xrunCount.load(ordering: .relaxed)
+            while r.supervisorXruns < x {
+                r.supervisorXruns += 1
+                emit(.route(r.name, .xrun(total: r.supervisorXruns)))
+            }
+            if r.state.load(ordering: .acquiring) == .lost {
+                reopen(r, index: k, now: now, main: main, configuration: configuration, functions: functions, emit: emit, log: log)
+                continue
+            }
+            // Watchdog: frames waiting that the PCM has not taken for a while, while main
+            // plays on (the render thread offers them every period).
+            let since = r.blockedSince.load(ordering: .relaxed)
+            if r.supervisorStallSince != 0, since != r.supervisorStallSince {
+                emit(.route(r.name, .stallEnded(seconds: Double(now &- r.supervisorStallSince) / 1e9)))
+                r.supervisorStallSince = 0
+            }
+            guard mainRunning, since != 0, now > since else { continue }
+            let age = Double(now - since) / 1e9
+            let threshold = max(Double(configuration.watchdogPeriods) * main.periodSeconds, configuration.watchdogMinimumSeconds)
+            if age > threshold, r.supervisorStallSince != since {
+                r.supervisorStallSince = since
+                emit(.route(r.name, .stalled(seconds: age)))
+                log("watchdog: route \(r.name)'s PCM \"\(r.device)\" has taken nothing for \(Int((age * 1000).rounded())) ms")
+            }
+            if r.supervisorStallSince == since, let restart = configuration.stallRestartSeconds, age > restart {
+                r.handOverRequested.store(true, ordering: .releasing)
+            }
+        }
+    }
+
+    private func reopen(
+        _ r: RoutePCM, index: Int, now: UInt64, main: ALSANegotiated, configuration: ALSAOutputConfiguration,
+        functions: ALSAFunctions, emit: (ALSAEvent) -> Void, log: (String) -> Void
+    ) {
+        if !r.supervisorLostReported {
+            let code = r.lastError.load(ordering: .relaxed)
+            let message = code == -ETIMEDOUT ? "the device stopped consuming" : functions.message(code)
+            emit(.route(r.name, .deviceLost(code: code, message: message)))
+            emit(.route(r.name, .routeChanged(.oldDeviceUnavailable, device: r.device)))
+            log("route \(r.name): PCM \"\(r.device)\" lost: \(message); reopening (main plays on)")
+            if let d = r.opened {
+                _ = functions.drop(d.handle)
+                d.close(functions)
+            }
+            r.opened = nil
+            r.pcm = nil
+            // What it never got counts as dropped: written + dropped = rendered, always.
+            r.framesDropped.add(Int64(r.ringCount), ordering: .relaxed)
+            r.ringRead = 0
+            r.ringCount = 0
+            r.supervisorLostReported = true
+            r.supervisorStallSince = 0
+            r.supervisorDelay = configuration.reopenInitialDelay
+            r.supervisorNextAttempt = now &+ UInt64(r.supervisorDelay * 1e9)
+            r.supervisorLastFailure = ""
+            return
+        }
+        guard now >= r.supervisorNextAttempt else { return }
+        do {
+            let d = try RouteSet.open(
+                device: r.device, configuration: configuration, main: main, mainDevice: configuration.device, functions: functions)
+            r.opened = d
+            r.pcm = d.handle
+            r.supervisorLostReported = false
+            r.blockedSince.store(0, ordering: .relaxed)
+            negotiated.withLock { $0[index] = d.negotiated }
+            emit(.route(r.name, .deviceRestored(d.negotiated)))
+            emit(.route(r.name, .routeChanged(.newDeviceAvailable, device: r.device)))
+            log("route \(r.name): PCM \"\(r.device)\" reopened: \(d.negotiated)")
+            r.state.store(.running, ordering: .releasing)
+        } catch {
+            let text = "\(error)"
+            if text != r.supervisorLastFailure {
+                log("route \(r.name): reopen failed: \(text); retrying")
+                r.supervisorLastFailure = text
+            }
+            r.supervisorDelay = min(r.supervisorDelay * 2, configuration.reopenMaximumDelay)
+            r.supervisorNextAttempt = monotonicNanos() &+ UInt64(r.supervisorDelay * 1e9)
+        }
+    }
+
+    // MARK: Control thread
+
+    /// Each route's status (main not included). Any thread.
+    func status() -> [ALSARouteStatus] {
+        let granted = negotiated.withLock { $0 }
+        return pcms.enumerated().map { k, r in
+            ALSARouteStatus(
+                route: r.name, device: r.device, negotiated: granted[k], xrunCount: r.xrunCount.load(ordering: .relaxed),
+                framesWritten: r.framesWritten.load(ordering: .relaxed), framesDropped: r.framesDropped.load(ordering: .relaxed),
+                isLost: r.state.load(ordering: .acquiring) == .lost)
+        }
+    }
+
+    /// After the threads stopped: with `drain`, write what each healthy PCM's ring still
+    /// holds and play it out (blocking); then close them all. Control thread.
+    func close(drain: Bool, functions: ALSAFunctions) {
+        for r in pcms {
+            guard let d = r.opened else { continue }
+            r.opened = nil
+            r.pcm = nil
+            if drain, r.state.load(ordering: .acquiring) == .running {
+                _ = functions.pcm_nonblock(d.handle, 0)
+                while r.ringCount > 0 {
+                    let chunk = min(r.ringCount, r.ringFrames - r.ringRead)
+                    let written = functions.writei(d.handle, r.ring + r.ringRead * frameBytes, snd_pcm_uframes_t(chunk))
+                    if written == -snd_pcm_sframes_t(EPIPE), functions.recover(d.handle, -EPIPE, 1) >= 0 { continue }
+                    guard written > 0 else { break }
+                    r.ringRead = (r.ringRead + Int(written)) % r.ringFrames
+                    r.ringCount -= Int(written)
+                    r.framesWritten.add(Int64(written), ordering: .relaxed)
+                }
+                _ = functions.drain(d.handle)
+            } else {
+                _ = functions.drop(d.handle)
+            }
+            d.close(functions)
+        }
+    }
+}
