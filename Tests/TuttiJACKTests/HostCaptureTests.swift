@@ -27,8 +27,13 @@ extension JACKTests {
             output.captureFrom = ["tutti:out_1"]
             try engine.startOutput(output)
             let deadline = Date().addingTimeInterval(5)
-            while engine.framesRendered < 48_000, Date() < deadline { usleep(1_000) }
+            var xruns = 0
+            while engine.framesRendered < 48_000, Date() < deadline {
+                usleep(1_000)
+                for event in engine.pollEvents() { if case .xrun = event.kind { xruns += 1 } }
+            }
             engine.stopOutput()
+            for event in engine.pollEvents() { if case .xrun = event.kind { xruns += 1 } }
             var recorded = [Float](repeating: 0, count: 1 << 17)
             let n = try recorded.withUnsafeMutableBufferPointer { try mic.readRecorded(into: $0) }
             #expect(n >= 48_000, "recorded \(n) frames")
@@ -36,16 +41,30 @@ extension JACKTests {
             // One period of silence, then the 375 Hz tone (128 frames of 48 kHz = exactly 1 cycle
             // of 375 Hz: the delayed tone equals the tone itself). Measured: level and null test.
             let period = 128
+            // An xrun (a loaded machine: JACK skipped this client's cycle) can leave a period of
+            // the capture silent; a slip by whole periods is invisible here. So: every frame
+            // matches unless an xrun was reported, and then the longest matching stretch must
+            // still be half a second.
             var peak: Float = 0
             var residual: Float = 0
+            var stretch = 0
+            var longest = 0
             for k in (2 * period)..<n {
                 let expected = Float(0.5 * sin(2 * Double.pi * 375 * Double(k - period) / 48_000))
                 peak = max(peak, abs(recorded[k]))
-                residual = max(residual, abs(recorded[k] - expected))
+                let error = abs(recorded[k] - expected)
+                residual = max(residual, error)
+                stretch = error < 1e-4 ? stretch + 1 : 0
+                longest = max(longest, stretch)
             }
             #expect(recorded[0..<period].allSatisfy { $0 == 0 })
             #expect(abs(peak - 0.5) < 0.001, "captured peak \(peak)")
-            #expect(residual < 1e-4, "captured − played one period earlier: \(residual)")
+            if xruns == 0 {
+                #expect(residual < 1e-4, "captured − played one period earlier: \(residual)")
+            } else {
+                print("loopback: \(xruns) xruns reported; the longest matching stretch is \(longest) frames")
+                #expect(longest >= 24_000, "captured − played one period earlier: \(residual); longest match \(longest) frames")
+            }
 
             // ALSA captures from a PCM (captureDevice), not from JACK ports.
             var alsa = OutputConfiguration()

@@ -17,6 +17,21 @@ extension JACKTests {
         @Test(arguments: [128, 256])
         func loopbackCapturesThePlayedSignalOnePeriodLater(period: Int) throws {
             let server = try JACKServer(periodFrames: period)
+            // An xrun (JACK skipping this client's cycle on a loaded machine) breaks the
+            // sample-for-sample match: such an attempt is repeated, up to three times, and
+            // the last is asserted in full.
+            for attempt in 1...3 where try !loopbackOnce(server: server, period: period, finalAttempt: attempt == 3) {
+                print("loopback at \(period) frames: attempt \(attempt) had an xrun (machine load); again")
+            }
+            guard let tutti = Tool.tutti else { return }
+            let bench = try Tool.run([tutti, "bench", "--loopback", "--jack-server", server.name, "--json"])
+            #expect(bench.status == 0, "\(bench.stderr)")
+            #expect(bench.stdout.contains("\"roundTripFrames\":[\(period),\(period),\(period),\(period)]"), "\(bench.stdout)")
+        }
+
+        /// One loopback run; false (nothing asserted) when JACK reported an xrun and it is not
+        /// the last attempt.
+        func loopbackOnce(server: JACKServer, period: Int, finalAttempt: Bool) throws -> Bool {
             let frames = 48_000
             let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
             let bus = try engine.addBus()
@@ -34,6 +49,7 @@ extension JACKTests {
             let deadline = Date().addingTimeInterval(15)
             while !output.waitUntilFinished(timeout: 0.01), Date() < deadline { engine.pollEvents() }
             output.stop()
+            if output.xrunCount > 0 && !finalAttempt { return false }
             #expect(output.negotiated.bufferFrames == period)
             var recorded = [Float](repeating: 0, count: 2 * frames)
             let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
@@ -46,11 +62,7 @@ extension JACKTests {
             for k in period..<n where recorded[k] != played[k - period] { mismatches += 1 }
             #expect(mismatches == 0, "\(mismatches) frames differ from the played signal one period earlier")
             #expect(output.xrunCount == 0)
-
-            guard let tutti = Tool.tutti else { return }
-            let bench = try Tool.run([tutti, "bench", "--loopback", "--jack-server", server.name, "--json"])
-            #expect(bench.status == 0, "\(bench.stderr)")
-            #expect(bench.stdout.contains("\"roundTripFrames\":[\(period),\(period),\(period),\(period)]"), "\(bench.stdout)")
+            return true
         }
     }
 }
