@@ -12,9 +12,13 @@ final class ControlInput: Sendable {
         var count = 0
     }
     private let state = Mutex(State())
+    /// How far ahead the scene is decided while stdin is open (`--control-lookahead`).
+    let lookaheadSeconds: Double
 
     /// Starts reading stdin (a closed or empty stdin, e.g. /dev/null, just ends it).
-    init() {
+    /// `lookaheadSeconds`: see `lookaheadFrames`.
+    init(lookaheadSeconds: Double = 0.05) {
+        self.lookaheadSeconds = lookaheadSeconds
         let thread = Thread { [self] in
             while let line = readLine(strippingNewline: true) {
                 state.withLock {
@@ -39,11 +43,13 @@ final class ControlInput: Sendable {
     /// More lines may come (stdin not at its end).
     var isOpen: Bool { state.withLock { $0.open } }
 
-    /// How far ahead of the live render the scene is decided: short while a person may type
-    /// (a control line is heard after about this much plus the device buffer), one second
-    /// once stdin has ended (more slack for a busy control thread).
+    /// How far ahead of the live render the scene is decided: `lookaheadSeconds` while a
+    /// person may type (a control line is heard after about this much plus the device
+    /// buffer), at least one second once stdin has ended (more slack for a busy control
+    /// thread). At least one frame.
     func lookaheadFrames(sampleRate: Int) -> Int64 {
-        isOpen ? Int64(sampleRate / 5) : Int64(sampleRate)
+        let short = max(1, Int64((lookaheadSeconds * Double(sampleRate)).rounded()))
+        return isOpen ? short : max(short, Int64(sampleRate))
     }
 
     /// Apply every line that came: parse errors and unknown ids are one line on stderr each and

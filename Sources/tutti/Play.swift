@@ -22,7 +22,7 @@ struct Play: ParsableCommand {
             The device gets exactly the samples `tutti render` writes for the same scene: a \
             shadow render decides the scene a little ahead and its commands are queued for the \
             render thread, which applies each at its frame. Control lines on stdin change the \
-            policy while it plays, heard about 0.2 s later: volume V, ringer V, volume up|down, \
+            policy while it plays, heard about --control-lookahead (0.05 s) later: volume V, ringer V, volume up|down, \
             route R, silent on|off, lock, unlock, mic on|off, remote CMD, call begin|end, \
             play|pause|stop SOURCE, activate|deactivate SESSION (a bad line is one line on \
             stderr; playback goes on). Integer device formats are TPDF-dithered \
@@ -85,6 +85,13 @@ struct Play: ParsableCommand {
             valueName: "S"))
     var reconnectTimeout = 30.0
 
+    @Option(
+        name: .customLong("control-lookahead"),
+        help: ArgumentHelp(
+            "How far ahead of the output the scene is decided while stdin is open: a control line is heard after about this much plus the device buffer. Smaller answers sooner; a control thread late by more than it delays the output (JACK: silence, counted) or starves the device (ALSA: an xrun). After stdin ends: at least 1 s.",
+            valueName: "S"))
+    var controlLookahead = 0.05
+
     @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
     var noRealtime = false
 
@@ -103,6 +110,9 @@ struct Play: ParsableCommand {
     /// Usage errors (exit 64, with the usage), before anything is loaded.
     func validate() throws {
         guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
+        guard controlLookahead.isFinite, controlLookahead > 0, controlLookahead <= 10 else {
+            throw ValidationError("--control-lookahead must be a number of seconds above 0, at most 10")
+        }
         guard reconnectTimeout.isFinite, reconnectTimeout >= 0 else {
             throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
         }
@@ -170,10 +180,10 @@ struct Play: ParsableCommand {
             throw error
         }
 
-        // The scene is decided ahead of the render thread (0.2 s while stdin may bring control
-        // lines, else 1 s) and its commands queued; the render horizon stops the render thread
+        // The scene is decided ahead of the render thread (--control-lookahead, 0.05 s by default,
+        // while stdin may bring control lines, else at least 1 s) and its commands queued; the render horizon stops the render thread
         // at the first frame not decided yet, so a late control thread cannot change the output.
-        let control = ControlInput()
+        let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()

@@ -132,10 +132,11 @@ extension Play {
         }
 
         // A JACK process callback cannot wait for a late control thread: the scene is decided
-        // ahead (0.2 s while stdin may bring control lines, else 1 s), and should this thread
+        // ahead (--control-lookahead, 0.05 s by default, while stdin may bring control lines, else at
+        // least 1 s), and should this thread
         // still fall behind, the callback plays silence at the horizon (reported) rather than
         // rendering without the commands.
-        let control = ControlInput()
+        let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
         let started = Date()

@@ -144,6 +144,39 @@ extension JACKTests {
             #expect(offline[later] != plain[later] && offline[..<(Int(frame) * 2)] == plain[..<(Int(frame) * 2)])
         }
 
+        /// `--control-lookahead` sets how far ahead a control line lands while stdin is open:
+        /// with the default (0.05 s), a line there at the start applies before frame 9 600,
+        /// which 0.2 s can never reach — the scene is decided that far before the first frame
+        /// plays. Bad values are usage errors.
+        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        func controlLookaheadSetsHowSoonALineApplies() throws {
+            let server = try JACKServer()
+            let dir = try PlayJACKCommandTests.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let scenePath = dir + "/scene.json"
+            try PlayJACKCommandTests.scene(seconds: 3.5).write(toFile: scenePath, atomically: true, encoding: .utf8)
+            func appliedFrame(_ extra: [String]) throws -> Int64 {
+                // stdin stays open while it plays (an ended stdin decides a second ahead).
+                let command = ([Tool.tutti!, "play", scenePath, "--backend", "jack", "--no-connect", "--seconds", "1"] + extra)
+                    .joined(separator: " ")
+                let play = try server.run(["/bin/sh", "-c", "(echo 'volume 0.5'; sleep 2) | \(command)"])
+                #expect(play.status == 0, "\(play.stderr)")
+                let applied = try #require(play.stderr.split(separator: "\n").first { $0.hasPrefix("tutti: control: volume 0.5 at ") })
+                let marker = try #require(applied.range(of: "(frame "), "\(applied)")
+                return try #require(Int64(String(applied[marker.upperBound...].prefix { $0.isNumber })))
+            }
+            let short = try appliedFrame([])
+            let long = try appliedFrame(["--control-lookahead", "0.2"])
+            print("control line applied at frame \(short) with the default --control-lookahead (0.05 s), \(long) with 0.2 s")
+            #expect(short >= 2_400 && short < 9_600, "with the default 0.05 s: frame \(short)")
+            #expect(long >= 9_600, "with 0.2 s: frame \(long)")
+            for bad in ["0", "11", "nan"] {
+                let r = try Tool.run([Tool.tutti!, "play", scenePath, "--control-lookahead", bad])
+                #expect(r.status == 64, "--control-lookahead \(bad): \(r.stderr)")
+                #expect(r.stderr.contains("--control-lookahead must be a number of seconds above 0, at most 10"), "\(r.stderr)")
+            }
+        }
+
         /// A 44.1 kHz scene on a 48 kHz server renders at 48 kHz (said once): the recording equals
         /// the render of the same scene at 48 kHz.
         @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
