@@ -88,7 +88,7 @@ struct Play: ParsableCommand {
     @Option(
         name: .customLong("control-lookahead"),
         help: ArgumentHelp(
-            "How far ahead of the output the scene is decided while stdin is open: a control line is heard after about this much plus the device buffer. Smaller answers sooner; a control thread late by more than it delays the output (JACK: silence, counted) or starves the device (ALSA: an xrun). After stdin ends: at least 1 s.",
+            "How far ahead of the output the scene is decided while stdin is open: a control line is heard after about this much plus the device buffer. Smaller answers sooner; a control thread late by more than that delays the output (JACK: silence, counted) or starves the device (ALSA: an xrun). After stdin ends: at least 1 s.",
             valueName: "S"))
     var controlLookahead = 0.05
 
