@@ -76,8 +76,8 @@ let package = Package(
         .testTarget(name: "TuttiEngineTests", dependencies: ["TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport", "CTuttiTestSupport"]),
-        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport", "CTuttiTestSupport"]),
+        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -59,6 +59,26 @@ enum LoopbackBench {
         return (engine, capture, spacing, total)
     }
 
+    /// What `capture` recorded while an output played: drained until `finished(timeout)` says
+    /// the output is done (at most `seconds` + 10 s), then once more after `stop()`.
+    static func record(
+        _ capture: InputSource, engine: Engine, seconds: Double, finished: (Double?) -> Bool, stop: () -> Void
+    ) -> [Float] {
+        var recorded: [Float] = []
+        var drain = [Float](repeating: 0, count: 8_192)
+        func take() {
+            while case let n = drain.withUnsafeMutableBufferPointer({ capture.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
+        }
+        let deadline = Date().addingTimeInterval(seconds + 10)
+        while !finished(0.01), Date() < deadline {
+            engine.pollEvents()
+            take()
+        }
+        stop()
+        take()
+        return recorded
+    }
+
     /// The round trip of each click in `recorded` (which starts at engine frame `start`).
     static func roundTrips(_ recorded: [Float], start: Int, spacing: Int, clicks: Int) -> [Int] {
         var trips: [Int] = []
@@ -83,15 +103,9 @@ enum LoopbackBench {
         configuration.captureDevice = captureDevice
         let output = try ALSAOutput(engine: engine, configuration: configuration)
         try output.start(frameLimit: Int64(total))
-        var recorded: [Float] = []
-        var drain = [Float](repeating: 0, count: 8_192)
-        let deadline = Date().addingTimeInterval(Double(total) / Double(rate) + 10)
-        while !output.waitUntilFinished(timeout: 0.01), Date() < deadline {
-            engine.pollEvents()
-            while case let n = drain.withUnsafeMutableBufferPointer({ capture.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
-        }
-        output.stop()
-        while case let n = drain.withUnsafeMutableBufferPointer({ capture.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
+        let recorded = record(
+            capture, engine: engine, seconds: Double(total) / Double(rate), finished: output.waitUntilFinished(timeout:),
+            stop: { output.stop() })
         let trips = roundTrips(recorded, start: Int(capture.recordingStartFrame ?? 0), spacing: spacing, clicks: clicks)
         let n = output.negotiated
         return Result(
@@ -111,15 +125,9 @@ enum LoopbackBench {
         let output = try JACKOutput(engine: engine, configuration: configuration)
         try output.start(frameLimit: Int64(total))
         let buffer = output.negotiated.bufferFrames
-        var recorded: [Float] = []
-        var drain = [Float](repeating: 0, count: 8_192)
-        let deadline = Date().addingTimeInterval(Double(total) / Double(rate) + 10)
-        while !output.waitUntilFinished(timeout: 0.01), Date() < deadline {
-            engine.pollEvents()
-            while case let n = drain.withUnsafeMutableBufferPointer({ capture.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
-        }
-        output.stop()
-        while case let n = drain.withUnsafeMutableBufferPointer({ capture.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
+        let recorded = record(
+            capture, engine: engine, seconds: Double(total) / Double(rate), finished: output.waitUntilFinished(timeout:),
+            stop: { output.stop() })
         let trips = roundTrips(recorded, start: Int(capture.recordingStartFrame ?? 0), spacing: spacing, clicks: clicks)
         return Result(
             serverName: output.negotiated.serverName, sampleRate: rate, bufferFrames: buffer, roundTrips: trips)

@@ -10,35 +10,14 @@ import TuttiTestSupport
     .serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
     .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
 struct PlayCaptureTests {
-    /// A 440 Hz tone of amplitude 0.25 in an ambient session (not interrupted by the mic),
-    /// and a playAndRecord session recording its input to take.wav: the mic plays at 0, is
-    /// muted at 1.5 s and unmuted at 2.0 s (nothing resumes by itself), played again at 2.5 s.
-    static let scene = """
-        {"engine": {"sampleRate": 48000, "channels": 2, "output": "float32"}, "duration": 3,
-         "sessions": [{"id": "bg", "category": "ambient"}, {"id": "rec", "category": "playAndRecord", "recordTo": "take.wav"}],
-         "sources": [{"id": "tone", "session": "bg", "tone": {"frequency": 440, "amplitude": 0.25}},
-                     {"id": "mic", "session": "rec", "input": {"channels": 1}}],
-         "events": [{"at": 0, "session": "bg", "action": "activate"},
-                    {"at": 0, "source": "tone", "action": "play"},
-                    {"at": 0, "session": "rec", "action": "activate"},
-                    {"at": 0, "source": "mic", "action": "play"},
-                    {"at": 1.5, "device": "micMuted", "value": true},
-                    {"at": 2.0, "device": "micMuted", "value": false},
-                    {"at": 2.5, "source": "mic", "action": "play"}]}
-        """
-
     /// The server, the scene written beside it, and the environment that gives alsa-lib the PCMs.
     static func setUp() throws -> (PulseServer, String, [String: String]) {
         let server = try PulseServer()
         let scenePath = server.directory + "/scene.json"
-        try scene.write(toFile: scenePath, atomically: true, encoding: .utf8)
+        try liveCaptureScene.write(toFile: scenePath, atomically: true, encoding: .utf8)
         let conf = server.directory + "/pcms.conf"
         try ALSACaptureTests.alsaConfig(server).write(toFile: conf, atomically: true, encoding: .utf8)
         return (server, scenePath, ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
-    }
-
-    static func rms(_ x: ArraySlice<Float>) -> Double {
-        (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(x.count, 1))).squareRoot()
     }
 
     @Test func playRecordsTheCapturedToneAtItsLevelAndSilenceWhileMuted() throws {
@@ -55,16 +34,16 @@ struct PlayCaptureTests {
         let expected = 0.25 / 2.0.squareRoot()
         // The tone arrives after the server's buffering (tens of ms): measure from 0.2 s.
         let before = take[9_600..<72_000]
-        let level = 20 * log10(PlayCaptureTests.rms(before) / expected)
+        let level = 20 * log10(Analysis.rms(before) / expected)
         let frequency = ALSACaptureTests.frequency(Array(before), sampleRate: 48_000)
         print(String(format: "tutti play capture: level %+.4f dB, %.3f Hz", level, frequency))
         #expect(abs(level) < 0.1, "captured level \(level) dB from the played tone's")
         #expect(abs(frequency - 440) < 0.5, "captured frequency \(frequency) Hz")
         // Muted at 1.5 s (after the 10 ms fade) until played again at 2.5 s: silence.
         let muted = take[(72_000 + 480)..<120_000]
-        #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(PlayCaptureTests.rms(muted)))")
+        #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(Analysis.rms(muted)))")
         let after = take[(120_000 + 9_600)...]
-        #expect(abs(20 * log10(PlayCaptureTests.rms(after) / expected)) < 0.1, "level after the mic is played again")
+        #expect(abs(20 * log10(Analysis.rms(after) / expected)) < 0.1, "level after the mic is played again")
     }
 
     @Test func anUnknownCaptureDeviceFailsNamingItAndRecordsNothing() throws {

@@ -1,7 +1,7 @@
-import CTuttiTestSupport
 import Foundation
 import Glibc
 import Testing
+import TuttiTestSupport
 
 /// A private PulseAudio server with a null sink (paced at the real rate), started as in
 /// `scripts/start-pulse.sh`: its own runtime directory and socket, so tests never share a
@@ -63,22 +63,7 @@ final class PulseServer: @unchecked Sendable {
             "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")",
         ]
         let log = directory + "/pulse.log"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of the test process: a Foundation `Process` being spawned by a parallel
-        // test holds a socket whose closing tells it its child exited; a server that inherited
-        // it would hide that exit for as long as the server runs.
-        _ = tutti_spawn_actions_close_from(&actions, 3)
-        var cArgv = argv.map { strdup($0) } + [nil]
-        var cEnv = env.map { strdup($0) } + [nil]
-        defer { for p in cArgv + cEnv { free(p) } }
-        var child = pid_t()
-        let rc = posix_spawn(&child, argv[0], &actions, nil, &cArgv, &cEnv)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        let child = try spawnChild(argv, environment: env, stdout: log, append: true)
         pid = child
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

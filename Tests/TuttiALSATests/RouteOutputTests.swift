@@ -1,4 +1,3 @@
-import CTuttiTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -26,34 +25,7 @@ private final class Child {
     let pid: pid_t
 
     init(_ argv: [String], environment: [String], stdout: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing beyond stdio: an inherited descriptor of Foundation's child monitor would
-        // hide the exit of `tutti play` (Tool.run) while the recorder runs.
-        _ = tutti_spawn_actions_close_from(&actions, 3)
-        // The test's threads block signals (dispatch): the child gets an empty mask and
-        // default handlers, so SIGTERM ends it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var cArgv = argv.map { strdup($0) } + [nil]
-        var cEnv = environment.map { strdup($0) } + [nil]
-        defer { for p in cArgv + cEnv { free(p) } }
-        var child = pid_t()
-        let rc = posix_spawn(&child, argv[0], &actions, &attributes, &cArgv, &cEnv)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        pid = child
+        pid = try spawnChild(argv, environment: environment, stdout: stdout, stderr: .discard)
     }
 
     /// SIGTERM, then SIGKILL if it has not ended within 2 s; reaped either way.
@@ -201,15 +173,7 @@ struct RouteOutputTests {
     func losingARouteOnce(finalAttempt: Bool) throws -> Bool {
         let mainServer = try PulseServer()
         let cueServer = try PulseServer()
-        var engineConfig = EngineConfiguration()
-        engineConfig.routes = ["main", "cue"]
-        let engine = try Engine(configuration: engineConfig)
-        let bus = try engine.addBus()
-        let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
-        let preview = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
-        try engine.send(.setRoute(preview, route: 1))
-        try engine.send(.play(deck))
-        try engine.send(.play(preview))
+        let (engine, _, _) = try twoRouteToneEngine()
 
         var config = ALSAOutputConfiguration(device: "mainpcm")
         config.routeDevices = ["cuepcm"]

@@ -2,21 +2,14 @@ import Foundation
 import Glibc
 import Testing
 import TuttiEngine
+import TuttiTestSupport
 
 @testable import TuttiALSA
 
 /// A two-route engine: a looping 440 Hz tone on main, a 1 kHz tone on cue, a gain ramp on
 /// each at a fixed frame (so the routes differ over time, not only in pitch).
 private func routeEngine() throws -> Engine {
-    var config = EngineConfiguration()
-    config.routes = ["main", "cue"]
-    let engine = try Engine(configuration: config)
-    let bus = try engine.addBus()
-    let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
-    let preview = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
-    try engine.send(.setRoute(preview, route: 1))
-    try engine.send(.play(deck))
-    try engine.send(.play(preview))
+    let (engine, deck, preview) = try twoRouteToneEngine()
     try engine.send(.setSourceGain(deck, gain: 0.5, rampFrames: 4_800), at: .frame(10_000))
     try engine.send(.setSourceGain(preview, gain: 0.25, rampFrames: 2_400), at: .frame(20_000))
     return engine

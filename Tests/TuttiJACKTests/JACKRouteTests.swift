@@ -12,15 +12,7 @@ extension JACKTests {
     struct JACKRouteTests {
         @Test func eachRouteHasItsOwnPortGroup() throws {
             let server = try JACKServer()
-            var config = EngineConfiguration()
-            config.routes = ["main", "cue"]
-            let engine = try Engine(configuration: config)
-            let bus = try engine.addBus()
-            let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
-            let preview = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
-            try engine.send(.setRoute(preview, route: 1))
-            try engine.send(.play(deck))
-            try engine.send(.play(preview))
+            let (engine, _, _) = try twoRouteToneEngine()
 
             let frames = 48_000
             let main = try Recorder(server: server.name, name: "recmain", seconds: 4)

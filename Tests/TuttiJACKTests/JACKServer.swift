@@ -1,4 +1,3 @@
-import CTuttiTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -102,23 +101,7 @@ final class JACKServer: @unchecked Sendable {
         let argv = [JACKServer.jackd!, "-n", name, "-S", "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(periodFrames)"]
         var env = ProcessInfo.processInfo.environment
         env["JACK_NO_AUDIO_RESERVATION"] = "1"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of the test process: a Foundation `Process` being spawned by a parallel
-        // test holds a socket whose closing tells it its child exited; a server that inherited
-        // it would hide that exit for as long as the server runs.
-        _ = tutti_spawn_actions_close_from(&actions, 3)
-        var cArgv = argv.map { strdup($0) } + [nil]
-        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in cArgv + cEnv { free(p) } }
-        var child = pid_t()
-        let rc = posix_spawn(&child, argv[0], &actions, nil, &cArgv, &cEnv)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        pid = child
+        pid = try spawnChild(argv, environment: env.map { "\($0.key)=\($0.value)" }, stdout: log, append: true)
         let wait = try run([JACKServer.jackWait!, "-w", "-t", "5"])
         guard wait.status == 0 else {
             kill(SIGTERM)

@@ -11,33 +11,12 @@ extension JACKTests {
         .enabled(if: JACKServer.isAvailable, JACKServer.skipReason),
         .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
     struct PlayJACKCaptureTests {
-        /// A 440 Hz tone of amplitude 0.25 in an ambient session, and a playAndRecord session
-        /// recording its input to take.wav: the mic is muted from 1.5 s to 2.0 s and played
-        /// again at 2.5 s (unmuting resumes nothing by itself).
-        static let scene = """
-            {"engine": {"sampleRate": 48000, "channels": 2, "output": "float32"}, "duration": 3,
-             "sessions": [{"id": "bg", "category": "ambient"}, {"id": "rec", "category": "playAndRecord", "recordTo": "take.wav"}],
-             "sources": [{"id": "tone", "session": "bg", "tone": {"frequency": 440, "amplitude": 0.25}},
-                         {"id": "mic", "session": "rec", "input": {"channels": 1}}],
-             "events": [{"at": 0, "session": "bg", "action": "activate"},
-                        {"at": 0, "source": "tone", "action": "play"},
-                        {"at": 0, "session": "rec", "action": "activate"},
-                        {"at": 0, "source": "mic", "action": "play"},
-                        {"at": 1.5, "device": "micMuted", "value": true},
-                        {"at": 2.0, "device": "micMuted", "value": false},
-                        {"at": 2.5, "source": "mic", "action": "play"}]}
-            """
-
-        static func rms(_ x: ArraySlice<Float>) -> Double {
-            (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(x.count, 1))).squareRoot()
-        }
-
         @Test func playCapturesFromPortsAndRecordsTheTakeLive() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let scenePath = dir + "/scene.json"
-            try PlayJACKCaptureTests.scene.write(toFile: scenePath, atomically: true, encoding: .utf8)
+            try liveCaptureScene.write(toFile: scenePath, atomically: true, encoding: .utf8)
             let play = try Tool.run(
                 [Tool.tutti!, "play", scenePath, "--backend", "jack", "--no-connect", "--capture-from", "tutti:out_1"],
                 environment: ["JACK_DEFAULT_SERVER": server.name])
@@ -50,7 +29,7 @@ extension JACKTests {
             #expect(take[0..<128].allSatisfy { $0 == 0 }, "the first cycle hears the silence before rendering")
             #expect(take[128..<256].contains { $0 != 0 }, "the tone from the second cycle on")
             let expected = 0.25 / 2.0.squareRoot()
-            let level = 20 * log10(PlayJACKCaptureTests.rms(take[4_800..<72_000]) / expected)
+            let level = 20 * log10(Analysis.rms(take[4_800..<72_000]) / expected)
             var crossings = 0
             for k in 4_801..<72_000 where take[k - 1] < 0 && take[k] >= 0 { crossings += 1 }
             let frequency = Double(crossings) / (Double(72_000 - 4_801) / 48_000)
@@ -59,9 +38,9 @@ extension JACKTests {
             #expect(abs(frequency - 440) < 2, "captured frequency \(frequency) Hz")
             // Muted at 1.5 s (after the 10 ms fade) until played again at 2.5 s: silence.
             let muted = take[(72_000 + 480)..<120_000]
-            #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(PlayJACKCaptureTests.rms(muted)))")
+            #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(Analysis.rms(muted)))")
             #expect(
-                abs(20 * log10(PlayJACKCaptureTests.rms(take[(120_000 + 4_800)...]) / expected)) < 0.1,
+                abs(20 * log10(Analysis.rms(take[(120_000 + 4_800)...]) / expected)) < 0.1,
                 "level after the mic is played again")
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Tutti
 import TuttiDSP
 import TuttiScene
+import TuttiTestSupport
 
 /// A fresh temporary folder per test.
 func makeTempDir() -> String {
@@ -89,30 +90,7 @@ final class Child {
 
     init(_ executable: String, _ arguments: [String]) throws {
         directory = makeTempDir()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, directory + "/out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // The child starts with no signal blocked and every signal at its default action,
-        // whatever the test runner's own settings are.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var child = pid_t()
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        pid = child
+        pid = try spawnChild([executable] + arguments, stdout: directory + "/out")
     }
 
     deinit {

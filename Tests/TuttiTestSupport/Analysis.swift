@@ -13,6 +13,11 @@ public enum Analysis {
 
     public static func rms(_ x: [Double]) -> Double { rms(x[...]) }
 
+    /// RMS of float samples (a recorded take), 0 for none.
+    public static func rms(_ x: ArraySlice<Float>) -> Double {
+        x.isEmpty ? 0 : (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot()
+    }
+
     public static func dB(_ ratio: Double) -> Double { 20 * log10(max(ratio, 1e-30)) }
 
     /// Least-squares fit of a·sin + b·cos (+ c) at `frequency`; returns amplitude and the residual RMS.

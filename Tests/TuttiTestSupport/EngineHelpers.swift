@@ -44,3 +44,18 @@ public func noiseBuffer(seed: UInt32, seconds: Double, rate: Int = 48_000, chann
     let n = Int(Double(rate) * seconds) * channels
     return AudioBuffer(interleaved: (0..<n).map { _ in rng.nextUnit() - 0.5 }, channelCount: channels, sampleRate: Double(rate))
 }
+
+/// A two-route engine (`["main", "cue"]`, 48 kHz stereo): a looping 440 Hz tone of amplitude
+/// 0.5 on main and a looping 1 kHz tone of amplitude 0.25 on cue, both playing. Control thread.
+public func twoRouteToneEngine() throws -> (engine: Engine, main: SourceID, cue: SourceID) {
+    var config = EngineConfiguration()
+    config.routes = ["main", "cue"]
+    let engine = try Engine(configuration: config)
+    let bus = try engine.addBus()
+    let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
+    let preview = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
+    try engine.send(.setRoute(preview, route: 1))
+    try engine.send(.play(deck))
+    try engine.send(.play(preview))
+    return (engine, deck, preview)
+}
