@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiOutput → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
 let package = Package(
     name: "Tutti",
     products: [
@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TuttiEngine", targets: ["TuttiEngine"]),
         .library(name: "Tutti", targets: ["Tutti"]),
         .library(name: "TuttiScene", targets: ["TuttiScene"]),
+        .library(name: "TuttiOutput", targets: ["TuttiOutput"]),
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
         .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
         .library(name: "TuttiJACK", targets: ["TuttiJACK"]),
@@ -45,13 +46,17 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
-        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiALSA", "TuttiJACK"]),
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
+        // The output interface every backend implements (OutputBackend), its settings, status,
+        // events and error, and what backends share (event delivery, reconnect backoff,
+        // real-time scope).
+        .target(name: "TuttiOutput", dependencies: ["TuttiEngine"]),
         // ALSA output: render thread, device negotiation and recovery.
-        .target(name: "TuttiALSA", dependencies: ["TuttiEngine", "TuttiDSP", "CALSA"]),
+        .target(name: "TuttiALSA", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CALSA"]),
         // JACK client: renders inside JACK's process callback, reconnects after a lost server.
-        .target(name: "TuttiJACK", dependencies: ["TuttiEngine", "TuttiDSP", "CJACK"]),
+        .target(name: "TuttiJACK", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CJACK"]),
         // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
         // messages and version strings in C; TuttiC translates each C function to the Swift API.
         .target(name: "CTuttiABI"),
@@ -76,8 +81,8 @@ let package = Package(
         .testTarget(name: "TuttiEngineTests", dependencies: ["TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "TuttiOutput", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiOutput", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -530,7 +530,7 @@ typedef struct tutti_output_config {
     uint32_t struct_size;
     int32_t backend;        /* TUTTI_BACKEND_*; default ALSA */
     const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
-    uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
+    uint32_t period_frames; /* 1..65536, 0 = backend default; ALSA only (JACK: must be 0) */
     uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
     /* Capture (added after the first release: read only when struct_size covers them, so
      * callers built against the older, 24-byte-on-LP64 layout keep working). */
@@ -545,7 +545,8 @@ typedef struct tutti_output_config {
     /* Routes (added after capture, read only when struct_size covers it). */
     const char *routes; /* where the routes past main (route_names of the engine config) play:
                            "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.
-                           "cue=cuepcm"; name every route past main, or none (NULL: main only,
+                           "cue=cuepcm" (commas included: "cue=hw:1,0"); main may be named too
+                           (it overrides device); name every route past main, or none (NULL: main only,
                            the others dropped); every PCM runs at main's rate, format and period
                            from the one render thread, and a lost one is reopened while main
                            plays on. JACK: DEST is the ports of the group NAME_1..N, separated by

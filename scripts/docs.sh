@@ -10,7 +10,7 @@
 #
 # The symbol graphs come from the compiler while it builds `Tutti` in its own folder
 # (.build-docs; the flags differ from the test build's, so sharing .build would rebuild it).
-# Tutti's graph holds the modules it re-exports (TuttiEngine, TuttiPolicy, TuttiDSP: one page
+# Tutti's graph holds the modules it re-exports (TuttiEngine, TuttiPolicy, TuttiDSP, TuttiOutput: one page
 # tree, as a host sees `import Tutti`); the backends TuttiALSA and TuttiJACK get their own.
 # `swift package dump-symbol-graph` is not used: it builds every target, exits non-zero on the
 # test-discovery module, keeps the re-exports out of Tutti's graph and counts the standard
@@ -19,7 +19,7 @@
 # implement a protocol requirement (`description`, `==`) as "inherited".
 # docc checks no link in the comments of re-exported modules (to it they are another module's
 # text), so a second, catalog-less run over TuttiEngine, TuttiPolicy and TuttiDSP's own graphs
-# does only that (a link from one of them to another must then name the module:
+# does only that, TuttiOutput's included (a link from one of them to another must then name the module:
 # ``TuttiPolicy/PolicyState``).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +66,7 @@ docc convert Sources/Tutti/Tutti.docc --additional-symbol-graph-dir "$input" --o
 reexported="$scratch/docc-reexported"
 rm -rf "$reexported" "$scratch/docc-reexported.out"
 mkdir -p "$reexported"
-cp "$graphs"/{TuttiEngine,TuttiPolicy,TuttiDSP}.symbols.json "$reexported/"
+cp "$graphs"/{TuttiEngine,TuttiPolicy,TuttiDSP,TuttiOutput}.symbols.json "$reexported/"
 docc convert --additional-symbol-graph-dir "$reexported" --output-path "$scratch/docc-reexported.out" \
   --fallback-display-name Tutti --fallback-bundle-identifier tutti \
   --diagnostics-file "$scratch/docc-reexported-diagnostics.json" >/dev/null 2>&1 || status=$?

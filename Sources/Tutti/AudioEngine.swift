@@ -27,7 +27,7 @@ public final class AudioEngine: Sendable {
     let delivery = EventDelivery()
     /// The device output while one runs (its own lock: a backend's thread reports events
     /// through the core's lock, so stopping it must not hold that one).
-    let output = Mutex<RunningOutput?>(nil)
+    let output = Mutex<(any OutputBackend)?>(nil)
 
     /// A new engine with every buffer, slot and queue allocated now. Throws `invalidArgument`
     /// naming a setting out of range. Any thread.

@@ -2,13 +2,14 @@ import Synchronization
 import TuttiALSA
 import TuttiEngine
 import TuttiJACK
+import TuttiOutput
 
 /// Where an `AudioEngine` plays when it drives a device itself. Value type: any thread.
 public struct OutputConfiguration: Sendable, Equatable {
     /// The kind of device. The raw values are the C ABI's `TUTTI_BACKEND_*`.
     public enum Backend: Int32, Sendable, CaseIterable {
         /// An ALSA PCM (a sound card, or a sound server through its ALSA plugin); with several
-        /// routes, one PCM per route (`routeDestinations`).
+        /// output buses, one PCM per bus (`busDestinations`).
         case alsa = 0
         /// A JACK client of a JACK server (ports `out_1 … out_N`, connected to the physical
         /// playback ports; with several routes a group per route, `main_1 …`, `cue_1 …`). The
@@ -28,34 +29,85 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// An input source (`SessionHandle.makeInputSource`) the device's capture feeds, one
     /// captured frame per rendered frame, from the backend's real-time thread. JACK: input
     /// ports `in_1 … in_N`, N = its channel count. ALSA: full duplex on the capture PCM
-    /// `captureDevice` (opened at the output's rate, format and period, with the input's
+    /// (`captureSources`; opened at the output's rate, format and period, with the input's
     /// channels). The host then does not `write` to it.
     public var capture: SourceHandle?
-    /// JACK: ports connected to `in_1 …` in order (full names; default none). With `.alsa`:
-    /// `invalidArgument` (use `captureDevice`).
-    public var captureFrom: [String] = []
-    /// Where the routes past main (`AudioEngineConfiguration.routes`) play, by route name;
-    /// main plays on `device`. ALSA: one element, the route's PCM (`["cue": ["cuePCM"]]`);
-    /// name every route past main, or none (then only main plays and the others are mixed and
-    /// dropped). Each PCM is opened with main's rate, format and period and written from the
-    /// output's one render thread; a lost route PCM is reopened while main plays on (its
-    /// events are not host events: the policy follows main's device). JACK: the ports for the
-    /// route's port group `NAME_1 … NAME_N`, one per channel; a route not listed stays
-    /// unconnected. An unknown route, a missing ALSA route or a wrong count is
-    /// `invalidArgument`; a JACK port that is not there is a `device` error naming it.
-    public var routeDestinations: [String: [String]] = [:]
-    /// ALSA: the capture PCM's name; nil: `device` (the output's PCM). With `.jack`:
-    /// `invalidArgument` (use `captureFrom`).
-    public var captureDevice: String?
+    /// Where the capture comes from. ALSA: one capture PCM (default: the output's PCM). JACK:
+    /// the ports connected to `in_1 …` in order (full names; default none). Given without
+    /// `capture`: `invalidArgument`.
+    public var captureSources: [String] = []
+    /// Where each output bus (`AudioEngineConfiguration.routes`, main first) plays, by name;
+    /// main defaults to `device` (ALSA) or the physical ports (JACK). ALSA: one element, the
+    /// bus's PCM (`["cue": ["cuePCM"]]`); name every bus past main, or none (then only main
+    /// plays and the others are mixed and dropped). Each PCM is opened with main's rate,
+    /// format and period and written from the output's one render thread; a lost bus PCM is
+    /// reopened while main plays on (its events are not host events: the policy follows
+    /// main's device). JACK: the ports for the bus's port group `NAME_1 … NAME_N`, one per
+    /// channel; a bus not listed stays unconnected. An unknown bus, a missing ALSA bus or a
+    /// wrong count is `invalidArgument`; a JACK port that is not there is a `device` error
+    /// naming it.
+    public var busDestinations: [String: [String]] = [:]
+    /// What to do when the device (or server) is lost: reopen with backoff, give up after
+    /// `reconnect.timeout` (default 30 s; the engine then gets `deviceLost` and stays without
+    /// an output until `stopOutput`).
+    public var reconnect = ReconnectPolicy()
+
+    /// Deprecated: `busDestinations` (the named output mixes are output buses now).
+    @available(*, deprecated, renamed: "busDestinations")
+    public var routeDestinations: [String: [String]] {
+        get { busDestinations }
+        set { busDestinations = newValue }
+    }
+    /// Deprecated: `captureSources` (JACK ports).
+    @available(*, deprecated, renamed: "captureSources")
+    public var captureFrom: [String] {
+        get { captureSources }
+        set { captureSources = newValue }
+    }
+    /// Deprecated: `captureSources` (ALSA: one PCM).
+    @available(*, deprecated, renamed: "captureSources")
+    public var captureDevice: String? {
+        get { captureSources.first }
+        set { captureSources = newValue.map { [$0] } ?? [] }
+    }
 
     /// The default device of the default backend (ALSA "default").
     public init() {}
 }
 
-/// The running output of an engine. Thread: behind `AudioEngine.output`'s lock.
-enum RunningOutput: @unchecked Sendable {
-    case alsa(ALSAOutput)
-    case jack(JACKOutput)
+extension OutputConfiguration.Backend {
+    /// The backend's implementation of the output interface (what `tutti play` drives).
+    public var implementation: any OutputBackend.Type {
+        switch self {
+        case .alsa: ALSAOutput.self
+        case .jack: JACKOutput.self
+        }
+    }
+
+    /// The backend named `name` as the CLI and the docs spell it ("alsa", "jack"); nil for
+    /// an unknown name.
+    public init?(name: String) {
+        guard let found = Self.allCases.first(where: { $0.implementation.name == name }) else { return nil }
+        self = found
+    }
+
+    /// Its name as the CLI and the docs spell it.
+    public var name: String { implementation.name }
+}
+
+extension OutputConfiguration {
+    /// In the output layer's vocabulary (`OutputSettings`), with `capture` resolved to its
+    /// input.
+    func settings(capture: InputSource?) throws(TuttiError) -> OutputSettings {
+        var settings = OutputSettings(device: device)
+        settings.periodFrames = periodFrames
+        settings.periodCount = periodCount
+        settings.capture = capture
+        settings.captureSources = captureSources
+        settings.busDestinations = busDestinations
+        settings.reconnect = reconnect
+        return settings
+    }
 }
 
 extension AudioEngine {
@@ -65,41 +117,25 @@ extension AudioEngine {
     /// `state` if an output already runs or a pull render is in progress, `device` when the
     /// device cannot be opened (the message says why). Any thread.
     public func startOutput(_ configuration: OutputConfiguration = OutputConfiguration()) throws(TuttiError) {
-        if let p = configuration.periodFrames, !(16...65_536).contains(p) {
-            throw TuttiError(.invalidArgument, "periodFrames must be in 16…65536, got \(p)")
-        }
-        if let n = configuration.periodCount, !(2...64).contains(n) {
-            throw TuttiError(.invalidArgument, "periodCount must be in 2…64, got \(n)")
-        }
-        if configuration.backend == .jack, configuration.periodFrames != nil || configuration.periodCount != nil {
-            throw TuttiError(.invalidArgument, "periodFrames / periodCount: the JACK server sets its buffer size")
-        }
-        let routeDevices = try checkRouteDestinations(configuration)
         // Resolved before the output lock: the engine's lock is never taken inside it.
         var captureInput: InputSource?
-        if configuration.backend == .alsa, !configuration.captureFrom.isEmpty {
-            throw TuttiError(.invalidArgument, "captureFrom names JACK ports: with ALSA, name the capture PCM in captureDevice")
-        }
-        if configuration.backend == .jack, configuration.captureDevice != nil {
-            throw TuttiError(.invalidArgument, "captureDevice names an ALSA PCM: with JACK, connect ports with captureFrom")
-        }
-        if configuration.capture == nil, configuration.captureDevice != nil {
-            throw TuttiError(.invalidArgument, "captureDevice without capture: give the input source to capture into")
-        }
         if let capture = configuration.capture {
             guard capture.engine === self else { throw TuttiError(.invalidArgument, "capture: the source belongs to another engine") }
             captureInput = try withCore { (s) throws(TuttiError) in try s.input(capture.id) }
         }
-        try output.withLock { (running: inout RunningOutput?) throws(TuttiError) in
+        let settings = try configuration.settings(capture: captureInput)
+        let backend = configuration.backend
+        try output.withLock { (running: inout (any OutputBackend)?) throws(TuttiError) in
             guard running == nil else { throw TuttiError(.state, "an output is already running") }
             guard renderOwner.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged else {
                 throw TuttiError(.state, "a pull render is in progress on another thread")
             }
             do throws(TuttiError) {
-                running =
-                    try configuration.backend == .alsa
-                    ? startALSA(configuration, routeDevices: routeDevices, capture: captureInput)
-                    : startJACK(configuration, capture: captureInput)
+                let started = try backend.implementation.init(
+                    renderer: renderer, settings: settings, log: { _ in },
+                    onEvent: { [weak self] e in self?.deviceEvent(e, backend: backend.name) })
+                try started.start(frameLimit: nil)
+                running = started
             } catch {
                 renderOwner.store(0, ordering: .releasing)
                 throw error
@@ -107,116 +143,37 @@ extension AudioEngine {
         }
     }
 
-    /// `routeDestinations` checked against the engine's routes; for ALSA, the PCM of each
-    /// route past main in route order (empty: main only).
-    private func checkRouteDestinations(_ configuration: OutputConfiguration) throws(TuttiError) -> [String] {
-        let routes = renderer.configuration.routes
-        let destinations = configuration.routeDestinations
-        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) {
-            guard routes.dropFirst().contains(name) else {
-                throw TuttiError(
-                    .invalidArgument,
-                    "routeDestinations: no route \"\(name)\" past main (routes: \(routes.joined(separator: ", ")))")
-            }
-            if configuration.backend == .alsa, ports.count != 1 {
-                throw TuttiError(.invalidArgument, "routeDestinations[\"\(name)\"]: ALSA takes one PCM per route, got \(ports.count)")
-            }
-        }
-        guard configuration.backend == .alsa, !destinations.isEmpty else { return [] }
-        var pcms: [String] = []
-        for name in routes.dropFirst() {
-            guard let pcm = destinations[name]?.first else {
-                throw TuttiError(
-                    .invalidArgument, "routeDestinations: route \"\(name)\" has no ALSA PCM (name every route past main, or none)")
-            }
-            pcms.append(pcm)
-        }
-        return pcms
-    }
-
-    private func startALSA(_ configuration: OutputConfiguration, routeDevices: [String], capture: InputSource?) throws(TuttiError)
-        -> RunningOutput
-    {
-        var alsaConfiguration = ALSAOutputConfiguration(device: configuration.device ?? "default")
-        alsaConfiguration.routeDevices = routeDevices
-        if let p = configuration.periodFrames { alsaConfiguration.periodFrames = p }
-        if let n = configuration.periodCount { alsaConfiguration.periodCount = n }
-        alsaConfiguration.capture = capture
-        alsaConfiguration.captureDevice = configuration.captureDevice
-        do {
-            let alsa = try ALSAOutput(
-                renderer: renderer, configuration: alsaConfiguration, log: { _ in },
-                onEvent: { [weak self] e in self?.deviceEvent(e) })
-            try alsa.start()
-            return .alsa(alsa)
-        } catch {
-            throw TuttiError(.device, "ALSA device \"\(alsaConfiguration.device)\": \(error)")
-        }
-    }
-
-    private func startJACK(_ configuration: OutputConfiguration, capture: InputSource?) throws(TuttiError) -> RunningOutput {
-        var jackConfiguration = JACKOutputConfiguration(serverName: configuration.device)
-        jackConfiguration.capture = capture
-        jackConfiguration.captureFrom = configuration.captureFrom
-        jackConfiguration.routeConnections = configuration.routeDestinations
-        let server = configuration.device ?? "the default JACK server"
-        do {
-            let jack = try JACKOutput(
-                renderer: renderer, client: JACKClient(configuration: jackConfiguration), log: { _ in },
-                onEvent: { [weak self] e in self?.deviceEvent(e) })
-            try jack.start()
-            return .jack(jack)
-        } catch {
-            throw TuttiError(.device, "\(server): \(error)")
-        }
-    }
-
-    /// Stop the output (if one runs): its thread ends and the device closes; pull rendering
+    /// Stop the output (if one runs): its threads end and the device closes; pull rendering
     /// works again. Never called from the output's own threads. Any thread.
     public func stopOutput() {
-        let stopped = output.withLock { (running: inout RunningOutput?) -> RunningOutput? in
+        let stopped = output.withLock { (running: inout (any OutputBackend)?) -> (any OutputBackend)? in
             defer { running = nil }
             return running
         }
-        switch stopped {
-        case .alsa(let alsa): alsa.stop()
-        case .jack(let jack): jack.stop()
-        case nil: return
-        }
+        guard let stopped else { return }
+        stopped.stop(drain: false)
         renderOwner.store(0, ordering: .releasing)
     }
 
     /// Whether an output runs.
     public var isOutputRunning: Bool { output.withLock { $0 != nil } }
 
-    /// What a running output reports: xruns and latency (frames of the device buffer).
+    /// What a running output reports: xruns and latency (frames: the device buffer, or the
+    /// server's port latency).
     var outputStatus: (xruns: Int, latencyFrames: Int) {
         output.withLock { running in
-            switch running {
-            case .alsa(let alsa): (alsa.xrunCount, alsa.negotiated.bufferFrames)
-            case .jack(let jack): (jack.xrunCount, jack.negotiated.latencyFrames)
-            case nil: (0, 0)
-            }
+            guard let status = running?.status else { return (0, 0) }
+            return (status.xrunCount, status.latencyFrames)
         }
     }
 
-    /// An ALSA event, on the output's event queue: the policy hears about the device, the host
-    /// gets an event.
-    private func deviceEvent(_ event: ALSAEvent) {
+    /// An output event, on the output's event-delivery thread: the policy hears about the
+    /// device, the host gets an event.
+    private func deviceEvent(_ event: OutputEvent, backend: String) {
         switch event {
         case .xrun(let total): reportDeviceEvent(.xrun(count: total))
-        case .deviceLost(_, let message): deviceLost(device: "alsa", reason: message)
-        case .deviceRestored: deviceRestored(device: "alsa")
-        default: break
-        }
-    }
-
-    /// A JACK event, on the output's supervisor thread: as for ALSA.
-    private func deviceEvent(_ event: JACKEvent) {
-        switch event {
-        case .xrun(let total): reportDeviceEvent(.xrun(count: total))
-        case .deviceLost(let message): deviceLost(device: "jack", reason: message)
-        case .deviceRestored: deviceRestored(device: "jack")
+        case .deviceLost(let reason, _): deviceLost(device: backend, reason: reason)
+        case .deviceRestored: deviceRestored(device: backend)
         default: break
         }
     }

@@ -2,12 +2,9 @@ import CALSA
 import Glibc
 import TuttiDSP
 import TuttiEngine
+import TuttiOutput
 
-/// Sample formats the backend writes, in the engine's byte order (little endian). Value type: any thread.
-public enum ALSASampleFormat: String, Sendable, CaseIterable {
-    /// 32-bit float, 32-bit integer (24-bit dithered codes in the top bits), 16-bit integer.
-    case float32, s32, s16
-
+extension OutputSampleFormat {
     var alsa: snd_pcm_format_t {
         switch self {
         case .float32: SND_PCM_FORMAT_FLOAT_LE
@@ -24,9 +21,6 @@ public enum ALSASampleFormat: String, Sendable, CaseIterable {
         default: return nil
         }
     }
-
-    /// Bytes of one sample (one channel of one frame).
-    public var bytesPerSample: Int { self == .s16 ? 2 : 4 }
 
     /// The quantizer format: s32 carries 24-bit dithered codes in the top bits (no float
     /// path has more than 24 bits of mantissa to give).
@@ -58,7 +52,7 @@ public struct ALSAOutputConfiguration: Sendable {
     /// Wanted number of periods in the buffer (the buffer asked is `periodFrames × periodCount`).
     public var periodCount = 4
     /// Formats in order of preference.
-    public var formats: [ALSASampleFormat] = [.float32, .s32, .s16]
+    public var formats: [OutputSampleFormat] = [.float32, .s32, .s16]
     /// Extra ALSA configuration text used for this open only (`snd_pcm_open_lconf`), e.g.
     /// `pcm.out { type pulse server "unix:/run/pa.sock" }`. nil: the global configuration.
     public var alsaConfig: String?
@@ -79,14 +73,9 @@ public struct ALSAOutputConfiguration: Sendable {
     public var watchdogMinimumSeconds = 0.020
     /// A stall longer than this is treated as a lost device: close and reopen. nil: only report.
     public var stallRestartSeconds: Double? = 2.0
-    /// Reopen backoff after a lost device: first wait, then doubled up to the maximum.
-    public var reopenInitialDelay = 0.05
-    /// The longest wait between two reopen attempts, in seconds.
-    public var reopenMaximumDelay = 1.0
-    /// A lost device that cannot be reopened for this long (seconds) ends playback: the
-    /// output gives up, reports `reconnectFailed` and says why in `ALSAOutput.failure`.
-    /// nil: retry for ever.
-    public var reconnectTimeoutSeconds: Double? = 30
+    /// After a lost device: reopen with backoff, give up after `reconnect.timeout` (the
+    /// output reports `gaveUp` and says why in `ALSAOutput.failure`).
+    public var reconnect = ReconnectPolicy()
     /// Called on the render thread right before and after each render + conversion (e.g.
     /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be real-time safe.
     public var realtimeScope: RealtimeScope?
@@ -102,31 +91,6 @@ public struct ALSAOutputConfiguration: Sendable {
     public init(device: String = "default") { self.device = device }
 }
 
-/// A pair of C functions bracketing the real-time part of each cycle. Value type; the
-/// functions run on the render thread.
-public struct RealtimeScope: @unchecked Sendable {
-    /// Called right before the render and conversion of a cycle.
-    public var enter: @convention(c) () -> Void
-    /// Called right after them.
-    public var exit: @convention(c) () -> Void
-    /// A scope of these two functions (both must be real-time safe).
-    public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
-        self.enter = enter
-        self.exit = exit
-    }
-}
-
-extension RealtimeScope {
-    /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit` when the process was linked with
-    /// the RealtimeSanitizer runtime and exports them (`scripts/rtsan-check.sh`); nil otherwise.
-    public static func sanitizer() -> RealtimeScope? {
-        typealias Hook = @convention(c) () -> Void
-        let all = UnsafeMutableRawPointer(bitPattern: 0)
-        guard let enter = dlsym(all, "__rtsan_realtime_enter"), let exit = dlsym(all, "__rtsan_realtime_exit") else { return nil }
-        return RealtimeScope(enter: unsafeBitCast(enter, to: Hook.self), exit: unsafeBitCast(exit, to: Hook.self))
-    }
-}
-
 /// What the device granted. Value type: any thread.
 public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
     /// Frames per second (Hz); always the engine's rate (a different one is refused).
@@ -134,7 +98,7 @@ public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
     /// Channels per frame; always the engine's.
     public var channelCount: Int
     /// The sample format written.
-    public var format: ALSASampleFormat
+    public var format: OutputSampleFormat
     /// Frames per period (one write, one render block).
     public var periodFrames: Int
     /// Frames the device buffer holds.
@@ -154,11 +118,16 @@ public struct ALSANegotiated: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Seconds as milliseconds with one decimal, e.g. "5.3" (without Foundation's String(format:),
-/// which would pull Foundation into the C library).
-private func milliseconds(_ seconds: Double) -> String {
-    let tenths = Int((seconds * 10_000).rounded())
-    return "\(tenths / 10).\(tenths % 10)"
+extension ALSANegotiated {
+    /// As the output layer's status, for the PCM `device` (counters as given).
+    func status(device: String, xrunCount: Int = 0, framesRendered: Int64 = 0, framesWritten: Int64 = 0, buses: [OutputBusStatus] = [])
+        -> OutputStatus
+    {
+        OutputStatus(
+            backend: ALSAOutput.name, device: device, sampleRate: sampleRate, channelCount: channelCount, sampleFormat: format,
+            periodFrames: periodFrames, latencyFrames: bufferFrames, xrunCount: xrunCount, framesRendered: framesRendered,
+            framesWritten: framesWritten, buses: buses)
+    }
 }
 
 /// Value type: thrown on the control thread (open, start), logged by the supervisor (reopen).
@@ -166,7 +135,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     /// An alsa-lib call failed: which call, the code, alsa-lib's message.
     case call(String, code: Int32, message: String)
     /// The device accepts none of these formats.
-    case noUsableFormat([ALSASampleFormat])
+    case noUsableFormat([OutputSampleFormat])
     /// The device runs at `granted` Hz, the engine at `wanted` (no resampling on this path).
     case rateMismatch(wanted: Int, granted: Int)
     /// The device has `granted` channels, the engine `wanted`.
@@ -177,10 +146,6 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalidConfiguration(String)
     /// A route's PCM granted something else than main's PCM (the text says what, naming both).
     case routeMismatch(String)
-    /// Starting a thread failed: which call, errno.
-    case thread(String, code: Int32)
-    /// `start` was called on an output that is running.
-    case alreadyStarted
     /// The PCM of a route past main (`routeDevices`) failed to open or negotiate, or granted
     /// another format or period than main's PCM: the route's name, its PCM, the reason.
     indirect case route(String, device: String, ALSAError)
@@ -197,64 +162,8 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
         case .periodEqualsBuffer(let n): "the device granted a buffer of one period (\(n) frames); ask for more periods"
         case .invalidConfiguration(let s): "invalid ALSA configuration: \(s)"
         case .routeMismatch(let s): s
-        case .thread(let what, let code): "\(what) failed (errno \(code))"
-        case .alreadyStarted: "the output is already started"
         case .route(let name, let device, let error): "route \(name) (PCM \"\(device)\"): \(error)"
         case .capture(let device, let reason): "capture PCM \"\(device)\": \(reason)"
-        }
-    }
-}
-
-/// Why the output route changed, named like `TuttiPolicy.RouteChangeReason` so the policy
-/// layer maps it with `RouteChangeReason(rawValue: reason.rawValue)`. Value type: any thread.
-public enum ALSARouteChangeReason: String, Sendable {
-    /// The device went away (lost) or came back (restored).
-    case oldDeviceUnavailable, newDeviceAvailable
-}
-
-/// Something the backend reports to the control side. Value type: made on the supervisor
-/// thread, read on the control thread (`pollEvents`) or in `onEvent`.
-public enum ALSAEvent: Sendable, Equatable, CustomStringConvertible {
-    /// An underrun (EPIPE) was recovered; `total` so far.
-    case xrun(total: Int)
-    /// The device was suspended (ESTRPIPE); the render thread waits while it is resumed.
-    case suspended
-    /// The suspended device was resumed and takes frames again.
-    case resumed
-    /// The device is gone (ENODEV, EIO, a failed recovery, a stall past the restart limit).
-    case deviceLost(code: Int32, message: String)
-    /// Reopened after a loss, with what it granted this time.
-    case deviceRestored(ALSANegotiated)
-    /// For the policy layer: the output device went away or came back.
-    case routeChanged(ALSARouteChangeReason, device: String)
-    /// The watchdog: the device has not taken a frame for `seconds`.
-    case stalled(seconds: Double)
-    /// The device takes frames again after a stall of `seconds`.
-    case stallEnded(seconds: Double)
-    /// The frame limit given to `start` has been written.
-    case finished(frames: Int64)
-    /// The device was lost and could not be reopened within the reconnect timeout: playback
-    /// has ended (`message` is `ALSAOutput.failure`).
-    case reconnectFailed(seconds: Double, message: String)
-    /// An event of the PCM of a route past main (`ALSAOutputConfiguration.routeDevices`),
-    /// named by its route: `xrun`, `deviceLost`, `deviceRestored`, `routeChanged`, `stalled`,
-    /// `stallEnded`. Such a PCM is reopened without stopping main; playback never ends for it.
-    indirect case route(String, ALSAEvent)
-
-    /// One line for logs.
-    public var description: String {
-        switch self {
-        case .xrun(let n): "xrun (\(n) so far)"
-        case .suspended: "device suspended"
-        case .resumed: "device resumed"
-        case .deviceLost(let code, let m): "device lost: \(m) (\(code))"
-        case .deviceRestored(let n): "device restored: \(n)"
-        case .routeChanged(let r, let d): "route changed: \(r.rawValue) (\(d))"
-        case .stalled(let s): "device stalled: no frame taken for \(Int((s * 1000).rounded())) ms"
-        case .stallEnded(let s): "device consuming again after \(Int((s * 1000).rounded())) ms"
-        case .finished(let n): "finished (\(n) frames)"
-        case .reconnectFailed(_, let m): "gave up: \(m)"
-        case .route(let name, let event): "route \(name): \(event)"
         }
     }
 }

@@ -1,8 +1,8 @@
 import CALSA
-import Dispatch
 import Glibc
 import Synchronization
 import TuttiEngine
+import TuttiOutput
 
 /// Plays an `Engine` on an ALSA PCM from a dedicated render thread.
 ///
@@ -10,8 +10,11 @@ import TuttiEngine
 /// there are two threads: the render thread (SCHED_FIFO when allowed; renders, converts,
 /// writes, never blocks on anything but the device and never logs) and a supervisor
 /// (normal priority; watchdog, resume after ESTRPIPE, close and reopen with backoff after
-/// a lost device, event and log delivery).
-public final class ALSAOutput: @unchecked Sendable {
+/// a lost device, events and logs), and with `onEvent` the event-delivery thread
+/// (`OutputEvents`). Both are joined by `stop()`.
+public final class ALSAOutput: OutputBackend, @unchecked Sendable {
+    /// "alsa".
+    public static let name = "alsa"
     /// The render side it drives (one output per renderer at a time).
     public let renderer: Renderer
     /// The engine it was made from, kept alive until the render thread has stopped.
@@ -29,19 +32,10 @@ public final class ALSAOutput: @unchecked Sendable {
     let renderStarted = Semaphore()
     let supervisorExited = Semaphore()
     let log: @Sendable (String) -> Void
-    let onEvent: (@Sendable (ALSAEvent) -> Void)?
-    /// Where `onEvent` runs: a serial queue of its own, so a callback that blocks (or calls
-    /// `stop()`) never holds up the supervisor, and `stop()` never waits on a callback.
-    private let callbacks = DispatchQueue(label: "tutti.alsa.events")
-
-    private struct Shared {
-        var negotiated: ALSANegotiated
-        var events: [ALSAEvent] = []
-        var finished = false
-        var failure: String?
-    }
-    private let shared: Mutex<Shared>
-    private let finishedSignal = Semaphore()
+    /// Events (polled and delivered to `onEvent` on their own thread), finish and failure.
+    private let events: OutputEvents
+    /// What the device granted (the supervisor updates it after a reopen).
+    private let granted: Mutex<ALSANegotiated>
     /// Held by the thread that owns it (see `RenderCore`); nil while lost.
     private var device: PCMDevice?
     private var renderThread: pthread_t?
@@ -55,7 +49,7 @@ public final class ALSAOutput: @unchecked Sendable {
         engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
         functions: ALSAFunctions = .system,
         log: (@Sendable (String) -> Void)? = nil,
-        onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
+        onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
         try self.init(renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent)
         self.engine = engine
@@ -63,26 +57,26 @@ public final class ALSAOutput: @unchecked Sendable {
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
     /// rate and channel count. `log` receives human-readable lines (default: stderr);
-    /// `onEvent` gets each event, in order, on a serial queue of the output's own (it may call
-    /// `stop()`), as well as `pollEvents()` on the
-    /// control thread. Control thread.
+    /// `onEvent` gets each event, in order, on the output's event-delivery thread (it may call
+    /// `stop()`), as well as `pollEvents()` on the control thread. Control thread.
     public init(
         renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
         functions: ALSAFunctions = .system,
         log: (@Sendable (String) -> Void)? = nil,
-        onEvent: (@Sendable (ALSAEvent) -> Void)? = nil
+        onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
         self.renderer = renderer
         self.configuration = configuration
         self.functions = functions
         // Default log: one write(2) per line to stderr (no Foundation: the C library stays small).
         self.log = log ?? { message in _ = "tutti: alsa: \(message)\n".withCString { write(2, $0, strlen($0)) } }
-        self.onEvent = onEvent
+        try configuration.reconnect.validate()
+        events = try OutputEvents(onEvent: onEvent)
         let opened = try PCMDevice.open(
             configuration, sampleRate: renderer.configuration.sampleRate, channelCount: renderer.configuration.channelCount,
             functions: functions)
         device = opened
-        shared = Mutex(Shared(negotiated: opened.negotiated))
+        granted = Mutex(opened.negotiated)
         var routes: RouteSet?
         if !configuration.routeDevices.isEmpty {
             do {
@@ -114,7 +108,7 @@ public final class ALSAOutput: @unchecked Sendable {
     // MARK: Control side
 
     /// What the device granted (updated when it was reopened).
-    public var negotiated: ALSANegotiated { shared.withLock { $0.negotiated } }
+    public var negotiated: ALSANegotiated { granted.withLock { $0 } }
     /// Underruns recovered so far (EPIPE). Any thread (an atomic).
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
     /// Frames the device has accepted so far (`snd_pcm_writei`). Any thread (an atomic).
@@ -131,11 +125,23 @@ public final class ALSAOutput: @unchecked Sendable {
             isLost: [.parkedLost, .parkedStalled].contains(core.state.load(ordering: .acquiring)))
         return [main] + (core.routes?.status() ?? [])
     }
-    /// The frame limit given to `start` has been written (the `finished` event was sent).
-    public var isFinished: Bool { shared.withLock { $0.finished } }
+    /// What the main PCM granted and how every output bus plays (`OutputBackend`). Any thread.
+    public var status: OutputStatus {
+        let buses = routes.map { r in
+            OutputBusStatus(
+                name: r.route, destination: r.device, xrunCount: r.xrunCount, latencyFrames: r.negotiated.bufferFrames,
+                framesDropped: r.framesDropped, isLost: r.isLost)
+        }
+        return negotiated.status(
+            device: configuration.device, xrunCount: xrunCount, framesRendered: framesRendered, framesWritten: framesWritten,
+            buses: buses)
+    }
+    /// The frame limit given to `start` has been written (the `finished` event was sent), or
+    /// the output gave up (`failure`).
+    public var isFinished: Bool { events.isFinished }
     /// Why playback ended early: the device was lost and not back within
-    /// `configuration.reconnectTimeoutSeconds`. nil while playing or after a normal finish.
-    public var failure: String? { shared.withLock { $0.failure } }
+    /// `configuration.reconnect.timeout`. nil while playing or after a normal finish.
+    public var failure: TuttiError? { events.failure }
 
     /// Frames before this one may be rendered; the render thread waits at it (default: no
     /// limit). A control thread that queues commands ahead sets it to the frame of the first
@@ -146,18 +152,13 @@ public final class ALSAOutput: @unchecked Sendable {
         set { core.horizon.store(newValue, ordering: .releasing) }
     }
 
-    /// Events since the last call, in order.
-    public func pollEvents() -> [ALSAEvent] {
-        shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true) }
-            return s.events
-        }
-    }
+    /// Events since the last call, in order. Control thread.
+    public func pollEvents() -> [OutputEvent] { events.poll() }
 
     /// Start the threads. With `frameLimit`, the render thread stops after that many frames
-    /// (the last period is shortened) and `finished` is reported.
-    public func start(frameLimit: Int64? = nil) throws {
-        guard renderThread == nil else { throw ALSAError.alreadyStarted }
+    /// (the last period is shortened) and `finished` is reported. Control thread.
+    public func start(frameLimit: Int64? = nil) throws(TuttiError) {
+        guard renderThread == nil else { throw TuttiError(.state, "the output is already started") }
         core.frameLimit = frameLimit ?? -1
         if configuration.lockMemory {
             let rc = functions.lock_memory()
@@ -192,20 +193,16 @@ public final class ALSAOutput: @unchecked Sendable {
         }
     }
 
-    /// Block until the frame limit has been written or playback failed (`failure`); false on timeout.
-    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
-        if isFinished || failure != nil { return true }
-        if let timeout {
-            guard finishedSignal.wait(seconds: timeout) else { return isFinished || failure != nil }
-        } else {
-            finishedSignal.wait()
-        }
-        finishedSignal.post() // let other waiters through too
-        return true
+    /// Block until the frame limit has been written or playback failed (`failure`); false on
+    /// timeout. Control thread.
+    public func waitUntilFinished(timeoutSeconds: Double? = nil) -> Bool {
+        events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
     }
 
-    /// Stop the threads and close the device. `drain`: play out what is buffered first
-    /// (blocking; only when the device is healthy).
+    /// Stop the threads (joined) and close the device. `drain`: play out what is buffered
+    /// first (blocking; only when the device is healthy). A supervisor inside a blocking
+    /// alsa-lib call (a frozen sound server) is waited for: it is logged after 5 s, and no
+    /// thread of the output outlives `stop`. Control thread or the event-delivery thread.
     public func stop(drain: Bool = false) {
         if let t = renderThread {
             core.stopRequested.store(true, ordering: .releasing)
@@ -217,16 +214,12 @@ public final class ALSAOutput: @unchecked Sendable {
             supervisorStop.store(true, ordering: .releasing)
             wakeSupervisor.post()
             if !supervisorExited.wait(seconds: 5) {
-                pthread_detach(t)
-                // Stuck in a blocking alsa-lib call (a frozen sound server): leave it the device.
-                log("supervisor did not stop within 5 s; leaving the device to it")
-                supervisorThread = nil
-                device = nil
-                return
+                log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it")
             }
             pthread_join(t, nil)
             supervisorThread = nil
         }
+        events.close()
         core.routes?.close(drain: drain, functions: functions)
         guard let d = device else { return }
         device = nil
@@ -243,10 +236,7 @@ public final class ALSAOutput: @unchecked Sendable {
 
     // MARK: Supervisor thread
 
-    private func emit(_ event: ALSAEvent) {
-        shared.withLock { $0.events.append(event) }
-        if let onEvent { callbacks.async { onEvent(event) } }
-    }
+    private func emit(_ event: OutputEvent) { events.emit(event) }
 
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
 
@@ -282,9 +272,7 @@ public final class ALSAOutput: @unchecked Sendable {
             if state == .finished {
                 if !finishedReported {
                     finishedReported = true
-                    shared.withLock { $0.finished = true }
-                    emit(.finished(frames: core.framesWritten.load(ordering: .relaxed)))
-                    finishedSignal.post()
+                    events.finish(frames: core.framesWritten.load(ordering: .relaxed))
                 }
                 continue
             }
@@ -339,8 +327,7 @@ public final class ALSAOutput: @unchecked Sendable {
     private func reopen(stalled: Bool) -> Bool {
         let code = stalled ? -ETIMEDOUT : core.lastError.load(ordering: .relaxed)
         let message = stalled ? "the device stopped consuming" : functions.message(code)
-        emit(.deviceLost(code: code, message: message))
-        emit(.routeChanged(.oldDeviceUnavailable, device: configuration.device))
+        emit(.deviceLost(reason: message, code: code))
         log("device \"\(configuration.device)\" lost: \(message); reopening")
         core.releaseDevice()
         capture?.close(core)
@@ -349,9 +336,8 @@ public final class ALSAOutput: @unchecked Sendable {
             d.close(functions)
             device = nil
         }
-        var delay = configuration.reopenInitialDelay
+        var backoff = ReconnectBackoff(configuration.reconnect)
         var lastFailure = ""
-        let lostAt = monotonicNanos()
         while !stopping {
             do {
                 let d = try openMain()
@@ -361,30 +347,25 @@ public final class ALSAOutput: @unchecked Sendable {
                 }
                 device = d
                 core.install(d)
-                shared.withLock { $0.negotiated = d.negotiated }
-                emit(.deviceRestored(d.negotiated))
-                emit(.routeChanged(.newDeviceAvailable, device: configuration.device))
+                granted.withLock { $0 = d.negotiated }
+                emit(.deviceRestored(status))
                 log("device \"\(configuration.device)\" reopened: \(d.negotiated)")
                 handBack()
                 return true
             } catch {
                 let text = "\(error)"
-                let waited = Double(monotonicNanos() &- lostAt) / 1e9
-                if let limit = configuration.reconnectTimeoutSeconds, waited >= limit {
-                    let reason = "device \"\(configuration.device)\" lost (\(message)) and not back within \(limit) s: \(text)"
+                if backoff.expired, let limit = configuration.reconnect.timeout {
+                    let reason =
+                        "device \"\(configuration.device)\" lost (\(message)) and not back within \(limit.inSeconds) s: \(text)"
                     log("giving up: \(reason)")
-                    shared.withLock { $0.failure = reason }
-                    emit(.reconnectFailed(seconds: waited, message: reason))
-                    finishedSignal.post()
+                    events.giveUp(TuttiError(.device, reason))
                     return false
                 }
                 if text != lastFailure {
                     log("reopen failed: \(text); retrying")
                     lastFailure = text
                 }
-                let left = configuration.reconnectTimeoutSeconds.map { max($0 - waited, 0.001) } ?? delay
-                _ = wakeSupervisor.wait(seconds: min(delay, left))
-                delay = min(delay * 2, configuration.reopenMaximumDelay)
+                _ = wakeSupervisor.wait(seconds: backoff.nextWait())
             }
         }
         return true

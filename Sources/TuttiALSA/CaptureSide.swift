@@ -2,6 +2,7 @@ import CALSA
 import Glibc
 import Synchronization
 import TuttiEngine
+import TuttiOutput
 
 /// The capture half of full duplex: a capture PCM opened next to the playback PCM at its
 /// rate, format and period, read by the render thread right before it renders each period,
@@ -215,7 +216,7 @@ struct CaptureReader {
 
     let pcm: OpaquePointer
     let linked: Bool
-    let format: ALSASampleFormat
+    let format: OutputSampleFormat
     let periodFrames: Int
     let frameBytes: Int
     let deviceBuffer: UnsafeMutableRawPointer
@@ -235,7 +236,7 @@ struct CaptureReader {
     let pcmDrop: @convention(c) (OpaquePointer?) -> Int32
 
     init(
-        pcm: OpaquePointer, linked: Bool, format: ALSASampleFormat, periodFrames: Int, frameBytes: Int,
+        pcm: OpaquePointer, linked: Bool, format: OutputSampleFormat, periodFrames: Int, frameBytes: Int,
         deviceBuffer: UnsafeMutableRawPointer, floatBuffer: UnsafeMutablePointer<Float>, ring: SampleRing, channelCount: Int,
         missingFrames: UnsafeMutablePointer<Atomic<Int64>>, overrunCount: UnsafeMutablePointer<Atomic<Int>>, seenXruns: Int,
         functions f: ALSAFunctions

@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import TuttiOutput
 
 /// An open, configured playback PCM in non-blocking mode (the render thread waits with
 /// `snd_pcm_wait` and a timeout, so a device that stops consuming cannot block it forever).
@@ -98,7 +99,7 @@ struct PCMDevice {
         try check(f.hw_params_get_rate(hw, &rate, &dir), "snd_pcm_hw_params_get_rate")
         try check(f.hw_params_get_period_size(hw, &period, &dir), "snd_pcm_hw_params_get_period_size")
         try check(f.hw_params_get_buffer_size(hw, &buffer), "snd_pcm_hw_params_get_buffer_size")
-        guard let granted = ALSASampleFormat(alsa: gotFormat) else { throw ALSAError.noUsableFormat(c.formats) }
+        guard let granted = OutputSampleFormat(alsa: gotFormat) else { throw ALSAError.noUsableFormat(c.formats) }
         guard Int(rate) == sampleRate else { throw ALSAError.rateMismatch(wanted: sampleRate, granted: Int(rate)) }
         guard Int(channels) == channelCount else { throw ALSAError.channelMismatch(wanted: channelCount, granted: Int(channels)) }
         guard period > 0, buffer > 0 else {

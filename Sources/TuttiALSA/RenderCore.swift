@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import TuttiDSP
 import TuttiEngine
+import TuttiOutput
 
 /// The render thread's loop: render a period with the engine, convert it to the device
 /// format, write it; handle EAGAIN / EINTR / EPIPE in place and hand everything that can
@@ -69,8 +70,8 @@ final class RenderCore: @unchecked Sendable {
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let wait: @convention(c) (OpaquePointer?, Int32) -> Int32
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
-    let scopeEnter: @convention(c) () -> Void
-    let scopeExit: @convention(c) () -> Void
+    /// Brackets each render (`ALSAOutputConfiguration.realtimeScope`; `.inactive` when none).
+    let scope: RealtimeScope
     let hasScope: Bool
     let channelCount: Int
     let wakeRender: UnsafeMutablePointer<sem_t>
@@ -108,15 +109,8 @@ final class RenderCore: @unchecked Sendable {
         writei = functions.writei
         wait = functions.wait
         recover = functions.recover
-        if let scope = configuration.realtimeScope {
-            scopeEnter = scope.enter
-            scopeExit = scope.exit
-            hasScope = true
-        } else {
-            scopeEnter = {}
-            scopeExit = {}
-            hasScope = false
-        }
+        scope = configuration.realtimeScope ?? .inactive
+        hasScope = configuration.realtimeScope != nil
         self.wakeRender = wakeRender
         self.wakeSupervisor = wakeSupervisor
         dither = configuration.dither
@@ -234,8 +228,8 @@ final class RenderCore: @unchecked Sendable {
             if allowed <= 0 { return .starved }
             n = Int(min(Int64(n), allowed))
             if let parked = capture?.beforeRender(self, frameCount: n) { return parked }
-            let enter = scopeEnter
-            let exit = scopeExit
+            let enter = scope.enter
+            let exit = scope.exit
             if hasScope { _unsafePerformance { enter() } }
             if let routes = routesRef {
                 let main = floatBuffer

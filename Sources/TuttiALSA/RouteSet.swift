@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import TuttiDSP
 import TuttiEngine
+import TuttiOutput
 
 /// The PCM of one route past main, with its render scratch and a small ring of converted
 /// frames its PCM has not taken yet.
@@ -77,7 +78,7 @@ final class RoutePCM: @unchecked Sendable {
     /// Convert the rendered period to the device format and append it to the ring; what
     /// does not fit is dropped (counted).
     @_noLocks
-    func queue(frameCount n: Int, format: ALSASampleFormat, channelCount: Int, frameBytes: Int) {
+    func queue(frameCount n: Int, format: OutputSampleFormat, channelCount: Int, frameBytes: Int) {
         let samples = n &* channelCount
         switch format {
         case .float32: break
@@ -174,7 +175,7 @@ final class RouteSet: @unchecked Sendable {
     let pcms: [RoutePCM]
     let channelCount: Int
     let frameBytes: Int
-    let format: ALSASampleFormat
+    let format: OutputSampleFormat
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
     let wakeSupervisor: UnsafeMutablePointer<sem_t>
@@ -321,14 +322,14 @@ final class RouteSet: @unchecked Sendable {
     /// PCM does not end playback.
     func supervise(
         mainRunning: Bool, main: ALSANegotiated, configuration: ALSAOutputConfiguration, functions: ALSAFunctions,
-        emit: (ALSAEvent) -> Void, log: (String) -> Void
+        emit: (OutputEvent) -> Void, log: (String) -> Void
     ) {
         let now = monotonicNanos()
         for (k, r) in pcms.enumerated() {
             let x = r.xrunCount.load(ordering: .relaxed)
             while r.supervisorXruns < x {
                 r.supervisorXruns += 1
-                emit(.route(r.name, .xrun(total: r.supervisorXruns)))
+                emit(.bus(r.name, .xrun(total: r.supervisorXruns)))
             }
             if r.state.load(ordering: .acquiring) == .lost {
                 reopen(r, index: k, now: now, main: main, configuration: configuration, functions: functions, emit: emit, log: log)
@@ -338,7 +339,7 @@ final class RouteSet: @unchecked Sendable {
             // plays on (the render thread offers them every period).
             let since = r.blockedSince.load(ordering: .relaxed)
             if r.supervisorStallSince != 0, since != r.supervisorStallSince {
-                emit(.route(r.name, .stallEnded(seconds: Double(now &- r.supervisorStallSince) / 1e9)))
+                emit(.bus(r.name, .stallEnded(seconds: Double(now &- r.supervisorStallSince) / 1e9)))
                 r.supervisorStallSince = 0
             }
             guard mainRunning, since != 0, now > since else { continue }
@@ -346,7 +347,7 @@ final class RouteSet: @unchecked Sendable {
             let threshold = max(Double(configuration.watchdogPeriods) * main.periodSeconds, configuration.watchdogMinimumSeconds)
             if age > threshold, r.supervisorStallSince != since {
                 r.supervisorStallSince = since
-                emit(.route(r.name, .stalled(seconds: age)))
+                emit(.bus(r.name, .stalled(seconds: age)))
                 log("watchdog: route \(r.name)'s PCM \"\(r.device)\" has taken nothing for \(Int((age * 1000).rounded())) ms")
             }
             if r.supervisorStallSince == since, let restart = configuration.stallRestartSeconds, age > restart {
@@ -357,13 +358,12 @@ final class RouteSet: @unchecked Sendable {
 
     private func reopen(
         _ r: RoutePCM, index: Int, now: UInt64, main: ALSANegotiated, configuration: ALSAOutputConfiguration,
-        functions: ALSAFunctions, emit: (ALSAEvent) -> Void, log: (String) -> Void
+        functions: ALSAFunctions, emit: (OutputEvent) -> Void, log: (String) -> Void
     ) {
         if !r.supervisorLostReported {
             let code = r.lastError.load(ordering: .relaxed)
             let message = code == -ETIMEDOUT ? "the device stopped consuming" : functions.message(code)
-            emit(.route(r.name, .deviceLost(code: code, message: message)))
-            emit(.route(r.name, .routeChanged(.oldDeviceUnavailable, device: r.device)))
+            emit(.bus(r.name, .deviceLost(reason: message, code: code)))
             log("route \(r.name): PCM \"\(r.device)\" lost: \(message); reopening (main plays on)")
             if let d = r.opened {
                 _ = functions.drop(d.handle)
@@ -377,7 +377,7 @@ final class RouteSet: @unchecked Sendable {
             r.ringCount = 0
             r.supervisorLostReported = true
             r.supervisorStallSince = 0
-            r.supervisorDelay = configuration.reopenInitialDelay
+            r.supervisorDelay = configuration.reconnect.backoffInitial.inSeconds
             r.supervisorNextAttempt = now &+ UInt64(r.supervisorDelay * 1e9)
             r.supervisorLastFailure = ""
             return
@@ -391,8 +391,7 @@ final class RouteSet: @unchecked Sendable {
             r.supervisorLostReported = false
             r.blockedSince.store(0, ordering: .relaxed)
             negotiated.withLock { $0[index] = d.negotiated }
-            emit(.route(r.name, .deviceRestored(d.negotiated)))
-            emit(.route(r.name, .routeChanged(.newDeviceAvailable, device: r.device)))
+            emit(.bus(r.name, .deviceRestored(d.negotiated.status(device: r.device))))
             log("route \(r.name): PCM \"\(r.device)\" reopened: \(d.negotiated)")
             r.state.store(.running, ordering: .releasing)
         } catch {
@@ -401,7 +400,7 @@ final class RouteSet: @unchecked Sendable {
                 log("route \(r.name): reopen failed: \(text); retrying")
                 r.supervisorLastFailure = text
             }
-            r.supervisorDelay = min(r.supervisorDelay * 2, configuration.reopenMaximumDelay)
+            r.supervisorDelay = min(r.supervisorDelay * 2, configuration.reconnect.backoffMax.inSeconds)
             r.supervisorNextAttempt = monotonicNanos() &+ UInt64(r.supervisorDelay * 1e9)
         }
     }

@@ -1,5 +1,6 @@
 import Glibc
 import TuttiEngine
+import TuttiOutput
 
 /// Monotonic clock, nanoseconds (vDSO: no syscall, real-time safe).
 @inline(__always) @_noLocks
@@ -9,12 +10,12 @@ func monotonicNanos() -> UInt64 {
     return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }
 
-/// Start a joinable pthread (see `TuttiEngine.startThread`), failures as `ALSAError`.
-func startThread(name: String, _ body: @escaping () -> Void) throws -> pthread_t {
+/// Start a joinable pthread (see `TuttiEngine.startThread`), failures as `TuttiError` (`device`).
+func startThread(name: String, _ body: @escaping () -> Void) throws(TuttiError) -> pthread_t {
     do {
         return try TuttiEngine.startThread(name: name, body)
     } catch {
-        throw ALSAError.thread("pthread_create (\(name))", code: error.code)
+        throw TuttiError(.device, "\(error)")
     }
 }
 

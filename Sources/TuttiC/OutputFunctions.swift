@@ -44,16 +44,12 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
         if c.capture_from != nil {
             let from = try utf8(c.capture_from, "config->capture_from")
             // JACK: ports, comma-separated. ALSA: the capture PCM's name.
-            if backend == .alsa {
-                output.captureDevice = from
-            } else {
-                output.captureFrom = from.split(separator: ",").map(String.init)
-            }
+            output.captureSources = backend.implementation.destinations(parsing: from)
         }
         if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.routes)! + MemoryLayout<UnsafeRawPointer>.size,
             c.routes != nil
         {
-            output.routeDestinations = try routeDestinations(utf8(c.routes, "config->routes"))
+            output.busDestinations = try busDestinations(utf8(c.routes, "config->routes"), backend: backend)
         }
         try engine.startOutput(output)
     }
@@ -65,17 +61,16 @@ public func tuttiOutputStop(_ pointer: OpaquePointer?) -> tutti_result {
     call("tutti_output_stop") { () throws(TuttiError) in try engine(pointer).stopOutput() }
 }
 
-/// `"NAME=DEST;NAME=DEST"` (DEST: a PCM, or ports separated by commas) → `routeDestinations`.
-private func routeDestinations(_ text: String) throws(TuttiError) -> [String: [String]] {
-    var result: [String: [String]] = [:]
+/// `"NAME=DEST;NAME=DEST"` (DEST as the backend reads it: an ALSA PCM, or JACK ports
+/// separated by commas) → `busDestinations`, parsed by the output layer.
+private func busDestinations(_ text: String, backend: OutputConfiguration.Backend) throws(TuttiError) -> [String: [String]] {
+    var settings = OutputSettings()
     for entry in text.split(separator: ";", omittingEmptySubsequences: true) {
-        let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw TuttiError(.invalidArgument, "config->routes: \"\(entry)\" is not NAME=DEST")
+        do {
+            try settings.addBusDestination(String(entry), backend: backend.implementation)
+        } catch {
+            throw TuttiError(.invalidArgument, "config->routes: \(error.message)")
         }
-        let name = String(parts[0])
-        guard result[name] == nil else { throw TuttiError(.invalidArgument, "config->routes: route \"\(name)\" is given twice") }
-        result[name] = parts[1].split(separator: ",").map(String.init)
     }
-    return result
+    return settings.busDestinations
 }

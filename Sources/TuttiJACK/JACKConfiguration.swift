@@ -1,5 +1,6 @@
 import Glibc
 import TuttiEngine
+import TuttiOutput
 
 /// Where the output ports are connected once the client is active. Value type: any thread.
 public enum JACKConnection: Sendable, Equatable {
@@ -41,14 +42,9 @@ public struct JACKOutputConfiguration: Sendable {
     public var captureFrom: [String] = []
     /// Connect `out_k` → `in_k` (a loopback: what is played comes back one period later).
     public var loopback = false
-    /// After a lost server: first wait before reconnecting, doubled after each failure up to
-    /// the maximum; after `reconnectTimeoutSeconds` without a server the output gives up
-    /// (`JACKEvent.gaveUp`, `JACKOutput.failure`).
-    public var reconnectInitialDelay = 0.05
-    /// Longest wait between reconnect attempts, seconds.
-    public var reconnectMaximumDelay = 1.0
-    /// Give up after this many seconds without a server (0: at the first failed attempt).
-    public var reconnectTimeoutSeconds = 30.0
+    /// After a lost server: reconnect with backoff, give up after `reconnect.timeout`
+    /// (`OutputEvent.gaveUp`, `JACKOutput.failure`; nil: never).
+    public var reconnect = ReconnectPolicy()
     /// How long activation may wait for the server's first process cycles (seconds).
     public var startTimeoutSeconds = 5.0
     /// Pass libjack's own diagnostic lines through to stderr (default: dropped; Tutti reports
@@ -57,7 +53,7 @@ public struct JACKOutputConfiguration: Sendable {
     /// Called inside the process callback right before and after the render and
     /// de-interleave (e.g. `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Must be
     /// real-time safe.
-    public var realtimeScope: JACKRealtimeScope?
+    public var realtimeScope: RealtimeScope?
 
     /// Defaults for the rest; see each property.
     public init(clientName: String = "tutti", serverName: String? = nil, connection: JACKConnection = .physical) {
@@ -79,33 +75,7 @@ public struct JACKOutputConfiguration: Sendable {
         guard !outputPortPrefix.isEmpty, !outputPortPrefix.contains(":") else {
             throw JACKError.invalidConfiguration("the port prefix \"\(outputPortPrefix)\" must be non-empty and without ':'")
         }
-        guard reconnectInitialDelay > 0, reconnectMaximumDelay >= reconnectInitialDelay, reconnectTimeoutSeconds >= 0 else {
-            throw JACKError.invalidConfiguration("reconnect delays must be positive and the timeout not negative")
-        }
-    }
-}
-
-/// A pair of C functions bracketing the real-time part of each process cycle. Value type;
-/// the functions run on JACK's process thread.
-public struct JACKRealtimeScope: @unchecked Sendable {
-    /// Called first in each process cycle.
-    public var enter: @convention(c) () -> Void
-    /// Called last in each process cycle.
-    public var exit: @convention(c) () -> Void
-
-    /// A scope from two C functions.
-    public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
-        self.enter = enter
-        self.exit = exit
-    }
-
-    /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit` when the process was linked with the
-    /// RealtimeSanitizer runtime and exports them (`scripts/rtsan-check.sh`); nil otherwise.
-    public static func sanitizer() -> JACKRealtimeScope? {
-        typealias Hook = @convention(c) () -> Void
-        let all = UnsafeMutableRawPointer(bitPattern: 0)
-        guard let enter = dlsym(all, "__rtsan_realtime_enter"), let exit = dlsym(all, "__rtsan_realtime_exit") else { return nil }
-        return JACKRealtimeScope(enter: unsafeBitCast(enter, to: Hook.self), exit: unsafeBitCast(exit, to: Hook.self))
+        do { try reconnect.validate() } catch { throw JACKError.invalidConfiguration(error.message) }
     }
 }
 

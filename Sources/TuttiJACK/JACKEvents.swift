@@ -17,32 +17,24 @@ public enum JACKError: Error, Equatable, CustomStringConvertible, Sendable {
     case call(String, code: Int32)
     /// The server ran no process cycle within the start timeout after activation.
     case noCycles(seconds: Double)
-    /// The server did not come back within the reconnect timeout; the last reason it failed.
-    case reconnectTimedOut(seconds: Double, lastError: String)
     /// A configuration value out of range (which one, and why).
     case invalidConfiguration(String)
-    /// `start` was called twice, or after the client was closed.
-    case alreadyStarted
 
     /// The message `tutti` prints after "error: ".
     public var description: String {
         switch self {
         case .noServer(let name):
-            let base = "no JACK server running (start jackd, or use --backend alsa)"
-            return name == "default" ? base : "\(base); server name \"\(name)\""
+            return name == "default" ? "no JACK server running" : "no JACK server running (server name \"\(name)\")"
         case .openFailed(let name, let status):
             return "could not open a JACK client on server \"\(name)\": \(JACKError.describe(status: status))"
         case .rateMismatch(let e, let s): return "the JACK server runs at \(s) Hz, the engine at \(e) Hz"
-        case .unknownPort(let p): return "no JACK port \"\(p)\" (`tutti devices --backend jack` or jack_lsp list them)"
+        case .unknownPort(let p): return "no JACK port \"\(p)\" (jack_lsp lists the ports)"
         case .notAnInputPort(let p): return "JACK port \"\(p)\" is not an input port: it cannot receive audio"
         case .connectionCount(let p, let c):
             return "\(p) port\(p == 1 ? "" : "s") to connect for \(c) output channel\(c == 1 ? "" : "s"): give one port per channel"
         case .call(let what, let code): return "\(what) failed (\(code))"
         case .noCycles(let s): return "the JACK server ran no process cycle within \((s * 10).rounded() / 10) s of activation"
-        case .reconnectTimedOut(let s, let last):
-            return "the JACK server did not come back within \(shortSeconds(s)) s (last attempt: \(last))"
         case .invalidConfiguration(let s): return "invalid JACK configuration: \(s)"
-        case .alreadyStarted: return "the output is already started"
         }
     }
 
@@ -56,55 +48,6 @@ public enum JACKError: Error, Equatable, CustomStringConvertible, Sendable {
         ]
         let found = names.filter { status & $0.0 != 0 }.map(\.1)
         return (found.isEmpty ? "failure" : found.joined(separator: ", ")) + " (status 0x\(String(status, radix: 16)))"
-    }
-}
-
-/// Why the output route changed, named like `TuttiPolicy.RouteChangeReason` (and
-/// `ALSARouteChangeReason`) so the policy layer maps it by raw value. Value type: any thread.
-public enum JACKRouteChangeReason: String, Sendable {
-    /// The server went away.
-    case oldDeviceUnavailable
-    /// The server is back.
-    case newDeviceAvailable
-}
-
-/// Something the backend reports to the control side: the same cases as `ALSAEvent` where
-/// JACK has them (xrun, device lost / restored, route changed, finished), plus what only JACK
-/// has (buffer-size changes, giving up, silence played for a late control thread). Value
-/// type: made on the supervisor thread, read on the control thread (`pollEvents`) or in
-/// `onEvent`.
-public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
-    /// JACK reported an xrun (anywhere in its graph); `total` so far.
-    case xrun(total: Int)
-    /// The server went away (shut down, crashed, or dropped this client); `reason` is libjack's.
-    case deviceLost(message: String)
-    /// Reconnected after a loss, with what the server gave this time.
-    case deviceRestored(JACKNegotiated)
-    /// For the policy layer: the output went away or came back (`device` is the server name).
-    case routeChanged(JACKRouteChangeReason, device: String)
-    /// The server's buffer size (frames per process cycle) changed.
-    case bufferSizeChanged(frames: Int)
-    /// The control thread had not queued the commands for the frames due: the process
-    /// callback played `frames` frames of silence instead of rendering them early. The
-    /// output is delayed, never changed.
-    case commandsLate(frames: Int64)
-    /// No server within the reconnect timeout: the output stopped for good.
-    case gaveUp(JACKError)
-    /// The frame limit given to `start` has been rendered.
-    case finished(frames: Int64)
-
-    /// One line for logs and `tutti play`'s stderr.
-    public var description: String {
-        switch self {
-        case .xrun(let n): "xrun (\(n) so far)"
-        case .deviceLost(let m): "device lost: \(m)"
-        case .deviceRestored(let n): "device restored: \(n)"
-        case .routeChanged(let r, let d): "route changed: \(r.rawValue) (\(d))"
-        case .bufferSizeChanged(let n): "buffer size changed to \(n) frames"
-        case .commandsLate(let n): "the control thread was late: \(n) frames of silence played (the output is delayed, not changed)"
-        case .gaveUp(let e): "gave up: \(e)"
-        case .finished(let n): "finished (\(n) frames)"
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import CJACK
 import Glibc
 import Synchronization
 import TuttiEngine
+import TuttiOutput
 
 /// Plays a `Renderer` (an engine's render side) as a JACK client: output ports `out_1 … out_N`
 /// (N = the engine's channels), rendered inside JACK's process callback. An engine with more
@@ -15,8 +16,11 @@ import TuttiEngine
 /// nothing else. libjack's notification thread runs the xrun, buffer-size and shutdown
 /// callbacks (atomics and a semaphore post only). A supervisor thread (normal priority)
 /// turns counters into events and, after a lost server, closes the client and reconnects with
-/// backoff until `reconnectTimeoutSeconds`.
-public final class JACKOutput: @unchecked Sendable {
+/// backoff until `reconnect.timeout`. With `onEvent`, an event-delivery thread
+/// (`OutputEvents`) calls it. `stop()` joins both.
+public final class JACKOutput: OutputBackend, @unchecked Sendable {
+    /// "jack".
+    public static let name = "jack"
     /// The render side it drives (it belongs to JACK's process thread once started).
     public let renderer: Renderer
     /// The engine of `init(engine:…)`, kept alive as long as the output.
@@ -26,17 +30,11 @@ public final class JACKOutput: @unchecked Sendable {
     public let configuration: JACKOutputConfiguration
     let core: ProcessCore
     let wakeSupervisor = Semaphore()
-    let finishedSignal = Semaphore()
     let log: @Sendable (String) -> Void
-    let onEvent: (@Sendable (JACKEvent) -> Void)?
-
-    private struct Shared {
-        var negotiated: JACKNegotiated
-        var events: [JACKEvent] = []
-        var finished = false
-        var failure: JACKError?
-    }
-    private let shared: Mutex<Shared>
+    /// Events (polled and delivered to `onEvent` on their own thread), finish and failure.
+    private let events: OutputEvents
+    /// What the server gave (updated on buffer-size changes and after a reconnect).
+    private let granted: Mutex<JACKNegotiated>
     /// The open client: the control thread's until `start`, then the supervisor's (nil while
     /// reconnecting), the control thread's again after `stop` joined the supervisor.
     private var client: JACKClient?
@@ -49,10 +47,10 @@ public final class JACKOutput: @unchecked Sendable {
     /// Open a client with `configuration` and take it over. The engine must run at the
     /// server's rate: to learn it first, open a `JACKClient` and use `init(renderer:client:)`.
     /// `log` receives human-readable lines (default: stderr); `onEvent` gets each event on
-    /// the supervisor thread, as well as `pollEvents()` on the control thread.
+    /// the output's event-delivery thread, as well as `pollEvents()` on the control thread.
     public convenience init(
         engine: Engine, configuration: JACKOutputConfiguration = JACKOutputConfiguration(),
-        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
         try self.init(renderer: engine.renderer, client: JACKClient(configuration: configuration), log: log, onEvent: onEvent)
         self.engine = engine
@@ -62,7 +60,7 @@ public final class JACKOutput: @unchecked Sendable {
     /// Control thread.
     public convenience init(
         engine: Engine, client: JACKClient,
-        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
         try self.init(renderer: engine.renderer, client: client, log: log, onEvent: onEvent)
         self.engine = engine
@@ -72,7 +70,7 @@ public final class JACKOutput: @unchecked Sendable {
     /// ports to connect to (errors name them). Nothing plays before `start`. Control thread.
     public init(
         renderer: Renderer, client: JACKClient,
-        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (JACKEvent) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
         let sampleRate = renderer.configuration.sampleRate
         guard client.sampleRate == sampleRate else {
@@ -82,15 +80,14 @@ public final class JACKOutput: @unchecked Sendable {
         configuration = client.configuration
         // Default log: one write(2) per line to stderr (no Foundation: the C library stays small).
         self.log = log ?? { message in _ = "tutti: jack: \(message)\n".withCString { write(2, $0, strlen($0)) } }
-        self.onEvent = onEvent
+        events = try OutputEvents(onEvent: onEvent)
         core = ProcessCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, scope: client.configuration.realtimeScope,
             wakeSupervisor: wakeSupervisor.raw, capture: client.configuration.capture)
-        shared = Mutex(
-            Shared(
-                negotiated: JACKNegotiated(
-                    serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
-                    channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0)))
+        granted = Mutex(
+            JACKNegotiated(
+                serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
+                channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0))
         _ = try client.destinations(for: configuration.connection, channelCount: renderer.configuration.channelCount)
         let routes = renderer.configuration.routes
         for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
@@ -110,7 +107,7 @@ public final class JACKOutput: @unchecked Sendable {
     // MARK: Control side
 
     /// What the server gave (updated on buffer-size changes and after a reconnect).
-    public var negotiated: JACKNegotiated { shared.withLock { $0.negotiated } }
+    public var negotiated: JACKNegotiated { granted.withLock { $0 } }
     /// Xruns JACK reported since start (anywhere in its graph, this client or not).
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
     /// Engine frames handed to JACK (JACK takes every frame rendered: the same as `framesRendered`).
@@ -128,9 +125,33 @@ public final class JACKOutput: @unchecked Sendable {
         return t < 0 ? nil : UInt32(truncatingIfNeeded: t)
     }
     /// True once the frame limit has been rendered, or the output gave up (`failure`).
-    public var isFinished: Bool { shared.withLock { $0.finished } }
+    public var isFinished: Bool { events.isFinished }
     /// Why the output stopped for good (the server did not come back in time); nil otherwise.
-    public var failure: JACKError? { shared.withLock { $0.failure } }
+    public var failure: TuttiError? { events.failure }
+    /// What the server gave and how every port group plays (`OutputBackend`). Any thread.
+    public var status: OutputStatus {
+        let n = negotiated
+        let names = renderer.configuration.routes
+        let latencies = n.routeLatencyFrames.isEmpty ? [n.latencyFrames] : n.routeLatencyFrames
+        let buses = zip(names, latencies).enumerated().map { k, bus in
+            let ports = k == 0 ? mainDestinations : configuration.routeConnections[bus.0] ?? []
+            return OutputBusStatus(
+                name: bus.0, destination: ports.joined(separator: ","), xrunCount: xrunCount, latencyFrames: bus.1,
+                framesDropped: 0, isLost: core.lost.load(ordering: .acquiring))
+        }
+        return OutputStatus(
+            backend: Self.name, device: "\(n.serverName):\(n.clientName)", sampleRate: n.sampleRate, channelCount: n.channelCount,
+            sampleFormat: .float32, periodFrames: n.bufferFrames, latencyFrames: n.latencyFrames, xrunCount: xrunCount,
+            framesRendered: framesRendered, framesWritten: framesWritten, buses: buses, startDeviceFrame: startFrameTime.map(Int64.init))
+    }
+    /// Main's destinations as configured (the physical ports are "physical").
+    private var mainDestinations: [String] {
+        switch configuration.connection {
+        case .physical: ["physical"]
+        case .none: []
+        case .ports(let ports): ports
+        }
+    }
 
     /// Frames before this one may be rendered (default: no limit). A control thread that
     /// queues commands ahead sets it to the frame of the first command it has not queued yet.
@@ -142,21 +163,16 @@ public final class JACKOutput: @unchecked Sendable {
         set { core.horizon.store(newValue, ordering: .releasing) }
     }
 
-    /// Events since the last call, in order.
-    public func pollEvents() -> [JACKEvent] {
-        shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true) }
-            return s.events
-        }
-    }
+    /// Events since the last call, in order. Control thread.
+    public func pollEvents() -> [OutputEvent] { events.poll() }
 
     /// Activate the client, connect the ports, and once the server has run two cycles with
     /// the connections in place, start rendering from engine frame 0 (so nothing rendered is
     /// lost to a connection not yet in effect). With `frameLimit`, rendering stops after that
     /// many frames (the last cycle is completed with silence) and `finished` is reported.
     /// Control thread.
-    public func start(frameLimit: Int64? = nil) throws {
-        guard !started, let client else { throw JACKError.alreadyStarted }
+    public func start(frameLimit: Int64? = nil) throws(TuttiError) {
+        guard !started, let client else { throw TuttiError(.state, "the output is already started") }
         started = true
         core.frameLimit = frameLimit ?? -1
         do {
@@ -165,7 +181,7 @@ public final class JACKOutput: @unchecked Sendable {
             client.close()
             self.client = nil
             core.client = nil
-            throw error
+            throw TuttiError(.device, "\(error)")
         }
         if let h = client.handle, jack_is_realtime(h) != 0 {
             schedulingNote = "JACK's process thread, SCHED_FIFO priority \(jack_client_real_time_priority(h))"
@@ -174,15 +190,17 @@ public final class JACKOutput: @unchecked Sendable {
         }
         // Joined by `stop`: no supervisor outlives its output (one left inside libjack would
         // hold libjack's process-wide lock against every other client of the process).
-        supervisorThread = try startThread(name: "tutti-jack-sup") { [self] in supervise() }
+        do {
+            supervisorThread = try startThread(name: "tutti-jack-sup") { [self] in supervise() }
+        } catch {
+            throw TuttiError(.device, "\(error)")
+        }
     }
 
     /// Block until the frame limit has been rendered or the output gave up; false on timeout.
-    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
-        if isFinished { return true }
-        guard finishedSignal.wait(seconds: timeout ?? Double(Int32.max)) else { return isFinished }
-        finishedSignal.post() // let other waiters through too
-        return true
+    /// Control thread.
+    public func waitUntilFinished(timeoutSeconds: Double? = nil) -> Bool {
+        events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
     }
 
     /// Stop the supervisor (joined: it ends at once, or when a libjack call of a reconnect in
@@ -197,6 +215,7 @@ public final class JACKOutput: @unchecked Sendable {
             pthread_join(thread, nil)
             supervisorThread = nil
         }
+        events.close()
         guard let c = client else { return }
         if drain, core.phase.load(ordering: .acquiring) == .finished, !core.lost.load(ordering: .acquiring) {
             let n = negotiated
@@ -336,7 +355,7 @@ public final class JACKOutput: @unchecked Sendable {
             serverName: client.serverName, clientName: client.clientName, sampleRate: Int(jack_get_sample_rate(h)),
             channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latencies[0],
             routeLatencyFrames: core.routeCount > 1 ? latencies : [])
-        shared.withLock { $0.negotiated = negotiated }
+        granted.withLock { $0 = negotiated }
     }
 
     /// The ports to connect to after a reconnect: those that exist now.
@@ -356,10 +375,7 @@ public final class JACKOutput: @unchecked Sendable {
 
     // MARK: Supervisor thread
 
-    private func emit(_ event: JACKEvent) {
-        shared.withLock { $0.events.append(event) }
-        onEvent?(event)
-    }
+    private func emit(_ event: OutputEvent) { events.emit(event) }
 
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
 
@@ -382,8 +398,8 @@ public final class JACKOutput: @unchecked Sendable {
             let b = core.bufferFrames.load(ordering: .relaxed)
             if b != seenBufferFrames {
                 seenBufferFrames = b
-                shared.withLock { $0.negotiated.bufferFrames = b }
-                emit(.bufferSizeChanged(frames: b))
+                granted.withLock { $0.bufferFrames = b }
+                emit(.periodChanged(frames: b))
             }
             // One event per stretch of silence (once it ends, or each second while it lasts),
             // not one per poll.
@@ -405,9 +421,7 @@ public final class JACKOutput: @unchecked Sendable {
             }
             if !finishedReported, core.phase.load(ordering: .acquiring) == .finished {
                 finishedReported = true
-                shared.withLock { $0.finished = true }
-                emit(.finished(frames: core.framesRendered.load(ordering: .relaxed)))
-                finishedSignal.post()
+                events.finish(frames: core.framesRendered.load(ordering: .relaxed))
             }
         }
     }
@@ -418,19 +432,15 @@ public final class JACKOutput: @unchecked Sendable {
     private func reconnect() {
         let reason = core.reason
         let server = configuration.resolvedServerName
-        emit(.deviceLost(message: reason.isEmpty ? "the server shut down" : reason))
-        emit(.routeChanged(.oldDeviceUnavailable, device: server))
-        let timeout = configuration.reconnectTimeoutSeconds
-        log(
-            "server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (giving up after \(shortSeconds(timeout)) s)"
-        )
+        emit(.deviceLost(reason: reason.isEmpty ? "the server shut down" : reason, code: 0))
+        let giveUp = configuration.reconnect.timeout.map { "giving up after \(shortSeconds($0.inSeconds)) s" } ?? "never giving up"
+        log("server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (\(giveUp))")
         _ = core.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         client?.close() // joins libjack's threads: no process callback runs after this
         client = nil
         core.client = nil
 
-        let deadline = monotonicSeconds() + timeout
-        var delay = configuration.reconnectInitialDelay
+        var backoff = ReconnectBackoff(configuration.reconnect)
         var lastFailure = ""
         while !stopping {
             do {
@@ -448,10 +458,8 @@ public final class JACKOutput: @unchecked Sendable {
                     throw error
                 }
                 client = c
-                let n = negotiated
-                emit(.deviceRestored(n))
-                emit(.routeChanged(.newDeviceAvailable, device: server))
-                log("server \"\(server)\" back: \(n)")
+                emit(.deviceRestored(status))
+                log("server \"\(server)\" back: \(negotiated)")
                 return
             } catch {
                 let text = "\(error)"
@@ -459,22 +467,17 @@ public final class JACKOutput: @unchecked Sendable {
                     log("reconnect failed: \(text); retrying")
                     lastFailure = text
                 }
-                let now = monotonicSeconds()
-                if now >= deadline {
-                    let failure = JACKError.reconnectTimedOut(seconds: timeout, lastError: text)
+                if backoff.expired, let timeout = configuration.reconnect.timeout {
+                    let failure = TuttiError(
+                        .device,
+                        "the JACK server did not come back within \(shortSeconds(timeout.inSeconds)) s (last attempt: \(text))")
                     log("\(failure)")
-                    shared.withLock {
-                        $0.failure = failure
-                        $0.finished = true
-                    }
-                    emit(.gaveUp(failure))
-                    finishedSignal.post()
+                    events.giveUp(failure)
                     // Park until stopped: there is nothing left to supervise.
                     while !stopping { wakeSupervisor.wait(seconds: 1) }
                     return
                 }
-                wakeSupervisor.wait(seconds: min(delay, deadline - now))
-                delay = min(delay * 2, configuration.reconnectMaximumDelay)
+                wakeSupervisor.wait(seconds: backoff.nextWait())
             }
         }
     }

@@ -2,6 +2,7 @@ import CJACK
 import Glibc
 import Synchronization
 import TuttiEngine
+import TuttiOutput
 
 /// The real-time half of `JACKOutput`: JACK's process callback renders the engine into a
 /// small interleaved scratch buffer and de-interleaves it into the output ports' buffers. No
@@ -72,12 +73,12 @@ final class ProcessCore: @unchecked Sendable {
     let shutdownReason: UnsafeMutablePointer<CChar>
     let shutdownStatus = Atomic<UInt32>(0)
     let wakeSupervisor: UnsafeMutablePointer<sem_t>
-    let scopeEnter: @convention(c) () -> Void
-    let scopeExit: @convention(c) () -> Void
+    /// Brackets each cycle (`JACKOutputConfiguration.realtimeScope`; `.inactive` when none).
+    let scope: RealtimeScope
     let hasScope: Bool
 
     init(
-        renderer: Renderer, channelCount: Int, scope: JACKRealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>,
+        renderer: Renderer, channelCount: Int, scope: RealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>,
         capture: InputSource? = nil
     ) {
         self.renderer = renderer
@@ -100,15 +101,8 @@ final class ProcessCore: @unchecked Sendable {
         shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
         shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
         self.wakeSupervisor = wakeSupervisor
-        if let scope {
-            scopeEnter = scope.enter
-            scopeExit = scope.exit
-            hasScope = true
-        } else {
-            scopeEnter = {}
-            scopeExit = {}
-            hasScope = false
-        }
+        self.scope = scope ?? .inactive
+        hasScope = scope != nil
     }
 
     deinit {
@@ -127,8 +121,8 @@ final class ProcessCore: @unchecked Sendable {
     /// One process cycle of `frameCount` frames.
     @_noLocks
     func process(frameCount: Int, renderer: Renderer) -> Int32 {
-        let enter = scopeEnter
-        let exit = scopeExit
+        let enter = scope.enter
+        let exit = scope.exit
         if hasScope { _unsafePerformance { enter() } }
         let nframes = jack_nframes_t(truncatingIfNeeded: frameCount)
         var rendered = 0

@@ -58,7 +58,7 @@ struct Bench: ParsableCommand {
     var loopback = false
 
     @Option(help: "With --loopback: jack or alsa.")
-    var backend = BackendArgument.jack
+    var backend = OutputConfiguration.Backend.jack
 
     @Option(help: "With --loopback: the JACK server (default: $JACK_DEFAULT_SERVER, else default).")
     var jackServer: String?

@@ -104,7 +104,7 @@ enum LoopbackBench {
         let output = try ALSAOutput(engine: engine, configuration: configuration)
         try output.start(frameLimit: Int64(total))
         let recorded = record(
-            capture, engine: engine, seconds: Double(total) / Double(rate), finished: output.waitUntilFinished(timeout:),
+            capture, engine: engine, seconds: Double(total) / Double(rate), finished: { output.waitUntilFinished(timeoutSeconds: $0) },
             stop: { output.stop() })
         let trips = roundTrips(recorded, start: Int(capture.recordingStartFrame ?? 0), spacing: spacing, clicks: clicks)
         let n = output.negotiated
@@ -126,7 +126,7 @@ enum LoopbackBench {
         try output.start(frameLimit: Int64(total))
         let buffer = output.negotiated.bufferFrames
         let recorded = record(
-            capture, engine: engine, seconds: Double(total) / Double(rate), finished: output.waitUntilFinished(timeout:),
+            capture, engine: engine, seconds: Double(total) / Double(rate), finished: { output.waitUntilFinished(timeoutSeconds: $0) },
             stop: { output.stop() })
         let trips = roundTrips(recorded, start: Int(capture.recordingStartFrame ?? 0), spacing: spacing, clicks: clicks)
         return Result(

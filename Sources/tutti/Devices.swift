@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tutti
 import TuttiALSA
 import TuttiJACK
 
@@ -8,7 +9,7 @@ struct Devices: ParsableCommand {
         abstract: "List the ALSA PCMs that can play (for `tutti play --device`), or the JACK server and its physical ports.")
 
     @Option(help: "alsa: the PCMs; jack: the server (name, rate, buffer size) and its physical ports.")
-    var backend = BackendArgument.alsa
+    var backend = OutputConfiguration.Backend.alsa
 
     @Option(name: .customLong("jack-server"), help: "JACK server name (default: $JACK_DEFAULT_SERVER, else \"default\").")
     var jackServer: String?

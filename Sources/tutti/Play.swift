@@ -6,7 +6,7 @@ import TuttiScene
 
 enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
     case f32, s32, s16
-    var format: ALSASampleFormat {
+    var format: OutputSampleFormat {
         switch self {
         case .f32: .float32
         case .s32: .s32
@@ -42,7 +42,7 @@ struct Play: ParsableCommand {
     var scene: String
 
     @Option(help: "Output backend: alsa or jack.")
-    var backend = BackendArgument.alsa
+    var backend = OutputConfiguration.Backend.alsa
 
     @OptionGroup(title: "JACK (with --backend jack)")
     var jack: JACKPlayOptions
@@ -137,52 +137,48 @@ struct Play: ParsableCommand {
     }
 
     private func play() throws {
-        let scene = try SceneRenderer.loadScene(path: self.scene)
+        var scene = try SceneRenderer.loadScene(path: self.scene)
         // Before any other thread exists: a signal then finishes the recordings.
         let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
-        if backend == .jack { return try playJACK(scene, stop: stop) }
-        let pcms = try alsaRoutes(scene.engine.routes)
+        let backend = self.backend.implementation
+        var settings = try outputSettings(routes: scene.engine.routes)
+        // Settings and destinations are checked before the scene is prepared (that takes a
+        // while); a server that sets the rate (JACK) has the scene rendered at its rate.
+        if let rate = try backend.probe(settings, channelCount: scene.engine.channelCount, busNames: scene.engine.routes),
+            rate != scene.engine.sampleRate
+        {
+            say("the scene is at \(scene.engine.sampleRate) Hz, the \(backend.name) device runs at \(rate) Hz: rendering at \(rate) Hz")
+            scene.engine.sampleRate = rate
+        }
         let playback = try ScenePlayback(scene: scene)
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
-
         let capture = try captureInput(playback)
-        var config = ALSAOutputConfiguration(device: pcms.main)
-        config.routeDevices = pcms.others
-        config.capture = capture?.source
-        config.captureDevice = captureDevice
-        config.periodFrames = period
-        config.periodCount = periods
-        if let format { config.formats = [format.format] }
-        config.realtimePriority = noRealtime ? nil : 50
-        config.lockMemory = mlock
-        config.reconnectTimeoutSeconds = reconnectTimeout
-        if rtsan {
-            guard let scope = RealtimeScope.sanitizer() else {
-                throw ValidationError(
-                    "--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
-            }
-            config.realtimeScope = scope
-        }
-        let output = try ALSAOutput(
-            engine: playback.engine, configuration: config,
-            log: { FileHandle.standardError.write(Data("tutti: alsa: \($0)\n".utf8)) })
-        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \"\(pcms.main)\": \(output.negotiated)")
-        for r in output.routes.dropFirst() { say("route \(r.route) on \"\(r.device)\": \(r.negotiated)") }
-        if let capture, let pcm = output.captureDevice {
+        settings.capture = capture?.source
+        if capture != nil { settings.captureSources = captureSources }
+        let name = backend.name
+        let output = try backend.init(
+            renderer: playback.engine.renderer, settings: settings,
+            log: { FileHandle.standardError.write(Data("tutti: \(name): \($0)\n".utf8)) }, onEvent: nil)
+        let status = output.status
+        say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \(status)")
+        for bus in status.buses.dropFirst() {
             say(
-                "capturing input \(capture.id) from \"\(pcm)\"\(output.captureLinked ? " (linked)" : " (started with the playback)"): \(output.captureNegotiated.map { "\($0)" } ?? "")"
+                "route \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
             )
         }
+        if let capture { say("capturing input \(capture.id) from \(captureDescription(output, channels: capture.source.channelCount))") }
         let recorder: LiveRecorder?
         do { recorder = try startRecorder(playback) } catch {
-            output.stop()
+            output.stop(drain: false)
             throw error
         }
 
-        // The scene is decided ahead of the render thread (--control-lookahead, 0.05 s by default,
-        // while stdin may bring control lines, else at least 1 s) and its commands queued; the render horizon stops the render thread
-        // at the first frame not decided yet, so a late control thread cannot change the output.
+        // The scene is decided ahead of the render thread (--control-lookahead, 0.05 s by
+        // default, while stdin may bring control lines, else at least 1 s) and its commands
+        // queued; the render horizon stops the render thread (ALSA: it waits; JACK's callback
+        // plays silence, reported) at the first frame not decided yet, so a late control
+        // thread delays the output, never changes it.
         let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         output.renderHorizon = playback.renderHorizon
@@ -192,8 +188,15 @@ struct Play: ParsableCommand {
             throw error
         }
         say("render thread: \(output.schedulingNote)")
+        var startReported = false
+        /// Where engine frame 0 sits on the device's clock, once known (JACK).
+        func reportStart() {
+            guard !startReported, let frame = output.status.startDeviceFrame else { return }
+            startReported = true
+            say("engine frame 0 at device frame \(frame)")
+        }
         var interrupted: Int32?
-        while !output.waitUntilFinished(timeout: 0.005) {
+        while !output.waitUntilFinished(timeoutSeconds: 0.005) {
             if let signal = stop?.requested {
                 interrupted = signal
                 break
@@ -202,48 +205,58 @@ struct Play: ParsableCommand {
             control.applyPending(to: playback, say: say)
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
+            reportStart()
             for event in output.pollEvents() { say("\(event)") }
         }
+        reportStart()
+        let failure = output.failure
+        output.stop(drain: failure == nil && interrupted == nil)
+        playback.pollEvents()
+        // A failure is the error line; the other events are still worth a line.
+        for event in output.pollEvents() {
+            switch event {
+            case .finished, .gaveUp: break
+            default: say("\(event)")
+            }
+        }
+        // What was recorded until then is kept, also after a lost device or a signal.
+        try finishRecorder(recorder, sampleRate: rate)
+        let end = output.status
         if let interrupted {
-            output.stop()
-            playback.pollEvents()
-            for event in output.pollEvents() { say("\(event)") }
-            try finishRecorder(recorder, sampleRate: rate)
-            say(String(format: "stopped by signal %d after %.2f s", interrupted, Double(output.framesWritten) / Double(rate)))
+            say(String(format: "stopped by signal %d after %.2f s", interrupted, Double(end.framesWritten) / Double(rate)))
             throw ExitCode(128 + interrupted)
         }
-        if let failure = output.failure {
-            output.stop()
-            // What was recorded until the device was lost is kept.
-            try finishRecorder(recorder, sampleRate: rate)
-            playback.pollEvents()
-            // The reason is the error line; the rest of the events are still worth a line.
-            for event in output.pollEvents() {
-                if case .reconnectFailed = event {} else { say("\(event)") }
-            }
+        if let failure {
             throw PlaybackFailure(
-                reason: failure, played: Double(output.framesWritten) / Double(rate), total: Double(total) / Double(rate))
+                reason: failure.message, played: Double(end.framesWritten) / Double(rate), total: Double(total) / Double(rate))
         }
-        output.stop(drain: true)
-        playback.pollEvents()
-        for event in output.pollEvents() { if case .finished = event {} else { say("\(event)") } }
         let wall = Date().timeIntervalSince(started)
-        try finishRecorder(recorder, sampleRate: rate)
-        if capture != nil { say("capture: \(output.captureMissingFrames) missing frames, \(output.captureOverrunCount) overruns") }
+        if let alsa = output as? ALSAOutput, capture != nil {
+            say("capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns")
+        }
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
-        let n = output.negotiated
-        // Main first, as with one route; then each other route's PCM on the same line.
-        let others = output.routes.dropFirst().map { r in
+        // Main first; then each other output bus on the same line.
+        let others = end.buses.dropFirst().map { bus in
             String(
-                format: "; route %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", r.route, r.device, r.xrunCount,
-                r.negotiated.latencySeconds * 1000, r.framesDropped)
+                format: "; route %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", bus.name,
+                bus.destination.isEmpty ? "(unconnected)" : bus.destination, bus.xrunCount,
+                Double(bus.latencyFrames) / Double(rate) * 1000, bus.framesDropped)
         }
         print(
             String(
-                format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (buffer %d frames, period %d frames, %@, %d Hz, %d ch)",
-                Double(output.framesWritten) / Double(rate), wall, output.xrunCount, n.latencySeconds * 1000,
-                n.bufferFrames, n.periodFrames, n.format.rawValue, n.sampleRate, n.channelCount) + others.joined())
+                format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (%@)", Double(end.framesWritten) / Double(rate), wall,
+                end.xrunCount, end.latencySeconds * 1000, "\(end)") + others.joined())
+    }
+
+    /// Where the capture comes from, for the start line.
+    private func captureDescription(_ output: any OutputBackend, channels: Int) -> String {
+        if let alsa = output as? ALSAOutput, let pcm = alsa.captureDevice {
+            let start = alsa.captureLinked ? " (linked)" : " (started with the playback)"
+            return "\"\(pcm)\"\(start): \(alsa.captureNegotiated.map { "\($0)" } ?? "")"
+        }
+        let from = jack.captureFrom.isEmpty ? "unconnected: connect them yourself" : "from \(jack.captureFrom.joined(separator: ", "))"
+        return "ports in_1…in_\(channels) (\(from))"
     }
 }
 

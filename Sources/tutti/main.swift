@@ -12,8 +12,11 @@ struct TuttiCommand: ParsableCommand {
 }
 
 /// Print a user-facing error and exit non-zero (1). ArgumentParser handles usage errors itself (exit 64).
+/// A sound server that does not answer gets what to do about it (the library's messages name
+/// no CLI option).
 func fail(_ error: Error) -> ExitCode {
-    FileHandle.standardError.write(Data("tutti: error: \(error)\n".utf8))
+    let hint = "\(error)".hasPrefix("no JACK server running") ? "; start jackd, or use --backend alsa" : ""
+    FileHandle.standardError.write(Data("tutti: error: \(error)\(hint)\n".utf8))
     return ExitCode(1)
 }
 

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+import TuttiOutput
 
 @testable import TuttiALSA
 
@@ -58,7 +59,7 @@ struct ALSACaptureTests {
         try output.start(frameLimit: Int64(frames))
         var recorded: [Float] = []
         var drain = [Float](repeating: 0, count: 4_096)
-        while !output.waitUntilFinished(timeout: 0.01) {
+        while !output.waitUntilFinished(timeoutSeconds: 0.01) {
             engine.pollEvents()
             while case let n = drain.withUnsafeMutableBufferPointer({ input.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiOutput
 
 @testable import TuttiALSA
 
@@ -71,7 +72,7 @@ import Tutti
             engine.pollEvents()
             usleep(100)
         }
-        #expect(output.waitUntilFinished(timeout: 1))
+        #expect(output.waitUntilFinished(timeoutSeconds: 1))
         output.stop(drain: true)
         engine.pollEvents()
         #expect(next == stream.count)

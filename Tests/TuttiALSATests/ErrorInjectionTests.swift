@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiOutput
 
 @testable import TuttiALSA
 
@@ -124,8 +125,9 @@ import Tutti
         let restored = events.firstIndex { $0.isDeviceRestored }
         #expect(lost != nil && restored != nil && lost! < restored!)
         #expect(events.first { $0.isDeviceLost }?.lostCode == -errno)
-        #expect(events.contains(.routeChanged(.oldDeviceUnavailable, device: device.name)))
-        #expect(events.contains(.routeChanged(.newDeviceAvailable, device: device.name)))
+        if case .deviceRestored(let status) = events[restored!] {
+            #expect(status.backend == "alsa" && status.device == device.name, "\(status)")
+        }
         #expect(device.opens == 2)
         #expect(device.codes(of: "open").filter { $0 == -ECONNREFUSED }.count == 3)
         #expect(device.threads(of: "open").contains("tutti-alsa-sup"))
@@ -146,7 +148,7 @@ import Tutti
             engine: engine, configuration: mockConfiguration(device.name), functions: functions,
             log: c.log, onEvent: c.onEvent)
         try output.start(frameLimit: Int64(frames))
-        #expect(output.waitUntilFinished(timeout: 10))
+        #expect(output.waitUntilFinished(timeoutSeconds: 10))
         output.stop()
         #expect(c.events.contains { $0.lostCode == -EIO })
         #expect(c.events.contains { $0.isDeviceRestored })
@@ -160,19 +162,20 @@ import Tutti
         device.writeScript = [.accept(1_000), .error(-ENODEV)]
         device.reopenResults = Array(repeating: -ECONNREFUSED, count: 100_000)
         var config = mockConfiguration(device.name)
-        config.reconnectTimeoutSeconds = 0.3
+        config.reconnect.timeout = .seconds(0.3)
         let c = Collector()
         let engine = try makeEngine()
         let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
         let t = monotonic()
         try output.start(frameLimit: 48_000)
-        #expect(output.waitUntilFinished(timeout: 5))
+        #expect(output.waitUntilFinished(timeoutSeconds: 5))
         let elapsed = monotonic() - t
         #expect(elapsed >= 0.3 && elapsed < 2, "gave up after \(elapsed) s")
-        let failure = output.failure ?? ""
+        let failure = output.failure?.message ?? ""
+        #expect(output.failure?.code == .device)
         #expect(failure.hasPrefix("device \"\(device.name)\" lost (") && failure.contains("and not back within 0.3 s"), "\(failure)")
-        #expect(!output.isFinished)
-        #expect(c.waitFor(1) { $0.contains { if case .reconnectFailed(_, let m) = $0 { m == failure } else { false } } })
+        #expect(output.isFinished) // finished for good: it gave up
+        #expect(c.waitFor(1) { $0.contains { if case .gaveUp(let e) = $0 { e.message == failure } else { false } } })
         #expect(c.lines.contains { $0.hasPrefix("giving up: ") })
         output.stop()
         #expect(!device.isOpen)

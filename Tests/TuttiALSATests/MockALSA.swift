@@ -1,6 +1,7 @@
 import CALSA
 import Foundation
 import Glibc
+import TuttiOutput
 
 @testable import TuttiALSA
 
@@ -22,7 +23,7 @@ final class MockDevice: @unchecked Sendable {
     private let lock = NSLock()
 
     // Negotiation behaviour.
-    var formats: Set<ALSASampleFormat> = [.float32, .s32, .s16]
+    var formats: Set<OutputSampleFormat> = [.float32, .s32, .s16]
     var grantedRate: UInt32?
     var grantedChannels: UInt32?
     /// What the `_near` calls answer for a request.
@@ -51,7 +52,7 @@ final class MockDevice: @unchecked Sendable {
     private(set) var closes = 0
     private(set) var isOpen = false
     private(set) var maxWriteFrames = 0
-    private(set) var installed: (format: ALSASampleFormat, rate: UInt32, channels: UInt32, period: UInt, buffer: UInt)?
+    private(set) var installed: (format: OutputSampleFormat, rate: UInt32, channels: UInt32, period: UInt, buffer: UInt)?
     var startThreshold: UInt = 0
     var availMin: UInt = 0
     private var paceStart: Double?
@@ -236,7 +237,7 @@ final class MockDevice: @unchecked Sendable {
 /// Fake `snd_pcm_hw_params_t`.
 struct MockHW {
     var device: UnsafeMutableRawPointer
-    var format: ALSASampleFormat
+    var format: OutputSampleFormat
     var rate: UInt32
     var channels: UInt32
     var period: UInt
@@ -288,11 +289,11 @@ extension ALSAFunctions {
         f.hw_params_set_access = { _, _, access in access == SND_PCM_ACCESS_RW_INTERLEAVED ? 0 : -EINVAL }
         f.hw_params_test_format = { p, _, format in
             let d = MockDevice.from(p)
-            return d.withLock { ALSASampleFormat(alsa: format).map { d.formats.contains($0) } ?? false } ? 0 : -EINVAL
+            return d.withLock { OutputSampleFormat(alsa: format).map { d.formats.contains($0) } ?? false } ? 0 : -EINVAL
         }
         f.hw_params_set_format = { p, h, format in
             let d = MockDevice.from(p)
-            guard let f = ALSASampleFormat(alsa: format), d.withLock({ d.formats.contains(f) }) else { return -EINVAL }
+            guard let f = OutputSampleFormat(alsa: format), d.withLock({ d.formats.contains(f) }) else { return -EINVAL }
             hw(h).pointee.format = f
             return 0
         }

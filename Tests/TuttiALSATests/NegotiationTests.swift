@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+import TuttiOutput
 
 @testable import TuttiALSA
 
@@ -122,7 +123,7 @@ import TuttiDSP
         // The mock's scheduling hooks answer like an unprivileged user: EPERM / ENOMEM.
         let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
         try output.start(frameLimit: 4_800)
-        #expect(output.waitUntilFinished(timeout: 5))
+        #expect(output.waitUntilFinished(timeoutSeconds: 5))
         output.stop()
         #expect(c.lines.contains { $0.contains("SCHED_FIFO priority 50 refused") && $0.contains("falling back to normal scheduling") })
         #expect(c.lines.contains { $0.contains("mlockall refused") })

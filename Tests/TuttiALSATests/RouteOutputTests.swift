@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
@@ -179,7 +180,7 @@ struct RouteOutputTests {
         var config = ALSAOutputConfiguration(device: "mainpcm")
         config.routeDevices = ["cuepcm"]
         config.periodFrames = 512
-        config.reopenMaximumDelay = 0.1
+        config.reconnect.backoffMax = .seconds(0.1)
         config.alsaConfig = """
             pcm.mainpcm { type pulse server "unix:\(mainServer.socket)" }
             pcm.cuepcm { type pulse server "unix:\(cueServer.socket)" }
@@ -193,7 +194,7 @@ struct RouteOutputTests {
         usleep(1_000_000)
         cueServer.kill()
         let lost = c.waitFor(3) { events in
-            events.contains { if case .route("cue", .deviceLost) = $0 { true } else { false } }
+            events.contains { if case .bus("cue", .deviceLost) = $0 { true } else { false } }
         }
         #expect(lost, "no route cue deviceLost within 3 s: \(c.events)")
         let mainBefore = output.framesWritten
@@ -205,10 +206,10 @@ struct RouteOutputTests {
         #expect(output.routes[1].isLost)
         try cueServer.start()
         let restored = c.waitFor(3) { events in
-            events.contains { if case .route("cue", .deviceRestored) = $0 { true } else { false } }
+            events.contains { if case .bus("cue", .deviceRestored) = $0 { true } else { false } }
         }
         #expect(restored, "route cue not reopened within 3 s of its server coming back: \(c.lines)")
-        #expect(output.waitUntilFinished(timeout: 10))
+        #expect(output.waitUntilFinished(timeoutSeconds: 10))
         output.stop(drain: true)
         let routes = output.routes
         print(
@@ -252,10 +253,10 @@ struct RouteArgumentTests {
     }
 
     @Test(arguments: [
-        (["--route", "cue"], "--route cue: expected NAME=DEST"),
-        (["--route", "=null"], "--route =null: expected NAME=DEST"),
-        (["--route", "cue="], "--route cue=: expected NAME=DEST"),
-        (["--route", "cue=a", "--route", "cue=b"], "--route cue: given twice"),
+        (["--route", "cue"], "--route: \"cue\" is not NAME=DEST"),
+        (["--route", "=null"], "--route: \"=null\" is not NAME=DEST"),
+        (["--route", "cue="], "--route: \"cue=\" is not NAME=DEST"),
+        (["--route", "cue=a", "--route", "cue=b"], "--route: output bus \"cue\" is given twice"),
         (["--device", "null", "--route", "main=null"], "both name main's PCM"),
     ])
     func badSyntaxIsAUsageError(arguments: [String], message: String) throws {

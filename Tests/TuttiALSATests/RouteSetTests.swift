@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import TuttiEngine
+import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
@@ -43,9 +44,9 @@ private func routeReference(frames: Int) throws -> (main: [Float], cue: [Float])
     return (main, cue)
 }
 
-extension ALSAEvent {
+extension OutputEvent {
     /// The route an event is about and the inner event, for events of a route past main.
-    var routeEvent: (String, ALSAEvent)? { if case .route(let name, let e) = self { (name, e) } else { nil } }
+    var routeEvent: (String, OutputEvent)? { if case .bus(let name, let e) = self { (name, e) } else { nil } }
 }
 
 /// The route PCMs (`routeDevices`) on mock devices: every byte checked against the offline
@@ -60,7 +61,7 @@ extension ALSAEvent {
         let c = Collector()
         let output = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
         try output.start(frameLimit: Int64(frames))
-        let finished = output.waitUntilFinished(timeout: 20)
+        let finished = output.waitUntilFinished(timeoutSeconds: 20)
         output.stop(drain: finished)
         return (output, c, finished)
     }

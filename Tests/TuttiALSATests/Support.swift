@@ -3,6 +3,7 @@ import Testing
 import Tutti
 import TuttiALSA
 import TuttiDSP
+import TuttiOutput
 
 /// A small busy graph, identical every time it is built: two tones and a looping buffer on
 /// two buses, with gain ramps, a duck and a pause scheduled at exact frames (all queued
@@ -65,13 +66,13 @@ func firstDifference(_ a: [Float], _ b: [Float]) -> Int? {
 final class Collector: @unchecked Sendable {
     private let lock = NSLock()
     private var _lines: [String] = []
-    private var _events: [ALSAEvent] = []
+    private var _events: [OutputEvent] = []
     var lines: [String] {
         lock.lock()
         defer { lock.unlock() }
         return _lines
     }
-    var events: [ALSAEvent] {
+    var events: [OutputEvent] {
         lock.lock()
         defer { lock.unlock() }
         return _events
@@ -83,7 +84,7 @@ final class Collector: @unchecked Sendable {
             lock.unlock()
         }
     }
-    var onEvent: @Sendable (ALSAEvent) -> Void {
+    var onEvent: @Sendable (OutputEvent) -> Void {
         { [self] e in
             lock.lock()
             _events.append(e)
@@ -92,7 +93,7 @@ final class Collector: @unchecked Sendable {
     }
 
     /// Wait (bounded) until `predicate` holds for the events so far.
-    func waitFor(_ seconds: Double, _ predicate: ([ALSAEvent]) -> Bool) -> Bool {
+    func waitFor(_ seconds: Double, _ predicate: ([OutputEvent]) -> Bool) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if predicate(events) { return true }
@@ -102,14 +103,14 @@ final class Collector: @unchecked Sendable {
     }
 }
 
-extension ALSAEvent {
+extension OutputEvent {
     var isDeviceLost: Bool { if case .deviceLost = self { true } else { false } }
     var isDeviceRestored: Bool { if case .deviceRestored = self { true } else { false } }
     var isStalled: Bool { if case .stalled = self { true } else { false } }
     var isStallEnded: Bool { if case .stallEnded = self { true } else { false } }
     var isXrun: Bool { if case .xrun = self { true } else { false } }
     var isFinished: Bool { if case .finished = self { true } else { false } }
-    var lostCode: Int32? { if case .deviceLost(let c, _) = self { c } else { nil } }
+    var lostCode: Int32? { if case .deviceLost(_, let c) = self { c } else { nil } }
 }
 
 func uniqueName(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8))" }
@@ -120,8 +121,8 @@ func mockConfiguration(_ device: String, period: Int = 256, periods: Int = 4) ->
     c.periodFrames = period
     c.periodCount = periods
     c.realtimePriority = nil
-    c.reopenInitialDelay = 0.01
-    c.reopenMaximumDelay = 0.05
+    c.reconnect.backoffInitial = .seconds(0.01)
+    c.reconnect.backoffMax = .seconds(0.05)
     return c
 }
 
@@ -138,7 +139,7 @@ func playOnMock(
     let started = monotonic()
     try output.start(frameLimit: Int64(frames))
     try during?(output)
-    let finished = output.waitUntilFinished(timeout: timeout)
+    let finished = output.waitUntilFinished(timeoutSeconds: timeout)
     output.stop(drain: finished)
     engine.pollEvents()
     return (output, finished, monotonic() - started)

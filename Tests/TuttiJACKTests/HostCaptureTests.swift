@@ -24,7 +24,7 @@ extension JACKTests {
             output.backend = .jack
             output.device = server.name
             output.capture = mic
-            output.captureFrom = ["tutti:out_1"]
+            output.captureSources = ["tutti:out_1"]
             try engine.startOutput(output)
             let deadline = Date().addingTimeInterval(5)
             var xruns = 0
@@ -66,20 +66,19 @@ extension JACKTests {
                 #expect(longest >= 24_000, "captured − played one period earlier: \(residual); longest match \(longest) frames")
             }
 
-            // ALSA captures from a PCM (captureDevice), not from JACK ports.
+            // ALSA captures from one PCM, not from a list of ports.
             var alsa = OutputConfiguration()
             alsa.device = "null"
             alsa.capture = mic
-            alsa.captureFrom = ["tutti:out_1"]
+            alsa.captureSources = ["tutti:out_1", "tutti:out_2"]
             do {
                 try engine.startOutput(alsa)
-                Issue.record("ALSA capture from JACK ports accepted")
+                Issue.record("ALSA capture from two sources accepted")
                 engine.stopOutput()
             } catch {
-                #expect(error.code == .invalidArgument && error.message.contains("captureDevice"))
+                #expect(error.code == .invalidArgument && error.message.contains("captureSources: ALSA captures from one PCM"), "\(error)")
             }
-            alsa.captureFrom = []
-            alsa.captureDevice = "tutti-no-such-capture-pcm"
+            alsa.captureSources = ["tutti-no-such-capture-pcm"]
             do {
                 try engine.startOutput(alsa)
                 Issue.record("an unknown capture PCM accepted")

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TuttiEngine
 import TuttiJACK
+import TuttiOutput
 import TuttiTestSupport
 
 /// Capture through JACK input ports: `in_1` connected to the client's own `out_1` (a
@@ -48,7 +49,7 @@ extension JACKTests {
             let output = try JACKOutput(engine: engine, configuration: config, log: { _ in })
             try output.start(frameLimit: Int64(frames))
             let deadline = Date().addingTimeInterval(15)
-            while !output.waitUntilFinished(timeout: 0.01), Date() < deadline { engine.pollEvents() }
+            while !output.waitUntilFinished(timeoutSeconds: 0.01), Date() < deadline { engine.pollEvents() }
             output.stop()
             if output.xrunCount > 0 && !finalAttempt { return false }
             #expect(output.negotiated.bufferFrames == period)

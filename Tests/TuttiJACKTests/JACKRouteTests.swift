@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TuttiEngine
 import TuttiJACK
+import TuttiOutput
 import TuttiTestSupport
 
 /// A two-route engine as a JACK client: port groups `main_1/2` and `cue_1/2`, each carrying
@@ -26,7 +27,7 @@ extension JACKTests {
             #expect(cue.connect("\(client):cue_2", toChannel: 2))
             let deadline = Date().addingTimeInterval(10)
             var finished = false
-            while !finished, Date() < deadline { finished = output.waitUntilFinished(timeout: 0.01) }
+            while !finished, Date() < deadline { finished = output.waitUntilFinished(timeoutSeconds: 0.01) }
             output.stop(drain: true)
             main.close()
             cue.close()
@@ -92,7 +93,7 @@ extension JACKTests {
             let missing = try server.run(
                 [Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1,nope:in_9"])
             #expect(missing.status == 1)
-            #expect(missing.stderr.contains("--route cue=reccue:in_1,nope:in_9: no JACK port \"nope:in_9\""), "\(missing.stderr)")
+            #expect(missing.stderr.contains("output bus cue (reccue:in_1,nope:in_9): no JACK port \"nope:in_9\""), "\(missing.stderr)")
             let count = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1"])
             #expect(count.status == 1)
             #expect(count.stderr.contains("1 port to connect for 2 output channels"), "\(count.stderr)")
@@ -112,7 +113,7 @@ extension JACKTests {
             print("tutti play --backend jack --route: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
             #expect(play.status == 0, "\(play.stderr)")
             #expect(play.stdout.contains("played 1.00 s in "))
-            #expect(play.stdout.contains("; route cue: latency "), "\(play.stdout)")
+            #expect(play.stdout.contains("; route cue on \"reccue:in_1,reccue:in_2\": "), "\(play.stdout)")
             #expect(!play.stdout.contains("(unconnected)"), "\(play.stdout)")
             let m = JACKRouteTests.levels(main, own: 440, other: 1_000)
             let c = JACKRouteTests.levels(cue, own: 1_000, other: 440)

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TuttiEngine
 import TuttiJACK
+import TuttiOutput
 import TuttiTestSupport
 
 /// Every JACK test, one at a time: libjack keeps per-process state for one server, so a test
@@ -74,14 +75,14 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Int? {
 
 /// Collects log lines and events from the backend's threads. Thread: any (one lock).
 final class Collector: Sendable {
-    private let state = Mutex<(lines: [String], events: [JACKEvent])>(([], []))
+    private let state = Mutex<(lines: [String], events: [OutputEvent])>(([], []))
     var lines: [String] { state.withLock { $0.lines } }
-    var events: [JACKEvent] { state.withLock { $0.events } }
+    var events: [OutputEvent] { state.withLock { $0.events } }
     var log: @Sendable (String) -> Void { { [self] l in state.withLock { $0.lines.append(l) } } }
-    var onEvent: @Sendable (JACKEvent) -> Void { { [self] e in state.withLock { $0.events.append(e) } } }
+    var onEvent: @Sendable (OutputEvent) -> Void { { [self] e in state.withLock { $0.events.append(e) } } }
 
     /// Wait (bounded) until `predicate` holds for the events so far.
-    func waitFor(_ seconds: Double, _ predicate: ([JACKEvent]) -> Bool) -> Bool {
+    func waitFor(_ seconds: Double, _ predicate: ([OutputEvent]) -> Bool) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if predicate(events) { return true }
@@ -91,11 +92,11 @@ final class Collector: Sendable {
     }
 }
 
-extension JACKEvent {
+extension OutputEvent {
     var isDeviceLost: Bool { if case .deviceLost = self { true } else { false } }
     var isDeviceRestored: Bool { if case .deviceRestored = self { true } else { false } }
     var isGaveUp: Bool { if case .gaveUp = self { true } else { false } }
     var isFinished: Bool { if case .finished = self { true } else { false } }
     var lateFrames: Int64? { if case .commandsLate(let n) = self { n } else { nil } }
-    var bufferFrames: Int? { if case .bufferSizeChanged(let n) = self { n } else { nil } }
+    var bufferFrames: Int? { if case .periodChanged(let n) = self { n } else { nil } }
 }

@@ -76,7 +76,7 @@ import TuttiTestSupport
         #expect(error?.message.contains("no-such-pcm-anywhere") == true)
     }
 
-    /// `routeDestinations`: each route past main on its own ALSA PCM (alsa-lib's `null`),
+    /// `busDestinations`: each output bus past main on its own ALSA PCM (alsa-lib's `null`),
     /// bad names and counts refused before anything opens.
     @Test func routesPlayOnTheirOwnPCMs() throws {
         var engineConfig = AudioEngineConfiguration()
@@ -86,16 +86,16 @@ import TuttiTestSupport
         config.device = "null"
         config.periodFrames = 256
         for (destinations, text) in [
-            (["booth": ["null"]], "no route \"booth\" past main (routes: main, cue)"),
-            (["cue": ["null", "null"]], "ALSA takes one PCM per route, got 2"),
+            (["booth": ["null"]], "no output bus \"booth\" (the engine's buses: main, cue)"),
+            (["cue": ["null", "null"]], "ALSA takes one PCM per output bus, got 2"),
             (["cue": ["no-such-pcm-anywhere"]], "route cue (PCM \"no-such-pcm-anywhere\")"),
         ] {
-            config.routeDestinations = destinations
+            config.busDestinations = destinations
             let error = #expect(throws: TuttiError.self) { try engine.startOutput(config) }
             #expect(error?.message.contains(text) == true, "\(error?.message ?? "")")
             #expect(!engine.isOutputRunning)
         }
-        config.routeDestinations = ["cue": ["null"]]
+        config.busDestinations = ["cue": ["null"]]
         try engine.startOutput(config)
         let deadline = Date().addingTimeInterval(5)
         while engine.framesRendered < 48_000, Date() < deadline { usleep(1_000) }

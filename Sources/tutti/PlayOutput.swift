@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import Tutti
+
+/// `--backend` of `tutti play` and `tutti devices`: a backend's name as the library spells it
+/// (an unknown one lists the known ones).
+extension OutputConfiguration.Backend: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public var defaultValueDescription: String { name }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
+}
+
+/// The JACK options of `tutti play`.
+struct JACKPlayOptions: ParsableArguments {
+    @Option(name: .customLong("jack-name"), help: "JACK client name (JACK adds a suffix when it is taken).")
+    var name = "tutti"
+
+    @Option(name: .customLong("jack-server"), help: "JACK server name (default: $JACK_DEFAULT_SERVER, else \"default\").")
+    var server: String?
+
+    @Flag(name: .customLong("no-connect"), help: "Leave the output ports unconnected.")
+    var noConnect = false
+
+    @Option(
+        name: .customLong("connect"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Connect out_1, out_2, … to these ports in order, one per channel (default: the physical playback ports); put them after the scene, or repeat --connect.",
+            valueName: "port"))
+    var connect: [String] = []
+
+    @Option(
+        name: .customLong("capture-from"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Connect these ports to in_1, in_2, … in order (the scene's input source captures from them; default: none).",
+            valueName: "port"))
+    var captureFrom: [String] = []
+
+    func rejectWithoutJACK() throws {
+        let given = [
+            (name != "tutti", "--jack-name"), (server != nil, "--jack-server"), (noConnect, "--no-connect"),
+            (!connect.isEmpty, "--connect"), (!captureFrom.isEmpty, "--capture-from"),
+        ]
+        if let hit = given.first(where: { $0.0 }) { throw ValidationError("\(hit.1) is for --backend jack") }
+    }
+}
+
+extension Play {
+    /// Usage errors (exit 64): options of the other backend, contradictions.
+    func validateBackendOptions() throws {
+        guard backend == .jack else {
+            try jack.rejectWithoutJACK()
+            return
+        }
+        if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
+        if mlock { throw ValidationError("--mlock is for --backend alsa") }
+        if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
+        if period != 1024 || periods != 4 {
+            throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
+        }
+        if format != nil { throw ValidationError("--format: JACK ports are float32") }
+        if captureDevice != nil { throw ValidationError("--capture-device is for --backend alsa; with JACK use --capture-from PORT") }
+        if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
+    }
+
+    /// The `--route` values as the library reads them (`OutputSettings.addBusDestination`):
+    /// a malformed one or a route given twice is a usage error (exit 64).
+    func routeDestinations() throws -> [String: [String]] {
+        var settings = OutputSettings()
+        for value in route {
+            do {
+                try settings.addBusDestination(value, backend: backend.implementation)
+            } catch {
+                throw ValidationError("--route: \(error.message) (NAME=DEST: an ALSA PCM, or JACK ports with --backend jack)")
+            }
+        }
+        return settings.busDestinations
+    }
+
+    /// Usage checks that need no scene: syntax, and `main` named twice (`--device` /
+    /// `--connect` / `--no-connect` name it too).
+    func validateRoutes() throws {
+        guard let main = try routeDestinations()["main"] else { return }
+        let destination = main.joined(separator: ",")
+        if backend == .alsa, device != "default" {
+            throw ValidationError("--route main=\(destination) and --device \(device) both name main's PCM: give one")
+        }
+        if backend == .jack, jack.noConnect || !jack.connect.isEmpty {
+            throw ValidationError("--route main=\(destination) and --connect / --no-connect both say where main goes: give one")
+        }
+    }
+
+    /// What the options ask of the output, for a scene with output buses `routes` (main
+    /// first); the capture (`--capture-device`, `--capture-from`) is added with the scene's
+    /// input (`captureSources`). A `--route` the scene does not have, or (ALSA) a route past main without one,
+    /// is a usage error naming it (exit 64).
+    func outputSettings(routes: [String]) throws -> OutputSettings {
+        let destinations = try routeDestinations()
+        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) where !routes.contains(name) {
+            throw ValidationError(
+                "--route \(name)=\(ports.joined(separator: ",")): the scene has no route \"\(name)\" (engine.routes: \(routes.joined(separator: ", ")))"
+            )
+        }
+        var settings = OutputSettings(device: backend == .alsa ? device : jack.server)
+        settings.busDestinations = destinations
+        let main = routes.first ?? "main"
+        switch backend {
+        case .alsa:
+            if !destinations.isEmpty || routes.count > 1 {
+                for name in routes.dropFirst() where destinations[name] == nil {
+                    throw ValidationError(
+                        "route \"\(name)\" of \(scene) has no PCM: add --route \(name)=PCM (every route plays on its own ALSA PCM)")
+                }
+            }
+            settings.periodFrames = period
+            settings.periodCount = periods
+            settings.sampleFormats = format.map { [$0.format] }
+            settings.realtimePriority = noRealtime ? nil : 50
+            settings.lockMemory = mlock
+        case .jack:
+            settings.clientName = jack.name
+            settings.leaveUnconnected = jack.noConnect
+            if !jack.connect.isEmpty { settings.busDestinations[main] = jack.connect }
+        }
+        settings.reconnect = ReconnectPolicy(timeout: .seconds(reconnectTimeout))
+        if rtsan {
+            guard let scope = RealtimeScope.sanitizer() else {
+                throw ValidationError(
+                    "--rtsan: this binary is not linked with the RealtimeSanitizer runtime (build it with scripts/rtsan-check.sh)")
+            }
+            settings.realtimeScope = scope
+        }
+        return settings
+    }
+
+    /// Where the capture comes from: ALSA `--capture-device` (none: the output's PCM), JACK
+    /// the `--capture-from` ports.
+    var captureSources: [String] { backend == .alsa ? captureDevice.map { [$0] } ?? [] : jack.captureFrom }
+}
