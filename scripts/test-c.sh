@@ -4,7 +4,7 @@
 #   - the header compiles warning-free as C99 and as C++ (extern "C"), and every function it
 #     declares is exported while nothing else is (readelf);
 #   - the library needs no Swift runtime from outside (ldd);
-#   - the C tests of tests/c/ (every promise of the C ABI spec) build and pass;
+#   - the C tests of tests/c/ (every promise include/tutti.h makes) build and pass;
 #   - the render path allocates nothing: a malloc-counting test, and RealtimeSanitizer
 #     (clang -fsanitize=realtime) around tutti_engine_render, with a self-test that it does
 #     catch an allocation made inside the library;
