@@ -1,7 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiEngine → TuttiDSP → C kernels and
+// system libraries; TuttiPolicy is pure and Tutti wires it to the engine. docs/architecture.md draws every import
+// between targets (checked by Tests/TuttiTests/ArchitectureTests.swift).
 let package = Package(
     name: "Tutti",
     products: [
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
         .target(name: "TuttiEngine", dependencies: [
-            "TuttiDSP", "TuttiPolicy", "CSndFile",
+            "TuttiDSP", "CSndFile",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
