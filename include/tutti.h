@@ -3,7 +3,7 @@
  * policy (categories, interruptions, ducking, silent switch, volumes, routes, remote
  * commands). Link with `pkg-config --cflags --libs tutti`.
  *
- * This header is the contract of the C ABI; the C tests (tests/c) check its promises. The
+ * This header is the contract of the C ABI; the C tests (Tests/C) check its promises. The
  * behaviour behind it is the Swift API's (`import Tutti`), which this ABI translates; the
  * policy is specified in docs/policy.md, scenes in docs/scene-format.md.
  *
