@@ -69,7 +69,7 @@ let package = Package(
 
         // Test support: a per-thread malloc counter (interposes malloc in the test binary).
         .target(name: "CTuttiTestSupport", path: "Tests/CTuttiTestSupport"),
-        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport", "TuttiEngine", "CSndFile"], path: "Tests/TuttiTestSupport"),
+        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport", "TuttiEngine", "TuttiDSP", "CSndFile"], path: "Tests/TuttiTestSupport"),
         .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiPolicyTests", dependencies: [
             "TuttiPolicy",

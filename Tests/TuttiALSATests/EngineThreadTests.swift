@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiTestSupport
 
 @testable import TuttiALSA
 

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TuttiEngine
 import TuttiJACK
+import TuttiTestSupport
 
 /// `JACKOutput` in process against a private dummy-driver server, with a recording client
 /// connected to its ports. Recordings are aligned by JACK frame time: the output tells the

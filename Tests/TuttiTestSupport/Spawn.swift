@@ -51,3 +51,84 @@ public func spawnChild(
     guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
     return child
 }
+
+/// Wait for `pid` to end and reap it: its exit status, or the number of the signal that ended
+/// it (as Foundation's `terminationStatus`). Any test thread.
+public func waitForChild(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+}
+
+/// A child process (`spawnChild`) whose stdout and stderr go to one file of its own (a chatty
+/// child cannot fill a pipe nobody reads) and whose wait is bounded, so a hang fails the test
+/// instead of stalling the run. Killed and reaped when dropped while still running. Thread:
+/// the test's.
+public final class Child {
+    public let pid: pid_t
+    private let directory: String
+    /// Whether `wait(seconds:)` had to kill it.
+    public private(set) var timedOut = false
+    private var status: Int32?
+
+    /// Start `executable` (a path) with `arguments`.
+    public init(_ executable: String, _ arguments: [String]) throws {
+        directory = makeTemporaryFolder()
+        pid = try spawnChild([executable] + arguments, stdout: directory + "/out")
+    }
+
+    deinit {
+        if status == nil {
+            kill(pid, SIGKILL)
+            var s: Int32 = 0
+            _ = waitpid(pid, &s, 0)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// True until the child has exited (reaps it when it has).
+    public var isRunning: Bool {
+        if status != nil { return false }
+        var s: Int32 = 0
+        if waitpid(pid, &s, WNOHANG) == pid {
+            status = s
+            return false
+        }
+        return true
+    }
+
+    /// True when the child exited (rather than being killed by a signal).
+    public var exited: Bool { status.map { $0 & 0x7F == 0 } ?? false }
+
+    /// Wait at most `seconds`; a child still running then is killed and `timedOut` set.
+    /// Returns the exit status, or -1 when a signal ended it.
+    @discardableResult
+    public func wait(seconds: Double) -> Int32 {
+        let end = Date().addingTimeInterval(seconds)
+        while isRunning, Date() < end { usleep(5_000) }
+        if isRunning {
+            timedOut = true
+            kill(pid, SIGKILL)
+            var s: Int32 = 0
+            _ = waitpid(pid, &s, 0)
+            status = s
+        }
+        return exited ? (status! >> 8) & 0xFF : -1
+    }
+
+    /// stdout and stderr so far.
+    public var output: String { (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "" }
+}
+
+extension Tool {
+    /// Run `argv` (argv[0] a path) to the end with `spawnChild` (stdin /dev/null): its exit
+    /// status (or the signal that ended it) and its stdout and stderr together, in the order
+    /// written.
+    public static func runMerged(_ argv: [String]) throws -> (status: Int32, output: String) {
+        let dir = makeTemporaryFolder("tutti-run")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pid = try spawnChild(argv, stdout: dir + "/out")
+        let status = waitForChild(pid)
+        return (status, (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "")
+    }
+}

@@ -10,12 +10,16 @@ public enum Tool {
         return url.path
     }()
 
-    /// The `tutti` executable next to this test bundle.
-    public static let tutti: String? = {
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
-        return access(candidate, X_OK) == 0 ? candidate : nil
-    }()
+    /// The folder of the fixtures (scenes, audio, golden journals) of this checkout.
+    public static let fixtures: String = repositoryRoot + "/fixtures"
+
+    /// Where the `tutti` executable is built: next to this test bundle (`swift build
+    /// --build-tests` builds it), whether it is there or not.
+    public static let tuttiPath: String = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("tutti").path
+
+    /// The `tutti` executable next to this test bundle (nil: not built).
+    public static let tutti: String? = access(tuttiPath, X_OK) == 0 ? tuttiPath : nil
 
     /// What a child process did: exit status, its output, how long it ran (seconds).
     public struct Result {
