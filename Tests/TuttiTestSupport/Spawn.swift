@@ -60,21 +60,35 @@ public func waitForChild(_ pid: pid_t) -> Int32 {
     return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
 }
 
-/// A child process (`spawnChild`) whose stdout and stderr go to one file of its own (a chatty
-/// child cannot fill a pipe nobody reads) and whose wait is bounded, so a hang fails the test
-/// instead of stalling the run. Killed and reaped when dropped while still running. Thread:
-/// the test's.
+/// A child process (`spawnChild`, stdin /dev/null) whose output goes to a file (a chatty child
+/// cannot fill a pipe nobody reads) and whose wait is bounded, so a hang fails the test instead
+/// of stalling the run. Killed and reaped when dropped while still running. Thread: the test's.
 public final class Child {
     public let pid: pid_t
-    private let directory: String
+    private let outputPath: String
+    /// The folder made for the output (removed with the child), nil when the caller named the file.
+    private let directory: String?
     /// Whether `wait(seconds:)` had to kill it.
     public private(set) var timedOut = false
     private var status: Int32?
 
-    /// Start `executable` (a path) with `arguments`.
-    public init(_ executable: String, _ arguments: [String]) throws {
-        directory = makeTemporaryFolder()
-        pid = try spawnChild([executable] + arguments, stdout: directory + "/out")
+    /// Start `executable` (a path) with `arguments`, stdout and stderr together into a file of
+    /// its own (`output`).
+    public convenience init(_ executable: String, _ arguments: [String]) throws {
+        let directory = makeTemporaryFolder()
+        try self.init([executable] + arguments, environment: nil, stdout: directory + "/out", stderr: .withStdout, directory: directory)
+    }
+
+    /// Start `argv` (argv[0] a path) with `environment` ("NAME=value" entries, nil: the test
+    /// process's), stdout into the file `stdout` (truncated), stderr as `stderr` says.
+    public convenience init(_ argv: [String], environment: [String]? = nil, stdout: String, stderr: SpawnedStderr = .withStdout) throws {
+        try self.init(argv, environment: environment, stdout: stdout, stderr: stderr, directory: nil)
+    }
+
+    private init(_ argv: [String], environment: [String]?, stdout: String, stderr: SpawnedStderr, directory: String?) throws {
+        outputPath = stdout
+        self.directory = directory
+        pid = try spawnChild(argv, environment: environment, stdout: stdout, stderr: stderr)
     }
 
     deinit {
@@ -83,7 +97,7 @@ public final class Child {
             var s: Int32 = 0
             _ = waitpid(pid, &s, 0)
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// True until the child has exited (reaps it when it has).
@@ -116,8 +130,22 @@ public final class Child {
         return exited ? (status! >> 8) & 0xFF : -1
     }
 
-    /// stdout and stderr so far.
-    public var output: String { (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "" }
+    /// SIGTERM, then SIGKILL if it has not ended within 2 s; reaped either way.
+    public func stop() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<200 {
+            if !isRunning { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        var s: Int32 = 0
+        _ = waitpid(pid, &s, 0)
+        status = s
+    }
+
+    /// What it wrote to its stdout file so far (with stderr, when that goes there too).
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 }
 
 extension Tool {
