@@ -8,28 +8,32 @@ public enum SpawnedStderr: Sendable {
     case withStdout
     /// /dev/null.
     case discard
+    /// The file at this path (created or truncated).
+    case file(String)
 }
 
 /// Start `argv` (argv[0] a path) with posix_spawn, not Foundation's `Process`: Foundation's
 /// child monitor learns of an exit late while other children run, and tests run in parallel.
-/// stdin is /dev/null, stdout goes to the file `stdout` (appended to when `append`, else
-/// truncated), stderr as `stderr` says. The child gets nothing else of the test process (a
+/// stdin is the file `stdin` (nil: /dev/null), stdout goes to the file `stdout` (appended to
+/// when `append`, else truncated), stderr as `stderr` says. The child gets nothing else of the test process (a
 /// Foundation `Process` being spawned by a parallel test holds a socket whose closing tells it
 /// its child exited: a child that inherited it would hide that exit while it runs), no
 /// blocked signal and every signal at its default action. `environment`: "NAME=value"
 /// entries, nil for the test process's own. Returns the child's pid (the caller reaps it).
 /// Any test thread.
 public func spawnChild(
-    _ argv: [String], environment: [String]? = nil, stdout: String, append: Bool = false, stderr: SpawnedStderr = .withStdout
+    _ argv: [String], environment: [String]? = nil, stdin: String? = nil, stdout: String, append: Bool = false,
+    stderr: SpawnedStderr = .withStdout
 ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, stdin ?? "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
     switch stderr {
     case .withStdout: posix_spawn_file_actions_adddup2(&actions, 1, 2)
     case .discard: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    case .file(let path): posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     }
     _ = tutti_spawn_actions_close_from(&actions, 3)
     var attributes = posix_spawnattr_t()
