@@ -1,7 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiOutput → TuttiEngine → TuttiDSP / TuttiPolicy → C kernels and system libraries.
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiOutput → TuttiEngine → TuttiDSP →
+// C kernels and system libraries; TuttiPolicy is pure and Tutti wires it to the engine. docs/architecture.md draws every
+// import between targets (checked by Tests/TuttiTests/ArchitectureTests.swift).
 let package = Package(
     name: "Tutti",
     products: [
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
         .target(name: "TuttiEngine", dependencies: [
-            "TuttiDSP", "TuttiPolicy", "CSndFile",
+            "TuttiDSP", "CSndFile",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
@@ -72,7 +74,7 @@ let package = Package(
 
         // Test support: a per-thread malloc counter (interposes malloc in the test binary).
         .target(name: "CTuttiTestSupport", path: "Tests/CTuttiTestSupport"),
-        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport", "TuttiEngine", "CSndFile"], path: "Tests/TuttiTestSupport"),
+        .target(name: "TuttiTestSupport", dependencies: ["CTuttiTestSupport", "TuttiEngine", "TuttiOutput", "TuttiDSP", "CSndFile"], path: "Tests/TuttiTestSupport"),
         .testTarget(name: "TuttiDSPTests", dependencies: ["TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiPolicyTests", dependencies: [
             "TuttiPolicy",

@@ -3,7 +3,9 @@
  * policy (categories, interruptions, ducking, silent switch, volumes, routes, remote
  * commands). Link with `pkg-config --cflags --libs tutti`.
  *
- * The Swift API (`import Tutti`) is the source of truth for behaviour; this ABI translates it.
+ * This header is the contract of the C ABI; the C tests (Tests/C) check its promises. The
+ * behaviour behind it is the Swift API's (`import Tutti`), which this ABI translates; the
+ * policy is specified in docs/policy.md, scenes in docs/scene-format.md.
  *
  * Conventions
  * - Every function returns a tutti_result unless its comment says otherwise: TUTTI_OK (0) or
@@ -244,15 +246,13 @@ tutti_result tutti_session_set_foreground(tutti_engine *engine, tutti_session se
 /* The remote commands the session answers from now on: an OR of TUTTI_REMOTE_COMMAND_BIT(c)
  * (0: none, the default). A remote command goes to the most recently active session that
  * answers it; answer them only while the user is in an audio context. INVALID_ARGUMENT for an
- * unknown bit. Any thread. (An addition to the spec: without it no session answers remote
- * commands.) */
+ * unknown bit. Any thread. (Without it no session answers remote commands.) */
 tutti_result tutti_session_set_remote_commands(tutti_engine *engine, tutti_session session, uint32_t commands);
 /* Voices this session's sources may play at once from `at` on (1..65536; 0: no limit of its
  * own, the engine's applies). A play over the limit takes the voice of the session's
  * lowest-priority voice (ties: the quietest, then the oldest) with a 10 ms fade
  * (TUTTI_EVENT_VOICE_STOLEN), or is refused when every voice ranks higher
- * (TUTTI_EVENT_VOICE_REFUSED). Lowering it stops nothing that plays. Any thread. (An
- * addition to the spec.) */
+ * (TUTTI_EVENT_VOICE_REFUSED). Lowering it stops nothing that plays. Any thread. */
 tutti_result tutti_session_set_max_voices(tutti_engine *engine, tutti_session session, uint32_t max_voices,
                                           tutti_frame at);
 /* Destroys the session and its sources at `at` (it deactivates first, releasing what it
@@ -457,7 +457,7 @@ enum {
      * other than it is heard, or a call is active); reason: TUTTI_SILENCE_HINT_*. */
     TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT = 9,
     /* A voice limit took this source's voice for another play: it fades out (10 ms) and stops;
-     * source and session set; reason 0. (An addition to the spec, with the voice limits.) */
+     * source and session set; reason 0. */
     TUTTI_EVENT_VOICE_STOLEN = 10,
     /* A play of this source was refused by a voice limit (every voice it could take ranks
      * higher); source and session set; reason 0. */

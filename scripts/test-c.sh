@@ -4,7 +4,7 @@
 #   - the header compiles warning-free as C99 and as C++ (extern "C"), and every function it
 #     declares is exported while nothing else is (readelf);
 #   - the library needs no Swift runtime from outside (ldd);
-#   - the C tests of tests/c/ (every promise of the C ABI spec) build and pass;
+#   - the C tests of Tests/C/ (every promise include/tutti.h makes) build and pass;
 #   - the render path allocates nothing: a malloc-counting test, and RealtimeSanitizer
 #     (clang -fsanitize=realtime) around tutti_engine_render, with a self-test that it does
 #     catch an allocation made inside the library;
@@ -40,7 +40,7 @@ echo "== test-c: the header alone, as C99 and as C++"
 printf '#include <tutti.h>\nint main(void) { return tutti_version() == TUTTI_VERSION ? 0 : 1; }\n' >"$work/header.c"
 cc "${cstrict[@]}" "$work/header.c" "${tutti_flags[@]}" -o "$work/header-c"
 "$work/header-c"
-c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ tests/c/header_cxx.cpp "${tutti_flags[@]}" -o "$work/header-cxx"
+c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ Tests/C/header_cxx.cpp "${tutti_flags[@]}" -o "$work/header-cxx"
 "$work/header-cxx"
 
 echo "== test-c: exported symbols = the header's functions"
@@ -59,13 +59,13 @@ if ldd "$lib" | grep -Ei 'swift|Foundation|dispatch|BlocksRuntime' >&2; then
   failed=1
 fi
 
-echo "== test-c: C tests (tests/c), built with pkg-config against the installed library"
+echo "== test-c: C tests (Tests/C), built with pkg-config against the installed library"
 export TUTTI_TEST_TMP="$work/files"
 mkdir -p "$TUTTI_TEST_TMP"
-for src in tests/c/test_*.c; do
+for src in Tests/C/test_*.c; do
   name=$(basename "$src" .c)
   [ "$name" = test_realtime_rtsan ] && continue
-  cc "${cstrict[@]}" -Iexamples/c -DTUTTI_PC_VERSION="\"$version\"" "$src" tests/c/harness.c "${tutti_flags[@]}" -lm -lpthread -o "$work/$name"
+  cc "${cstrict[@]}" -Iexamples/c -DTUTTI_PC_VERSION="\"$version\"" "$src" Tests/C/harness.c "${tutti_flags[@]}" -lm -lpthread -o "$work/$name"
   if ! (cd "$work" && "./$name" >"$work/$name.log" 2>&1); then
     echo "test-c: FAILED: $name" >&2
     cat "$work/$name.log" >&2
@@ -78,7 +78,7 @@ done
 echo "== test-c: RealtimeSanitizer around tutti_engine_render"
 clang=$(dirname "$(readlink -f "$(command -v swift)")")/clang
 if [ -x "$clang" ] && "$clang" -fsanitize=realtime -x c /dev/null -c -o /dev/null 2>/dev/null; then
-  "$clang" "${cstrict[@]}" -fsanitize=realtime -Iexamples/c tests/c/test_realtime_rtsan.c tests/c/harness.c "${tutti_flags[@]}" -lm -o "$work/rtsan"
+  "$clang" "${cstrict[@]}" -fsanitize=realtime -Iexamples/c Tests/C/test_realtime_rtsan.c Tests/C/harness.c "${tutti_flags[@]}" -lm -o "$work/rtsan"
   if ! "$work/rtsan" >"$work/rtsan.log" 2>&1; then
     echo "test-c: FAILED: RealtimeSanitizer reported the render path" >&2
     cat "$work/rtsan.log" >&2

@@ -86,7 +86,7 @@ public enum JournalEntry: Hashable, Sendable {
         }
     }
 
-    /// The fields after `type`, in the order of the spec.
+    /// The fields after `type`, in the order of the events log table in docs/scene-format.md.
     public var fields: [(key: String, value: JournalValue)] {
         func s(_ v: String) -> JournalValue { .string(v) }
         switch self {

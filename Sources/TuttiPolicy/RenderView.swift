@@ -1,4 +1,4 @@
-/// What a session's sources do (spec §1, "render states").
+/// What a session's sources do (docs/policy.md, "Categories": the render states).
 /// Value type: any thread.
 public enum SessionRenderState: Hashable, Sendable {
     /// Sources advance and are heard (possibly ducked: see `SessionView.duck`).

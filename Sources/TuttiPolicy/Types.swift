@@ -1,7 +1,7 @@
 // Vocabulary of the policy: categories, options, modes, device values.
 // Raw values are the exact strings of the scene format and the events log.
 
-/// Audio session category (spec §1). Value type: any thread.
+/// Audio session category (§1; the table in docs/policy.md, "Categories"). Value type: any thread.
 public enum Category: String, CaseIterable, Sendable, Hashable {
     /// The categories of §1: `soloAmbient` (the default) and `ambient` are silenced by the switch,
     /// lock and background (`ambient` mixes); `playback`, `playAndRecord` and `multiRoute` play on
@@ -33,7 +33,7 @@ public enum Category: String, CaseIterable, Sendable, Hashable {
     }
 }
 
-/// Category option (spec §1). Value type: any thread.
+/// Category option (§1 of docs/policy.md). Value type: any thread.
 public enum CategoryOption: String, CaseIterable, Sendable, Hashable {
     /// `mixWithOthers` makes the session mixable; `duckOthers` also ducks the others while it is
     /// active (§3); `interruptSpokenAudioAndMixWithOthers` also interrupts `spokenAudio` sessions

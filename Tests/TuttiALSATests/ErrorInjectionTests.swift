@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Tutti
 import TuttiOutput
+import TuttiTestSupport
 
 @testable import TuttiALSA
 

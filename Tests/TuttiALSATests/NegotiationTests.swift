@@ -4,6 +4,7 @@ import Testing
 import Tutti
 import TuttiDSP
 import TuttiOutput
+import TuttiTestSupport
 
 @testable import TuttiALSA
 

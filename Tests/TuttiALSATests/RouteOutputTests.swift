@@ -20,28 +20,6 @@ private func routeScene(seconds: Double) -> String {
     """
 }
 
-/// A child process started with posix_spawn (not Foundation's Process, whose child monitor
-/// would hold up `Tool.run` while this runs), stdout into a file. Thread: the test's.
-private final class Child {
-    let pid: pid_t
-
-    init(_ argv: [String], environment: [String], stdout: String) throws {
-        pid = try spawnChild(argv, environment: environment, stdout: stdout, stderr: .discard)
-    }
-
-    /// SIGTERM, then SIGKILL if it has not ended within 2 s; reaped either way.
-    func stop() {
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<200 {
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-    }
-}
-
 /// `tutti play --route` with each route on its own PulseAudio null sink, recorded from the
 /// sinks' monitors; and the ALSA backend losing a route's PCM while main plays on.
 @Suite(
@@ -92,7 +70,7 @@ struct RouteOutputTests {
         func record(_ sink: String) throws -> Child {
             try Child(
                 ["/usr/bin/parec", "-d", "\(sink).monitor", "--raw", "--format=float32le", "--rate=48000", "--channels=2"],
-                environment: environment, stdout: "\(dir)/\(sink).raw")
+                environment: environment, stdout: "\(dir)/\(sink).raw", stderr: .discard)
         }
         let recorders = [try record("nullsink"), try record("cuesink")]
         usleep(300_000) // both recording before anything plays
@@ -232,8 +210,7 @@ struct RouteOutputTests {
 @Suite(.enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle"))
 struct RouteArgumentTests {
     func play(_ arguments: [String]) throws -> Tool.Result {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-route-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = makeTemporaryFolder("tutti-route")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try routeScene(seconds: 1).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         return try Tool.run([Tool.tutti!, "play", dir + "/scene.json"] + arguments)

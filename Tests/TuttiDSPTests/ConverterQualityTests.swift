@@ -7,16 +7,12 @@ import TuttiTestSupport
 /// a 1 kHz tone, everything-but-the-tone for 20 kHz, time alignment and length. The measured
 /// figures are printed (docs/performance.md quotes them).
 @Suite struct ConverterQualityTests {
-    static func sine(_ f: Double, rate: Double, frames: Int, amplitude: Double = 0.5) -> [Float] {
-        (0..<frames).map { Float(amplitude * sin(2 * .pi * f * Double($0) / rate)) }
-    }
-
     /// (1 kHz SNR, 20 kHz non-tone level) in dB for `quality`, from 1 s mono converted whole.
     static func measure(_ quality: ResamplerQuality) throws -> (snr1k: Double, snr20k: Double) {
         var result: [Double] = []
         for f in [1_000.0, 20_000.0] {
             let out = try resampleBuffer(
-                sine(f, rate: 44_100, frames: 44_100), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: quality)
+                sine(f, rate: 44_100, frames: 0..<44_100), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: quality)
             let mid = out[12_000..<36_000].map(Double.init)
             let fit = Analysis.fitSine(mid[...], frequency: f, sampleRate: 48_000)
             result.append(Analysis.dB(fit.amplitude / 2.squareRoot() / fit.residualRMS))
@@ -55,8 +51,8 @@ import TuttiTestSupport
     @Test(arguments: [ResamplerQuality.sincBest, .sincMedium, .sincFastest, .soxrHQ, .soxrVHQ])
     func outputIsTimeAligned(quality: ResamplerQuality) throws {
         let out = try resampleBuffer(
-            Self.sine(1_000, rate: 44_100, frames: 44_100), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: quality)
-        let ideal = Self.sine(1_000, rate: 48_000, frames: 48_000)
+            sine(1_000, rate: 44_100, frames: 0..<44_100), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: quality)
+        let ideal = sine(1_000, rate: 48_000, frames: 0..<48_000)
         var err = 0.0
         var ref = 0.0
         for i in 12_000..<36_000 {
@@ -72,7 +68,7 @@ import TuttiTestSupport
     func lengthIsRoundedRatioTimesFrames(quality: ResamplerQuality) throws {
         for (from, to) in [(44_100.0, 48_000.0), (48_000.0, 44_100.0), (22_050.0, 48_000.0), (96_000.0, 48_000.0)] {
             for frames in [0, 1, 2, 100, 4_095, 4_096, 4_097, 10_001] {
-                let input = Self.sine(440, rate: from, frames: frames * 2).map { $0 * 0.5 }
+                let input = sine(440, rate: from, frames: 0..<frames * 2).map { $0 * 0.5 }
                 let out = try resampleBuffer(input, channelCount: 2, fromRate: from, toRate: to, quality: quality)
                 #expect(out.count == 2 * Int((Double(frames) * to / from).rounded()), "\(from)→\(to), \(frames) frames")
             }

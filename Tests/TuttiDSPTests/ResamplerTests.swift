@@ -4,10 +4,6 @@ import TuttiDSP
 import TuttiTestSupport
 
 @Suite struct ResamplerTests {
-    func sine(_ f: Double, rate: Double, seconds: Double, amplitude: Double = 0.5) -> [Float] {
-        (0..<Int(rate * seconds)).map { Float(amplitude * sin(2 * .pi * f * Double($0) / rate)) }
-    }
-
     @Test func oneKilohertzAt44100To48000IsCleanAtDefaultQuality() throws {
         let out = try resampleBuffer(
             sine(1000, rate: 44_100, seconds: 1), channelCount: 1, fromRate: 44_100, toRate: 48_000, quality: ResamplerQuality.fileDefault)

@@ -40,7 +40,7 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/long.wav"
-        writeFloatWAV(path, musicLikeSamples(seconds: 3.3, rate: rate, channels: channels), rate: rate, channels: channels)
+        writeWAV(path, musicLikeSamples(seconds: 3.3, rate: rate, channels: channels), rate: rate, channels: channels)
 
         let (engine, bus) = try makeEngine()
         let kind = try AudioFile.sourceKind(path: path, configuration: engine.configuration, quality: .soxrHQ)
@@ -78,21 +78,21 @@ import TuttiTestSupport
         let fileFrames = 48_000 * 4
         var samples = [Float](repeating: 1, count: fileFrames * 2)
         for i in 0..<fileFrames { samples[2 * i] = Float(i + 1) / Float(1 << 20) }
-        writeFloatWAV(path, samples, rate: 48_000, channels: 2)
+        writeWAV(path, samples, rate: 48_000, channels: 2)
 
         let (engine, bus) = try makeEngine(transportFade: 0, ringSeconds: 0.25)
         let id = try engine.addSource(
             try AudioFile.sourceKind(path: path, configuration: engine.configuration, quality: .soxrHQ), bus: bus, loop: true)
         try engine.send(.play(id))
-        var rng = XorShiftTestRNG(seed: 42)
+        var rng = XorShift32(seed: 42)
         let block = 256
         var expected = 0
         var silent = 0
         var seeks = 0
         var out = [Float](repeating: 0, count: block * 2)
         for _ in 0..<3_000 {
-            if rng.next() < 0.05 {
-                let target = Int(rng.next() * Double(fileFrames))
+            if rng.nextDouble() < 0.05 {
+                let target = Int(rng.nextDouble() * Double(fileFrames))
                 try engine.send(.seek(id, position: Int64(target)))
                 expected = target
                 seeks += 1
@@ -133,7 +133,7 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/shrinks.wav"
-        writeFloatWAV(path, musicLikeSamples(seconds: 6, rate: 48_000, channels: 2), rate: 48_000, channels: 2)
+        writeWAV(path, musicLikeSamples(seconds: 6, rate: 48_000, channels: 2), rate: 48_000, channels: 2)
         let (engine, bus) = try makeEngine()
         let id = try engine.addSource(try AudioFile.sourceKind(path: path, configuration: engine.configuration, quality: .soxrHQ), bus: bus)
         try engine.send(.play(id))
@@ -161,7 +161,7 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/loop.wav"
-        writeFloatWAV(path, musicLikeSamples(seconds: 2, rate: 44_100, channels: 2), rate: 44_100, channels: 2)
+        writeWAV(path, musicLikeSamples(seconds: 2, rate: 44_100, channels: 2), rate: 44_100, channels: 2)
         let (engine, bus) = try makeEngine()
         var ids: [SourceID] = []
         for _ in 0..<16 {
@@ -189,7 +189,7 @@ import TuttiTestSupport
         var capacities: [Int] = []
         for seconds in [2.0, 20.0] {
             let path = dir + "/\(Int(seconds)).wav"
-            writeFloatWAV(path, [Float](repeating: 0.1, count: Int(seconds * 44_100) * 2), rate: 44_100, channels: 2)
+            writeWAV(path, [Float](repeating: 0.1, count: Int(seconds * 44_100) * 2), rate: 44_100, channels: 2)
             let (engine, _) = try makeEngine()
             guard case .file(let s) = try AudioFile.sourceKind(path: path, configuration: engine.configuration, quality: .soxrHQ) else {
                 Issue.record("should stream")

@@ -38,13 +38,7 @@ import TuttiTestSupport
     }
 
     @Test func aToneOnCueSoundsOnlyOnCue() throws {
-        let engine = try twoRouteEngine()
-        let bus = try engine.addBus()
-        let a = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
-        let b = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
-        try engine.send(.setRoute(b, route: 1))
-        try engine.send(.play(a))
-        try engine.send(.play(b))
+        let (engine, _, _) = try twoRouteToneEngine()
         let out = renderRoutes(engine, frameCount: 48_000)
         #expect(abs(amplitude(out[0], 440) - 0.5) < 0.01)
         #expect(amplitude(out[0], 1_000) < 1e-4)

@@ -4,6 +4,7 @@ import Testing
 import TuttiEngine
 import TuttiJACK
 import TuttiOutput
+import TuttiTestSupport
 
 /// `JACKOutput` in process against a private dummy-driver server, with a recording client
 /// connected to its ports. Recordings are aligned by JACK frame time: the output tells the
@@ -121,7 +122,7 @@ extension JACKTests {
                 #expect(down.status == 0, "\(down.stderr)")
             }
             #expect(finished)
-            #expect(collector.events.compactMap(\.bufferFrames) == [2048, 64])
+            #expect(collector.events.compactMap(\.periodFrames) == [2048, 64])
             #expect(output.negotiated.bufferFrames == 64)
             // Cycles of 2048 frames are rendered in pieces of the 1024-frame scratch buffer:
             // the same samples.

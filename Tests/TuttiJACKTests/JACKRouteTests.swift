@@ -72,8 +72,7 @@ extension JACKTests {
         @Test(.enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle"))
         func playRouteConnectsEachGroup() throws {
             let server = try JACKServer()
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-jroute-\(UUID().uuidString.prefix(8))").path
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let dir = makeTemporaryFolder("tutti-jroute")
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let scenePath = dir + "/scene.json"
             try """

@@ -49,11 +49,7 @@ extension JACKTests {
                 """
         }
 
-        static func workDirectory() throws -> String {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-jack-\(UUID().uuidString.prefix(8))").path
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            return dir
-        }
+        static func workDirectory() throws -> String { makeTemporaryFolder("tutti-jack") }
 
         /// "engine frame 0 at device frame T" from `tutti play`'s stderr.
         static func startFrameTime(_ stderr: String) -> UInt32? {

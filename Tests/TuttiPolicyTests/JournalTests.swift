@@ -28,7 +28,7 @@ struct JournalTests {
         (.volumeChanged(target: .ringer, value: 0.5), ["target", "value"]),
     ]
 
-    @Test("every type of the events log has a case, with the spec's fields in order")
+    @Test("every type of the events log has a case, with the events log's fields in order")
     func typesAndFields() {
         let specTypes = [
             "sessionActivated", "sessionDeactivated", "activationFailed", "interruptionBegan",

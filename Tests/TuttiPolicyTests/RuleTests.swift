@@ -1,7 +1,7 @@
 import Testing
 import TuttiPolicy
 
-// One suite per rule of /work/shared/spec/policy.md; each row names what it checks.
+// One suite per rule of docs/policy.md (rules 1–10); each row names what it checks.
 
 @Suite("rule 1: categories and options")
 struct Rule1Tests {

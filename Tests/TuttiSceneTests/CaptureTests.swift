@@ -34,7 +34,7 @@ import TuttiTestSupport
     }
 
     @Test func recordingEqualsTheInputAndIsSilentWhileMuted() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         let input = sine(440, rate: Self.rate, seconds: 3, amplitude: 0.5)
         writeWAV(dir + "/voice.wav", input, rate: Self.rate, channels: 1)
         var notices: [String] = []
@@ -73,7 +73,7 @@ import TuttiTestSupport
     }
 
     @Test func rendersAreDeterministic() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         writeWAV(dir + "/voice.wav", sine(300, rate: Self.rate, seconds: 3), rate: Self.rate, channels: 1)
         var notices: [String] = []
         _ = try render(Self.scene(), in: dir, inputs: [("mic", dir + "/voice.wav")], notices: &notices)
@@ -85,7 +85,7 @@ import TuttiTestSupport
     }
 
     @Test func inputAtAnotherRateIsConverted() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         writeWAV(dir + "/voice.wav", sine(1000, rate: 44_100, seconds: 3), rate: 44_100, channels: 1)
         var notices: [String] = []
         _ = try render(Self.scene(), in: dir, inputs: [("mic", dir + "/voice.wav")], notices: &notices)
@@ -108,7 +108,7 @@ import TuttiTestSupport
     /// A `record` session captures but is not heard (it plays no audio, rule 5): its input is
     /// recorded whole while the output stays silent, whatever the input's gain.
     @Test func recordSessionsRecordButAreNotHeard() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         let input = sine(440, rate: Self.rate, seconds: 1, amplitude: 0.5)
         writeWAV(dir + "/voice.wav", input, rate: Self.rate, channels: 1)
         let json = """
@@ -123,7 +123,7 @@ import TuttiTestSupport
     }
 
     @Test func inputWithoutFileCapturesSilenceAndSaysSo() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         var notices: [String] = []
         _ = try render(Self.scene(), in: dir, inputs: [], notices: &notices)
         #expect(notices.count == 1 && notices[0].contains("\"mic\""))
@@ -158,7 +158,7 @@ import TuttiTestSupport
 
     @Test func badInputArgumentsFailAndWriteNothing() throws {
         guard let tutti = Tool.tutti else { return }
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         try Self.scene().write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         try """
         {"duration": 1, "sessions": [{"id": "s", "category": "record"}], "sources": [{"id": "t", "session": "s", "tone": {"frequency": 440}}]}

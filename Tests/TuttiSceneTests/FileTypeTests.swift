@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TuttiScene
+import TuttiTestSupport
 
 /// Issue 12: a FIFO (or a folder, or a device) given as an audio file or as the scene hung
 /// forever in `open`. Each is refused before it is opened for reading, naming the path. The
@@ -13,12 +14,12 @@ import TuttiScene
         """
 
     @Test func fifoAsAnAudioFileIsRefused() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(mkfifo(dir + "/pipe.wav", 0o644) == 0)
         try Self.scene.replacingOccurrences(of: "FILE", with: "pipe.wav").write(
             toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
-        let child = try Child(tuttiExecutable, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--quiet"])
+        let child = try Child(Tool.tuttiPath, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--quiet"])
         let status = child.wait(seconds: 20)
         #expect(!child.timedOut, "tutti render hung on a FIFO")
         #expect(status == 1)
@@ -27,10 +28,10 @@ import TuttiScene
     }
 
     @Test func fifoAsTheSceneIsRefused() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(mkfifo(dir + "/scene.json", 0o644) == 0)
-        let child = try Child(tuttiExecutable, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--quiet"])
+        let child = try Child(Tool.tuttiPath, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--quiet"])
         let status = child.wait(seconds: 20)
         #expect(!child.timedOut, "tutti render hung on a FIFO scene")
         #expect(status == 1)
@@ -39,7 +40,7 @@ import TuttiScene
 
     @Test(arguments: [("folder", "is a folder, not a file"), ("/dev/null", "is a character device, not a regular file")])
     func otherNonRegularAudioFilesAreRefused(name: String, message: String) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: true)
         #expect {
@@ -51,7 +52,7 @@ import TuttiScene
     }
 
     @Test func folderAsTheSceneIsRefused() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect { try SceneRenderer.loadScene(path: dir) } throws: { "\($0)" == "\(dir): is a folder, not a file" }
         #expect { try SceneRenderer.loadScene(path: dir + "/nope.json") } throws: { "\($0)" == "\(dir)/nope.json: no such scene file" }

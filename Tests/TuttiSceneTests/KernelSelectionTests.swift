@@ -1,30 +1,20 @@
 import Foundation
 import Testing
 import TuttiDSP
+import TuttiTestSupport
 
 /// TUTTI_KERNELS picks the kernel variant when a process starts, never one above the CPU's:
 /// checked on `tutti bench`, which reports the variant it ran with.
 @Suite struct KernelSelectionTests {
-    let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
+    let tutti = Tool.tuttiPath
 
     /// `tutti bench` (one source, a moment) with TUTTI_KERNELS=`forced`: the variant it
     /// reports, and its stderr.
     func variant(forced: String) throws -> (name: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tutti)
-        p.arguments = ["bench", "--sources", "1", "--seconds", "0.02", "--json"]
-        var env = ProcessInfo.processInfo.environment
-        env["TUTTI_KERNELS"] = forced
-        p.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(errors)")
+        let r = try Tool.run([tutti, "bench", "--sources", "1", "--seconds", "0.02", "--json"], environment: ["TUTTI_KERNELS": forced])
+        let data = Data(r.stdout.utf8)
+        let errors = r.stderr
+        #expect(r.status == 0, "\(errors)")
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         return (json?["kernels"] as? String ?? "", errors)
     }

@@ -2,6 +2,7 @@ import CSndFile
 import Foundation
 import Testing
 import TuttiScene
+import TuttiTestSupport
 
 /// Issue 12: the loader's memory guard counted input frames, so a small low-rate file (a
 /// FLAC of hours of silence at 1 kHz) was upsampled to 48 kHz in memory and died under a
@@ -31,7 +32,7 @@ import TuttiScene
     /// threshold) it streams, and a `tutti render` limited to 3 GB of address space (which
     /// it used to die in) renders it.
     @Test func lowRateFileTooLargeOnceConvertedIsRefusedBeforeAllocating() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         writeSilentFLAC(dir + "/long.flac", frames: 12_000_000)
         #expect {
@@ -50,7 +51,7 @@ import TuttiScene
         let child = try Child(
             "/bin/sh",
             [
-                "-c", "ulimit -v 3000000 && exec \"$0\" render \"$1\" -o \"$2\" --quiet", tuttiExecutable, dir + "/scene.json",
+                "-c", "ulimit -v 3000000 && exec \"$0\" render \"$1\" -o \"$2\" --quiet", Tool.tuttiPath, dir + "/scene.json",
                 dir + "/out.wav",
             ])
         let status = child.wait(seconds: 120)
@@ -61,7 +62,7 @@ import TuttiScene
     /// libsamplerate refuses ratios above 256 (1 kHz → 384 kHz): the error names the file.
     /// (libsoxr, the default, converts it; the scene asks for a libsamplerate quality.)
     @Test func conversionErrorNamesTheFile() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         writeWAV(dir + "/low.wav", [Float](repeating: 0.1, count: 1_000), rate: 1_000, channels: 1)
         let scene = """

@@ -3,12 +3,13 @@ import Testing
 import Tutti
 import TuttiDSP
 import TuttiScene
+import TuttiTestSupport
 
 /// Live playback (commands queued ahead, odd period sizes) equals the offline render.
 @Suite struct PlaybackTests {
     @Test(arguments: ["demo.json", "voip.json"])
     func liveScheduleMatchesOfflineRender(name: String) throws {
-        let path = fixturesDir + "/scenes/" + name
+        let path = Tool.fixtures + "/scenes/" + name
         let scene = try Scene.decode(
             json: String(contentsOfFile: path, encoding: .utf8),
             baseDirectory: (path as NSString).deletingLastPathComponent)
@@ -41,7 +42,7 @@ import TuttiScene
     /// decided: the live output equals an offline render of the scene with the same actions
     /// as scene events at those frames (after the scene's own events there).
     @Test func controlLinesEqualSceneEventsAtTheFrameTheyWereApplied() throws {
-        let path = fixturesDir + "/scenes/demo.json"
+        let path = Tool.fixtures + "/scenes/demo.json"
         var scene = try SceneRenderer.loadScene(path: path)
         let playback = try ScenePlayback(scene: scene)
         let ch = scene.engine.channelCount

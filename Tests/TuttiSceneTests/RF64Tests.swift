@@ -2,6 +2,7 @@ import CSndFile
 import Foundation
 import Testing
 import TuttiDSP
+import TuttiTestSupport
 
 @testable import TuttiScene
 
@@ -41,7 +42,7 @@ import TuttiDSP
 
     @Test(arguments: [SampleFormat.float32, .s16, .s24])
     func forcedRF64IsReadBackByLibsndfileAndSox(format: SampleFormat) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tone = try writeTone(dir + "/rf64.wav", container: .rf64, format: format)
         let bytes = FileManager.default.contents(atPath: dir + "/rf64.wav")!
@@ -67,7 +68,7 @@ import TuttiDSP
     }
 
     @Test func rf64IsDeterministicAndSmallOutputsStayPlainWAV() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try writeTone(dir + "/a.wav", container: .rf64, format: .s16)
         _ = try writeTone(dir + "/b.wav", container: .rf64, format: .s16)
@@ -86,7 +87,7 @@ import TuttiDSP
     /// A plain-WAV writer that is given more than a WAV holds fails instead of wrapping its
     /// sizes (the limit is lowered here so the test writes kilobytes, not 4 GiB).
     @Test func plainWAVWriterRefusesToPassTheLimit() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let w = try AtomicWAVWriter(path: dir + "/out.wav", sampleRate: 48_000, channelCount: 2, format: .float32)
         w.wavDataLimitBytes = 8_000

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TuttiDSP
+import TuttiTestSupport
 
 @testable import TuttiScene
 
@@ -43,11 +44,11 @@ import TuttiDSP
     /// The demo loads four files (all at other rates than 48 kHz): progress names each one
     /// as it loads, then follows the render to the end; the report counts them once.
     @Test func progressCoversLoadingThenRendering() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var seen: [RenderProgress] = []
         let report = try SceneRenderer.renderFile(
-            scenePath: fixturesDir + "/scenes/demo.json", outputPath: dir + "/demo.wav", eventsPath: nil, format: nil,
+            scenePath: Tool.fixtures + "/scenes/demo.json", outputPath: dir + "/demo.wav", eventsPath: nil, format: nil,
             progress: { seen.append($0) })
         let loading = seen.prefix { if case .loading = $0 { true } else { false } }
         #expect(
@@ -68,7 +69,7 @@ import TuttiDSP
 
     /// `ScenePlayback` used to decode and convert every file twice (once per renderer).
     @Test func playbackLoadsEachFileOnce() throws {
-        let scene = try SceneRenderer.loadScene(path: fixturesDir + "/scenes/demo.json")
+        let scene = try SceneRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
         let playback = try ScenePlayback(scene: scene)
         #expect(playback.loading.fileCount == 4)
         #expect(playback.loading.convertedFileCount == 4)

@@ -7,7 +7,7 @@ import TuttiTestSupport
 
 @Suite struct RenderTests {
     @Test func fileSourcesMixExactly() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let a = sine(440, rate: 48_000, seconds: 1, amplitude: 0.8, channels: 2)
         var rng = SystemRandomNumberGenerator()
@@ -47,7 +47,7 @@ import TuttiTestSupport
     }
 
     @Test func oneKilohertzFileAt44100RendersCleanAt48000() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let y = try toneFileScene(dir, freq: 1000)
         let mid = y[8_000..<40_000]
@@ -58,7 +58,7 @@ import TuttiTestSupport
     }
 
     @Test func twentyKilohertzFileLeavesNoAlias() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let y = try toneFileScene(dir, freq: 20_000)
         let mid = y[8_000..<40_000]
@@ -69,9 +69,9 @@ import TuttiTestSupport
 
     @Test(arguments: ["demo.json", "navigation.json", "blog-app.json"])
     func sameSceneSameBytes(scene: String) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = fixturesDir + "/scenes/" + scene
+        let path = Tool.fixtures + "/scenes/" + scene
         for (i, format) in [SampleFormat.float32, .s16].enumerated() {
             _ = try SceneRenderer.renderFile(
                 scenePath: path, outputPath: dir + "/a\(i).wav", eventsPath: dir + "/a\(i).jsonl", format: format)
@@ -88,7 +88,7 @@ import TuttiTestSupport
 
     @Test(arguments: [(SampleFormat.s16, 16), (.s24, 24)])
     func integerOutputIsAValidDitheredWAV(format: SampleFormat, bits: Int) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = try renderScene(
             """
@@ -97,12 +97,12 @@ import TuttiTestSupport
              "events": [{"at": 0, "session": "s", "action": "activate"}, {"at": 0.5, "source": "t", "action": "play"}]}
             """, in: dir, format: format)
         // sox reads it and agrees on the format.
-        let info = try run("/usr/bin/soxi", [out])
+        let info = try Tool.runMerged(["/usr/bin/soxi", out])
         #expect(info.status == 0, "soxi: \(info.output)")
         #expect(info.output.contains("Precision      : \(bits)-bit"))
         #expect(info.output.contains("Sample Rate    : 48000"))
         #expect(info.output.contains("Channels       : 2"))
-        let stat = try run("/usr/bin/sox", [out, "-n", "stat"])
+        let stat = try Tool.runMerged(["/usr/bin/sox", out, "-n", "stat"])
         #expect(stat.status == 0, "sox stat: \(stat.output)")
         // Dithered: the silent first half is ±1 LSB noise, not digital zero.
         let y = readWAV(out).samples
@@ -116,28 +116,33 @@ import TuttiTestSupport
     }
 
     @Test func cliReportsErrorsAndExitsNonZero() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
+        let tutti = Tool.tuttiPath
         try #"{"duration": 1, "events": [{"at": 0, "remote": "plya"}]}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
-        let r = try run(tutti, ["render", dir + "/bad.json", "-o", dir + "/out.wav", "--quiet"])
+        let r = try Tool.runMerged([tutti, "render", dir + "/bad.json", "-o", dir + "/out.wav", "--quiet"])
         #expect(r.status == 1)
         #expect(r.output.contains(#"events[0].remote: unknown remote command "plya" (did you mean "play"?)"#), "\(r.output)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))
-        let usage = try run(tutti, ["render"])
+        let usage = try Tool.runMerged([tutti, "render"])
         #expect(usage.status == 64)
-        let good = try run(tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/voip.wav", "--format", "s24", "--quiet"])
+        let good = try Tool.runMerged([
+            tutti, "render", Tool.fixtures + "/scenes/voip.json", "-o", dir + "/voip.wav", "--format", "s24", "--quiet",
+        ])
         #expect(good.status == 0, "\(good.output)")
         #expect(FileManager.default.fileExists(atPath: dir + "/voip.wav"))
         // --plot: an unknown extension or an unwritable folder is a usage error, and nothing is rendered.
         for plot in [dir + "/t.png", dir + "/missing/t.svg"] {
-            let bad = try run(tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", plot, "--quiet"])
+            let bad = try Tool.runMerged([
+                tutti, "render", Tool.fixtures + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", plot, "--quiet",
+            ])
             #expect(bad.status == 64, "\(bad.output)")
             #expect(bad.output.contains("--plot \(plot)"), "\(bad.output)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/p.wav"))
         }
-        let plotted = try run(
-            tutti, ["render", fixturesDir + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", dir + "/voip.svg", "--quiet"])
+        let plotted = try Tool.runMerged([
+            tutti, "render", Tool.fixtures + "/scenes/voip.json", "-o", dir + "/p.wav", "--plot", dir + "/voip.svg", "--quiet",
+        ])
         #expect(plotted.status == 0, "\(plotted.output)")
         #expect(try String(contentsOfFile: dir + "/voip.svg", encoding: .utf8).contains("<g class=\"lane session\""))
     }
@@ -148,7 +153,7 @@ import TuttiTestSupport
     /// A tone system sound whose stop falls mid-block after the last event: the file still
     /// has exactly round(duration × rate) frames.
     @Test func outputHasExactlyTheSceneLength() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = try renderScene(
             """

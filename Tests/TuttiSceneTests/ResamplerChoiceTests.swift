@@ -7,9 +7,9 @@ import TuttiTestSupport
 /// Choosing the converter for files at another rate: the scene's `engine.resampler` (soxr
 /// qualities included), the default, and `tutti render --resampler Q`.
 @Suite struct ResamplerChoiceTests {
-    let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
+    let tutti = Tool.tuttiPath
 
-    func run(_ args: [String]) throws -> (status: Int32, output: String) { try TuttiSceneTests.run(tutti, args) }
+    func run(_ args: [String]) throws -> (status: Int32, output: String) { try Tool.runMerged([tutti] + args) }
 
     /// A scene playing a 1 kHz tone recorded at 44.1 kHz, `engineExtra` added to its engine object.
     func writeToneScene(_ dir: String, engineExtra: String) throws -> String {
@@ -31,7 +31,7 @@ import TuttiTestSupport
     }
 
     @Test func sceneDecoderAcceptsTheSoxrQualitiesAndDefaultsToTheFileDefault() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for q in ["soxrHQ", "soxrVHQ"] {
             let scene = try SceneRenderer.loadScene(path: try writeToneScene(dir, engineExtra: #", "resampler": "\#(q)""#))
@@ -46,7 +46,7 @@ import TuttiTestSupport
     }
 
     @Test func renderResamplerFlagOverridesTheScene() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scene = try writeToneScene(dir, engineExtra: #", "resampler": "sincBest""#)
         let best = try run(["render", scene, "-o", dir + "/best.wav", "--quiet"])
@@ -61,7 +61,7 @@ import TuttiTestSupport
     }
 
     @Test func unknownResamplerIsAUsageErrorListingTheNames() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scene = try writeToneScene(dir, engineExtra: "")
         let r = try run(["render", scene, "-o", dir + "/out.wav", "--resampler", "soxrUltra"])

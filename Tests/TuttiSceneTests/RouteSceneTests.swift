@@ -8,9 +8,9 @@ import TuttiTestSupport
 /// `engine.routes`, sources' `route`, and `tutti render … --route-output NAME=FILE`:
 /// checked by measuring the tones in each file.
 @Suite struct RouteSceneTests {
-    let tutti = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tutti").path
+    let tutti = Tool.tuttiPath
 
-    func run(_ args: [String]) throws -> (status: Int32, output: String) { try TuttiSceneTests.run(tutti, args) }
+    func run(_ args: [String]) throws -> (status: Int32, output: String) { try Tool.runMerged([tutti] + args) }
 
     /// A DJ session (multiRoute) with a 440 Hz tone on main and a 1 kHz tone on cue, and a
     /// playback session whose 300 Hz tone asks for nothing (main).
@@ -36,7 +36,7 @@ import TuttiTestSupport
     }
 
     @Test func eachRouteGoesToItsOwnFile() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try scene().write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
         let r = try run(["render", dir + "/s.json", "-o", dir + "/main.wav", "--route-output", "cue=\(dir)/cue.wav", "--quiet"])
@@ -56,7 +56,7 @@ import TuttiTestSupport
     }
 
     @Test func routeOutputErrorsAreUsageErrorsAndWriteNothing() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try scene().write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [

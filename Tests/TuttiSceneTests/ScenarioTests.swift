@@ -27,7 +27,7 @@ import TuttiTestSupport
     }
 
     static let expected: [Expected] = {
-        let data = FileManager.default.contents(atPath: fixturesDir + "/expected.json")!
+        let data = FileManager.default.contents(atPath: Tool.fixtures + "/expected.json")!
         let root = try! JSONSerialization.jsonObject(with: data) as! [String: Any]
         let scenes = root["scenes"] as! [String: Any]
         return scenes.keys.sorted().map { key in
@@ -52,7 +52,7 @@ import TuttiTestSupport
     static var keys: [String] { expected.map(\.key) }
 
     func render(_ e: Expected) throws -> (mono: [Double], rate: Double, journal: [LogEntry]) {
-        let path = fixturesDir + "/" + e.scene
+        let path = Tool.fixtures + "/" + e.scene
         let scene = try Scene.decode(
             json: String(contentsOfFile: path, encoding: .utf8),
             baseDirectory: (path as NSString).deletingLastPathComponent)
@@ -137,9 +137,9 @@ import TuttiTestSupport
     func journalMatchesGolden(key: String) throws {
         let e = Self.expected.first { $0.key == key }!
         let text = try render(e).journal.map { $0.jsonLine + "\n" }.joined()
-        let golden = fixturesDir + "/golden/" + key + ".jsonl"
+        let golden = Tool.fixtures + "/golden/" + key + ".jsonl"
         if ProcessInfo.processInfo.environment["TUTTI_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(atPath: fixturesDir + "/golden", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: Tool.fixtures + "/golden", withIntermediateDirectories: true)
             try text.write(toFile: golden, atomically: true, encoding: .utf8)
         }
         let expected = try String(contentsOfFile: golden, encoding: .utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TuttiScene
+import TuttiTestSupport
 
 /// Every bad input names its place, and leaves the output path as it was.
 @Suite struct SceneErrorTests {
@@ -168,7 +169,7 @@ import TuttiScene
 
     @Test(arguments: cases)
     func badSceneNamesThePlaceAndTouchesNothing(name: String, json: String, expected: String) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let precious = Data("do not overwrite me".utf8)
         _ = FileManager.default.createFile(atPath: dir + "/out.wav", contents: precious)
@@ -186,7 +187,7 @@ import TuttiScene
     }
 
     @Test func threeChannelFileIsRefused() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         writeWAV(dir + "/three.wav", [Float](repeating: 0, count: 300), rate: 48_000, channels: 3)
         let json = Self.good.replacingOccurrences(of: #""tone": {"frequency": 440, "amplitude": 0.5}"#, with: #""file": "three.wav""#)
@@ -195,7 +196,7 @@ import TuttiScene
     }
 
     @Test func goodSceneRenders() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = try renderScene(Self.good, in: dir)
         let wav = readWAV(out)

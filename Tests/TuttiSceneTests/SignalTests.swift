@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TuttiTestSupport
 
 /// Issue 12: SIGINT, SIGTERM or SIGHUP during `tutti render` left `.OUT.wav.tutti-PID.tmp`
 /// behind. Now the temporary files go, the previous output stays byte for byte, and the exit
@@ -15,7 +16,7 @@ import Testing
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
     func signalDuringRenderRemovesTemporaryFilesAndKeepsTheOutput(signal: Int32, status: Int32) throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.scene.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         let previous = Data("the previous output, not a WAV at all".utf8)
@@ -26,7 +27,7 @@ import Testing
             ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".tmp") }
         }
 
-        let child = try Child(tuttiExecutable, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--events", dir + "/out.jsonl"])
+        let child = try Child(Tool.tuttiPath, ["render", dir + "/scene.json", "-o", dir + "/out.wav", "--events", dir + "/out.jsonl"])
         let started = Date()
         while temporaries().count < 2, child.isRunning, Date().timeIntervalSince(started) < 20 { usleep(5_000) }
         #expect(temporaries().count == 2, "no temporary files while rendering: \(child.output)")

@@ -19,7 +19,7 @@ import TuttiTestSupport
     /// paused and resumed: the streamed render equals the fully loaded one bit for bit, and
     /// two streamed renders equal each other.
     @Test func streamedSceneEqualsLoadedScene() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         writeWAV(dir + "/a.wav", musicLikeSamples(seconds: 10.5, rate: 44_100, channels: 2, seed: 3), rate: 44_100, channels: 2)
         writeWAV(dir + "/b.wav", musicLikeSamples(seconds: 11, rate: 22_050, channels: 1, seed: 5), rate: 22_050, channels: 1)
@@ -55,7 +55,7 @@ import TuttiTestSupport
     /// The demo's phone call (9 s) fades in: no click at its start, where the same scene
     /// without the fade shows one (the detector's reference is the steady call at 9.5–10.5 s).
     @Test func demoCallStartsWithoutClick() throws {
-        let demo = try SceneRenderer.loadScene(path: fixturesDir + "/scenes/demo.json")
+        let demo = try SceneRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
         guard let call = demo.events.firstIndex(where: { if case .phoneCallBegin = $0.action { true } else { false } }) else {
             Issue.record("the demo has a phone call")
             return
@@ -80,7 +80,7 @@ import TuttiTestSupport
 
     /// A 0.5 s fade-in: 0.1 s after play the level is about a fifth of the full one.
     @Test func fadeInShapesTheStart() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         writeWAV(dir + "/s.wav", sine(1_000, rate: 48_000, seconds: 2, amplitude: 0.5), rate: 48_000, channels: 1)
         let json = """

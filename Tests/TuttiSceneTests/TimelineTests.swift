@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import Tutti
 import TuttiScene
+import TuttiTestSupport
 
 /// `tutti render --plot`: what the timeline holds (the renderer's applied gains, states,
 /// spans, markers), what the SVG draws (lanes and markers counted), determinism, long
 /// scenes, bad paths — and, when a headless browser is installed, the picture itself.
 @Suite struct TimelineTests {
-    static let demoPath = fixturesDir + "/scenes/demo.json"
+    static let demoPath = Tool.fixtures + "/scenes/demo.json"
 
     static func render(_ scene: Scene) throws -> (Timeline, SceneRenderer) {
         let r = try SceneRenderer(scene: scene)
@@ -222,7 +223,7 @@ import TuttiScene
     }
 
     @Test func badPlotPathsFailBeforeAnythingIsWritten() throws {
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         let scene = dir + "/scene.json"
         try SceneErrorTests.good.write(toFile: scene, atomically: true, encoding: .utf8)
         let cases: [(String, String)] = [
@@ -268,17 +269,10 @@ func escapeForTest(_ s: String) -> String {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }.first
 
+    /// Run `path` with `arguments`: its exit status and its stdout.
     static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try Tool.run([path] + arguments)
+        return (r.status, r.stdout)
     }
 
     @Test(
@@ -287,7 +281,7 @@ func escapeForTest(_ s: String) -> String {
     func theDemoTimelineRendersInABrowserWithItsLanes() throws {
         let (scene, t, _) = try TimelineTests.demo()
         let picture = TimelineSVG(t)
-        let dir = makeTempDir()
+        let dir = makeTemporaryFolder()
         try picture.svg().write(toFile: dir + "/demo.svg", atomically: true, encoding: .utf8)
         let shot = dir + "/demo.png"
         let (status, _) = try Self.run(
@@ -297,7 +291,7 @@ func escapeForTest(_ s: String) -> String {
                 "file://\(dir)/demo.svg",
             ])
         #expect(status == 0)
-        let script = URL(fileURLWithPath: fixturesDir).deletingLastPathComponent().appendingPathComponent("scripts/png-lanes.py").path
+        let script = Tool.repositoryRoot + "/scripts/png-lanes.py"
         let (checked, json) = try Self.run(
             "/usr/bin/env",
             [

@@ -10,12 +10,16 @@ public enum Tool {
         return url.path
     }()
 
-    /// The `tutti` executable next to this test bundle.
-    public static let tutti: String? = {
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = exe.deletingLastPathComponent().appendingPathComponent("tutti").path
-        return access(candidate, X_OK) == 0 ? candidate : nil
-    }()
+    /// The folder of the fixtures (scenes, audio, golden journals) of this checkout.
+    public static let fixtures: String = repositoryRoot + "/fixtures"
+
+    /// Where the `tutti` executable is built: next to this test bundle (`swift build
+    /// --build-tests` builds it), whether it is there or not.
+    public static let tuttiPath: String = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("tutti").path
+
+    /// The `tutti` executable next to this test bundle (nil: not built).
+    public static let tutti: String? = access(tuttiPath, X_OK) == 0 ? tuttiPath : nil
 
     /// What a child process did: exit status, its output, how long it ran (seconds).
     public struct Result {
@@ -25,37 +29,28 @@ public enum Tool {
         public var seconds: Double
     }
 
-    /// Run `argv` (argv[0] a path) to the end with `environment` added; stdin gives `stdin`
-    /// (then its end), or nothing.
+    /// Run `argv` (argv[0] a path) to the end with `spawnChild`, with `environment` added to the
+    /// test process's; stdin gives `stdin` (then its end), or nothing. `status` is the exit
+    /// status, or the number of the signal that ended it.
     public static func run(_ argv: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
         // Output to files, not pipes: a chatty child cannot fill a pipe nobody reads.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outURL = dir.appendingPathComponent("out")
-        let errURL = dir.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let dir = makeTemporaryFolder("tutti-run")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let outPath = dir + "/out"
+        let errPath = dir + "/err"
+        var inPath: String?
         if let stdin {
-            let inURL = dir.appendingPathComponent("in")
-            try stdin.write(to: inURL, atomically: true, encoding: .utf8)
-            p.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            p.standardInput = FileHandle.nullDevice
+            inPath = dir + "/in"
+            try stdin.write(toFile: dir + "/in", atomically: true, encoding: .utf8)
         }
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let started = Date()
-        try p.run()
-        p.waitUntilExit()
+        let pid = try spawnChild(argv, environment: env, stdin: inPath, stdout: outPath, stderr: .file(errPath))
+        let status = waitForChild(pid)
         let seconds = Date().timeIntervalSince(started)
         return Result(
-            status: p.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: seconds)
+            status: status, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", seconds: seconds)
     }
 
     /// The bytes of a WAV file's `data` chunk.

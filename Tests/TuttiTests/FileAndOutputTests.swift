@@ -25,8 +25,7 @@ import TuttiTestSupport
 
     @Test func badFilesFailAtCreationNamingThePath() throws {
         let (engine, music, _, _, _) = try makeEngine()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tutti-files-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = makeTemporaryFolder("tutti-files")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let text = dir + "/notes.wav"
         try "not audio".write(toFile: text, atomically: true, encoding: .utf8)

@@ -6,16 +6,6 @@ import TuttiTestSupport
 /// Sources through handles: streams at any rate play at their true pitch, underruns are
 /// counted, seek / position / duration, fades, removal, and what the render side publishes.
 @Suite struct SourceTests {
-    func sine(_ f: Double, rate: Double, frames: Range<Int>, channels: Int, amplitude: Double = 0.5) -> [Float] {
-        var out: [Float] = []
-        out.reserveCapacity(frames.count * channels)
-        for i in frames {
-            let v = Float(amplitude * sin(2 * .pi * f * Double(i) / rate))
-            for _ in 0..<channels { out.append(v) }
-        }
-        return out
-    }
-
     @Test(arguments: [(44_100.0, 1), (22_050.0, 2), (96_000.0, 1), (48_000.0, 2)])
     func streamsPlayAtTheirTruePitch(rate: Double, channels: Int) throws {
         let (engine, music, _, _, _) = try makeEngine(channels: 2)
