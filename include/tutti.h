@@ -344,6 +344,14 @@ tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_
  * linear ramp from the current gain that starts at `at`. Any thread. */
 tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,
                                    tutti_frame at);
+/* Sets the pan position at `at`: -1 (left) .. 0 (centre) .. +1 (right), finite, else
+ * TUTTI_ERROR_INVALID_ARGUMENT (nothing changes). Mono material (a mono file, a tone, a mono
+ * stream or input) is placed with the constant-power law (-3.01 dB on each channel at 0, the
+ * far channel silent at +-1); stereo material is balanced (the far channel attenuated, silent
+ * at +-1, the near one kept). Each channel's gain ramps linearly over ramp_frames (0: a step
+ * at `at`), like a gain change. A source never panned has no pan stage (mono material at unity
+ * on both channels); a mono engine ignores pan. Any thread. (An addition.) */
+tutti_result tutti_source_set_pan(tutti_engine *engine, tutti_source source, float pan, uint32_t ramp_frames, tutti_frame at);
 /* Voice-stealing priority 0..255 (default 128) from `at` on: under a voice limit the lowest
  * priority loses its voice first. INVALID_ARGUMENT above 255. Any thread. (An addition.) */
 tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source, uint32_t priority, tutti_frame at);

@@ -295,6 +295,12 @@ func checkVoiceLimit(_ limit: Int, _ name: String) throws(TuttiError) {
     }
 }
 
+func checkPan(_ pan: Float) throws(TuttiError) {
+    guard pan.isFinite, (-1...1).contains(pan) else {
+        throw TuttiError(.invalidArgument, "pan must be finite and in [-1, 1], got \(pan)")
+    }
+}
+
 func checkGain(_ gain: Float) throws(TuttiError) {
     guard gain.isFinite, (0...16).contains(gain) else {
         throw TuttiError(.invalidArgument, "gain must be finite and in [0, 16], got \(gain)")

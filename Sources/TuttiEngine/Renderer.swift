@@ -43,6 +43,9 @@ public final class Renderer: @unchecked Sendable {
     /// Per-frame gains of the source being mixed, and its samples when it generates them
     /// (room for stereo whatever the engine's channel count: a stereo stream into a mono engine).
     @usableFromInline let frameGains: UnsafeMutablePointer<Float>
+    /// Per-sample gains (frame gain × pan gain of each channel) of a panned source while its
+    /// gains or pan ramp: `maxBlockFrames × 2`.
+    @usableFromInline let sampleGains: UnsafeMutablePointer<Float>
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
@@ -117,6 +120,8 @@ public final class Renderer: @unchecked Sendable {
         ringerVolumeGains.initialize(repeating: 0, count: maxChunk)
         frameGains = .allocate(capacity: maxChunk)
         frameGains.initialize(repeating: 0, count: maxChunk)
+        sampleGains = .allocate(capacity: maxChunk * 2)
+        sampleGains.initialize(repeating: 0, count: maxChunk * 2)
         scratch = .allocate(capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
     }
@@ -133,6 +138,7 @@ public final class Renderer: @unchecked Sendable {
         systemVolumeGains.deallocate()
         ringerVolumeGains.deallocate()
         frameGains.deallocate()
+        sampleGains.deallocate()
         scratch.deallocate()
         routeScratch.deallocate()
         routeTargets.deallocate()

@@ -336,6 +336,7 @@ struct SceneDecoder {
         // An input is heard only when its gain is set (monitoring is opt-in: no feedback).
         let defaultGain: Double = if case .input = audio { 0 } else { 1 }
         let gain = try r.number("gain", default: defaultGain, in: 0...1)
+        let pan = try r.optionalNumber("pan", in: -1...1, unit: "")
         let loop = try r.bool("loop", default: false)
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)
@@ -344,6 +345,7 @@ struct SceneDecoder {
         var source = Scene.Source(
             id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
         source.route = route
+        source.pan = pan
         return source
     }
 
@@ -397,7 +399,7 @@ struct SceneDecoder {
     }
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }
-    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain }
+    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
     enum CallVerb: String, CaseIterable { case begin, end }
@@ -429,6 +431,7 @@ struct SceneDecoder {
         case .pause: return .pause
         case .stop: return .stop
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        case .setPan: return .setPan(try r.number("value", in: -1...1), ramp: try ramp(&r))
         }
     }
 
