@@ -148,6 +148,16 @@ typedef struct tutti_engine_config {
     uint32_t route_count;            /* output routes, 1..8 (TUTTI_MAX_ROUTES); default 1 (main) */
     const char *const *route_names;  /* route_count UTF-8 names, route_names[0] "main", distinct;
                                         NULL when route_count is 1; copied at create */
+    /* Fields below were added with the limiter: a struct_size ending at route_names (the
+     * second layout, offsetof(tutti_engine_config, limiter_enabled)) reads them as their
+     * defaults (no limiter); a size between two layouts is TUTTI_ERROR_VERSION. */
+    int32_t limiter_enabled;          /* nonzero: a peak limiter on every route's output, the last
+                                         stage (after the system volume); default 0 (none) */
+    float limiter_ceiling_db;         /* dBFS, -60..0: no output sample exceeds it; output at
+                                         rest below it is unchanged bit for bit; default -1 */
+    float limiter_release_seconds;    /* 0..10, the gain's recovery time constant; default 0.1 */
+    float limiter_lookahead_seconds;  /* 0..0.1; default 0 (no latency); more delays the output
+                                         by that much (the gain glides down before a peak) */
 } tutti_engine_config;
 
 /* The most output routes an engine may have (route 0 is "main"). */

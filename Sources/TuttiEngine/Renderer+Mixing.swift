@@ -33,6 +33,10 @@ extension Renderer {
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
         }
+        // The limiter is the last stage: what it outputs is what the caller gets.
+        if let limiters {
+            for r in 0..<routeCount { limiters[r].process(routeTargets[r], frameCount: n) }
+        }
         if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
             if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }

@@ -58,6 +58,12 @@ public final class Renderer: @unchecked Sendable {
     /// Counts voice starts (orders voices by age).
     @usableFromInline @exclusivity(unchecked) var voiceCounter: UInt64 = 0
 
+    /// One peak limiter per route when `configuration.limiter` is set (nil: none).
+    @usableFromInline let limiters: UnsafeMutablePointer<PeakLimiter>?
+    /// Frames the limiter delays the output by (its lookahead; 0 without a limiter or with no
+    /// lookahead). Any thread.
+    public let limiterLatencyFrames: Int
+
     /// Filled after every chunk when attached (offline inspection).
     @usableFromInline @exclusivity(unchecked) var probe: ProbeStorage?
 
@@ -124,6 +130,18 @@ public final class Renderer: @unchecked Sendable {
         sampleGains.initialize(repeating: 0, count: maxChunk * 2)
         scratch = .allocate(capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
+        if let settings = configuration.limiter {
+            let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: routeCount)
+            for r in 0..<routeCount {
+                (limiters + r).initialize(
+                    to: PeakLimiter(settings: settings, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount))
+            }
+            self.limiters = limiters
+            limiterLatencyFrames = limiters[0].lookaheadFrames
+        } else {
+            limiters = nil
+            limiterLatencyFrames = 0
+        }
     }
 
     deinit {
@@ -142,6 +160,10 @@ public final class Renderer: @unchecked Sendable {
         scratch.deallocate()
         routeScratch.deallocate()
         routeTargets.deallocate()
+        if let limiters {
+            for r in 0..<routeCount { limiters[r].deallocate() }
+            limiters.deinitialize(count: routeCount).deallocate()
+        }
         pending.deallocate()
         board.deallocate()
     }

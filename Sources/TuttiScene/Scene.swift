@@ -26,6 +26,8 @@ public struct Scene: Sendable {
         public var maxVoices: Int?
         /// Output routes (`engine.routes`): "main" first, always there.
         public var routes = ["main"]
+        /// The output peak limiter (`engine.limiter`); nil: none.
+        public var limiter: LimiterSettings?
     }
 
     /// The device state at frame 0 (the scene's `device` object). Value type: any thread.

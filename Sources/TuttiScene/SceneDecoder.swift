@@ -101,8 +101,22 @@ struct SceneDecoder {
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
+        if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
         try r.finish()
         return e
+    }
+
+    /// `engine.limiter`: `ceiling` (dBFS, −60…0, default −1), `release` (0…10 s, default
+    /// 0.1), `lookahead` (0…0.1 s, default 0).
+    func limiter(_ v: JSONValue, path: String) throws -> LimiterSettings {
+        var r = try FieldReader(v, path: path)
+        let d = LimiterSettings()
+        let settings = LimiterSettings(
+            ceilingDB: try r.number("ceiling", default: d.ceilingDB, in: -60...0, unit: " dB"),
+            releaseSeconds: try r.number("release", default: d.releaseSeconds, in: 0...10, unit: " s"),
+            lookaheadSeconds: try r.number("lookahead", default: d.lookaheadSeconds, in: 0...0.1, unit: " s"))
+        try r.finish()
+        return settings
     }
 
     /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most

@@ -57,6 +57,7 @@ public final class SceneRenderer {
         config.ducking = scene.engine.ducking
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
+        config.limiter = scene.engine.limiter
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
