@@ -600,7 +600,8 @@ typedef struct tutti_stats {
     uint64_t xruns;              /* output deadlines missed (0 without an output) */
     uint64_t underrun_frames;    /* frames live stream sources rendered with no data */
     uint64_t events_dropped;     /* stays 0: every queue is sized so none can be */
-    uint32_t latency_frames;     /* output latency when an output runs, else 0 */
+    uint32_t latency_frames;     /* output latency: the device's when an output runs (else 0),
+                                    plus the limiter's lookahead (config limiter_*) if any */
 } tutti_stats;
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
