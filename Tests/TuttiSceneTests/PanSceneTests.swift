@@ -49,6 +49,42 @@ import TuttiTestSupport
         #expect(abs(Analysis.rms(dry.left[4_800..<48_000]) - 0.5 / 2.0.squareRoot()) < 1e-4)
     }
 
+    /// Files, loaded whole or streamed: a mono file is placed by the constant-power law, a
+    /// stereo file balanced (what pan does follows the file's own channels).
+    @Test(arguments: [10.0, 0.5])
+    func filesArePlacedOrBalancedByTheirOwnChannels(streamingThreshold: Double) throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        writeWAV(dir + "/mono.wav", sine(997, rate: 48_000, seconds: 1), rate: 48_000, channels: 1)
+        var stereo = sine(997, rate: 48_000, seconds: 1, channels: 2)
+        for i in stride(from: 1, to: stereo.count, by: 2) { stereo[i] *= 0.5 }
+        writeWAV(dir + "/stereo.wav", stereo, rate: 48_000, channels: 2)
+        func render(_ file: String, pan: String) throws -> (left: [Double], right: [Double]) {
+            let json = """
+                {"duration": 1, "sessions": [{"id": "m", "category": "playback"}],
+                 "sources": [{"id": "f", "session": "m", "file": "\(file)"\(pan)}],
+                 "events": [{"at": 0, "session": "m", "action": "activate"}, {"at": 0, "source": "f", "action": "play"}]}
+                """
+            let renderer = try SceneRenderer(
+                scene: try Scene.decode(json: json, baseDirectory: dir), streamingThresholdSeconds: streamingThreshold)
+            var out: [Float] = []
+            try renderer.render { out += $0 }
+            return (Analysis.channel(out, 0, of: 2), Analysis.channel(out, 1, of: 2))
+        }
+        let monoDry = try render("mono.wav", pan: "")
+        let monoCentred = try render("mono.wav", pan: #", "pan": 0"#)
+        for (dry, centred) in [(monoDry.left, monoCentred.left), (monoDry.right, monoCentred.right)] {
+            let db = Analysis.dB(Analysis.rms(centred[2_400..<45_600]) / Analysis.rms(dry[2_400..<45_600]))
+            #expect(abs(db - -3.0103) <= 0.05, "mono file at 0: \(db) dB")
+        }
+        let stereoDry = try render("stereo.wav", pan: "")
+        #expect(try render("stereo.wav", pan: #", "pan": 0"#).left == stereoDry.left)
+        let hardLeft = try render("stereo.wav", pan: #", "pan": -1"#)
+        #expect(hardLeft.left == stereoDry.left)
+        #expect(hardLeft.right.allSatisfy { $0 == 0 })
+        #expect(Analysis.rms(stereoDry.right[2_400..<45_600]) > 0.1)
+    }
+
     static let bad: [(String, String)] = [
         (scene(pan: #", "pan": 1.5"#), "sources[0].pan: 1.5 is out of range -1…1"),
         (scene(pan: #", "pan": "left""#), "sources[0].pan: expected a number, found a string"),
