@@ -150,6 +150,16 @@ typedef struct tutti_engine_config {
     uint32_t route_count;            /* output routes, 1..8 (TUTTI_MAX_ROUTES); default 1 (main) */
     const char *const *route_names;  /* route_count UTF-8 names, route_names[0] "main", distinct;
                                         NULL when route_count is 1; copied at create */
+    /* Fields below were added with the limiter: a struct_size ending at route_names (the
+     * second layout, offsetof(tutti_engine_config, limiter_enabled)) reads them as their
+     * defaults (no limiter); a size between two layouts is TUTTI_ERROR_VERSION. */
+    int32_t limiter_enabled;          /* nonzero: a peak limiter on every route's output, the last
+                                         stage (after the system volume); default 0 (none) */
+    float limiter_ceiling_db;         /* dBFS, -60..0: no output sample exceeds it; output at
+                                         rest below it is unchanged bit for bit; default -1 */
+    float limiter_release_seconds;    /* 0..10, the gain's recovery time constant; default 0.1 */
+    float limiter_lookahead_seconds;  /* 0..0.1; default 0 (no latency); more delays the output
+                                         by that much (the gain glides down before a peak) */
 } tutti_engine_config;
 
 /* The most output routes an engine may have (route 0 is "main"). */
@@ -344,6 +354,14 @@ tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_
  * linear ramp from the current gain that starts at `at`. Any thread. */
 tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,
                                    tutti_frame at);
+/* Sets the pan position at `at`: -1 (left) .. 0 (centre) .. +1 (right), finite, else
+ * TUTTI_ERROR_INVALID_ARGUMENT (nothing changes). Mono material (a mono file, a tone, a mono
+ * stream or input) is placed with the constant-power law (-3.01 dB on each channel at 0, the
+ * far channel silent at +-1); stereo material is balanced (the far channel attenuated, silent
+ * at +-1, the near one kept). Each channel's gain ramps linearly over ramp_frames (0: a step
+ * at `at`), like a gain change. A source never panned has no pan stage (mono material at unity
+ * on both channels); a mono engine ignores pan. Any thread. (An addition.) */
+tutti_result tutti_source_set_pan(tutti_engine *engine, tutti_source source, float pan, uint32_t ramp_frames, tutti_frame at);
 /* Voice-stealing priority 0..255 (default 128) from `at` on: under a voice limit the lowest
  * priority loses its voice first. INVALID_ARGUMENT above 255. Any thread. (An addition.) */
 tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source, uint32_t priority, tutti_frame at);
@@ -583,7 +601,8 @@ typedef struct tutti_stats {
     uint64_t xruns;              /* output deadlines missed (0 without an output) */
     uint64_t underrun_frames;    /* frames live stream sources rendered with no data */
     uint64_t events_dropped;     /* stays 0: every queue is sized so none can be */
-    uint32_t latency_frames;     /* output latency when an output runs, else 0 */
+    uint32_t latency_frames;     /* output latency: the device's when an output runs (else 0),
+                                    plus the limiter's lookahead (config limiter_*) if any */
 } tutti_stats;
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */

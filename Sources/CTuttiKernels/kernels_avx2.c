@@ -70,6 +70,37 @@ TK_AVX2 static void mix_add_gains_avx2(float *dst, const float *src, const float
     }
 }
 
+TK_AVX2 static void mix_add_pair_avx2(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r) {
+    const __m256 g = _mm256_setr_ps(gain_l, gain_r, gain_l, gain_r, gain_l, gain_r, gain_l, gain_r);
+    const size_t count = 2 * frame_count;
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m256 a = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
+        __m256 b = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
+        _mm256_storeu_ps(dst + i, a);
+        _mm256_storeu_ps(dst + i + 8, b);
+    }
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));
+    for (; i < count; i += 2) {
+        dst[i] = fmaf(gain_l, src[i], dst[i]);
+        dst[i + 1] = fmaf(gain_r, src[i + 1], dst[i + 1]);
+    }
+}
+
+TK_AVX2 static void mix_add_sample_gains_avx2(float *dst, const float *src, const float *gains, size_t count) {
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m256 a = _mm256_fmadd_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
+        __m256 b = _mm256_fmadd_ps(_mm256_loadu_ps(gains + i + 8), _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
+        _mm256_storeu_ps(dst + i, a);
+        _mm256_storeu_ps(dst + i + 8, b);
+    }
+    for (; i + 8 <= count; i += 8) {
+        _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));
+    }
+    for (; i < count; i++) dst[i] = fmaf(gains[i], src[i], dst[i]);
+}
+
 /// Eight samples to codes (int32 lanes): the scalar steps, lane by lane.
 TK_AVX2 static inline __m256i quantize8_avx2(const float *src, const float *dither, size_t i, __m256 scale, __m256 min_code,
                                              __m256 max_code) {
@@ -119,6 +150,8 @@ const tk_kernels tk_avx2_kernels = {
     .add = add_avx2,
     .mix_add = mix_add_avx2,
     .mix_add_gains = mix_add_gains_avx2,
+    .mix_add_pair = mix_add_pair_avx2,
+    .mix_add_sample_gains = mix_add_sample_gains_avx2,
     .quantize_s16 = quantize_s16_avx2,
     .quantize_s24 = quantize_s24_avx2,
     .quantize_s32 = quantize_s32_avx2,

@@ -82,6 +82,31 @@ TK_AVX512 static void mix_add_gains_avx512(float *dst, const float *src, const f
     }
 }
 
+TK_AVX512 static void mix_add_pair_avx512(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r) {
+    const __m512 g = _mm512_setr_ps(gain_l, gain_r, gain_l, gain_r, gain_l, gain_r, gain_l, gain_r, gain_l, gain_r, gain_l, gain_r, gain_l,
+                                    gain_r, gain_l, gain_r);
+    const size_t count = 2 * frame_count;
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, _mm512_fmadd_ps(g, _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i)));
+    if (i < count) {
+        // An even number of samples left: the lanes keep their left/right gains.
+        const __mmask16 m = tail_mask(count - i);
+        _mm512_mask_storeu_ps(dst + i, m, _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(m, src + i), _mm512_maskz_loadu_ps(m, dst + i)));
+    }
+}
+
+TK_AVX512 static void mix_add_sample_gains_avx512(float *dst, const float *src, const float *gains, size_t count) {
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        _mm512_storeu_ps(dst + i, _mm512_fmadd_ps(_mm512_loadu_ps(gains + i), _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i)));
+    }
+    if (i < count) {
+        const __mmask16 m = tail_mask(count - i);
+        const __m512 r = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, gains + i), _mm512_maskz_loadu_ps(m, src + i), _mm512_maskz_loadu_ps(m, dst + i));
+        _mm512_mask_storeu_ps(dst + i, m, r);
+    }
+}
+
 /// Up to sixteen samples (lanes in `m`) to codes: the scalar steps, lane by lane.
 TK_AVX512 static inline __m512i quantize16_avx512(const float *src, const float *dither, size_t i, __mmask16 m, __m512 scale,
                                                   __m512 min_code, __m512 max_code) {
@@ -126,6 +151,8 @@ const tk_kernels tk_avx512_kernels = {
     .add = add_avx512,
     .mix_add = mix_add_avx512,
     .mix_add_gains = mix_add_gains_avx512,
+    .mix_add_pair = mix_add_pair_avx512,
+    .mix_add_sample_gains = mix_add_sample_gains_avx512,
     .quantize_s16 = quantize_s16_avx512,
     .quantize_s24 = quantize_s24_avx512,
     .quantize_s32 = quantize_s32_avx512,

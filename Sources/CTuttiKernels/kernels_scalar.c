@@ -25,6 +25,22 @@ static void mix_add_gains_scalar(float *dst, const float *src, const float *gain
     }
 }
 
+static void mix_add_pair_scalar(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r) {
+    for (size_t f = 0; f < frame_count; f++) {
+        float l = gain_l * src[2 * f];
+        float r = gain_r * src[2 * f + 1];
+        dst[2 * f] += l;
+        dst[2 * f + 1] += r;
+    }
+}
+
+static void mix_add_sample_gains_scalar(float *dst, const float *src, const float *gains, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        float p = gains[i] * src[i];
+        dst[i] += p;
+    }
+}
+
 static void quantize_s16_scalar(int16_t *dst, const float *src, const float *dither, size_t count) {
     for (size_t i = 0; i < count; i++) dst[i] = (int16_t)tk_quantize_one(src[i], dither, i, 32768.0f);
 }
@@ -44,6 +60,8 @@ const tk_kernels tk_scalar_kernels = {
     .add = add_scalar,
     .mix_add = mix_add_scalar,
     .mix_add_gains = mix_add_gains_scalar,
+    .mix_add_pair = mix_add_pair_scalar,
+    .mix_add_sample_gains = mix_add_sample_gains_scalar,
     .quantize_s16 = quantize_s16_scalar,
     .quantize_s24 = quantize_s24_scalar,
     .quantize_s32 = quantize_s32_scalar,

@@ -62,6 +62,38 @@ TK_SSE2 static void mix_add_gains_sse2(float *dst, const float *src, const float
     }
 }
 
+TK_SSE2 static void mix_add_pair_sse2(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r) {
+    const __m128 g = _mm_setr_ps(gain_l, gain_r, gain_l, gain_r);
+    const size_t count = 2 * frame_count;
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m128 a = _mm_add_ps(_mm_loadu_ps(dst + i), _mm_mul_ps(g, _mm_loadu_ps(src + i)));
+        __m128 b = _mm_add_ps(_mm_loadu_ps(dst + i + 4), _mm_mul_ps(g, _mm_loadu_ps(src + i + 4)));
+        _mm_storeu_ps(dst + i, a);
+        _mm_storeu_ps(dst + i + 4, b);
+    }
+    for (; i < count; i += 2) {
+        float l = gain_l * src[i];
+        float r = gain_r * src[i + 1];
+        dst[i] += l;
+        dst[i + 1] += r;
+    }
+}
+
+TK_SSE2 static void mix_add_sample_gains_sse2(float *dst, const float *src, const float *gains, size_t count) {
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m128 a = _mm_add_ps(_mm_loadu_ps(dst + i), _mm_mul_ps(_mm_loadu_ps(gains + i), _mm_loadu_ps(src + i)));
+        __m128 b = _mm_add_ps(_mm_loadu_ps(dst + i + 4), _mm_mul_ps(_mm_loadu_ps(gains + i + 4), _mm_loadu_ps(src + i + 4)));
+        _mm_storeu_ps(dst + i, a);
+        _mm_storeu_ps(dst + i + 4, b);
+    }
+    for (; i < count; i++) {
+        float p = gains[i] * src[i];
+        dst[i] += p;
+    }
+}
+
 /// Four samples to codes (int32 lanes): the scalar steps, lane by lane.
 TK_SSE2 static inline __m128i quantize4_sse2(const float *src, const float *dither, size_t i, __m128 scale, __m128 min_code,
                                              __m128 max_code) {
@@ -110,6 +142,8 @@ const tk_kernels tk_sse2_kernels = {
     .add = add_sse2,
     .mix_add = mix_add_sse2,
     .mix_add_gains = mix_add_gains_sse2,
+    .mix_add_pair = mix_add_pair_sse2,
+    .mix_add_sample_gains = mix_add_sample_gains_sse2,
     .quantize_s16 = quantize_s16_sse2,
     .quantize_s24 = quantize_s24_sse2,
     .quantize_s32 = quantize_s32_sse2,

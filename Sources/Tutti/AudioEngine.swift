@@ -255,7 +255,9 @@ public final class AudioEngine: Sendable {
         public var underrunFrames: Int64
         /// Events lost (stays 0: every queue is sized so none can be).
         public var eventsDropped: Int
-        /// Output latency in frames while an output runs, else 0.
+        /// Output latency in frames: the device's while an output runs (else 0), plus the
+        /// limiter's lookahead when `AudioEngineConfiguration.limiter` has one (it delays
+        /// everything rendered by that much, pull renders included).
         public var latencyFrames: Int
     }
 
@@ -267,7 +269,7 @@ public final class AudioEngine: Sendable {
                 Statistics(
                     framesRendered: s.engine.framesRendered, sourceCount: s.sourceCount, sessionCount: s.sessionCount,
                     xrunCount: output.xruns, underrunFrames: s.totalUnderrunFrames, eventsDropped: s.engine.eventsDropped,
-                    latencyFrames: output.latencyFrames)
+                    latencyFrames: output.latencyFrames + s.engine.renderer.limiterLatencyFrames)
             })
             ?? Statistics(
                 framesRendered: 0, sourceCount: 0, sessionCount: 0, xrunCount: 0, underrunFrames: 0, eventsDropped: 0, latencyFrames: 0)
@@ -292,6 +294,12 @@ func checkUnit(_ value: Float, _ name: String) throws(TuttiError) {
 func checkVoiceLimit(_ limit: Int, _ name: String) throws(TuttiError) {
     guard (1...65_536).contains(limit) else {
         throw TuttiError(.invalidArgument, "\(name) must be in 1…65536 (or nil: no limit), got \(limit)")
+    }
+}
+
+func checkPan(_ pan: Float) throws(TuttiError) {
+    guard pan.isFinite, (-1...1).contains(pan) else {
+        throw TuttiError(.invalidArgument, "pan must be finite and in [-1, 1], got \(pan)")
     }
 }
 

@@ -37,6 +37,8 @@ package final class AudioSystem {
         /// nil for the engine's own sources (call audio, system sounds).
         let session: SessionID?
         var gain: Float
+        /// The last pan set (nil: never panned, no pan stage).
+        var pan: Float?
         /// Frames of content at the engine rate; nil for endless sources.
         let frameCount: Int64?
         /// The route it asked for (index into `configuration.routes`) and the one the engine
@@ -207,7 +209,7 @@ package final class AudioSystem {
         let status = engine.status(id) ?? .initial
         return SourceInfo(
             state: status.state, position: status.position, frameCount: record.frameCount,
-            underrunFrames: status.underrunFrames, gain: record.gain)
+            underrunFrames: status.underrunFrames, gain: record.gain, pan: record.pan)
     }
 
     /// The stream of a live stream source, or `invalidArgument`.
@@ -233,6 +235,15 @@ package final class AudioSystem {
         try send(
             .setSourceGain(id, gain: gain, rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)), at: time)
         sources[id]?.gain = gain
+    }
+
+    /// Source pan (−1…1): each channel's gain ramps linearly over `rampFrames` (nil: the
+    /// default gain ramp) from `time` on.
+    package func setSourcePan(_ id: SourceID, _ pan: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
+        _ = try source(id)
+        try send(
+            .setSourcePan(id, pan: pan, rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)), at: time)
+        sources[id]?.pan = pan
     }
 
     /// Session (bus) gain, below the policy's gate and duck and the system volume.
@@ -582,6 +593,9 @@ public struct SourceInfo: Hashable, Sendable {
     public var underrunFrames: Int64
     /// The last gain set (linear).
     public var gain: Float
+    /// The last pan set (−1 left … +1 right); nil while it was never panned (it mixes without
+    /// a pan stage: mono material at unity on both channels).
+    public var pan: Float?
 }
 
 extension EngineTime {

@@ -62,6 +62,12 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// renders each into its own buffer, `render(into:frameCount:)` renders main.
     public var routes = ["main"]
 
+    /// A peak limiter on the output (every route), after everything else including the
+    /// system volume; nil (the default): none. No output sample exceeds `ceilingDB`; output
+    /// at rest below it is unchanged bit for bit; `lookaheadSeconds` (default 0: no latency)
+    /// delays the output by that much. See `LimiterSettings`.
+    public var limiter: LimiterSettings?
+
     /// The defaults: 48 kHz stereo, 512 sources, 64 sessions.
     public init() {}
 
@@ -81,6 +87,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.streamingThresholdSeconds = streamingThresholdSeconds
         c.streamingRingSeconds = streamingRingSeconds
         c.routes = routes
+        c.limiter = limiter
         return c
     }
 

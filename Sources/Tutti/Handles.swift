@@ -255,6 +255,20 @@ public struct SourceHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSourceGain(id, gain, rampFrames: rampFrames, at: time) }
     }
 
+    /// Pan position at `time`, −1 (left) … 0 (centre) … +1 (right), finite
+    /// (`invalidArgument` otherwise, nothing changed). Mono material (a mono file, a tone, a
+    /// mono stream or input) is placed with the constant-power law: −3.01 dB on each channel
+    /// at 0, the far channel silent at ±1; stereo material is balanced: the far channel is
+    /// attenuated (silent at ±1), the near one kept. Each channel's gain ramps linearly over
+    /// `rampFrames` (0 a step, nil the default 10 ms), like a gain change. A source never
+    /// panned has no pan stage (mono material at unity on both channels); a mono engine
+    /// ignores pan. Any thread (through the engine's lock).
+    public func setPan(_ pan: Float, rampFrames: Int64? = nil, at time: EngineTime = .now) throws(TuttiError) {
+        try checkPan(pan)
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setSourcePan(id, pan, rampFrames: rampFrames, at: time) }
+    }
+
     /// Fades in frames: `fadeInFrames` on play/resume (nil: the default, none from the start
     /// and a 10 ms de-click when resuming mid-way), `fadeOutFrames` on pause/stop/seek/remove
     /// (nil: the default 10 ms de-click). Applies from the next block.

@@ -62,10 +62,14 @@ func utf8(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(TuttiError) -
 /// A struct's `struct_size` must be at least its first released layout (`firstReleasedSize`
 /// for structs that grew since, else `T`'s C size) and at most `TUTTI_MAX_STRUCT_SIZE`; larger sizes come from callers
 /// built against a newer header, whose extra fields are ignored.
-func checkStructSize<T>(_ size: UInt32, of type: T.Type, _ name: String, firstReleasedSize: Int? = nil) throws(TuttiError) {
+func checkStructSize<T>(
+    _ size: UInt32, of type: T.Type, _ name: String, firstReleasedSize: Int? = nil, earlierSizes: [Int] = []
+) throws(TuttiError) {
     let known = firstReleasedSize ?? MemoryLayout<T>.stride
-    // A size between two layouts is none of them.
-    let between = firstReleasedSize != nil && Int(size) > known && Int(size) < MemoryLayout<T>.stride
+    // A size between two layouts is none of them (`earlierSizes`: the layouts released between
+    // the first and the current one).
+    let between =
+        firstReleasedSize != nil && Int(size) > known && Int(size) < MemoryLayout<T>.stride && !earlierSizes.contains(Int(size))
     guard size >= known, size <= TUTTI_MAX_STRUCT_SIZE, !between else {
         throw TuttiError(
             .version,

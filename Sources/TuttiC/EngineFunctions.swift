@@ -13,11 +13,26 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         struct_size: UInt32(MemoryLayout<tutti_engine_config>.stride), sample_rate: UInt32(d.sampleRate),
         channels: UInt32(d.channelCount), max_block_frames: UInt32(d.maxBlockFrames), max_sources: UInt32(d.maxSources),
         max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity), route_count: 1,
-        route_names: nil)
+        route_names: nil, limiter_enabled: 0, limiter_ceiling_db: Float(LimiterSettings().ceilingDB),
+        limiter_release_seconds: Float(LimiterSettings().releaseSeconds),
+        limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds))
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
 let engineConfigFirstSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.route_count)!
+/// The second layout (routes): the fields up to `route_names`.
+let engineConfigRoutesSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.limiter_enabled)!
+
+/// The limiter a config asks for: none when its struct_size ends before the limiter fields
+/// or `limiter_enabled` is 0.
+func limiterSettings(_ config: UnsafePointer<tutti_engine_config>) -> LimiterSettings? {
+    guard Int(config.pointee.struct_size) >= MemoryLayout<tutti_engine_config>.stride, config.pointee.limiter_enabled != 0 else {
+        return nil
+    }
+    return LimiterSettings(
+        ceilingDB: Double(config.pointee.limiter_ceiling_db), releaseSeconds: Double(config.pointee.limiter_release_seconds),
+        lookaheadSeconds: Double(config.pointee.limiter_lookahead_seconds))
+}
 
 /// The route names a config asks for: main alone when its struct_size ends before the route
 /// fields or `route_count` is 1 with no names.
@@ -45,7 +60,9 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
     call("tutti_engine_create") { () throws(TuttiError) in
         let config = try nonNull(config, "config")
         let out = try nonNull(out, "out")
-        try checkStructSize(config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize)
+        try checkStructSize(
+            config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize,
+            earlierSizes: [engineConfigRoutesSize])
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -55,6 +72,12 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.maxSessions = Int(c.max_sessions)
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
         settings.routes = try routeNames(config)
+        settings.limiter = limiterSettings(config)
+        if let problem = settings.limiter?.problem(
+            names: ("config->limiter_ceiling_db", "config->limiter_release_seconds", "config->limiter_lookahead_seconds"))
+        {
+            throw TuttiError(.invalidArgument, problem)
+        }
         let engine = try AudioEngine(configuration: settings)
         out.pointee = OpaquePointer(Unmanaged.passRetained(engine).toOpaque())
     }

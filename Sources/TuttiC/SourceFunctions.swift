@@ -109,6 +109,17 @@ public func tuttiSourceSetGain(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
     }
 }
 
+/// C ABI `tutti_source_set_pan`. Any thread.
+@_cdecl("tutti_source_set_pan")
+public func tuttiSourceSetPan(_ pointer: OpaquePointer?, _ id: tutti_source, _ pan: Float, _ rampFrames: UInt32, _ at: tutti_frame)
+    -> tutti_result
+{
+    call("tutti_source_set_pan") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try source(engine, id).setPan(pan, rampFrames: Int64(rampFrames), at: try engineTime(at))
+    }
+}
+
 /// C ABI `tutti_source_set_fades`: `TUTTI_FADE_DEFAULT` is the Swift API's nil (the default).
 /// Any thread.
 @_cdecl("tutti_source_set_fades")

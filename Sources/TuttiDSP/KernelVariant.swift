@@ -66,6 +66,20 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         table.pointee.mix_add_gains!(dst, src, gains, frameCount, channelCount)
     }
 
+    /// Stereo: dst[2f] += gainLeft · src[2f], dst[2f+1] += gainRight · src[2f+1].
+    @inlinable public func mixAddPair(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, frameCount: Int, gainLeft: Float, gainRight: Float
+    ) {
+        table.pointee.mix_add_pair!(dst, src, frameCount, gainLeft, gainRight)
+    }
+
+    /// dst[i] += gains[i] · src[i] over `count` samples.
+    @inlinable public func mixAddSampleGains(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, count: Int
+    ) {
+        table.pointee.mix_add_sample_gains!(dst, src, gains, count)
+    }
+
     /// `count` samples to 16-bit codes, adding `dither[i]` (code units; nil: none).
     @inlinable public func quantizeS16(
         _ dst: UnsafeMutablePointer<Int16>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int

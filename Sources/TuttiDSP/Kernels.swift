@@ -47,4 +47,40 @@ public enum Kernels {
     ) {
         _unsafePerformance { tk_mix_add_gains(dst, src, gains, frameCount, channelCount) }
     }
+
+    /// Stereo, per channel: dst[2f] += gainLeft · src[2f], dst[2f+1] += gainRight · src[2f+1],
+    /// scalar reference.
+    @inlinable public static func mixAddPairReference(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, frameCount: Int, gainLeft: Float, gainRight: Float
+    ) {
+        for f in 0..<frameCount {
+            dst[2 * f] += gainLeft * src[2 * f]
+            dst[2 * f + 1] += gainRight * src[2 * f + 1]
+        }
+    }
+
+    /// Stereo at a gain per channel over `frameCount` interleaved frames (a panned source whose
+    /// gains are settled), through the active C variant. Real-time safe.
+    @inlinable @inline(__always) @_noLocks
+    public static func mixAddPair(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, frameCount: Int, gainLeft: Float, gainRight: Float
+    ) {
+        _unsafePerformance { tk_mix_add_pair(dst, src, frameCount, gainLeft, gainRight) }
+    }
+
+    /// dst[i] += gains[i] · src[i], scalar reference.
+    @inlinable public static func mixAddSampleGainsReference(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, count: Int
+    ) {
+        for i in 0..<count { dst[i] += gains[i] * src[i] }
+    }
+
+    /// dst[i] += gains[i] · src[i] over `count` samples: a gain per sample (a panned source
+    /// while its gain or pan ramps), through the active C variant. Real-time safe.
+    @inlinable @inline(__always) @_noLocks
+    public static func mixAddSampleGains(
+        _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, count: Int
+    ) {
+        _unsafePerformance { tk_mix_add_sample_gains(dst, src, gains, count) }
+    }
 }

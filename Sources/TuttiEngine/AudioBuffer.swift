@@ -9,14 +9,20 @@ public final class AudioBuffer: @unchecked Sendable {
     public let channelCount: Int
     /// Length in frames.
     public let frameCount: Int
+    /// Channels of the material itself: 1 when it is mono material spread on both channels
+    /// (a mono file or buffer converted to stereo), else `channelCount`. Pan places mono
+    /// material with the constant-power law and balances stereo material (`PanLaw`).
+    public let contentChannelCount: Int
     let storage: UnsafeMutableBufferPointer<Float>
 
     /// Copies `samples` (interleaved, `channelCount` per frame; a whole number of frames or it
-    /// traps) into storage of its own. Allocates: control side, off the render path.
-    public init(interleaved samples: [Float], channelCount: Int, sampleRate: Double) {
+    /// traps) into storage of its own. `contentChannelCount` (nil: `channelCount`; at most
+    /// `channelCount`): see the property. Allocates: control side, off the render path.
+    public init(interleaved samples: [Float], channelCount: Int, sampleRate: Double, contentChannelCount: Int? = nil) {
         precondition(channelCount > 0 && samples.count % channelCount == 0, "sample count is not a whole number of frames")
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        self.contentChannelCount = min(max(contentChannelCount ?? channelCount, 1), channelCount)
         frameCount = samples.count / channelCount
         storage = .allocate(capacity: max(samples.count, 1))
         _ = storage.initialize(from: samples)
@@ -36,6 +42,6 @@ public final class AudioBuffer: @unchecked Sendable {
             data = try resampleBuffer(data, channelCount: channelCount, fromRate: sampleRate, toRate: rate, quality: quality)
         }
         data = ChannelMap.map(data, from: channelCount, to: target)
-        return AudioBuffer(interleaved: data, channelCount: target, sampleRate: rate)
+        return AudioBuffer(interleaved: data, channelCount: target, sampleRate: rate, contentChannelCount: min(contentChannelCount, target))
     }
 }

@@ -83,7 +83,9 @@ public enum AudioFile {
             }
         }
         samples = ChannelMap.map(samples, from: d.channelCount, to: channelCount)
-        return AudioBuffer(interleaved: samples, channelCount: channelCount, sampleRate: Double(sampleRate))
+        return AudioBuffer(
+            interleaved: samples, channelCount: channelCount, sampleRate: Double(sampleRate),
+            contentChannelCount: min(d.channelCount, channelCount))
     }
 
     /// What a file source of `path` plays in an engine of `configuration`: a `FileStream`

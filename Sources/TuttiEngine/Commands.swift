@@ -12,6 +12,11 @@ public enum EngineCommand: Sendable, Hashable {
     case seek(SourceID, position: Int64)
     /// Ramp the source gain linearly from its current value over `rampFrames` (0: a step).
     case setSourceGain(SourceID, gain: Float, rampFrames: Int32)
+    /// Move the source's pan position (−1 left … +1 right; finite) from where it is: each
+    /// channel's gain (`PanLaw`: constant power for mono material, balance for stereo) ramps
+    /// linearly over `rampFrames` (0: a step). A source never panned mixes as before (no pan
+    /// stage at all); pan does nothing in a mono engine.
+    case setSourcePan(SourceID, pan: Float, rampFrames: Int32)
     /// Fade lengths used on play/resume and on pause/stop/remove; a negative fade-in keeps
     /// the default (a de-click only when resuming mid-way).
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)

@@ -41,6 +41,13 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// with only `main`, rendering costs what it did before routes existed.
     public var routes: [String] = ["main"]
 
+    /// A peak limiter on every route's output, the last stage of the render (after the
+    /// system and ringer volume, which sit in each bus's factor): nil (the default) for none.
+    /// See `PeakLimiter`: no output sample exceeds its ceiling; output at rest below the
+    /// ceiling is unchanged bit for bit; a lookahead delays every route's output by
+    /// `lookaheadSeconds` (`Renderer.limiterLatencyFrames`).
+    public var limiter: LimiterSettings?
+
     /// Most routes an engine may have (per-route scratch is preallocated for each).
     public static let maxRouteCount = 8
     /// The name of route 0.
@@ -102,6 +109,9 @@ public struct EngineConfiguration: Sendable, Equatable {
         for (i, name) in routes.enumerated() {
             guard !name.isEmpty else { throw .invalid("routes[\(i)] is empty") }
             guard routes.firstIndex(of: name) == i else { throw .invalid("routes[\(i)]: \"\(name)\" is listed twice") }
+        }
+        if let limiter, let problem = limiter.problem(names: ("limiter.ceilingDB", "limiter.releaseSeconds", "limiter.lookaheadSeconds")) {
+            throw .invalid(problem)
         }
         for (name, value) in [
             ("sourceGainRampSeconds", sourceGainRampSeconds), ("transportFadeSeconds", transportFadeSeconds),

@@ -191,12 +191,21 @@ public final class Engine {
             content = .file(stream.node(dryFadeFrames: configuration.frames(forSeconds: 0.002)))
             keep = stream
         }
+        // What pan does to it: balance stereo material, place mono material (`PanLaw`).
+        let stereoContent: Bool
+        switch kind {
+        case .buffer(let buffer): stereoContent = buffer.contentChannelCount == 2
+        case .stream(_, let channels, _, _), .input(let channels, _, _): stereoContent = channels == 2
+        case .file(let stream): stereoContent = stream.fileChannelCount == 2 && channelCount == 2
+        case .tone, .silence: stereoContent = false
+        }
         let id = SourceID(slot: slot, generation: sourceSlots.nextGeneration(slot))
         let node = UnsafeMutablePointer<SourceNode>.allocate(capacity: 1)
         node.initialize(
             to: SourceNode(
                 id: id, bus: bus, content: content, gain: gain, loop: loop,
-                fadeOutFrames: configuration.frames(forSeconds: configuration.transportFadeSeconds), priority: priority))
+                fadeOutFrames: configuration.frames(forSeconds: configuration.transportFadeSeconds), priority: priority,
+                stereoContent: stereoContent))
         push(.installSource(node), at: time)
         sourceSlots.occupy(slot)
         retainedObjects[slot] = keep
@@ -283,8 +292,8 @@ public final class Engine {
     // MARK: Commands
 
     /// Queue a command for the render thread, to apply at `time`. Throws `notFound` for a
-    /// removed or unknown id, `invalidArgument` for a gain that is not finite in [0, 16] or a
-    /// negative length, `capacity` when `commandQueueCapacity` commands are already in flight.
+    /// removed or unknown id, `invalidArgument` for a gain that is not finite in [0, 16], a pan
+    /// that is not finite in [-1, 1] or a negative length, `capacity` when `commandQueueCapacity` commands are already in flight.
     /// Control thread.
     public func send(_ command: EngineCommand, at time: EngineTime = .now) throws(TuttiError) {
         try validate(command)
@@ -319,6 +328,10 @@ public final class Engine {
         case .setSourceGain(let id, let gain, let frames):
             try checkLive(id)
             try checkGain(gain, name: "gain")
+            try checkFrames(frames, name: "rampFrames")
+        case .setSourcePan(let id, let pan, let frames):
+            try checkLive(id)
+            guard pan.isFinite, (-1...1).contains(pan) else { throw .invalid("pan must be finite and in [-1, 1], got \(pan)") }
             try checkFrames(frames, name: "rampFrames")
         case .setFades(let id, let fadeIn, let fadeOut):
             try checkLive(id)

@@ -38,6 +38,9 @@ import TuttiDSP
     @usableFromInline let bufferFrames: Int
     /// The content is an input (checked per chunk without projecting the enum).
     @usableFromInline let isInput: Bool
+    /// Stereo material (pan balances it) rather than mono material on every channel (pan
+    /// places it with the constant-power law): see `PanLaw`.
+    @usableFromInline let stereoContent: Bool
     @usableFromInline var loop: Bool
     // Transport.
     @usableFromInline var running = false
@@ -50,6 +53,9 @@ import TuttiDSP
     @usableFromInline var position = 0
     @usableFromInline var gain: LinearRamp
     @usableFromInline var fade = LinearRamp(value: 1)
+    /// Per-channel pan gains (stereo engines); both 1 until a pan is set (no pan stage).
+    @usableFromInline var panLeft = LinearRamp(value: 1)
+    @usableFromInline var panRight = LinearRamp(value: 1)
     /// Fade-in on play/resume in frames; negative: the default (none from the top, the
     /// transport de-click when resuming mid-way).
     @usableFromInline var fadeInFrames = -1
@@ -63,8 +69,12 @@ import TuttiDSP
     /// Order in which it last became a voice (smaller: older; see `Renderer.isVoice`).
     @usableFromInline var voiceSerial: UInt64 = 0
 
-    init(id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int, priority: UInt8 = 128) {
+    init(
+        id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int, priority: UInt8 = 128,
+        stereoContent: Bool = false
+    ) {
         self.id = id
+        self.stereoContent = stereoContent
         self.bus = bus
         self.content = content
         if case .buffer(let data, let count) = content {
@@ -79,6 +89,16 @@ import TuttiDSP
         self.gain = LinearRamp(value: gain)
         self.fadeOutFrames = fadeOutFrames
         self.priority = priority
+    }
+
+    /// A pan stage applies: a pan gain is not 1 or ramps.
+    @inlinable var isPanned: Bool {
+        @_noLocks get {
+            if panLeft.isRamping { return true }
+            if panRight.isRamping { return true }
+            if panLeft.value != 1 { return true }
+            return panRight.value != 1
+        }
     }
 
     /// The state the status board shows.

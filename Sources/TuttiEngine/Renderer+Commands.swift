@@ -115,6 +115,12 @@ extension Renderer {
         case .setSourceGain(let id, let gain, let frames):
             guard let i = sourceIndex(id) else { return }
             sources[i].gain.ramp(to: gain, frameCount: Int(frames))
+        case .setSourcePan(let id, let pan, let frames):
+            // A mono engine has nothing to pan.
+            guard let i = sourceIndex(id), channelCount == 2 else { return }
+            let g = PanLaw.gains(pan: pan, stereo: sources[i].stereoContent)
+            sources[i].panLeft.ramp(to: g.left, frameCount: Int(frames))
+            sources[i].panRight.ramp(to: g.right, frameCount: Int(frames))
         case .setFades(let id, let fadeIn, let fadeOut):
             guard let i = sourceIndex(id) else { return }
             sources[i].fadeInFrames = Int(fadeIn)

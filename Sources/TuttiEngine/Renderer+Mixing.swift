@@ -8,7 +8,10 @@ import TuttiDSP
 // source gain × fade × (gate × bus gain × duck × volume of its class). The bus and master
 // factors are worked out once per bus per chunk: a scalar when settled, a per-frame gain array
 // while any of them ramps. Both paths compute the same product per frame, so the samples do
-// not depend on where a block is split.
+// not depend on where a block is split. A source that has been panned (stereo engines) also
+// multiplies each channel by its pan gain: one gain per channel when settled, one per sample
+// while anything ramps (same product, same kernels' arithmetic); a source never panned takes
+// none of this and mixes exactly as before.
 extension Renderer {
     @inlinable @_noLocks
     func renderChunk(frameCount n: Int) {
@@ -29,6 +32,10 @@ extension Renderer {
             }
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
+        }
+        // The limiter is the last stage: what it outputs is what the caller gets.
+        if let limiters {
+            for r in 0..<routeCount { limiters[r].process(routeTargets[r], frameCount: n) }
         }
         if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
@@ -62,11 +69,13 @@ extension Renderer {
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
         if let data = node.bufferData, node.position &+ n < node.bufferFrames, !busRamping[b], !node.gain.isRamping,
-            !node.fade.isRamping, !node.isHalting
+            !node.fade.isRamping, !node.isHalting, !node.panLeft.isRamping, !node.panRight.isRamping
         {
             let g = node.gain.value * node.fade.value * busScalar[b]
             let src = data + node.position &* ch
-            if g == 1 {
+            if node.isPanned {
+                Kernels.mixAddPair(output, src, frameCount: n, gainLeft: g * node.panLeft.value, gainRight: g * node.panRight.value)
+            } else if g == 1 {
                 Kernels.add(output, src, count: n &* ch)
             } else if g != 0 {
                 Kernels.mixAdd(output, src, count: n &* ch, gain: g)
@@ -131,6 +140,8 @@ extension Renderer {
                 case .silence:
                     node.gain.skip(seg)
                     node.fade.skip(seg)
+                    node.panLeft.skip(seg)
+                    node.panRight.skip(seg)
                     node.position &+= seg
                 }
             }
@@ -154,7 +165,8 @@ extension Renderer {
         report(.sourceEnded(node.id), at: frame)
     }
 
-    /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames.
+    /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames (× each
+    /// channel's pan gain once the source has been panned).
     @inlinable @inline(__always) @_noLocks
     func mixSegment(
         _ node: inout SourceNode, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>,
@@ -162,6 +174,10 @@ extension Renderer {
     ) {
         let ch = channelCount
         let dst = output + offset &* ch
+        if node.isPanned {
+            mixPanned(&node, from: src, into: dst, bus: b, offset: offset, frameCount: frameCount)
+            return
+        }
         if !busRamping[b], !node.gain.isRamping, !node.fade.isRamping {
             let g = node.gain.value * node.fade.value * busScalar[b]
             if g == 1 {
@@ -180,5 +196,37 @@ extension Renderer {
             for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain }
         }
         Kernels.mixAddGains(dst, src, gains: gains, frameCount: frameCount, channelCount: ch)
+    }
+
+    /// A panned source (stereo engine): the same frame gain as `mixSegment`, times each
+    /// channel's pan gain — a gain per channel when everything is settled, a gain per sample
+    /// while anything ramps.
+    @inlinable @inline(__always) @_noLocks
+    func mixPanned(
+        _ node: inout SourceNode, from src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>,
+        bus b: Int, offset: Int, frameCount: Int
+    ) {
+        if !busRamping[b], !node.gain.isRamping, !node.fade.isRamping, !node.panLeft.isRamping, !node.panRight.isRamping {
+            let g = node.gain.value * node.fade.value * busScalar[b]
+            Kernels.mixAddPair(dst, src, frameCount: frameCount, gainLeft: g * node.panLeft.value, gainRight: g * node.panRight.value)
+            return
+        }
+        let gains = sampleGains
+        if busRamping[b] {
+            let busGain = busGains + (b &* maxChunk &+ offset)
+            for f in 0..<frameCount {
+                let g = node.gain.next() * node.fade.next() * busGain[f]
+                gains[2 &* f] = g * node.panLeft.next()
+                gains[2 &* f &+ 1] = g * node.panRight.next()
+            }
+        } else {
+            let busGain = busScalar[b]
+            for f in 0..<frameCount {
+                let g = node.gain.next() * node.fade.next() * busGain
+                gains[2 &* f] = g * node.panLeft.next()
+                gains[2 &* f &+ 1] = g * node.panRight.next()
+            }
+        }
+        Kernels.mixAddSampleGains(dst, src, gains: gains, count: frameCount &* 2)
     }
 }

@@ -43,6 +43,9 @@ public final class Renderer: @unchecked Sendable {
     /// Per-frame gains of the source being mixed, and its samples when it generates them
     /// (room for stereo whatever the engine's channel count: a stereo stream into a mono engine).
     @usableFromInline let frameGains: UnsafeMutablePointer<Float>
+    /// Per-sample gains (frame gain × pan gain of each channel) of a panned source while its
+    /// gains or pan ramp: `maxBlockFrames × 2`.
+    @usableFromInline let sampleGains: UnsafeMutablePointer<Float>
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
@@ -54,6 +57,12 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline let stealFadeFrames: Int
     /// Counts voice starts (orders voices by age).
     @usableFromInline @exclusivity(unchecked) var voiceCounter: UInt64 = 0
+
+    /// One peak limiter per route when `configuration.limiter` is set (nil: none).
+    @usableFromInline let limiters: UnsafeMutablePointer<PeakLimiter>?
+    /// Frames the limiter delays the output by (its lookahead; 0 without a limiter or with no
+    /// lookahead). Any thread.
+    public let limiterLatencyFrames: Int
 
     /// Filled after every chunk when attached (offline inspection).
     @usableFromInline @exclusivity(unchecked) var probe: ProbeStorage?
@@ -117,8 +126,22 @@ public final class Renderer: @unchecked Sendable {
         ringerVolumeGains.initialize(repeating: 0, count: maxChunk)
         frameGains = .allocate(capacity: maxChunk)
         frameGains.initialize(repeating: 0, count: maxChunk)
+        sampleGains = .allocate(capacity: maxChunk * 2)
+        sampleGains.initialize(repeating: 0, count: maxChunk * 2)
         scratch = .allocate(capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
+        if let settings = configuration.limiter {
+            let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: routeCount)
+            for r in 0..<routeCount {
+                (limiters + r).initialize(
+                    to: PeakLimiter(settings: settings, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount))
+            }
+            self.limiters = limiters
+            limiterLatencyFrames = limiters[0].lookaheadFrames
+        } else {
+            limiters = nil
+            limiterLatencyFrames = 0
+        }
     }
 
     deinit {
@@ -133,9 +156,14 @@ public final class Renderer: @unchecked Sendable {
         systemVolumeGains.deallocate()
         ringerVolumeGains.deallocate()
         frameGains.deallocate()
+        sampleGains.deallocate()
         scratch.deallocate()
         routeScratch.deallocate()
         routeTargets.deallocate()
+        if let limiters {
+            for r in 0..<routeCount { limiters[r].deallocate() }
+            limiters.deinitialize(count: routeCount).deallocate()
+        }
         pending.deallocate()
         board.deallocate()
     }

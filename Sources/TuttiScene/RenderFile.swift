@@ -14,7 +14,9 @@ extension SceneRenderer {
     /// `InputArgumentError` for an unknown or non-input source, `SceneError` naming a file
     /// that cannot be read or has the wrong channel count); an input without a file captures
     /// silence and `notice` hears about it once. Sessions' `recordTo` recordings are written
-    /// with the output, into place only on success. Control side (the calling thread does all of it).
+    /// with the output, into place only on success. The report measures the output's peak and
+    /// its samples beyond full scale (`OutputLevels`), over every output written. Control side
+    /// (the calling thread does all of it).
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
@@ -78,10 +80,18 @@ extension SceneRenderer {
         }
         let eventsWriter = try eventsPath.map { try AtomicTextWriter(path: $0) }
         let plotWriter = try plotPath.map { try AtomicTextWriter(path: $0) }
+        var levels = OutputLevels()
         do {
             try renderer.render(
-                progress: { progress(.rendering(fraction: $0)) }, routeSink: { try routeWriters[$0 - 1].write($1) },
-                sink: { try writer.write($0) })
+                progress: { progress(.rendering(fraction: $0)) },
+                routeSink: {
+                    levels.measure($1)
+                    try routeWriters[$0 - 1].write($1)
+                },
+                sink: {
+                    levels.measure($0)
+                    try writer.write($0)
+                })
             if let eventsWriter {
                 for e in renderer.journal { eventsWriter.append(e.jsonLine + "\n") }
                 try eventsWriter.prepare()
@@ -112,7 +122,7 @@ extension SceneRenderer {
             frameCount: Int(renderer.totalFrames), seconds: scene.duration,
             wallSeconds: finished.timeIntervalSince(started), loadSeconds: loaded.timeIntervalSince(started),
             renderSeconds: finished.timeIntervalSince(loaded), format: sampleFormat, container: writer.container,
-            eventCount: renderer.journal.count, files: loader.report)
+            eventCount: renderer.journal.count, files: loader.report, levels: levels)
     }
 }
 

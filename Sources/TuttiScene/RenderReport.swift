@@ -15,6 +15,48 @@ public struct AudioLoadReport: Sendable, Equatable {
     public var seconds = 0.0
 }
 
+/// How loud the written output is: its largest absolute sample and how many samples went
+/// beyond full scale (they clip in an integer format and on any device). Value type: any thread.
+public struct OutputLevels: Sendable, Equatable {
+    /// Largest absolute sample value over every output written (linear; 1 is 0 dBFS).
+    public var peak: Float = 0
+    /// Samples whose absolute value exceeds full scale (> 1.0), over every output written.
+    public var clippedSampleCount = 0
+
+    /// Nothing measured yet.
+    public init() {}
+
+    /// The peak in dBFS (−infinity for digital silence).
+    public var peakDBFS: Double { peak > 0 ? 20 * log10(Double(peak)) : -.infinity }
+
+    /// Fold `samples` (float, as rendered) into the levels.
+    public mutating func measure(_ samples: UnsafeBufferPointer<Float>) {
+        var p = peak
+        var clipped = 0
+        for x in samples {
+            let v = abs(x)
+            if v > p { p = v }
+            if v > 1 { clipped += 1 }
+        }
+        peak = p
+        clippedSampleCount += clipped
+    }
+
+    /// e.g. `peak −0.42 dBFS`, or `peak +2.50 dBFS, 1234 samples clipped (add engine.limiter
+    /// to keep the output within full scale)`.
+    public var summary: String {
+        guard peak > 0 else { return "peak −inf dBFS (silent)" }
+        let db = peakDBFS
+        var text = "peak " + (db >= 0.005 ? "+" : db > -0.005 ? "" : "−") + String(format: "%.2f dBFS", abs(db))
+        if clippedSampleCount > 0 {
+            text +=
+                ", \(clippedSampleCount) sample\(clippedSampleCount == 1 ? "" : "s") clipped"
+                + " (add engine.limiter to keep the output within full scale)"
+        }
+        return text
+    }
+}
+
 /// What a finished `tutti render` job did, and how long each part took. Value type: any thread.
 public struct RenderReport: Sendable {
     /// Frames written: round(duration × sampleRate).
@@ -35,10 +77,12 @@ public struct RenderReport: Sendable {
     public var eventCount: Int
     /// The audio files loaded (part of `loadSeconds`).
     public var files: AudioLoadReport
+    /// The output's peak and clipped samples, over every output written (nil: not measured).
+    public var levels: OutputLevels?
 
-    /// One line for the user, with loading and rendering timed apart, e.g.
-    /// `loaded 8 files (8 converted) in 2.90 s · rendered 600.00 s (28800000 frames, float32)
-    /// in 0.60 s (1000× real time), 12 events`.
+    /// One line for the user, with loading and rendering timed apart and the output's level,
+    /// e.g. `loaded 8 files (8 converted) in 2.90 s · rendered 600.00 s (28800000 frames,
+    /// float32) in 0.60 s (1000× real time), 12 events · peak −0.42 dBFS`.
     public var summary: String {
         var parts: [String] = []
         if files.fileCount > 0 {
@@ -53,6 +97,7 @@ public struct RenderReport: Sendable {
             String(format: "rendered %.2f s (%d frames, %@%@) in ", seconds, frameCount, format.rawValue, container)
                 + "\(Self.duration(renderSeconds)) (\(Self.speed(seconds, in: renderSeconds))), \(eventCount) event\(eventCount == 1 ? "" : "s")"
         )
+        if let levels { parts.append(levels.summary) }
         return parts.joined(separator: " · ")
     }
 

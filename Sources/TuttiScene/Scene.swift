@@ -26,6 +26,8 @@ public struct Scene: Sendable {
         public var maxVoices: Int?
         /// Output routes (`engine.routes`): "main" first, always there.
         public var routes = ["main"]
+        /// The output peak limiter (`engine.limiter`); nil: none.
+        public var limiter: LimiterSettings?
     }
 
     /// The device state at frame 0 (the scene's `device` object). Value type: any thread.
@@ -74,6 +76,9 @@ public struct Scene: Sendable {
         /// The output route it plays to (`route`; only sources of multiRoute sessions may
         /// name one other than "main").
         public var route = "main"
+        /// Pan position at the start, −1 (left) … +1 (right) (`pan`); nil: never panned (no
+        /// pan stage; mono material at unity on both channels).
+        public var pan: Double?
         /// JSON path, for errors found later (e.g. when loading the file).
         public var place: String
         /// Fades on play/resume and on pause/stop (nil: the engine's defaults).
@@ -115,7 +120,11 @@ public struct Scene: Sendable {
     public enum SourceAction: Sendable, Equatable {
         /// Transport: play (or resume), pause (keep the position), stop (rewind).
         case play, pause, stop
+        /// Its gain (linear 0…1), ramped over `ramp` seconds (nil: the default 10 ms).
         case setGain(Double, ramp: Double?)
+        /// Its pan position (−1…1), each channel's gain ramped over `ramp` seconds (nil: the
+        /// default 10 ms).
+        case setPan(Double, ramp: Double?)
     }
 
     /// A change of the device (`"device": …, "value": …`). Value type: any thread.

@@ -101,8 +101,22 @@ struct SceneDecoder {
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
+        if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
         try r.finish()
         return e
+    }
+
+    /// `engine.limiter`: `ceiling` (dBFS, −60…0, default −1), `release` (0…10 s, default
+    /// 0.1), `lookahead` (0…0.1 s, default 0).
+    func limiter(_ v: JSONValue, path: String) throws -> LimiterSettings {
+        var r = try FieldReader(v, path: path)
+        let d = LimiterSettings()
+        let settings = LimiterSettings(
+            ceilingDB: try r.number("ceiling", default: d.ceilingDB, in: -60...0, unit: " dB"),
+            releaseSeconds: try r.number("release", default: d.releaseSeconds, in: 0...10, unit: " s"),
+            lookaheadSeconds: try r.number("lookahead", default: d.lookaheadSeconds, in: 0...0.1, unit: " s"))
+        try r.finish()
+        return settings
     }
 
     /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
@@ -336,6 +350,7 @@ struct SceneDecoder {
         // An input is heard only when its gain is set (monitoring is opt-in: no feedback).
         let defaultGain: Double = if case .input = audio { 0 } else { 1 }
         let gain = try r.number("gain", default: defaultGain, in: 0...1)
+        let pan = try r.optionalNumber("pan", in: -1...1, unit: "")
         let loop = try r.bool("loop", default: false)
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)
@@ -344,6 +359,7 @@ struct SceneDecoder {
         var source = Scene.Source(
             id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
         source.route = route
+        source.pan = pan
         return source
     }
 
@@ -397,7 +413,7 @@ struct SceneDecoder {
     }
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }
-    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain }
+    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
     enum CallVerb: String, CaseIterable { case begin, end }
@@ -429,6 +445,7 @@ struct SceneDecoder {
         case .pause: return .pause
         case .stop: return .stop
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        case .setPan: return .setPan(try r.number("value", in: -1...1), ramp: try ramp(&r))
         }
     }
 

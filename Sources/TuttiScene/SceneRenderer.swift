@@ -57,6 +57,7 @@ public final class SceneRenderer {
         config.ducking = scene.engine.ducking
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
+        config.limiter = scene.engine.limiter
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
@@ -109,6 +110,7 @@ public final class SceneRenderer {
                     inputs.append(SceneInput(sceneID: s.id, session: s.session, source: input, blockFrames: scene.engine.blockFrames))
                 }
                 try setFades(s.fades, of: id)
+                if let pan = s.pan { try system.setSourcePan(id, Float(pan), rampFrames: 0, at: .frame(0)) }
                 if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
@@ -286,6 +288,9 @@ public final class SceneRenderer {
         case .source(let name, .setGain(let value, let ramp)):
             guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
             try system.setSourceGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
+        case .source(let name, .setPan(let value, let ramp)):
+            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            try system.setSourcePan(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .session(let name, .setGain(let value, let ramp)):
             guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
@@ -329,7 +334,7 @@ public final class SceneRenderer {
         case .phoneCallEnd: .phoneCallEnd
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
         case .remote(let c): .remote(c)
-        case .session(_, .setGain), .source(_, .setGain): fatalError("handled by the caller")
+        case .session(_, .setGain), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
         }
     }
 

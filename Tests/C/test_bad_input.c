@@ -239,6 +239,14 @@ static void source_commands(void) {
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "at must be", tutti_source_set_gain(engine, dc, 1, 0, -7));
     FAILS(TUTTI_ERROR_NOT_FOUND, "source", tutti_source_set_gain(engine, 99, 1, 0, TUTTI_NOW));
     FAILS(TUTTI_ERROR_NOT_FOUND, "source", tutti_source_set_gain(engine, music, 1, 0, TUTTI_NOW)); /* a session id */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "tutti_source_set_pan: pan must be finite and in [-1, 1], got nan",
+          tutti_source_set_pan(engine, dc, nan_, 0, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "pan", tutti_source_set_pan(engine, dc, inf_, 0, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "pan", tutti_source_set_pan(engine, dc, 1.001f, 0, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "pan", tutti_source_set_pan(engine, dc, -1.5f, 0, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rampFrames", tutti_source_set_pan(engine, dc, 0, 0xFFFFFFFFu, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "at must be", tutti_source_set_pan(engine, dc, 0, 0, -7));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "source", tutti_source_set_pan(engine, 99, 0, 0, TUTTI_NOW));
 
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine must not be NULL", tutti_source_play(NULL, dc, TUTTI_NOW));
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "at must be", tutti_source_play(engine, dc, -2));

@@ -126,6 +126,57 @@ import TuttiDSP
         }
     }
 
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func mixAddPairMatchesReference(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        let (left, right): (Float, Float) = (0.81, 0.23)
+        for frames in [0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 33, 255, 301] {
+            for offset in [0, 1, 3] {
+                let src = vector(2 * frames, seed: 21)
+                let dst = vector(2 * frames, seed: 22)
+                let got = withOffset(offset, src: src, dst: dst) {
+                    v.mixAddPair($0, $1, frameCount: frames, gainLeft: left, gainRight: right)
+                }
+                var reference = dst
+                reference.withUnsafeMutableBufferPointer { r in
+                    src.withUnsafeBufferPointer {
+                        Kernels.mixAddPairReference(r.baseAddress!, $0.baseAddress!, frameCount: frames, gainLeft: left, gainRight: right)
+                    }
+                }
+                for i in 0..<(2 * frames) {
+                    let g = i % 2 == 0 ? left : right
+                    #expect(got[i] == expected(v, dst[i], g, src[i]), "frames=\(frames) offset=\(offset) i=\(i)")
+                }
+                if !v.fusesMultiplyAdd { #expect(got == reference) }
+            }
+        }
+    }
+
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func mixAddSampleGainsMatchesReference(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        for n in Self.counts {
+            for offset in [0, 1, 2] {
+                let src = vector(n, seed: 31)
+                let dst = vector(n, seed: 32)
+                let gains = vector(n, seed: 33).map { abs($0) }
+                let got = gains.withUnsafeBufferPointer { g in
+                    withOffset(offset, src: src, dst: dst) { v.mixAddSampleGains($0, $1, gains: g.baseAddress!, count: n) }
+                }
+                var reference = dst
+                reference.withUnsafeMutableBufferPointer { r in
+                    src.withUnsafeBufferPointer { s in
+                        gains.withUnsafeBufferPointer {
+                            Kernels.mixAddSampleGainsReference(r.baseAddress!, s.baseAddress!, gains: $0.baseAddress!, count: n)
+                        }
+                    }
+                }
+                for i in 0..<n { #expect(got[i] == expected(v, dst[i], gains[i], src[i]), "n=\(n) offset=\(offset) i=\(i)") }
+                if !v.fusesMultiplyAdd { #expect(got == reference) }
+            }
+        }
+    }
+
     /// A sample's result does not depend on where a call starts or ends (tails compute what
     /// the vector body computes): renders split into different blocks give the same bits.
     @Test(arguments: KernelVariant.supported.map(\.name))

@@ -26,6 +26,9 @@ import TuttiTestSupport
         try engine.send(.setBusDuck(buses[0], targetDB: -15, dBPerFrame: 0.001), at: .frame(engine.framesRendered + 1_000))
         try engine.send(.setSourceGain(ids[1], gain: 0.05, rampFrames: 4_800), at: .frame(engine.framesRendered + 2_000))
         try engine.send(.setBusGate(buses[2], gain: 0, rampFrames: 960), at: .frame(engine.framesRendered + 3_000))
+        // Panned sources too: settled and ramping pan gains (the per-channel kernels).
+        try engine.send(.setSourcePan(ids[0], pan: -0.7, rampFrames: 0), at: .frame(engine.framesRendered + 500))
+        try engine.send(.setSourcePan(ids[2], pan: 0.3, rampFrames: 9_600), at: .frame(engine.framesRendered + 1_500))
         let mallocs = countMallocs {
             for _ in 0..<10_000 { engine.render(into: out, frameCount: 256) }
         }

@@ -38,6 +38,12 @@ typedef struct tk_kernels {
     /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a gain per frame over interleaved frames.
     /// Vectorized for 1 and 2 channels; other channel counts run the scalar loop.
     void (*mix_add_gains)(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count);
+    /// Stereo: dst[2f] += gain_l · src[2f], dst[2f+1] += gain_r · src[2f+1] over `frame_count`
+    /// interleaved frames (a panned source at settled gains). Same arithmetic as mix_add.
+    void (*mix_add_pair)(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r);
+    /// dst[i] += gains[i] · src[i]: a gain per sample (a panned source while a gain or its pan
+    /// ramps). Same arithmetic as mix_add.
+    void (*mix_add_sample_gains)(float *dst, const float *src, const float *gains, size_t count);
     /// Float → integer codes of `bits` bits (16 or 24), full scale 2^(bits−1): code =
     /// clamp(round_half_away(src·2^(bits−1) + dither)), NaN counts as 0. `dither` (TPDF
     /// values, one per sample, added in code units) may be NULL for none.
@@ -70,6 +76,12 @@ static inline void tk_mix_add(float *dst, const float *src, size_t count, float 
 }
 static inline void tk_mix_add_gains(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count) {
     tk_active->mix_add_gains(dst, src, gains, frame_count, channel_count);
+}
+static inline void tk_mix_add_pair(float *dst, const float *src, size_t frame_count, float gain_l, float gain_r) {
+    tk_active->mix_add_pair(dst, src, frame_count, gain_l, gain_r);
+}
+static inline void tk_mix_add_sample_gains(float *dst, const float *src, const float *gains, size_t count) {
+    tk_active->mix_add_sample_gains(dst, src, gains, count);
 }
 static inline void tk_quantize_s16(int16_t *dst, const float *src, const float *dither, size_t count) {
     tk_active->quantize_s16(dst, src, dither, count);

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Settings of the output peak limiter (`engine.limiter`). Value type: any thread.
+public struct LimiterSettings: Sendable, Equatable {
+    /// The largest absolute sample value the output may have, dBFS (−60…0).
+    public var ceilingDB: Double = -1
+    /// Time constant of the gain's recovery once the peaks are gone, seconds (0…10; 0:
+    /// recovers at once).
+    public var releaseSeconds: Double = 0.1
+    /// How far ahead the limiter looks, seconds (0…0.1): with 0 it adds no latency and a peak
+    /// is caught at its own sample (an instant gain drop); with more, the gain glides down over
+    /// the lookahead before a peak and the output is delayed by exactly that much.
+    public var lookaheadSeconds: Double = 0
+
+    /// A limiter at `ceilingDB`, with `releaseSeconds` and `lookaheadSeconds`.
+    public init(ceilingDB: Double = -1, releaseSeconds: Double = 0.1, lookaheadSeconds: Double = 0) {
+        self.ceilingDB = ceilingDB
+        self.releaseSeconds = releaseSeconds
+        self.lookaheadSeconds = lookaheadSeconds
+    }
+
+    /// The ceiling as a linear sample value (10^(ceilingDB/20)).
+    public var ceiling: Float { Float(pow(10, ceilingDB / 20)) }
+
+    /// The lookahead in frames at `sampleRate` (rounded to the nearest frame).
+    public func lookaheadFrames(sampleRate: Int) -> Int { Int((lookaheadSeconds * Double(sampleRate)).rounded()) }
+
+    /// What is out of range, naming the field as the caller knows it (`names`: the names of
+    /// the ceiling, release and lookahead fields); nil when every value is valid.
+    public func problem(names: (ceiling: String, release: String, lookahead: String)) -> String? {
+        if !(ceilingDB.isFinite && (-60...0).contains(ceilingDB)) {
+            return "\(names.ceiling) must be finite and in −60…0 dB, got \(ceilingDB)"
+        }
+        if !(releaseSeconds.isFinite && (0...10).contains(releaseSeconds)) {
+            return "\(names.release) must be finite and in 0…10 s, got \(releaseSeconds)"
+        }
+        if !(lookaheadSeconds.isFinite && (0...0.1).contains(lookaheadSeconds)) {
+            return "\(names.lookahead) must be finite and in 0…0.1 s, got \(lookaheadSeconds)"
+        }
+        return nil
+    }
+}
+
+/// A peak limiter over interleaved float audio, in place: no sample it outputs exceeds the
+/// ceiling in absolute value, and while the gain is at rest (1) and the input stays at or
+/// below the ceiling the output is the input, bit for bit (delayed by the lookahead).
+///
+/// Per frame: the gain the frame needs (ceiling / its largest absolute sample, or 1); with no
+/// lookahead, the gain drops to it at that frame and recovers exponentially (`releaseSeconds`)
+/// after. With a lookahead of L frames, the needed gain is held as the minimum over the next
+/// L + 1 frames, released the same way, then averaged over L + 1 frames, so the gain glides
+/// down over L frames before the peak; the audio is delayed by L frames to meet it. A final
+/// clamp to ±ceiling catches rounding. Its memory is allocated at creation; `process` neither
+/// allocates, locks nor calls the system. Thread: the render thread once created.
+public struct PeakLimiter {
+    @usableFromInline let channelCount: Int
+    @usableFromInline let ceiling: Float
+    @usableFromInline let release: Float
+    /// The lookahead, frames (0: none).
+    public let lookaheadFrames: Int
+    /// 1 − the envelope's gain (released state, before averaging): 0 at rest.
+    @usableFromInline var reduction: Float = 0
+    // Lookahead state: the delayed samples, the sliding minimum (a monotonic queue of frame
+    // numbers and gains), and the averaging window of released gains.
+    @usableFromInline let delay: UnsafeMutablePointer<Float>
+    @usableFromInline var delayIndex = 0
+    @usableFromInline let minFrames: UnsafeMutablePointer<Int64>
+    @usableFromInline let minGains: UnsafeMutablePointer<Float>
+    @usableFromInline var minHead = 0
+    @usableFromInline var minCount = 0
+    @usableFromInline let window: UnsafeMutablePointer<Float>
+    @usableFromInline var windowIndex = 0
+    @usableFromInline var windowSum: Double
+    /// Entries of `window` below 1 (0: the average is exactly 1).
+    @usableFromInline var windowBelowOne = 0
+    @usableFromInline var frame: Int64 = 0
+
+    /// A limiter for `channelCount` interleaved channels at `sampleRate` Hz. Allocates:
+    /// control side. Call `deallocate()` when done.
+    public init(settings: LimiterSettings, sampleRate: Int, channelCount: Int) {
+        self.channelCount = channelCount
+        ceiling = settings.ceiling
+        let releaseFrames = settings.releaseSeconds * Double(sampleRate)
+        release = releaseFrames > 0 ? Float(exp(-1 / releaseFrames)) : 0
+        let l = settings.lookaheadFrames(sampleRate: sampleRate)
+        lookaheadFrames = l
+        delay = .allocate(capacity: max(l * channelCount, 1))
+        delay.initialize(repeating: 0, count: max(l * channelCount, 1))
+        minFrames = .allocate(capacity: l + 1)
+        minFrames.initialize(repeating: 0, count: l + 1)
+        minGains = .allocate(capacity: l + 1)
+        minGains.initialize(repeating: 1, count: l + 1)
+        window = .allocate(capacity: l + 1)
+        window.initialize(repeating: 1, count: l + 1)
+        windowSum = Double(l + 1)
+    }
+
+    /// Frees its memory. Control side, once no thread processes with it.
+    public func deallocate() {
+        delay.deallocate()
+        minFrames.deallocate()
+        minGains.deallocate()
+        window.deallocate()
+    }
+
+    /// The gain frame `f` of `buffer` needs: ceiling / its largest absolute sample, or 1.
+    @inlinable @inline(__always) @_noLocks
+    func neededGain(_ buffer: UnsafeMutablePointer<Float>, frame f: Int) -> Float {
+        var peak: Float = 0
+        for c in 0..<channelCount {
+            let v = abs(buffer[f &* channelCount &+ c])
+            if v > peak { peak = v }
+        }
+        return peak > ceiling ? ceiling / peak : 1
+    }
+
+    /// One step of the envelope toward `needed`: an instant drop, an exponential recovery
+    /// that lands exactly on 1. The state is the reduction 1 − gain, which keeps full
+    /// precision near 1 (a gain near 1 would stall a float recurrence short of it).
+    @inlinable @inline(__always) @_noLocks
+    mutating func step(toward needed: Float) -> Float {
+        if reduction > 0 {
+            reduction *= release
+            if reduction < 1e-6 { reduction = 0 }
+        }
+        var g = 1 - reduction
+        if needed < g {
+            g = needed
+            reduction = 1 - needed
+        }
+        return g
+    }
+
+    /// Limit `frameCount` interleaved frames of `buffer` in place (delayed by the lookahead).
+    /// Render thread.
+    @inlinable @_noLocks
+    public mutating func process(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        if lookaheadFrames == 0 {
+            processWithoutLookahead(buffer, frameCount: n)
+        } else {
+            processWithLookahead(buffer, frameCount: n)
+        }
+    }
+
+    @inlinable @_noLocks
+    mutating func processWithoutLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let ch = channelCount
+        if reduction == 0 {
+            // At rest and nothing over the ceiling: untouched (the common case, one scan).
+            var over = false
+            for i in 0..<(n &* ch) where abs(buffer[i]) > ceiling {
+                over = true
+                break
+            }
+            if !over { return }
+        }
+        for f in 0..<n {
+            let g = step(toward: neededGain(buffer, frame: f))
+            if g == 1 { continue }
+            for c in 0..<ch { buffer[f &* ch &+ c] = clamp(buffer[f &* ch &+ c] * g) }
+        }
+    }
+
+    @inlinable @_noLocks
+    mutating func processWithLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let ch = channelCount
+        let l = lookaheadFrames
+        let span = l &+ 1
+        for f in 0..<n {
+            let needed = neededGain(buffer, frame: f)
+            // Sliding minimum of the needed gains over the last L + 1 frames.
+            while minCount > 0 {
+                let back = (minHead &+ minCount &- 1) % span
+                if minGains[back] < needed { break }
+                minCount &-= 1
+            }
+            let slot = (minHead &+ minCount) % span
+            minFrames[slot] = frame
+            minGains[slot] = needed
+            minCount &+= 1
+            if minFrames[minHead] <= frame &- Int64(span) {
+                minHead = (minHead &+ 1) % span
+                minCount &-= 1
+            }
+            let g = step(toward: minGains[minHead])
+            // Average of the released gains over L + 1 frames: glides down before a peak.
+            let old = window[windowIndex]
+            if old < 1 { windowBelowOne &-= 1 }
+            if g < 1 { windowBelowOne &+= 1 }
+            window[windowIndex] = g
+            windowIndex = windowIndex &+ 1 == span ? 0 : windowIndex &+ 1
+            var gain: Float = 1
+            if windowBelowOne == 0 {
+                windowSum = Double(span)
+            } else {
+                windowSum += Double(g) - Double(old)
+                gain = min(Float(windowSum / Double(span)), 1)
+            }
+            frame &+= 1
+            // Out goes the frame from L frames ago; in goes this one.
+            let d = delay + delayIndex &* ch
+            for c in 0..<ch {
+                let k = f &* ch &+ c
+                let x = d[c]
+                d[c] = buffer[k]
+                buffer[k] = gain == 1 ? x : clamp(x * gain)
+            }
+            delayIndex = delayIndex &+ 1 == l ? 0 : delayIndex &+ 1
+        }
+    }
+
+    /// ±ceiling at most (rounding of the gain product can leave a sample an ulp above it).
+    @inlinable @inline(__always) @_noLocks
+    func clamp(_ y: Float) -> Float {
+        if y > ceiling { return ceiling }
+        if y < -ceiling { return -ceiling }
+        return y
+    }
+}
