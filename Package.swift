@@ -86,5 +86,5 @@ let package = Package(
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "TuttiOutput", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiOutput", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

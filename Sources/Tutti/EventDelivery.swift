@@ -165,23 +165,13 @@ final class EventDelivery: Sendable {
         state.withLock { s in
             guard s.pump == nil else { return }
             let weakEngine = WeakEngine(engine)
-            let box = Unmanaged.passRetained(
-                PumpBody { [self] in
-                    while !stopping.load(ordering: .acquiring) {
-                        _ = wakeSignal.wait(seconds: 0.005)
-                        guard let engine = weakEngine.engine else { break }
-                        engine.deliverEvents()
-                    }
-                })
-            var thread = pthread_t()
-            let rc = pthread_create(
-                &thread, nil,
-                { raw in
-                    let body = Unmanaged<PumpBody>.fromOpaque(raw!).takeRetainedValue()
-                    body.run()
-                    return nil
-                }, box.toOpaque())
-            if rc == 0 { s.pump = thread } else { box.release() }
+            s.pump = try? startThread(name: "tutti-deliver") { [self] in
+                while !stopping.load(ordering: .acquiring) {
+                    _ = wakeSignal.wait(seconds: 0.005)
+                    guard let engine = weakEngine.engine else { break }
+                    engine.deliverEvents()
+                }
+            }
         }
     }
 
@@ -208,11 +198,6 @@ final class EventDelivery: Sendable {
             close(writeFD)
         }
     }
-}
-
-private final class PumpBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
 }
 
 private final class WeakEngine: @unchecked Sendable {

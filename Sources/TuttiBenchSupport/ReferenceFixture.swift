@@ -14,10 +14,11 @@ import TuttiDSP
 public final class ReferenceFixture {
     /// One block of a reference mix: (out, per-source pointers, gains, source count, samples
     /// per source); it must zero `out` first.
-    public typealias MixBlock = (
-        _ out: UnsafeMutablePointer<Float>, _ sources: UnsafePointer<UnsafePointer<Float>?>, _ gains: UnsafePointer<Float>,
-        _ sourceCount: Int, _ samples: Int
-    ) -> Void
+    public typealias MixBlock =
+        @Sendable (
+            _ out: UnsafeMutablePointer<Float>, _ sources: UnsafePointer<UnsafePointer<Float>?>, _ gains: UnsafePointer<Float>,
+            _ sourceCount: Int, _ samples: Int
+        ) -> Void
 
     /// Frames per block.
     public let blockFrames: Int

@@ -53,7 +53,11 @@ final class FileStreamWorker: @unchecked Sendable {
     func add(_ stream: FileStream) {
         pthread_mutex_lock(mutex)
         streams.append(stream)
-        if thread == nil, !stopping { thread = startWorkerThread(self) }
+        if thread == nil, !stopping {
+            // Unretained: the renderer owns the worker and stops (joins) it before letting go.
+            let worker = Unmanaged.passUnretained(self)
+            thread = try? startThread(name: "tutti-files") { worker.takeUnretainedValue().run() }
+        }
         kicked = true
         pthread_cond_signal(wake)
         pthread_mutex_unlock(mutex)
@@ -128,16 +132,4 @@ final class FileStreamWorker: @unchecked Sendable {
         ts.tv_nsec = total % 1_000_000_000
         return ts
     }
-}
-
-private func startWorkerThread(_ worker: FileStreamWorker) -> pthread_t? {
-    let box = Unmanaged.passUnretained(worker).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(
-        &thread, nil,
-        { arg in
-            Unmanaged<FileStreamWorker>.fromOpaque(arg!).takeUnretainedValue().run()
-            return nil
-        }, box)
-    return rc == 0 ? thread : nil
 }

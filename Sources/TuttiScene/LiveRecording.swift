@@ -25,8 +25,7 @@ public final class LiveRecorder: @unchecked Sendable {
     public let recordings: [Recording]
     private let writers: [AtomicWAVWriter]
     private let stopFlag = Atomic<Bool>(false)
-    private let exited = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private var thread: pthread_t?
     /// The first write error (the recorder stops writing at it); read after the thread ended.
     private var failure: Error?
 
@@ -58,21 +57,18 @@ public final class LiveRecorder: @unchecked Sendable {
         self.writers = writers
     }
 
-    /// Start the recorder thread (nothing to do without recordings). Control thread.
-    public func start() {
+    /// Start the recorder thread (nothing to do without recordings); joined by `finish` or
+    /// `discard`. Throws when the thread cannot be started. Control thread.
+    public func start() throws {
         guard !recordings.isEmpty, thread == nil else { return }
-        let t = Thread { [self] in
+        thread = try startThread(name: "tutti-recorder") { [self] in
             var scratch = [Float](repeating: 0, count: 8_192)
             while !stopFlag.load(ordering: .acquiring) {
                 drainAll(&scratch)
                 usleep(10_000)
             }
             drainAll(&scratch)
-            exited.signal()
         }
-        t.name = "tutti-recorder"
-        thread = t
-        t.start()
     }
 
     private func drainAll(_ scratch: inout [Float]) {
@@ -122,9 +118,9 @@ public final class LiveRecorder: @unchecked Sendable {
     }
 
     private func stopRecorder() {
-        guard thread != nil else { return }
+        guard let t = thread else { return }
         stopFlag.store(true, ordering: .releasing)
-        exited.wait()
+        pthread_join(t, nil)
         thread = nil
     }
 }

@@ -30,7 +30,7 @@ extension Play {
     func startRecorder(_ playback: ScenePlayback) throws -> LiveRecorder? {
         let recorder = try LiveRecorder(playback: playback)
         guard !recorder.recordings.isEmpty else { return nil }
-        recorder.start()
+        try recorder.start()
         say("recording \(recorder.recordings.map { "session \($0.session) → \($0.path)" }.joined(separator: ", "))")
         return recorder
     }

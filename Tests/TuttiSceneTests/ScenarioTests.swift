@@ -26,7 +26,8 @@ import TuttiTestSupport
         var absent: [[String: Any]]
     }
 
-    static let expected: [Expected] = {
+    /// Read once, never written after (JSON values are not Sendable; the tests only read them).
+    nonisolated(unsafe) static let expected: [Expected] = {
         let data = FileManager.default.contents(atPath: Tool.fixtures + "/expected.json")!
         let root = try! JSONSerialization.jsonObject(with: data) as! [String: Any]
         let scenes = root["scenes"] as! [String: Any]

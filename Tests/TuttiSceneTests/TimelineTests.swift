@@ -18,7 +18,8 @@ import TuttiTestSupport
     }
 
     /// The demo, rendered once for every test here (it takes a second or two in debug).
-    static let demoRender = Result { () throws -> (Scene, Timeline, SceneRenderer) in
+    /// Made once, only read after (`SceneRenderer` is a control-side class the tests only query).
+    nonisolated(unsafe) static let demoRender = Result { () throws -> (Scene, Timeline, SceneRenderer) in
         let scene = try SceneRenderer.loadScene(path: demoPath)
         let (t, r) = try render(scene)
         return (scene, t, r)
