@@ -475,7 +475,9 @@ enum {
     TUTTI_INTERRUPTION_REASON_OTHER_SESSION = 0, /* a non-mixable session activated */
     TUTTI_INTERRUPTION_REASON_PHONE_CALL = 1,
     TUTTI_INTERRUPTION_REASON_SPOKEN_AUDIO = 2, /* INTERRUPT_SPOKEN_AUDIO_AND_MIX from another */
-    TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED = 3
+    TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED = 3,
+    TUTTI_INTERRUPTION_REASON_DUCKED = 4 /* a session that pauses instead of being ducked
+                                            (pausesWhenDucked / speech) while another ducks */
 };
 
 /* tutti_event.reason of TUTTI_EVENT_ROUTE_CHANGED. */

@@ -459,7 +459,7 @@ package final class AudioSystem {
         if collectsEvents {
             for e in journal {
                 switch e {
-                case .interruptionBegan(let s, let reason, let by):
+                case .interruptionBegan(let s, let reason, let by, _):
                     if let id = sessionIDs[s] {
                         events.append(.interruptionBegan(session: id, reason: reason, by: by.flatMap { sessionIDs[$0] }))
                     }
@@ -564,7 +564,7 @@ package final class AudioSystem {
         switch e {
         case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
         case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
-        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule:
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule, .invalidSessionSetting:
             TuttiError(.invalidArgument, e.description)
         }
     }

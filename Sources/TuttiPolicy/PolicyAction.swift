@@ -3,8 +3,10 @@
 /// Value type: any thread.
 public enum PolicyAction: Hashable, Sendable {
     // Session.
-    /// Activate the session (§2): may interrupt or duck others, or be refused.
-    case activate(session: String)
+    /// Activate the session (§2): may interrupt or duck others, or be refused (or, for a
+    /// session with `acceptsDelayedActivation`, delayed until the call ends). `focus` says
+    /// how long and how exclusively it needs the output (`gain`: the rules as they are).
+    case activate(session: String, focus: FocusRequest = .gain)
     /// Deactivate the session; `notifyOthers` ends the interruptions it caused (§2.3).
     case deactivate(session: String, notifyOthers: Bool = false)
     /// Options omitted in the scene mean none, as on iOS; a nil mode keeps the session's mode.

@@ -21,6 +21,9 @@ public enum PolicyError: Error, Hashable, Sendable {
     /// `rules[index]` of the ducking rules is not valid; `field` is `by`, `duck`, `level`,
     /// `attack`, `release` or empty (the whole rule).
     case invalidDuckingRule(index: Int, field: String, message: String)
+    /// A setting of session `session` that does not fit the rest of it; `field` names it
+    /// (e.g. `acceptsDelayedActivation` on an `ambient` session).
+    case invalidSessionSetting(session: String, field: String, message: String)
 
     /// Short machine code (the `error` field of `activationFailed`).
     public var code: String {
@@ -34,6 +37,7 @@ public enum PolicyError: Error, Hashable, Sendable {
         case .duplicateSource: return "duplicateSource"
         case .invalidValue: return "invalidValue"
         case .invalidDuckingRule: return "invalidDuckingRule"
+        case .invalidSessionSetting: return "invalidSessionSetting"
         }
     }
 }
@@ -61,6 +65,8 @@ extension PolicyError: CustomStringConvertible {
             return "invalid \(name) \(value): expected a number in 0…1"
         case .invalidDuckingRule(let index, let field, let message):
             return "ducking rules[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
+        case .invalidSessionSetting(let session, let field, let message):
+            return "session \"\(session)\": \(field): \(message)"
         }
     }
 }

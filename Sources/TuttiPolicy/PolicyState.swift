@@ -18,6 +18,9 @@ public enum InterruptionCause: Hashable, Sendable {
     case phoneCall
     /// The muted built-in microphone (capturing sessions); released when it is unmuted.
     case micMuted
+    /// A session that pauses instead of being ducked while another ducks the others;
+    /// released when nothing would duck it any more.
+    case ducked
 }
 
 /// Interruption bookkeeping of one session. Value type: any thread.
@@ -34,6 +37,20 @@ public struct Interruption: Hashable, Sendable {
     public internal(set) var micMuted: Bool
     /// Sources that were playing when it began and have not been paused since.
     public internal(set) var playingSources: [String]
+    /// The interrupter asked for the output only for a while (focus `transient` or
+    /// `transientExclusive`).
+    public internal(set) var transient: Bool = false
+}
+
+/// A delayed activation waiting for the phone call to end (`acceptsDelayedActivation`).
+/// Value type: any thread.
+public struct DelayedActivation: Hashable, Sendable {
+    /// The focus the activation asked for.
+    public internal(set) var focus: FocusRequest
+    /// The sources asked to play meanwhile, with why: they start when it is granted.
+    public internal(set) var sources: [String]
+    /// Why each of `sources` was asked to start (same order).
+    public internal(set) var reasons: [SourceStartReason]
 }
 
 /// Policy state of one session. Value type: any thread; the engine's control side owns the live copy.
@@ -51,6 +68,11 @@ public struct SessionState: Hashable, Sendable {
     public internal(set) var resumeSources: [String] = []
     /// Increases with every activation; orders duckers (see `RenderView`).
     public internal(set) var activationSerial: Int = 0
+    /// The focus of its latest activation (`gain` unless it asked for another); back to
+    /// `gain` when it deactivates. An interrupted session keeps it for its resume.
+    public internal(set) var focus: FocusRequest = .gain
+    /// Its activation is delayed until the phone call ends; nil otherwise.
+    public internal(set) var delayedActivation: DelayedActivation?
 
     /// The session's id (`configuration.id`).
     public var id: String { configuration.id }
@@ -62,6 +84,10 @@ public struct SessionState: Hashable, Sendable {
     }
     /// Its category in force sends sources to the output.
     public var hasOutput: Bool { category.hasOutput }
+    /// It ducks the others now: active, with `duckOthers` or the focus `transientMayDuck`.
+    public var ducksOthers: Bool {
+        phase == .active && (configuration.options.contains(.duckOthers) || focus == .transientMayDuck)
+    }
 }
 
 /// Policy state of one source. Value type: any thread; the engine's control side owns the live copy.
@@ -96,6 +122,9 @@ public struct PolicyState: Hashable, Sendable {
     public var duckingRuleList: [DuckingRule] { duckingRules.rules }
     /// Sessions by their latest start of non-mixable playback, most recent last (rule 8).
     public internal(set) var nowPlayingOrder: [String] = []
+    /// Sessions whose activation waits for the phone call to end, in the order they asked
+    /// (the order they are granted in).
+    public internal(set) var delayedActivations: [String] = []
 
     var sessionIndex: [String: Int] = [:]
     var sourceIndex: [String: Int] = [:]
@@ -161,7 +190,8 @@ public struct PolicyState: Hashable, Sendable {
         }
     }
 
-    /// Rule 1: every option must suit the category, and the alternative category too.
+    /// Rule 1: every option must suit the category, and the alternative category too; a
+    /// delayed activation is not for an `ambient` session (it never needs the output alone).
     static func validate(_ c: SessionConfiguration) throws(PolicyError) {
         var categories = [c.category]
         if let alt = c.categoryWhenOtherAudioPlaying { categories.append(alt) }
@@ -169,6 +199,11 @@ public struct PolicyState: Hashable, Sendable {
             for option in CategoryOption.allCases where c.options.contains(option) && !category.allows(option) {
                 throw .optionNotAllowed(session: c.id, category: category, option: option)
             }
+        }
+        if c.acceptsDelayedActivation, c.category == .ambient {
+            throw .invalidSessionSetting(
+                session: c.id, field: "acceptsDelayedActivation",
+                message: "an ambient session mixes with everything and never needs a delayed activation")
         }
     }
 
@@ -210,7 +245,7 @@ public struct PolicyState: Hashable, Sendable {
         }
         for i in sessions.indices where sessions[i].phase == .active {
             if sessions[i].category == .record { f.activeRecordSessions += 1 }
-            if sessions[i].configuration.options.contains(.duckOthers) { f.duckers.append(i) }
+            if sessions[i].ducksOthers { f.duckers.append(i) }
         }
         if !f.duckers.isEmpty {
             for c in Category.allCases {
@@ -233,6 +268,8 @@ public struct PolicyState: Hashable, Sendable {
 
     /// A `record` session is active (rule 5).
     var recordActive: Bool { sessions.contains { $0.phase == .active && $0.category == .record } }
+    /// A session holding the focus `transientExclusive` is active (system sounds are suppressed).
+    var exclusiveActive: Bool { sessions.contains { $0.phase == .active && $0.focus == .transientExclusive } }
 
     /// Why an active session with output is silenced, first match in this order:
     /// silent switch, locked, background (ambient / soloAmbient only), recording.
@@ -263,7 +300,7 @@ public struct PolicyState: Hashable, Sendable {
     /// to the earliest activation. nil when `i` is not audible, has no output or ducks others.
     func duck(of i: Int, _ f: Facts) -> DuckChoice? {
         let s = sessions[i]
-        guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else {
+        guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.ducksOthers else {
             return nil
         }
         return f.duckBySession[s.id] ?? f.duckByCategory[s.category]

@@ -78,7 +78,9 @@ public struct Explanation: Sendable {
             case .audible:
                 if let by = sv?.duckedBy {
                     state = "ducked"
-                    reason = "ducked by \(by) (duckOthers)"
+                    let how =
+                        policy.session(by)?.configuration.options.contains(.duckOthers) == true ? "duckOthers" : "focus transientMayDuck"
+                    reason = "ducked by \(by) (\(how))"
                     if let duck = sv?.duck, let rule = sv?.duckRule {
                         reason! += " to \(JSONWriter.number(duck.levelDB)) dB: \(rule)"
                     }
@@ -92,9 +94,25 @@ public struct Explanation: Sendable {
                 state = "interrupted"
                 if let i = s.interruption {
                     reason = "interrupted: \(i.reason.rawValue)" + (i.by.map { " by \($0)" } ?? "")
+                    if i.reason == .ducked {
+                        reason! += " (it pauses instead of being ducked; it resumes when the duck ends)"
+                    } else if i.transient {
+                        reason! += " (transient: it may resume when that session deactivates)"
+                    }
                 }
             case .inactive:
                 state = "inactive"
+                if s.delayedActivation != nil { reason = "activation delayed until the phone call ends (acceptsDelayedActivation)" }
+            }
+            if s.phase == .active, s.focus != .gain {
+                let what: String
+                switch s.focus {
+                case .transient: what = "those it interrupted resume when it deactivates"
+                case .transientMayDuck: what = "it interrupts nobody and ducks every other session"
+                case .transientExclusive: what = "it interrupted every other session and suppresses system sounds"
+                case .gain: what = ""
+                }
+                reason = (reason.map { $0 + "; " } ?? "") + "holds focus \(s.focus.rawValue): \(what)"
             }
             if sv?.hasOutput == false { reason = (reason.map { $0 + "; " } ?? "") + "category \(s.category.rawValue) has no output" }
             reports.append(

@@ -100,8 +100,9 @@ public struct Scene: Sendable {
 
     /// What an event does to a session (`"session": id, "action": …`). Value type: any thread.
     public enum SessionAction: Sendable, Equatable {
-        /// `setActive(true)`: the policy decides who is heard.
-        case activate
+        /// `setActive(true)` with the focus asked for (`focus`, default `gain`): the policy
+        /// decides who is heard.
+        case activate(focus: FocusRequest = .gain)
         /// `setActive(false)`; `notifyOthers` lets interrupted sessions resume.
         case deactivate(notifyOthers: Bool)
         /// A new category, mode and options (nil: keep them).

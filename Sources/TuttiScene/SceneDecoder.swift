@@ -274,6 +274,14 @@ struct SceneDecoder {
         // Fields left out take the engine's values.
         if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
         let maxVoices = r.has("maxVoices") ? try voiceLimit(&r) : nil
+        let pausesWhenDucked = try r.bool("pausesWhenDucked", default: false)
+        let content = try r.optionalName("content", as: ContentType.self, what: "content type")
+        let acceptsDelayedActivation = try r.bool("acceptsDelayedActivation", default: false)
+        if acceptsDelayedActivation, category == .ambient {
+            throw SceneError(
+                r.child("acceptsDelayedActivation"),
+                "session \"\(id)\" is ambient: it mixes with everything and never needs a delayed activation")
+        }
         var recordTo: String?
         if r.has("recordTo") {
             let f = try r.string("recordTo")
@@ -285,7 +293,8 @@ struct SceneDecoder {
             id: id, category: category, options: Set(opts), mode: mode,
             playbackControls: playbackControls, remoteCommands: Set(commands),
             foreground: foreground, autoResume: autoResume,
-            categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices)
+            categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
+            pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation)
         return (configuration, recordTo)
     }
 
@@ -406,7 +415,7 @@ struct SceneDecoder {
 
     func sessionAction(_ r: inout FieldReader, session: String) throws -> Scene.SessionAction {
         switch try r.name("action", as: SessionVerb.self, what: "session action") {
-        case .activate: return .activate
+        case .activate: return .activate(focus: try r.optionalName("focus", as: FocusRequest.self, what: "focus") ?? .gain)
         case .deactivate: return .deactivate(notifyOthers: try r.bool("notifyOthers", default: false))
         case .setCategory:
             let c = try r.name("value", as: Category.self, what: "category")

@@ -307,7 +307,7 @@ public final class SceneRenderer {
 
     private func policyAction(for action: Scene.Action) -> PolicyAction {
         switch action {
-        case .session(let s, .activate): .activate(session: s)
+        case .session(let s, .activate(let focus)): .activate(session: s, focus: focus)
         case .session(let s, .deactivate(let notify)): .deactivate(session: s, notifyOthers: notify)
         case .session(let s, .setCategory(let c, let mode, let options)):
             .setCategory(session: s, category: c, mode: mode, options: options ?? [])

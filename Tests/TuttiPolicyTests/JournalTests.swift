@@ -83,8 +83,11 @@ struct JournalTests {
                 "play", "pause", "togglePlayPause", "nextTrack",
                 "previousTrack", "stop",
             ])
-        #expect(InterruptionReason.allCases.map(\.rawValue) == ["otherSession", "phoneCall", "spokenAudio", "builtInMicMuted"])
-        #expect(SilenceReason.allCases.map(\.rawValue) == ["silentSwitch", "locked", "background", "recording"])
+        // `ducked` and `transientExclusive`: issue 22 (pause instead of duck, exclusive focus).
+        #expect(
+            InterruptionReason.allCases.map(\.rawValue) == ["otherSession", "phoneCall", "spokenAudio", "builtInMicMuted", "ducked"])
+        #expect(
+            SilenceReason.allCases.map(\.rawValue) == ["silentSwitch", "locked", "background", "recording", "transientExclusive"])
     }
 
     @Test("the default route-change reason follows the scene format")

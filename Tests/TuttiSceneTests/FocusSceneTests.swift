@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+import Tutti
+import TuttiScene
+import TuttiTestSupport
+
+/// Issue 22 in scenes: the `focus` of an activation, `pausesWhenDucked` / `content`, and
+/// `acceptsDelayedActivation`, measured in the rendered audio and the events log.
+@Suite struct FocusSceneTests {
+    /// Music (a 440 Hz tone, playback) plays from 0 s; at 1 s `alert` (1 000 Hz, playback)
+    /// activates with `focus` and plays; it deactivates at 2 s. A speech session (660 Hz,
+    /// mixable) plays throughout. 3 s.
+    static func scene(focus: String) -> String {
+        """
+        {"duration": 3,
+         "sessions": [{"id": "music", "category": "playback", "playbackControls": true},
+                      {"id": "talk", "category": "playback", "options": ["mixWithOthers"], "content": "speech"},
+                      {"id": "alert", "category": "playback"}],
+         "sources": [{"id": "song", "session": "music", "tone": {"frequency": 440, "amplitude": 0.25}},
+                     {"id": "words", "session": "talk", "tone": {"frequency": 660, "amplitude": 0.25}},
+                     {"id": "beep", "session": "alert", "tone": {"frequency": 1000, "amplitude": 0.25}}],
+         "events": [{"at": 0, "source": "song", "action": "play"},
+                    {"at": 0, "source": "words", "action": "play"},
+                    {"at": 1, "session": "alert", "action": "activate", "focus": "\(focus)"},
+                    {"at": 1, "source": "beep", "action": "play"},
+                    {"at": 2, "session": "alert", "action": "deactivate"}]}
+        """
+    }
+
+    /// Amplitude of `frequency` in the left channel between `from` and `to` seconds.
+    func level(_ wav: (samples: [Float], rate: Int, channels: Int, format: Int32), _ frequency: Double, _ from: Double, _ to: Double)
+        -> Double
+    {
+        let a = Int(from * Double(wav.rate)) * wav.channels
+        let b = Int(to * Double(wav.rate)) * wav.channels
+        let left = stride(from: a, to: b, by: wav.channels).map { Double(wav.samples[$0]) }
+        return Analysis.fitSine(left[...], frequency: frequency, sampleRate: Double(wav.rate)).amplitude
+    }
+
+    func render(_ json: String) throws -> (wav: (samples: [Float], rate: Int, channels: Int, format: Int32), events: String) {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try renderScene(json, in: dir, events: "events.jsonl")
+        return (readWAV(out), try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8))
+    }
+
+    @Test func transientMayDuckDucksTheMusicAndPausesTheSpeech() throws {
+        let (wav, events) = try render(Self.scene(focus: "transientMayDuck"))
+        // Before: music and speech at 0.25. During (after the 100 ms attack): music at −15 dB,
+        // speech paused, the alert at full level. After (past the 400 ms release): all back.
+        #expect(abs(level(wav, 440, 0.2, 0.9) - 0.25) < 0.002)
+        #expect(abs(level(wav, 440, 1.2, 1.9) - 0.25 * DuckingSettings.default.linearGain) < 0.002)
+        #expect(level(wav, 660, 1.1, 1.9) < 1e-4)
+        #expect(abs(level(wav, 1000, 1.2, 1.9) - 0.25) < 0.002)
+        #expect(abs(level(wav, 440, 2.5, 2.9) - 0.25) < 0.002)
+        #expect(abs(level(wav, 660, 2.1, 2.9) - 0.25) < 0.002)
+        #expect(events.contains(#""type":"sessionActivated","session":"alert","category":"playback","focus":"transientMayDuck""#))
+        #expect(events.contains(#""type":"interruptionBegan","session":"talk","reason":"ducked","by":"alert""#))
+        #expect(events.contains(#""type":"duckingBegan","session":"music","by":"alert""#))
+    }
+
+    @Test func transientInterruptsAndTheMusicResumesWithoutNotifyOthers() throws {
+        let (wav, events) = try render(Self.scene(focus: "transient"))
+        #expect(level(wav, 440, 1.1, 1.9) < 1e-4)
+        #expect(abs(level(wav, 660, 1.1, 1.9) - 0.25) < 0.002) // mixable speech is not interrupted
+        // The player (playbackControls) resumes because the loss was transient.
+        #expect(abs(level(wav, 440, 2.1, 2.9) - 0.25) < 0.002)
+        #expect(events.contains(#""reason":"otherSession","by":"alert","transient":true"#))
+        #expect(events.contains(#""type":"interruptionEnded","session":"music","shouldResume":true"#))
+    }
+
+    @Test func gainKeepsTodaysBehaviour() throws {
+        let (wav, events) = try render(Self.scene(focus: "gain"))
+        #expect(level(wav, 440, 1.1, 1.9) < 1e-4)
+        // Without notifyOthers a media player does not come back.
+        #expect(level(wav, 440, 2.1, 2.9) < 1e-4)
+        #expect(!events.contains("focus"))
+        #expect(!events.contains("transient"))
+    }
+
+    @Test func delayedActivationStartsAtTheCallsEnd() throws {
+        let json = """
+            {"duration": 2,
+             "sessions": [{"id": "player", "category": "playback", "acceptsDelayedActivation": true}],
+             "sources": [{"id": "song", "session": "player", "tone": {"frequency": 440, "amplitude": 0.25}}],
+             "events": [{"at": 0.2, "system": "phoneCall", "action": "begin"},
+                        {"at": 0.5, "source": "song", "action": "play"},
+                        {"at": 1, "system": "phoneCall", "action": "end"}]}
+            """
+        let (wav, events) = try render(json)
+        #expect(level(wav, 440, 0.5, 0.99) < 1e-4)
+        #expect(abs(level(wav, 440, 1.05, 1.95) - 0.25) < 0.002)
+        #expect(events.contains(#""frame":24000,"time":0.5,"type":"activationDelayed","session":"player","reason":"phoneCall""#))
+        #expect(events.contains(#""frame":48000,"time":1,"type":"activationGranted","session":"player""#))
+        #expect(events.contains(#""frame":48000,"time":1,"type":"sourceStarted","source":"song""#))
+        #expect(!events.contains("activationFailed"))
+    }
+
+    @Test func explainNamesTheFocusAndThePause() throws {
+        let scene = try Scene.decode(json: Self.scene(focus: "transientMayDuck"), baseDirectory: "")
+        let e = try Explanation.explain(scene: scene, at: 1.5)
+        func report(_ id: String) -> Explanation.SessionReport { e.sessions.first { $0.id == id }! }
+        #expect(report("music").state == "ducked")
+        #expect(report("music").reason == "ducked by alert (focus transientMayDuck) to -15 dB: the engine default")
+        #expect(report("talk").state == "interrupted")
+        #expect(
+            report("talk").reason
+                == "interrupted: ducked by alert (it pauses instead of being ducked; it resumes when the duck ends)")
+        #expect(report("talk").chain.contains { $0.type == "interruptionBegan" })
+        #expect(report("alert").reason == "holds focus transientMayDuck: it interrupts nobody and ducks every other session")
+        let transient = try Explanation.explain(scene: try Scene.decode(json: Self.scene(focus: "transient"), baseDirectory: ""), at: 1.5)
+        #expect(
+            transient.sessions.first { $0.id == "music" }?.reason
+                == "interrupted: otherSession by alert (transient: it may resume when that session deactivates)")
+    }
+
+    @Test func explainNamesADelayedActivation() throws {
+        let json = """
+            {"duration": 2,
+             "sessions": [{"id": "player", "category": "playback", "acceptsDelayedActivation": true}],
+             "sources": [{"id": "song", "session": "player", "tone": {"frequency": 440, "amplitude": 0.25}}],
+             "events": [{"at": 0.2, "system": "phoneCall", "action": "begin"},
+                        {"at": 0.5, "session": "player", "action": "activate"},
+                        {"at": 1, "system": "phoneCall", "action": "end"}]}
+            """
+        let scene = try Scene.decode(json: json, baseDirectory: "")
+        let during = try Explanation.explain(scene: scene, at: 0.7).sessions[0]
+        #expect(during.state == "inactive")
+        #expect(during.reason == "activation delayed until the phone call ends (acceptsDelayedActivation)")
+        #expect(during.chain.map(\.type) == ["activationDelayed"])
+        let after = try Explanation.explain(scene: scene, at: 1.5).sessions[0]
+        #expect(after.state == "audible")
+        #expect(after.chain.map(\.type) == ["sessionActivated"])
+    }
+
+    static let good = SceneErrorTests.good
+
+    @Test(arguments: [
+        (
+            "unknown focus", good.replacingOccurrences(of: #""action": "activate""#, with: #""action": "activate", "focus": "transent""#),
+            #"events[0].focus: unknown focus "transent" (did you mean "transient"?)"#
+        ),
+        (
+            "focus on a deactivation",
+            good.replacingOccurrences(of: #""action": "activate""#, with: #""action": "deactivate", "focus": "transient""#),
+            "events[0].focus: unknown field"
+        ),
+        (
+            "unknown content",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "content": "talk"}"#),
+            #"sessions[0].content: unknown content type "talk""#
+        ),
+        (
+            "pausesWhenDucked not a bool",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "playback", "pausesWhenDucked": 1}"#),
+            "sessions[0].pausesWhenDucked: expected"
+        ),
+        (
+            "delayed activation on an ambient session",
+            good.replacingOccurrences(of: #""category": "playback"}"#, with: #""category": "ambient", "acceptsDelayedActivation": true}"#),
+            "sessions[0].acceptsDelayedActivation: session \"m\" is ambient"
+        ),
+    ])
+    func badKeysNameTheirPlace(name: String, json: String, expected: String) throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            try renderScene(json, in: dir)
+            Issue.record("\(name): rendered without error")
+        } catch {
+            #expect("\(error)".contains(expected), "\(name): \(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"), "\(name): wrote output")
+    }
+}
