@@ -382,7 +382,8 @@ extension PolicyState {
     /// those that duck others); nil when `i` ducks others itself or has no output.
     func pausingDucker(of i: Int) -> Int? {
         let s = sessions[i]
-        guard s.hasOutput, !s.configuration.options.contains(.duckOthers), s.focus != .transientMayDuck else { return nil }
+        guard s.hasOutput, !s.configuration.options.contains(.duckOthers), s.focus != .transientMayDuck, !s.configuration.accessibility
+        else { return nil }
         var best: Int?
         for d in sessions.indices where d != i && sessions[d].ducksOthers {
             if let b = best, sessions[b].activationSerial > sessions[d].activationSerial { continue }
@@ -394,7 +395,7 @@ extension PolicyState {
     /// The first other session with a playing source that activating `i` (in its configured
     /// category, with `focus`) would interrupt under rules 2.1 and 2.6, if any.
     func playingSessionInterrupted(byActivating i: Int, focus: FocusRequest) -> Int? {
-        if focus == .transientMayDuck { return nil }
+        if focus == .transientMayDuck || sessions[i].configuration.accessibility { return nil }
         let configuration = sessions[i].configuration
         var category = configuration.category
         if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
@@ -402,7 +403,7 @@ extension PolicyState {
         }
         let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
         let spoken = sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers)
-        for o in sessions.indices where o != i && sessions[o].phase == .active {
+        for o in sessions.indices where o != i && sessions[o].phase == .active && !sessions[o].configuration.accessibility {
             let interrupts =
                 focus == .transientExclusive || (!mixable && !sessions[o].isMixable)
                 || (spoken && sessions[o].configuration.mode == .spokenAudio)
@@ -431,6 +432,8 @@ extension PolicyState {
         let id = sessions[i].id
         let focus = sessions[i].focus
         let transient = focus.isTransient
+        // An accessibility session ducks instead.
+        if sessions[i].configuration.accessibility { return }
         switch focus {
         case .transientMayDuck:
             return
@@ -460,6 +463,8 @@ extension PolicyState {
         _ o: Int, cause: InterruptionCause, reason: InterruptionReason, by: String?, transient: Bool = false,
         journal: inout [JournalEntry]
     ) {
+        // Only a phone call interrupts an accessibility session.
+        if sessions[o].configuration.accessibility, cause != .phoneCall { return }
         switch sessions[o].phase {
         case .inactive:
             return

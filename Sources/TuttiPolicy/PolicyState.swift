@@ -84,9 +84,11 @@ public struct SessionState: Hashable, Sendable {
     }
     /// Its category in force sends sources to the output.
     public var hasOutput: Bool { category.hasOutput }
-    /// It ducks the others now: active, with `duckOthers` or the focus `transientMayDuck`.
+    /// It ducks the others now: active, with `duckOthers` or the focus `transientMayDuck`, or
+    /// an accessibility session with output.
     public var ducksOthers: Bool {
-        phase == .active && (configuration.options.contains(.duckOthers) || focus == .transientMayDuck)
+        phase == .active
+            && (configuration.options.contains(.duckOthers) || focus == .transientMayDuck || (configuration.accessibility && hasOutput))
     }
 }
 
@@ -276,7 +278,7 @@ public struct PolicyState: Hashable, Sendable {
     func silenceReason(_ i: Int, _ f: Facts) -> SilenceReason? {
         let s = sessions[i]
         guard s.phase == .active, s.hasOutput else { return nil }
-        if s.category.isSilencedBySwitchAndLock {
+        if s.category.isSilencedBySwitchAndLock, !s.configuration.accessibility {
             if device.silentSwitch { return .silentSwitch }
             if device.locked { return .locked }
             if !s.configuration.foreground { return .background }

@@ -227,6 +227,11 @@ public struct SessionConfiguration: Hashable, Sendable {
     /// An activation during a phone call is delayed instead of refused: it is granted when
     /// the call ends (journal `activationDelayed`, `activationGranted`). Not for `ambient`.
     public var acceptsDelayedActivation: Bool
+    /// An accessibility session (a screen reader): never ducked, never silenced by the silent
+    /// switch, lock or background, never interrupted by anything but a phone call; it
+    /// interrupts nobody, and while it is active (with output) every other session is ducked.
+    /// Off by default.
+    public var accessibility: Bool
 
     /// It pauses instead of being ducked: ``pausesWhenDucked``, or ``content`` `speech`.
     public var pausesInsteadOfDucking: Bool { pausesWhenDucked || content == .speech }
@@ -247,7 +252,8 @@ public struct SessionConfiguration: Hashable, Sendable {
         maxVoices: Int? = nil,
         pausesWhenDucked: Bool = false,
         content: ContentType? = nil,
-        acceptsDelayedActivation: Bool = false
+        acceptsDelayedActivation: Bool = false,
+        accessibility: Bool = false
     ) {
         self.id = id
         self.category = category
@@ -263,6 +269,7 @@ public struct SessionConfiguration: Hashable, Sendable {
         self.pausesWhenDucked = pausesWhenDucked
         self.content = content
         self.acceptsDelayedActivation = acceptsDelayedActivation
+        self.accessibility = accessibility
     }
 }
 

@@ -78,8 +78,10 @@ public struct Explanation: Sendable {
             case .audible:
                 if let by = sv?.duckedBy {
                     state = "ducked"
+                    let ducker = policy.session(by)?.configuration
                     let how =
-                        policy.session(by)?.configuration.options.contains(.duckOthers) == true ? "duckOthers" : "focus transientMayDuck"
+                        ducker?.options.contains(.duckOthers) == true
+                        ? "duckOthers" : ducker?.accessibility == true ? "accessibility" : "focus transientMayDuck"
                     reason = "ducked by \(by) (\(how))"
                     if let duck = sv?.duck, let rule = sv?.duckRule {
                         reason! += " to \(JSONWriter.number(duck.levelDB)) dB: \(rule)"

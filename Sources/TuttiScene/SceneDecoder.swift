@@ -277,6 +277,7 @@ struct SceneDecoder {
         let pausesWhenDucked = try r.bool("pausesWhenDucked", default: false)
         let content = try r.optionalName("content", as: ContentType.self, what: "content type")
         let acceptsDelayedActivation = try r.bool("acceptsDelayedActivation", default: false)
+        let accessibility = try r.bool("accessibility", default: false)
         if acceptsDelayedActivation, category == .ambient {
             throw SceneError(
                 r.child("acceptsDelayedActivation"),
@@ -294,7 +295,8 @@ struct SceneDecoder {
             playbackControls: playbackControls, remoteCommands: Set(commands),
             foreground: foreground, autoResume: autoResume,
             categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
-            pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation)
+            pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation,
+            accessibility: accessibility)
         return (configuration, recordTo)
     }
 

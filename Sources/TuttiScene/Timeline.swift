@@ -297,7 +297,9 @@ extension Timeline {
             return f("shouldResume") == "true" ? "interruption over; it may resume" : "interruption over; it should not resume"
         case "duckingBegan":
             let ducker = scene.sessions.first { $0.id == f("by") }
-            let how = ducker.map { $0.options.contains(.duckOthers) } == false ? "focus transientMayDuck" : "duckOthers"
+            let how =
+                ducker.map { $0.options.contains(.duckOthers) } != false
+                ? "duckOthers" : ducker?.accessibility == true ? "accessibility" : "focus transientMayDuck"
             return "ducked by \(f("by")) (\(how)), " + duckRule(e, scene: scene)
         case "duckingEnded": return "back to full level"
         case "silenced": return "silenced: \(f("reason"))"

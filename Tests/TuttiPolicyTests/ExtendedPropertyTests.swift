@@ -22,6 +22,7 @@ struct ExtendedCase {
             scenario.sessions[i].content = roll >= 85 ? .speech : (roll >= 70 ? .music : nil)
             let delay = Int.random(in: 0..<100, using: &extra) < 40
             scenario.sessions[i].acceptsDelayedActivation = delay && scenario.sessions[i].category != .ambient
+            scenario.sessions[i].accessibility = Int.random(in: 0..<100, using: &extra) < 12
         }
         self.scenario = scenario
         actions = scenario.actions.map { action in
@@ -59,7 +60,7 @@ func checkExtendedTraces(
             }
         }
         let sessions = c.scenario.sessions.map {
-            "\($0.id): \($0.category.rawValue) \($0.options.map(\.rawValue).sorted()) pauses \($0.pausesInsteadOfDucking) delay \($0.acceptsDelayedActivation) fg \($0.foreground)"
+            "\($0.id): \($0.category.rawValue) \($0.options.map(\.rawValue).sorted()) pauses \($0.pausesInsteadOfDucking) delay \($0.acceptsDelayedActivation) a11y \($0.accessibility) fg \($0.foreground)"
         }
         let message =
             "\(name): case \(n) of seed \(seed) fails\n\(sessions.joined(separator: "\n"))\nactions:\n"
@@ -71,6 +72,37 @@ func checkExtendedTraces(
 }
 
 enum ExtendedChecks {
+    /// An accessibility session is never ducked, never silenced by the switch, lock or
+    /// background, and interrupted only by a phone call; while it is active with output no
+    /// other audible session with output is left at full level.
+    static func accessibility(_ t: Trace) -> [String] {
+        var v: [String] = []
+        for (n, step) in t.steps.enumerated() {
+            for s in step.after.sessions where s.configuration.accessibility {
+                let view = step.afterView.session(s.id)
+                if let by = view?.duckedBy { v.append("step \(n) \(step.action): accessibility \(s.id) ducked by \(by)") }
+                if case .silenced(let reason) = view?.state, reason != .recording {
+                    v.append("step \(n) \(step.action): accessibility \(s.id) silenced (\(reason))")
+                }
+                if s.phase == .active, s.hasOutput {
+                    for o in step.afterView.sessions where o.id != s.id && o.isAudible && o.duck == nil {
+                        if step.after.session(o.id)?.ducksOthers != true {
+                            v.append("step \(n) \(step.action): \(o.id) at full level beside accessibility \(s.id)")
+                        }
+                    }
+                }
+            }
+            for e in step.outcome.journal {
+                if case .interruptionBegan(let s, let reason, _, _) = e, reason != .phoneCall,
+                    step.after.session(s)?.configuration.accessibility == true
+                {
+                    v.append("step \(n) \(step.action): accessibility \(s) interrupted (\(reason))")
+                }
+            }
+        }
+        return v
+    }
+
     /// A session that pauses instead of ducking is never ducked, and never active while
     /// another session ducks the others (so never audible and ducked in the same block).
     static func pausesNotDucks(_ t: Trace) -> [String] {
@@ -78,7 +110,8 @@ enum ExtendedChecks {
         for (n, step) in t.steps.enumerated() {
             for s in step.after.sessions where s.configuration.pausesInsteadOfDucking {
                 if let by = step.afterView.session(s.id)?.duckedBy { v.append("step \(n) \(step.action): \(s.id) ducked by \(by)") }
-                let ducksItself = s.configuration.options.contains(.duckOthers) || s.focus == .transientMayDuck
+                let ducksItself =
+                    s.configuration.options.contains(.duckOthers) || s.focus == .transientMayDuck || s.configuration.accessibility
                 let ducker = step.after.sessions.first { $0.id != s.id && $0.ducksOthers }
                 if s.phase == .active, s.hasOutput, !ducksItself, let d = ducker {
                     v.append("step \(n) \(step.action): \(s.id) is active while \(d.id) ducks the others")
@@ -162,7 +195,9 @@ enum ExtendedChecks {
                     }
                 }
             case .transientExclusive:
-                for o in step.after.sessions where o.id != s && o.phase == .active {
+                // An accessibility session interrupts nobody, whatever its focus; nothing but a call interrupts one.
+                let activator = step.after.session(s)?.configuration.accessibility == true
+                for o in step.after.sessions where !activator && o.id != s && o.phase == .active && !o.configuration.accessibility {
                     v.append("step \(n): \(o.id) still active beside transientExclusive \(s)")
                 }
                 if step.afterView.systemSoundsAllowed { v.append("step \(n): system sounds allowed during transientExclusive") }
@@ -192,6 +227,16 @@ struct ExtendedPropertyTests {
     @Test("a delayed activation changes nothing else, is granted at most once and never during a call")
     func delayedGrants() {
         checkExtendedTraces("delayed", seed: 32, count: casesPerProperty, weights: Self.weights, ExtendedChecks.delayedGrants)
+    }
+
+    @Test(
+        "an accessibility session is never ducked or silenced by switch, lock or background, only a call interrupts it, and it ducks the rest"
+    )
+    func accessibility() {
+        checkExtendedTraces(
+            "accessibility", seed: 40, count: casesPerProperty,
+            weights: Self.weights.merging([.lock: 3, .background: 3, .silentSwitch: 3]) { $1 },
+            ExtendedChecks.accessibility)
     }
 
     @Test("transientMayDuck interrupts nobody; transientExclusive leaves nothing else active")

@@ -23,6 +23,7 @@ let focusSessions: [String: SessionConfiguration] = [
     "game": SessionConfiguration(id: "game", acceptsDelayedActivation: true),
     "player": SessionConfiguration(id: "player", category: .playback, acceptsDelayedActivation: true),
     "bgPlayer": SessionConfiguration(id: "bgPlayer", category: .playback, foreground: false),
+    "reader": SessionConfiguration(id: "reader", accessibility: true),
 ]
 
 func focusWorld(_ ids: [String]) -> PolicyState {
@@ -477,4 +478,80 @@ struct DelayedActivationTests {
         #expect(outcome.error?.code == "invalidSessionSetting")
         #expect(state == before)
     }
+}
+
+@Suite("accessibility sessions")
+struct AccessibilityTests {
+    @Test(
+        "accessibility: never ducked, never silenced by switch, lock or background, interrupted only by a call; it ducks the others",
+        arguments: [
+            FocusCase(
+                name: "it interrupts nobody and ducks every other audible session, non-mixable ones too",
+                sessions: ["music", "amb", "reader"], given: [.play(source: "music.x"), .play(source: "amb.x")],
+                when: .activate(session: "reader"),
+                journal: [
+                    .sessionActivated(session: "reader", category: .soloAmbient),
+                    .duckingBegan(session: "music", by: "reader", rule: .engine),
+                    .duckingBegan(session: "amb", by: "reader", rule: .engine),
+                ],
+                gains: ["music": engineDuckGain, "amb": engineDuckGain, "reader": 1]),
+            FocusCase(
+                name: "a player activating later does not interrupt it, and is ducked", sessions: ["music", "reader"],
+                given: [.play(source: "reader.x")], when: .play(source: "music.x"),
+                journal: [
+                    .sessionActivated(session: "music", category: .playback),
+                    .sourceStarted(source: "music.x", reason: .play),
+                    .duckingBegan(session: "music", by: "reader", rule: .engine),
+                ],
+                gains: ["music": engineDuckGain, "reader": 1], states: ["reader": .audible]),
+            FocusCase(
+                name: "a duckOthers session does not duck it", sessions: ["reader", "nav"], given: [.play(source: "reader.x")],
+                when: .activate(session: "nav"), journal: [.sessionActivated(session: "nav", category: .playback)],
+                gains: ["reader": 1], duckedBy: ["reader": ""]),
+            FocusCase(
+                name: "transientExclusive does not interrupt it (and is ducked by it)", sessions: ["reader", "alert"],
+                given: [.play(source: "reader.x")], when: .activate(session: "alert", focus: .transientExclusive),
+                journal: [
+                    .sessionActivated(session: "alert", category: .playback, focus: .transientExclusive),
+                    .duckingBegan(session: "alert", by: "reader", rule: .engine),
+                ],
+                gains: ["reader": 1, "alert": engineDuckGain]),
+            FocusCase(
+                name: "the silent switch silences a soloAmbient session, not it", sessions: ["reader"],
+                given: [.play(source: "reader.x")], when: .silentSwitch(true), journal: [], gains: ["reader": 1],
+                states: ["reader": .audible]),
+            FocusCase(
+                name: "nor the lock", sessions: ["reader"], given: [.play(source: "reader.x")], when: .lock, journal: [],
+                gains: ["reader": 1]),
+            FocusCase(
+                name: "nor the background", sessions: ["reader"], given: [.play(source: "reader.x")],
+                when: .background(session: "reader"), journal: [], gains: ["reader": 1]),
+            FocusCase(
+                name: "a phone call interrupts it", sessions: ["reader"], given: [.play(source: "reader.x")], when: .phoneCallBegin,
+                journal: [
+                    .interruptionBegan(session: "reader", reason: .phoneCall, by: nil),
+                    .sourcePaused(source: "reader.x", reason: .interruption),
+                ],
+                gains: ["reader": 0]),
+            FocusCase(
+                name: "a pausesWhenDucked session pauses while it speaks", sessions: ["book", "reader"],
+                given: [.play(source: "book.x")], when: .play(source: "reader.x"),
+                journal: [
+                    .sessionActivated(session: "reader", category: .soloAmbient),
+                    .sourceStarted(source: "reader.x", reason: .play),
+                    .interruptionBegan(session: "book", reason: .ducked, by: "reader"),
+                    .sourcePaused(source: "book.x", reason: .interruption),
+                ],
+                gains: ["book": 0, "reader": 1]),
+            FocusCase(
+                name: "deactivated: the duck ends", sessions: ["music", "reader"],
+                given: [.play(source: "music.x"), .play(source: "reader.x")], when: .deactivate(session: "reader"),
+                journal: [
+                    .sessionDeactivated(session: "reader", notifyOthers: false),
+                    .sourcePaused(source: "reader.x", reason: .deactivation),
+                    .duckingEnded(session: "music"),
+                ],
+                gains: ["music": 1]),
+        ])
+    func accessibility(_ c: FocusCase) { checkFocus(c) }
 }

@@ -173,7 +173,8 @@ enum Checks {
             }
             for s in step.after.sessions where s.interruption?.micMuted == true { held.insert(s.id) }
             if step.action == .micMuted(true), !step.before.device.micMuted {
-                for s in step.before.sessions where s.phase == .active && s.category.capturesInput {
+                // (An accessibility session is interrupted by nothing but a call.)
+                for s in step.before.sessions where s.phase == .active && s.category.capturesInput && !s.configuration.accessibility {
                     if step.after.session(s.id)?.phase != .interrupted { v.append("step \(n): \(s.id) kept the mic") }
                 }
             }
@@ -359,7 +360,10 @@ enum Checks {
                 if !allowed { v.append("step \(n): refused with journal \(step.outcome.journal)") }
             }
             // A transientMayDuck request interrupts nobody: it may be active beside a non-mixable one.
-            let activeSolo = a.sessions.filter { $0.phase == .active && !$0.isMixable && $0.focus != .transientMayDuck }
+            // Nor does an accessibility session, and only a call interrupts it.
+            let activeSolo = a.sessions.filter {
+                $0.phase == .active && !$0.isMixable && $0.focus != .transientMayDuck && !$0.configuration.accessibility
+            }
             if activeSolo.count > 1 { v.append("step \(n) \(step.action): several non-mixable sessions active: \(activeSolo.map(\.id))") }
             for x in a.sources {
                 let running = step.afterView.isRunning(x.id)

@@ -133,6 +133,27 @@ import TuttiTestSupport
         #expect(after.chain.map(\.type) == ["sessionActivated"])
     }
 
+    @Test func anAccessibilitySessionIsHeardUnderTheSwitchAndDucksTheMusic() throws {
+        let json = """
+            {"duration": 2, "device": {"silentSwitch": true, "locked": true},
+             "sessions": [{"id": "music", "category": "playback"}, {"id": "reader", "accessibility": true}],
+             "sources": [{"id": "song", "session": "music", "tone": {"frequency": 440, "amplitude": 0.25}},
+                         {"id": "speech", "session": "reader", "tone": {"frequency": 880, "amplitude": 0.25}}],
+             "events": [{"at": 0, "source": "song", "action": "play"},
+                        {"at": 0.5, "source": "speech", "action": "play"},
+                        {"at": 1.5, "session": "reader", "action": "deactivate"}]}
+            """
+        let (wav, events) = try render(json)
+        #expect(abs(level(wav, 440, 0.1, 0.45) - 0.25) < 0.002)
+        // A soloAmbient reader under the switch and the lock: heard at full level, the music at −15 dB.
+        #expect(abs(level(wav, 880, 0.6, 1.45) - 0.25) < 0.002)
+        #expect(abs(level(wav, 440, 0.65, 1.45) - 0.25 * DuckingSettings.default.linearGain) < 0.002)
+        #expect(abs(level(wav, 440, 1.95 - 0.05, 2) - 0.25) < 0.002)
+        #expect(!events.contains("silenced"))
+        #expect(!events.contains(#""type":"interruptionBegan""#))
+        #expect(events.contains(#""type":"duckingBegan","session":"music","by":"reader""#))
+    }
+
     static let good = SceneErrorTests.good
 
     @Test(arguments: [
