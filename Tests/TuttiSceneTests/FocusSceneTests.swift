@@ -154,6 +154,40 @@ import TuttiTestSupport
         #expect(events.contains(#""type":"duckingBegan","session":"music","by":"reader""#))
     }
 
+    /// The demo scene of docs/policy.md (fixtures/scenes/focus.json): every new decision, at its frame.
+    @Test func theFocusDemoMakesEveryNewDecision() throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try SceneRenderer.renderFile(
+            scenePath: fixturesDir + "/scenes/focus.json", outputPath: dir + "/focus.wav", eventsPath: dir + "/focus.jsonl", format: nil)
+        let log = try String(contentsOfFile: dir + "/focus.jsonl", encoding: .utf8)
+        let expected = [
+            #""frame":72000,"time":1.5,"type":"sessionActivated","session":"nav","category":"playback","focus":"transientMayDuck""#,
+            #""frame":72000,"time":1.5,"type":"interruptionBegan","session":"podcast","reason":"ducked","by":"nav""#,
+            #""frame":72000,"time":1.5,"type":"duckingBegan","session":"music","by":"nav","rule":"engine""#,
+            #""frame":192000,"time":4,"type":"interruptionEnded","session":"podcast","shouldResume":true"#,
+            #""frame":240000,"time":5,"type":"interruptionBegan","session":"music","reason":"otherSession","by":"alarm","transient":true"#,
+            #""frame":312000,"time":6.5,"type":"interruptionEnded","session":"music","shouldResume":true"#,
+            #""frame":360000,"time":7.5,"type":"interruptionBegan","session":"podcast","reason":"otherSession","by":"dictation","transient":true"#,
+            #""frame":384000,"time":8,"type":"systemSoundSuppressed","sound":"ui-tick-48000.wav","reason":"transientExclusive""#,
+            #""frame":504000,"time":10.5,"type":"activationDelayed","session":"player","reason":"phoneCall""#,
+            #""frame":576000,"time":12,"type":"activationGranted","session":"player""#,
+            #""frame":576000,"time":12,"type":"sourceStarted","source":"tune","reason":"play""#,
+            #""frame":648000,"time":13.5,"type":"duckingBegan","session":"player","by":"reader","rule":"engine""#,
+            #""frame":744000,"time":15.5,"type":"duckingEnded","session":"player""#,
+        ]
+        var rest = Substring(log)
+        for line in expected {
+            guard let r = rest.range(of: line) else {
+                Issue.record("missing or out of order: \(line)")
+                continue
+            }
+            rest = rest[r.upperBound...]
+        }
+        // The reader is heard under the lock and the silent switch: nothing is silenced.
+        #expect(!log.contains("silenced"))
+    }
+
     static let good = SceneErrorTests.good
 
     @Test(arguments: [
