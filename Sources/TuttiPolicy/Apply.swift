@@ -75,7 +75,10 @@ extension PolicyState {
             let a = after[i]
             let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
             if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
-            if b.silence == nil, let reason = a.silence { journal.append(.silenced(session: id, reason: reason)) }
+            if b.silence == nil, let reason = a.silence {
+                // A recording is another session's activation: the loss fade applies.
+                journal.append(.silenced(session: id, reason: reason, fadeSeconds: reason == .recording ? lossFadeSeconds : 0))
+            }
             if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
             if duckChanged, let by = a.duckedBy, let rule = a.duckRule { journal.append(.duckingBegan(session: id, by: by, rule: rule)) }
         }
@@ -475,7 +478,10 @@ extension PolicyState {
             if cause == .micMuted { sessions[o].interruption?.micMuted = true }
         case .active:
             sessions[o].phase = .interrupted
-            journal.append(.interruptionBegan(session: sessions[o].id, reason: reason, by: by, transient: transient))
+            // Another session's activation (not a call, not the microphone): the loss fade applies.
+            journal.append(
+                .interruptionBegan(
+                    session: sessions[o].id, reason: reason, by: by, transient: transient, fadeSeconds: by == nil ? 0 : lossFadeSeconds))
             var playing: [String] = []
             for k in sourceIndices(ofSession: o) where sources[k].isPlaying {
                 playing.append(sources[k].id)

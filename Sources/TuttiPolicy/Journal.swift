@@ -30,16 +30,18 @@ public enum JournalEntry: Hashable, Sendable {
     case activationFailed(session: String, error: PolicyError)
     /// `by` is the interrupting session, nil for the phone call and the microphone.
     /// `transient`: the interrupter asked for the output only for a while (focus `transient`
-    /// or `transientExclusive`); the field is written only when true.
-    case interruptionBegan(session: String, reason: InterruptionReason, by: String?, transient: Bool = false)
+    /// or `transientExclusive`); the field is written only when true. `fadeSeconds`: the loss
+    /// fade (`lossFade`) it fades out over before its sources pause; written (`fade`) when > 0.
+    case interruptionBegan(session: String, reason: InterruptionReason, by: String?, transient: Bool = false, fadeSeconds: Double = 0)
     /// The interruption of `session` ended; `shouldResume` is the hint a media player acts on.
     case interruptionEnded(session: String, shouldResume: Bool)
     /// `rule`: where the duck's settings came from (a rule's index, the ducker's own, the engine's).
     case duckingBegan(session: String, by: String, rule: DuckingRuleReference)
     /// `session` is no longer ducked (its gain ramps back over the release time).
     case duckingEnded(session: String)
-    /// `session`'s sources keep advancing but are no longer heard.
-    case silenced(session: String, reason: SilenceReason)
+    /// `session`'s sources keep advancing but are no longer heard. `fadeSeconds`: the loss
+    /// fade when another session's activation silenced it (a recording); written (`fade`) when > 0.
+    case silenced(session: String, reason: SilenceReason, fadeSeconds: Double = 0)
     /// `session` is heard again.
     case unsilenced(session: String)
     /// The output moved from `previous` to `current`.
@@ -116,19 +118,22 @@ public enum JournalEntry: Hashable, Sendable {
             return [("session", s(session)), ("notifyOthers", .bool(notifyOthers))]
         case .activationFailed(let session, let error):
             return [("session", s(session)), ("error", s(error.code))]
-        case .interruptionBegan(let session, let reason, let by, let transient):
-            let base: [(key: String, value: JournalValue)] = [
+        case .interruptionBegan(let session, let reason, let by, let transient, let fade):
+            var out: [(key: String, value: JournalValue)] = [
                 ("session", s(session)), ("reason", s(reason.rawValue)), ("by", by.map(s) ?? .null),
             ]
-            return transient ? base + [("transient", .bool(true))] : base
+            if transient { out.append(("transient", .bool(true))) }
+            if fade > 0 { out.append(("fade", .number(fade))) }
+            return out
         case .interruptionEnded(let session, let shouldResume):
             return [("session", s(session)), ("shouldResume", .bool(shouldResume))]
         case .duckingBegan(let session, let by, let rule):
             return [("session", s(session)), ("by", s(by)), ("rule", rule.journalValue)]
         case .duckingEnded(let session):
             return [("session", s(session))]
-        case .silenced(let session, let reason):
-            return [("session", s(session)), ("reason", s(reason.rawValue))]
+        case .silenced(let session, let reason, let fade):
+            let base: [(key: String, value: JournalValue)] = [("session", s(session)), ("reason", s(reason.rawValue))]
+            return fade > 0 ? base + [("fade", .number(fade))] : base
         case .unsilenced(let session):
             return [("session", s(session))]
         case .routeChange(let reason, let previous, let current):
@@ -162,8 +167,8 @@ public enum JournalEntry: Hashable, Sendable {
     public var session: String? {
         switch self {
         case .sessionActivated(let s, _, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
-            .interruptionBegan(let s, _, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
-            .duckingEnded(let s), .silenced(let s, _), .unsilenced(let s), .remoteCommand(_, let s),
+            .interruptionBegan(let s, _, _, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
+            .duckingEnded(let s), .silenced(let s, _, _), .unsilenced(let s), .remoteCommand(_, let s),
             .activationDelayed(let s, _), .activationGranted(let s), .activationCancelled(let s):
             return s
         default:

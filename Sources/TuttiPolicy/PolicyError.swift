@@ -62,7 +62,7 @@ extension PolicyError: CustomStringConvertible {
         case .duplicateSource(let id):
             return "duplicate source id \"\(id)\""
         case .invalidValue(let name, let value):
-            return "invalid \(name) \(value): expected a number in 0…1"
+            return "invalid \(name) \(value): expected " + (name == "lossFade" ? "0…10 s" : "a number in 0…1")
         case .invalidDuckingRule(let index, let field, let message):
             return "ducking rules[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
         case .invalidSessionSetting(let session, let field, let message):

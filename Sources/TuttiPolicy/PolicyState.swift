@@ -117,6 +117,9 @@ public struct PolicyState: Hashable, Sendable {
     public internal(set) var callActive: Bool = false
     /// Engine default duck envelope (used when no rule applies and the ducker has no `ducking`).
     public internal(set) var engineDucking: DuckingSettings
+    /// Seconds (0…10) a session interrupted or silenced by another session's activation fades
+    /// out over before its sources pause (`lossFade`); 0: the engine's short gate ramp.
+    public internal(set) var lossFadeSeconds: Double = 0
     /// Ducking rules per (ducker, ducked) pair (`setDuckingRules`), indexed.
     var duckingRules = DuckingRuleBook()
     /// The ducking rules in force, in the order they were given (their indices are the
@@ -135,15 +138,19 @@ public struct PolicyState: Hashable, Sendable {
     var nextActivationSerial = 1
 
     /// A state with these sessions and sources registered (inactive, not playing); throws what
-    /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume.
+    /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume or a `lossFade`
+    /// (seconds) outside 0…10.
     public init(
         sessions: [SessionConfiguration] = [],
         sources: [SourceConfiguration] = [],
         device: DeviceState = DeviceState(),
-        ducking: DuckingSettings = .default
+        ducking: DuckingSettings = .default,
+        lossFade: Double = 0
     ) throws(PolicyError) {
         self.device = device
         self.engineDucking = ducking
+        guard lossFade.isFinite, (0...10).contains(lossFade) else { throw .invalidValue(name: "lossFade", value: lossFade) }
+        self.lossFadeSeconds = lossFade
         try checkVolume(device.volume, name: "volume")
         try checkVolume(device.ringerVolume, name: "ringerVolume")
         self.device.volume = clampUnit(device.volume)

@@ -26,6 +26,9 @@ public struct Scene: Sendable {
         public var maxVoices: Int?
         /// Output routes (`engine.routes`): "main" first, always there.
         public var routes = ["main"]
+        /// `engine.policy.lossFade`: seconds (0…10) a session interrupted or silenced by
+        /// another's activation fades out over before pausing; 0 (default): the gate ramp.
+        public var lossFade = 0.0
     }
 
     /// The device state at frame 0 (the scene's `device` object). Value type: any thread.

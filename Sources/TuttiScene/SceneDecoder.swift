@@ -101,6 +101,11 @@ struct SceneDecoder {
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
+        if let p = r.value("policy") {
+            var pr = try FieldReader(p, path: r.child("policy"))
+            e.lossFade = try pr.number("lossFade", default: 0, in: 0...10, unit: " s")
+            try pr.finish()
+        }
         try r.finish()
         return e
     }

@@ -55,6 +55,7 @@ public final class SceneRenderer {
         // Everything the scene schedules inside one block must fit; be generous.
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
         config.ducking = scene.engine.ducking
+        config.lossFadeSeconds = scene.engine.lossFade
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
         config.device = DeviceState(

@@ -292,7 +292,8 @@ extension Timeline {
             let by = f("by")
             let transient = e.fields.contains { $0.key == "transient" } ? ", transient" : ""
             let pause = f("reason") == "ducked" ? "; it pauses instead of being ducked" : ""
-            return "interrupted (\(f("reason"))\(transient))" + (by == "null" ? "" : " by \(by)") + pause
+            let fade = e.fields.contains { $0.key == "fade" } ? "; fading out over \(f("fade")) s" : ""
+            return "interrupted (\(f("reason"))\(transient))" + (by == "null" ? "" : " by \(by)") + pause + fade
         case "interruptionEnded":
             return f("shouldResume") == "true" ? "interruption over; it may resume" : "interruption over; it should not resume"
         case "duckingBegan":

@@ -93,7 +93,7 @@ enum ExtendedChecks {
                 }
             }
             for e in step.outcome.journal {
-                if case .interruptionBegan(let s, let reason, _, _) = e, reason != .phoneCall,
+                if case .interruptionBegan(let s, let reason, _, _, _) = e, reason != .phoneCall,
                     step.after.session(s)?.configuration.accessibility == true
                 {
                     v.append("step \(n) \(step.action): accessibility \(s) interrupted (\(reason))")
@@ -118,7 +118,7 @@ enum ExtendedChecks {
                 }
             }
             for e in step.outcome.journal {
-                if case .interruptionBegan(let s, .ducked, let by, _) = e {
+                if case .interruptionBegan(let s, .ducked, let by, _, _) = e {
                     if step.after.session(s)?.configuration.pausesInsteadOfDucking != true {
                         v.append("step \(n): \(s) paused for a duck without pausesWhenDucked")
                     }
@@ -190,7 +190,7 @@ enum ExtendedChecks {
             switch focus {
             case .transientMayDuck:
                 for e in step.outcome.journal {
-                    if case .interruptionBegan(let o, let reason, _, _) = e, reason != .ducked {
+                    if case .interruptionBegan(let o, let reason, _, _, _) = e, reason != .ducked {
                         v.append("step \(n): transientMayDuck \(s) interrupted \(o) (\(reason))")
                     }
                 }
@@ -203,7 +203,7 @@ enum ExtendedChecks {
                 if step.afterView.systemSoundsAllowed { v.append("step \(n): system sounds allowed during transientExclusive") }
             case .transient, .gain:
                 for e in step.outcome.journal {
-                    if case .interruptionBegan(let o, let reason, let by, let transient) = e, by == s, reason != .ducked,
+                    if case .interruptionBegan(let o, let reason, let by, let transient, _) = e, by == s, reason != .ducked,
                         transient != (focus == .transient)
                     {
                         v.append("step \(n): \(o) interrupted by \(s) (\(focus)) with transient \(transient)")
@@ -260,8 +260,8 @@ struct ExtendedPropertyTests {
             for step in Trace(c.scenario.initialState(), c.actions + c.scenario.closing).steps {
                 for e in step.outcome.journal {
                     seen.insert(e.type)
-                    if case .interruptionBegan(_, .ducked, _, _) = e { seen.insert("interruption.ducked") }
-                    if case .interruptionBegan(_, _, _, true) = e { seen.insert("interruption.transient") }
+                    if case .interruptionBegan(_, .ducked, _, _, _) = e { seen.insert("interruption.ducked") }
+                    if case .interruptionBegan(_, _, _, true, _) = e { seen.insert("interruption.transient") }
                     if case .sessionActivated(_, _, let focus) = e { seen.insert("focus." + focus.rawValue) }
                     if case .systemSoundSuppressed(_, .transientExclusive) = e { seen.insert("suppressed.exclusive") }
                 }

@@ -555,3 +555,44 @@ struct AccessibilityTests {
         ])
     func accessibility(_ c: FocusCase) { checkFocus(c) }
 }
+
+@Suite("forced fade on loss")
+struct LossFadeTests {
+    func world(lossFade: Double) throws -> PolicyState {
+        let ids = ["music", "amb", "alert", "rec"]
+        return try PolicyState(
+            sessions: ids.map { focusSessions[$0]! }, sources: ids.map { SourceConfiguration(id: "\($0).x", session: $0) },
+            lossFade: lossFade)
+    }
+
+    @Test("an interruption or a silence by another's activation carries the fade; a call's does not")
+    func journalCarriesTheFade() throws {
+        var state = try world(lossFade: 1.5)
+        #expect(state.lossFadeSeconds == 1.5)
+        run(&state, [.play(source: "music.x"), .play(source: "amb.x")])
+        let journal = run(&state, [.activate(session: "alert")])
+        #expect(journal.contains(.interruptionBegan(session: "music", reason: .otherSession, by: "alert", fadeSeconds: 1.5)))
+        let fields = JournalEntry.interruptionBegan(session: "m", reason: .otherSession, by: "a", fadeSeconds: 1.5).fields
+        #expect(fields.map(\.key) == ["session", "reason", "by", "fade"] && fields.last?.value == .number(1.5))
+        // A recording silences the ambient session with the fade.
+        run(&state, [.deactivate(session: "alert")])
+        #expect(run(&state, [.activate(session: "rec")]).contains(.silenced(session: "amb", reason: .recording, fadeSeconds: 1.5)))
+        // A call is not another session's activation: no fade.
+        var other = try world(lossFade: 1.5)
+        run(&other, [.play(source: "music.x")])
+        #expect(run(&other, [.phoneCallBegin]).first == .interruptionBegan(session: "music", reason: .phoneCall, by: nil))
+        // Without lossFade the entries are today's.
+        var plain = try world(lossFade: 0)
+        run(&plain, [.play(source: "music.x")])
+        #expect(
+            run(&plain, [.activate(session: "alert")]).contains(.interruptionBegan(session: "music", reason: .otherSession, by: "alert")))
+    }
+
+    @Test("lossFade outside 0…10 s is refused, naming it", arguments: [-0.1, 10.5, .nan, .infinity])
+    func badLossFade(_ seconds: Double) {
+        #expect(throws: PolicyError.self) { _ = try PolicyState(lossFade: seconds) }
+        do { _ = try PolicyState(lossFade: seconds) } catch {
+            #expect(error.description.contains("lossFade") && error.description.contains("0…10 s"))
+        }
+    }
+}

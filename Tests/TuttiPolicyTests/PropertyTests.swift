@@ -169,7 +169,7 @@ enum Checks {
             }
             held.subtract(touched)
             for e in step.outcome.journal {
-                if case .interruptionBegan(let s, .builtInMicMuted, _, _) = e { held.insert(s) }
+                if case .interruptionBegan(let s, .builtInMicMuted, _, _, _) = e { held.insert(s) }
             }
             for s in step.after.sessions where s.interruption?.micMuted == true { held.insert(s.id) }
             if step.action == .micMuted(true), !step.before.device.micMuted {
@@ -190,7 +190,7 @@ enum Checks {
         for (n, step) in t.steps.enumerated() {
             for e in step.outcome.journal {
                 switch e {
-                case .interruptionBegan(let s, _, _, _):
+                case .interruptionBegan(let s, _, _, _, _):
                     if open.contains(s) { v.append("step \(n) \(step.action): \(s) interrupted twice") }
                     open.insert(s)
                 case .interruptionEnded(let s, _):
@@ -247,7 +247,7 @@ enum Checks {
                             guard let s = sessionOf(source: x, in: step.before), s != target else { continue }
                             if !(starts && reason == .interruption
                                 && journal.contains(where: {
-                                    if case .interruptionBegan(s, _, target, _) = $0 { return true } else { return false }
+                                    if case .interruptionBegan(s, _, target, _, _) = $0 { return true } else { return false }
                                 }))
                             {
                                 v.append("step \(n): \(command) to \(target) paused \(x) of \(s)")
@@ -256,7 +256,7 @@ enum Checks {
                             if sessionOf(source: x, in: step.before) != target {
                                 v.append("step \(n): \(command) to \(target) started \(x)")
                             }
-                        case .interruptionBegan(let s, _, let by, _):
+                        case .interruptionBegan(let s, _, let by, _, _):
                             if !starts || by != target { v.append("step \(n): \(command) interrupted \(s)") }
                         case .sessionDeactivated, .interruptionEnded(_, true):
                             v.append("step \(n): \(command) caused \(e)")
@@ -378,7 +378,7 @@ enum Checks {
             }
             for e in step.outcome.journal {
                 switch e {
-                case .silenced(let s, _):
+                case .silenced(let s, _, _):
                     if silenced.contains(s) { v.append("step \(n): \(s) silenced twice") }
                     silenced.insert(s)
                 case .unsilenced(let s):
@@ -448,7 +448,7 @@ struct PropertyTests {
             for step in Trace(scenario, scenario.actions + scenario.closing).steps {
                 for e in step.outcome.journal {
                     seen.insert(e.type)
-                    if case .interruptionBegan(_, let reason, _, _) = e { seen.insert("interruption." + reason.rawValue) }
+                    if case .interruptionBegan(_, let reason, _, _, _) = e { seen.insert("interruption." + reason.rawValue) }
                     if case .interruptionEnded(_, let resume) = e { seen.insert("ended.\(resume)") }
                     if case .duckingBegan(_, _, .rule) = e { seen.insert("duck.rule") }
                     if case .duckingBegan(_, _, .session) = e { seen.insert("duck.session") }
