@@ -220,6 +220,17 @@ enum {
 /* tutti_session_set_active's `flags`: on deactivation, tell the sessions it interrupted that
  * they may resume (their INTERRUPTION_ENDED event carries TUTTI_EVENT_SHOULD_RESUME). */
 #define TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION 1u
+/* tutti_session_set_active's `flags` on activation: the focus request, at most one (none is
+ * GAIN, the activation as it always was, so callers that pass 0 get it). TRANSIENT interrupts
+ * like GAIN, but the sessions it interrupts resume (SHOULD_RESUME) when it deactivates even
+ * without NOTIFY_OTHERS_ON_DEACTIVATION; TRANSIENT_MAY_DUCK interrupts nobody and ducks every
+ * other session while active; TRANSIENT_EXCLUSIVE interrupts every other session, mixable
+ * ones too, and suppresses system sounds while active (docs/policy.md). INVALID_ARGUMENT on a
+ * deactivation. */
+#define TUTTI_FOCUS_TRANSIENT 0x100u
+#define TUTTI_FOCUS_TRANSIENT_MAY_DUCK 0x200u
+#define TUTTI_FOCUS_TRANSIENT_EXCLUSIVE 0x300u
+#define TUTTI_FOCUS_MASK 0x300u
 
 /* Creates a session named `name` (non-empty UTF-8, unique among live sessions):
  * SOLO_AMBIENT, inactive, in the foreground. *out is set on success only. CAPACITY at
