@@ -474,6 +474,12 @@ package final class AudioSystem {
                     if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
                 case .duckingEnded(let s):
                     if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
+                case .activationDelayed(let s, _):
+                    if let id = sessionIDs[s] { events.append(.activationDelayed(session: id)) }
+                case .activationGranted(let s):
+                    if let id = sessionIDs[s] { events.append(.activationGranted(session: id)) }
+                case .activationCancelled(let s):
+                    if let id = sessionIDs[s] { events.append(.activationCancelled(session: id)) }
                 case .routeChange(let reason, let previous, let current):
                     events.append(.routeChanged(reason: reason, previous: previous, current: current))
                 default:

@@ -51,6 +51,18 @@ import TuttiTestSupport
         let x = render(engine, frames: 19_200) // frames 2 400…21 600: the call ends at index 7 200
         #expect(level(x, 0..<7_000, 550) < 1e-4)
         #expect(abs(level(x, 9_000..<19_200, 550) - 0.5) < 0.005)
+        // The host hears of the delay and of the grant, at their frames.
+        let delays = engine.pollEvents().filter {
+            switch $0.kind {
+            case .activationDelayed, .activationGranted, .activationCancelled: true
+            default: false
+            }
+        }
+        #expect(
+            delays == [
+                AudioEvent(frame: 2_400, kind: .activationDelayed(session: player.id)),
+                AudioEvent(frame: 9_600, kind: .activationGranted(session: player.id)),
+            ])
     }
 
     @Test func badSettingsNameTheArgument() throws {
