@@ -596,9 +596,10 @@ package final class AudioSystem {
     /// The `TuttiError` of a policy refusal.
     package static func error(_ e: PolicyError) -> TuttiError {
         switch e {
-        case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
+        case .insufficientPriority, .cannotInterruptOthers, .rejectedByTable: TuttiError(.denied, e.description)
         case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
-        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule, .invalidSessionSetting:
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule, .invalidSessionSetting,
+            .invalidInteraction:
             TuttiError(.invalidArgument, e.description)
         }
     }

@@ -27,7 +27,7 @@ extension PolicyState {
             next.reconcileDuckPauses(journal: &journal)
         } catch {
             switch error {
-            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _):
+            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _), .rejectedByTable(let session, _, _):
                 journal.append(.activationFailed(session: session, error: error))
             default:
                 journal = []
@@ -151,6 +151,8 @@ extension PolicyState {
             journal.append(.voiceRefused(source: id))
         case .setDuckingRules(let rules):
             duckingRules = try DuckingRuleBook(rules, sessions: Set(sessionIndex.keys))
+        case .setInteractions(let rules):
+            interactions = try InteractionTable(rules, sessions: Set(sessionIndex.keys))
         case .removeSource(let id):
             let k = try sourceIndex(id)
             forget(k)
@@ -300,6 +302,14 @@ extension PolicyState {
         if !sessions[i].configuration.foreground, let playing = playingSessionInterrupted(byActivating: i, focus: focus) {
             throw .cannotInterruptOthers(session: id, playing: sessions[playing].id)
         }
+        if !interactions.isEmpty {
+            let category = activationCategory(i)
+            for a in sessions.indices where a != i && sessions[a].phase == .active {
+                if let k = interactionRule(a, i, incomingCategory: category), interactions.rules[k].outcome == .reject {
+                    throw .rejectedByTable(session: id, active: sessions[a].id, rule: k)
+                }
+            }
+        }
         switch sessions[i].phase {
         case .active:
             return
@@ -381,6 +391,12 @@ extension PolicyState {
         }
     }
 
+    /// The session that would duck session `id` now if it were audible (so a session that
+    /// pauses instead of being ducked is held by it); nil when nothing would.
+    public func pauseDucker(of id: String) -> String? {
+        sessionIndex[id].flatMap { pausingDucker(of: $0) }.map { sessions[$0].id }
+    }
+
     /// The session that would duck `i` now if `i` were audible (the latest activated of
     /// those that duck others); nil when `i` ducks others itself or has no output.
     func pausingDucker(of i: Int) -> Int? {
@@ -388,7 +404,7 @@ extension PolicyState {
         guard s.hasOutput, !s.configuration.options.contains(.duckOthers), s.focus != .transientMayDuck, !s.configuration.accessibility
         else { return nil }
         var best: Int?
-        for d in sessions.indices where d != i && sessions[d].ducksOthers {
+        for d in sessions.indices where d != i && ducks(d, i) {
             if let b = best, sessions[b].activationSerial > sessions[d].activationSerial { continue }
             best = d
         }
@@ -398,12 +414,17 @@ extension PolicyState {
     /// The first other session with a playing source that activating `i` (in its configured
     /// category, with `focus`) would interrupt under rules 2.1 and 2.6, if any.
     func playingSessionInterrupted(byActivating i: Int, focus: FocusRequest) -> Int? {
-        if focus == .transientMayDuck || sessions[i].configuration.accessibility { return nil }
         let configuration = sessions[i].configuration
-        var category = configuration.category
-        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
-            category = alternative
+        let category = activationCategory(i)
+        if !interactions.isEmpty {
+            // With a table, each pair as interruptOthers decides it.
+            for o in sessions.indices where o != i && sessions[o].phase == .active && !sessions[o].configuration.accessibility {
+                let reason = interruption(of: o, by: i, category: category, focus: focus)
+                if reason != nil, sourcesOfSession[o].contains(where: { sources[$0].isPlaying }) { return o }
+            }
+            return nil
         }
+        if focus == .transientMayDuck || configuration.accessibility { return nil }
         let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
         let spoken = sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers)
         for o in sessions.indices where o != i && sessions[o].phase == .active && !sessions[o].configuration.accessibility {
@@ -435,6 +456,15 @@ extension PolicyState {
         let id = sessions[i].id
         let focus = sessions[i].focus
         let transient = focus.isTransient
+        if !interactions.isEmpty {
+            // With a table, pair by pair (the built-in rules where it has no row), in registration order.
+            for o in sessions.indices where o != i {
+                if let reason = interruption(of: o, by: i, category: sessions[i].category, focus: focus) {
+                    interrupt(o, cause: .session(id), reason: reason, by: id, transient: transient, journal: &journal)
+                }
+            }
+            return
+        }
         // An accessibility session ducks instead.
         if sessions[i].configuration.accessibility { return }
         switch focus {
@@ -458,6 +488,33 @@ extension PolicyState {
                 interrupt(o, cause: .session(id), reason: .spokenAudio, by: id, transient: transient, journal: &journal)
             }
         }
+    }
+
+    /// The category `i` takes when it activates now (rule 10).
+    func activationCategory(_ i: Int) -> Category {
+        let configuration = sessions[i].configuration
+        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
+            return alternative
+        }
+        return configuration.category
+    }
+
+    /// Whether activating `i` (in `category`, with `focus`) interrupts `o`, and why: the
+    /// interaction table's row for the pair (`interrupt`: yes, any other outcome: no), else
+    /// the built-in rules (2.1, 2.6, the focus, accessibility).
+    func interruption(of o: Int, by i: Int, category: Category, focus: FocusRequest) -> InterruptionReason? {
+        if let k = interactionRule(o, i, incomingCategory: category) {
+            return interactions.rules[k].outcome == .interrupt ? .otherSession : nil
+        }
+        let configuration = sessions[i].configuration
+        if configuration.accessibility || focus == .transientMayDuck { return nil }
+        if focus == .transientExclusive { return .otherSession }
+        let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
+        if !mixable && !sessions[o].isMixable { return .otherSession }
+        if configuration.options.contains(.interruptSpokenAudioAndMixWithOthers), sessions[o].configuration.mode == .spokenAudio {
+            return .spokenAudio
+        }
+        return nil
     }
 
     /// Interrupts an active session; an already interrupted one just gains a cause

@@ -47,6 +47,10 @@ public enum PolicyAction: Hashable, Sendable {
     /// Replace the ducking rules (validated: levels −96…0 dB, times 0…3600 s, sessions that
     /// exist, one rule per pair). Sessions ducked now move to their new settings.
     case setDuckingRules([DuckingRule])
+    /// Replace the interaction table (validated: sessions that exist, not the same session on
+    /// both sides, one row per pair). Ducks and silences it decides change at once;
+    /// interruptions are decided at activations only.
+    case setInteractions([InteractionRule])
 
     // Device.
     /// Turn the silent switch on or off.

@@ -24,6 +24,11 @@ public enum PolicyError: Error, Hashable, Sendable {
     /// A setting of session `session` that does not fit the rest of it; `field` names it
     /// (e.g. `acceptsDelayedActivation` on an `ambient` session).
     case invalidSessionSetting(session: String, field: String, message: String)
+    /// `interactions[index]` is not valid; `field` is `active`, `incoming` or empty (the whole row).
+    case invalidInteraction(index: Int, field: String, message: String)
+    /// The interaction table's `rules[rule]` rejects `session`'s activation while `active` is
+    /// active; nothing changed.
+    case rejectedByTable(session: String, active: String, rule: Int)
 
     /// Short machine code (the `error` field of `activationFailed`).
     public var code: String {
@@ -38,6 +43,8 @@ public enum PolicyError: Error, Hashable, Sendable {
         case .invalidValue: return "invalidValue"
         case .invalidDuckingRule: return "invalidDuckingRule"
         case .invalidSessionSetting: return "invalidSessionSetting"
+        case .invalidInteraction: return "invalidInteraction"
+        case .rejectedByTable: return "rejectedByTable"
         }
     }
 }
@@ -67,6 +74,11 @@ extension PolicyError: CustomStringConvertible {
             return "ducking rules[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
         case .invalidSessionSetting(let session, let field, let message):
             return "session \"\(session)\": \(field): \(message)"
+        case .invalidInteraction(let index, let field, let message):
+            return "interactions[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
+        case .rejectedByTable(let session, let active, let rule):
+            return
+                "session \"\(session)\" cannot be activated while \"\(active)\" is active: interactions[\(rule)] rejects it (rejectedByTable)"
         }
     }
 }

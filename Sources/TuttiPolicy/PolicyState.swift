@@ -122,6 +122,8 @@ public struct PolicyState: Hashable, Sendable {
     public internal(set) var lossFadeSeconds: Double = 0
     /// Ducking rules per (ducker, ducked) pair (`setDuckingRules`), indexed.
     var duckingRules = DuckingRuleBook()
+    /// The interaction table (`setInteractions`), indexed.
+    var interactions = InteractionTable()
     /// The ducking rules in force, in the order they were given (their indices are the
     /// journal's `rule`).
     public var duckingRuleList: [DuckingRule] { duckingRules.rules }
@@ -293,6 +295,7 @@ public struct PolicyState: Hashable, Sendable {
         // Another active record session (this one counts itself if it is one).
         let own = s.category == .record ? 1 : 0
         if f.activeRecordSessions - own > 0 { return .recording }
+        if tableSilencer(i) != nil { return .interaction }
         return nil
     }
 
@@ -309,6 +312,23 @@ public struct PolicyState: Hashable, Sendable {
     /// to the earliest activation. nil when `i` is not audible, has no output or ducks others.
     func duck(of i: Int, _ f: Facts) -> DuckChoice? {
         let s = sessions[i]
+        if !interactions.isEmpty {
+            // The table decides pair by pair (no per-category shortcut): every active session
+            // that ducks `i` (its row, else the built-in rule), the deepest, ties to the earliest.
+            guard renderState(i, f) == .audible, s.hasOutput, !s.ducksOthers, !s.configuration.accessibility else { return nil }
+            var best: DuckChoice?
+            for d in sessions.indices where ducks(d, i) {
+                let c = duckChoice(ducker: d, duckedID: s.id, duckedCategory: s.category)
+                if let b = best,
+                    !(c.settings.levelDB < b.settings.levelDB
+                        || (c.settings.levelDB == b.settings.levelDB && sessions[d].activationSerial < sessions[b.ducker].activationSerial))
+                {
+                    continue
+                }
+                best = c
+            }
+            return best
+        }
         guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.ducksOthers else {
             return nil
         }

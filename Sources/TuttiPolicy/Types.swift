@@ -131,6 +131,9 @@ public enum SilenceReason: String, CaseIterable, Sendable, Hashable {
     /// Only for `systemSoundSuppressed`: a session holds the output with the focus request
     /// ``FocusRequest/transientExclusive``.
     case transientExclusive
+    /// A row of the interaction table (outcome `silence`) silences it while a session that
+    /// activated after it is active.
+    case interaction
 }
 
 /// Reason field of `sourceStarted`. Value type: any thread.

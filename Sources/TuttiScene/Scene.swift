@@ -29,6 +29,9 @@ public struct Scene: Sendable {
         /// `engine.policy.lossFade`: seconds (0…10) a session interrupted or silenced by
         /// another's activation fades out over before pausing; 0 (default): the gate ramp.
         public var lossFade = 0.0
+        /// `engine.policy.interactions`, resolved against the sessions (in file order: the
+        /// index is what `explain` names).
+        public var interactions: [InteractionRule] = []
     }
 
     /// The device state at frame 0 (the scene's `device` object). Value type: any thread.

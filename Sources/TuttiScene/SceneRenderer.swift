@@ -94,6 +94,11 @@ public final class SceneRenderer {
                 throw SceneError("engine.ducking", error.description)
             }
         }
+        if !scene.engine.interactions.isEmpty {
+            if let error = try system.perform(.setInteractions(scene.engine.interactions), at: .frame(0)).error {
+                throw SceneError("engine.policy.interactions", error.description)
+            }
+        }
         for s in scene.sources {
             var kind: SourceKind
             if case .input(let channels) = s.audio {

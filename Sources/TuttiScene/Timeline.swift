@@ -287,7 +287,9 @@ extension Timeline {
         case "activationGranted": return "delayed activation granted: the call is over"
         case "activationCancelled": return "delayed activation cancelled (deactivated)"
         case "sessionDeactivated": return f("notifyOthers") == "true" ? "deactivated; those it interrupted may resume" : "deactivated"
-        case "activationFailed": return "activation refused: \(f("error"))"
+        case "activationFailed":
+            return f("error") == "rejectedByTable"
+                ? "activation refused by the interaction table (rejectedByTable)" : "activation refused: \(f("error"))"
         case "interruptionBegan":
             let by = f("by")
             let transient = e.fields.contains { $0.key == "transient" } ? ", transient" : ""

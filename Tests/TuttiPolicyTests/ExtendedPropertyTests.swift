@@ -12,7 +12,7 @@ struct ExtendedCase {
     var scenario: Scenario
     var actions: [PolicyAction]
 
-    init(seed: UInt64, n: Int, weights: [ActionKind: Int]) {
+    init(seed: UInt64, n: Int, weights: [ActionKind: Int], tables: Bool = false) {
         var rng = seededRNG(seed, n)
         var scenario = Worlds.scenario(duckerRate: 0.4, weights: weights).run(using: &rng)
         var extra = seededRNG(seed ^ 0x2222_2222, n)
@@ -29,17 +29,32 @@ struct ExtendedCase {
             guard case .activate(let s, _) = action else { return action }
             return .activate(session: s, focus: FocusRequest.allCases[Int.random(in: 0..<4, using: &extra)])
         }
+        if tables {
+            // Up to five rows over the world's sessions and a few categories (a clash makes the
+            // table a refused one, which is tested too).
+            var rng = seededRNG(seed ^ 0x7AB1E, n)
+            let ids = scenario.sessions.map(\.id)
+            func side() -> DuckingTarget {
+                Int.random(in: 0..<3, using: &rng) == 0
+                    ? .category([Category.playback, .ambient, .soloAmbient, .playAndRecord].randomElement(using: &rng)!)
+                    : .session(ids.randomElement(using: &rng)!)
+            }
+            let rows = (0..<Int.random(in: 1...5, using: &rng)).map { _ in
+                InteractionRule(active: side(), incoming: side(), outcome: InteractionOutcome.allCases.randomElement(using: &rng)!)
+            }
+            actions.insert(.setInteractions(rows), at: 0)
+        }
     }
 }
 
 /// Runs `property` over `count` extended cases (with the closing actions when asked); on
 /// failure shrinks the action list and records one issue.
 func checkExtendedTraces(
-    _ name: String, seed: UInt64, count: Int, closing: Bool = false, weights: [ActionKind: Int] = [:],
+    _ name: String, seed: UInt64, count: Int, closing: Bool = false, weights: [ActionKind: Int] = [:], tables: Bool = false,
     sourceLocation: SourceLocation = #_sourceLocation, _ property: (Trace) -> [String]
 ) {
     for n in 0..<count {
-        let c = ExtendedCase(seed: seed, n: n, weights: weights)
+        let c = ExtendedCase(seed: seed, n: n, weights: weights, tables: tables)
         func violations(_ actions: [PolicyAction]) -> [String] {
             property(Trace(c.scenario.initialState(), closing ? actions + c.scenario.closing : actions))
         }
@@ -72,6 +87,36 @@ func checkExtendedTraces(
 }
 
 enum ExtendedChecks {
+    /// The table's outcomes hold in every view: a pair's `silence` row silences the active
+    /// session (unless something else already does), a `duck` row leaves it ducked (unless it
+    /// ducks itself, has no output or is not audible), a `mix` row never lets that session duck it.
+    static func table(_ t: Trace) -> [String] {
+        var v: [String] = []
+        for (n, step) in t.steps.enumerated() {
+            let st = step.after
+            guard !st.interactionList.isEmpty else { continue }
+            for a in st.sessions where a.phase == .active {
+                let view = step.afterView.session(a.id)
+                for b in st.sessions where b.id != a.id && b.phase == .active && b.activationSerial > a.activationSerial {
+                    guard let k = st.interactionRule(active: a.id, incoming: b.id) else { continue }
+                    switch st.interactionList[k].outcome {
+                    case .silence:
+                        if view?.state == .audible, a.hasOutput {
+                            v.append("step \(n) \(step.action): \(a.id) audible despite silence row \(k) (\(b.id))")
+                        }
+                    case .duck:
+                        if view?.state == .audible, a.hasOutput, !a.ducksOthers, !a.configuration.accessibility, view?.duckedBy == nil {
+                            v.append("step \(n) \(step.action): \(a.id) not ducked despite duck row \(k) (\(b.id))")
+                        }
+                    case .mix, .interrupt, .reject:
+                        if view?.duckedBy == b.id { v.append("step \(n) \(step.action): \(a.id) ducked by \(b.id) despite row \(k)") }
+                    }
+                }
+            }
+        }
+        return v
+    }
+
     /// An accessibility session is never ducked, never silenced by the switch, lock or
     /// background, and interrupted only by a phone call; while it is active with output no
     /// other audible session with output is left at full level.
@@ -110,11 +155,8 @@ enum ExtendedChecks {
         for (n, step) in t.steps.enumerated() {
             for s in step.after.sessions where s.configuration.pausesInsteadOfDucking {
                 if let by = step.afterView.session(s.id)?.duckedBy { v.append("step \(n) \(step.action): \(s.id) ducked by \(by)") }
-                let ducksItself =
-                    s.configuration.options.contains(.duckOthers) || s.focus == .transientMayDuck || s.configuration.accessibility
-                let ducker = step.after.sessions.first { $0.id != s.id && $0.ducksOthers }
-                if s.phase == .active, s.hasOutput, !ducksItself, let d = ducker {
-                    v.append("step \(n) \(step.action): \(s.id) is active while \(d.id) ducks the others")
+                if s.phase == .active, let d = step.after.pauseDucker(of: s.id) {
+                    v.append("step \(n) \(step.action): \(s.id) is active while \(d) ducks it")
                 }
             }
             for e in step.outcome.journal {
@@ -122,7 +164,7 @@ enum ExtendedChecks {
                     if step.after.session(s)?.configuration.pausesInsteadOfDucking != true {
                         v.append("step \(n): \(s) paused for a duck without pausesWhenDucked")
                     }
-                    if by.flatMap({ step.after.session($0) })?.ducksOthers != true {
+                    if by == nil || step.after.pauseDucker(of: s) == nil {
                         v.append("step \(n): \(s) paused for a duck by \(by ?? "nobody"), who does not duck")
                     }
                 }
@@ -250,6 +292,26 @@ struct ExtendedPropertyTests {
         checkExtendedTraces("interruptions", seed: 37, count: casesPerProperty, closing: true, weights: Self.weights, Checks.interruptions)
         checkExtendedTraces("coherence", seed: 38, count: casesPerProperty, weights: Self.weights, Checks.coherence)
         checkExtendedTraces("volume", seed: 39, count: casesPerProperty / 2, Checks.volume)
+    }
+
+    @Test("with random interaction tables: a rejection changes nothing, calls, interruptions and the rest stay coherent")
+    func tables() {
+        checkExtendedTraces("table coherence", seed: 41, count: casesPerProperty, weights: Self.weights, tables: true, Checks.coherence)
+        checkExtendedTraces(
+            "table interruptions", seed: 42, count: casesPerProperty, closing: true, weights: Self.weights, tables: true,
+            Checks.interruptions)
+        checkExtendedTraces("table call", seed: 43, count: casesPerProperty, weights: Self.weights, tables: true, Checks.call)
+        checkExtendedTraces(
+            "table pauses", seed: 44, count: casesPerProperty, weights: Self.weights, tables: true, ExtendedChecks.pausesNotDucks)
+        checkExtendedTraces("table outcomes", seed: 45, count: casesPerProperty, weights: Self.weights, tables: true, ExtendedChecks.table)
+        var rejected = 0
+        for n in 0..<300 {
+            let c = ExtendedCase(seed: 46, n: n, weights: Self.weights, tables: true)
+            for step in Trace(c.scenario.initialState(), c.actions).steps {
+                if case .rejectedByTable? = step.outcome.error { rejected += 1 }
+            }
+        }
+        #expect(rejected > 0, "no rejection generated")
     }
 
     @Test("the extended traces exercise the new entries (so the properties are not vacuous)")

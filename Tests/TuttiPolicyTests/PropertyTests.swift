@@ -212,7 +212,7 @@ enum Checks {
                     case .phoneCall: live = step.after.callActive
                     case .micMuted: live = step.after.device.micMuted
                     case .session(let x): live = step.after.session(x).map { $0.phase != .inactive } ?? false
-                    case .ducked: live = step.after.sessions.contains { $0.id != s.id && $0.ducksOthers }
+                    case .ducked: live = step.after.pauseDucker(of: s.id) != nil
                     }
                     if !live { v.append("step \(n) \(step.action): \(s.id) still held by \(cause)") }
                 }
@@ -348,6 +348,7 @@ enum Checks {
                 if a != step.before { v.append("step \(n) \(step.action): refused (\(error)) but the state changed") }
                 let allowed = step.outcome.journal.allSatisfy {
                     if case .remoteCommand = $0 { return true }
+                    if case .activationFailed(_, let e) = $0, case .rejectedByTable = e { return e == error }
                     if case .activationFailed(let session, let e) = $0 {
                         // Rule 2.3: refused during a call, or from the background over a playing session.
                         if case .cannotInterruptOthers = e {
@@ -364,7 +365,10 @@ enum Checks {
             let activeSolo = a.sessions.filter {
                 $0.phase == .active && !$0.isMixable && $0.focus != .transientMayDuck && !$0.configuration.accessibility
             }
-            if activeSolo.count > 1 { v.append("step \(n) \(step.action): several non-mixable sessions active: \(activeSolo.map(\.id))") }
+            // (A `mix` row of the interaction table lets two of them play.)
+            if activeSolo.count > 1, a.interactionList.isEmpty {
+                v.append("step \(n) \(step.action): several non-mixable sessions active: \(activeSolo.map(\.id))")
+            }
             for x in a.sources {
                 let running = step.afterView.isRunning(x.id)
                 if x.isPlaying, a.session(x.session)?.phase != .active { v.append("step \(n): \(x.id) plays in a session not active") }

@@ -272,3 +272,79 @@ import TuttiTestSupport
         }
     }
 }
+
+/// `engine.policy.interactions`, measured and explained.
+@Suite struct InteractionSceneTests {
+    static func scene(_ rows: String) -> String {
+        """
+        {"duration": 2, "engine": {"policy": {"interactions": [\(rows)]}},
+         "sessions": [{"id": "music", "category": "playback"}, {"id": "alert", "category": "playback"}],
+         "sources": [{"id": "song", "session": "music", "tone": {"frequency": 440, "amplitude": 0.25}},
+                     {"id": "beep", "session": "alert", "tone": {"frequency": 1000, "amplitude": 0.25}}],
+         "events": [{"at": 0, "source": "song", "action": "play"},
+                    {"at": 0.5, "source": "beep", "action": "play"}]}
+        """
+    }
+
+    func amplitude(_ samples: [Float], _ frequency: Double, _ from: Double, _ to: Double) -> Double {
+        let left = stride(from: Int(from * 48_000) * 2, to: Int(to * 48_000) * 2, by: 2).map { Double(samples[$0]) }
+        return Analysis.fitSine(left[...], frequency: frequency, sampleRate: 48_000).amplitude
+    }
+
+    @Test func aDuckRowDucksInsteadOfInterrupting() throws {
+        let dir = makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let json = Self.scene(#"{"active": "playback", "incoming": "alert", "outcome": "duck"}"#)
+        let x = readWAV(try renderScene(json, in: dir)).samples
+        #expect(abs(amplitude(x, 440, 0.7, 2) - 0.25 * DuckingSettings.default.linearGain) < 0.002)
+        #expect(abs(amplitude(x, 1000, 0.6, 2) - 0.25) < 0.002)
+        let e = try Explanation.explain(scene: try Scene.decode(json: json, baseDirectory: ""), at: 1)
+        #expect(e.sessions[0].reason == "ducked by alert (interactions[0]: duck) to -15 dB: the engine default")
+    }
+
+    @Test func rejectSilenceAndInterruptAreExplained() throws {
+        let reject = try Scene.decode(
+            json: Self.scene(#"{"active": "music", "incoming": "alert", "outcome": "reject"}"#), baseDirectory: "")
+        let r = try Explanation.explain(scene: reject, at: 1)
+        #expect(r.sessions[0].state == "audible")
+        #expect(
+            r.sessions[1].chain.contains { $0.type == "activationFailed" && $0.fields.contains { $0.value == .string("rejectedByTable") } })
+        let silence = try Scene.decode(
+            json: Self.scene(#"{"active": "music", "incoming": "playback", "outcome": "silence"}"#), baseDirectory: "")
+        #expect(
+            try Explanation.explain(scene: silence, at: 1).sessions[0].reason == "silenced: interaction by alert (interactions[0]: silence)"
+        )
+        let interrupt = try Scene.decode(
+            json: Self.scene(#"{"active": "playback", "incoming": "playback", "outcome": "interrupt"}"#), baseDirectory: "")
+        #expect(
+            try Explanation.explain(scene: interrupt, at: 1).sessions[0].reason
+                == "interrupted: otherSession by alert (interactions[0]: interrupt)")
+    }
+
+    @Test(arguments: [
+        (
+            #"{"active": "music", "incoming": "alert", "outcome": "fade"}"#,
+            #"engine.policy.interactions[0].outcome: unknown outcome "fade""#
+        ),
+        (
+            #"{"active": "musik", "incoming": "alert", "outcome": "mix"}"#,
+            #"engine.policy.interactions[0].active: unknown session or category "musik" (did you mean "music"?)"#
+        ),
+        (
+            #"{"active": "music", "incoming": "palyback", "outcome": "mix"}"#,
+            #"engine.policy.interactions[0].incoming: unknown session or category "palyback""#
+        ),
+        (
+            #"{"active": "music", "incoming": "alert", "outcome": "mix"}, {"active": "music", "incoming": "alert", "outcome": "duck"}"#,
+            #"engine.policy.interactions[1]: interactions[0] already covers active "music", incoming "alert""#
+        ),
+        (
+            #"{"active": "music", "incoming": "music", "outcome": "mix"}"#,
+            "engine.policy.interactions[0].incoming: a session does not meet itself"
+        ),
+        (#"{"active": "music", "incoming": "alert"}"#, "engine.policy.interactions[0].outcome: required"),
+    ])
+    func badRowsNameTheirPlace(rows: String, expected: String) throws {
+        #expect { try Scene.decode(json: Self.scene(rows), baseDirectory: "") } throws: { "\($0)".contains(expected) }
+    }
+}

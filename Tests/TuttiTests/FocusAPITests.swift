@@ -65,6 +65,19 @@ import TuttiTestSupport
             ])
     }
 
+    @Test func theInteractionTableThroughTheAPI() throws {
+        let (engine, music, nav, song, _) = try makeEngine()
+        try engine.setInteractions([InteractionRule(active: .session("music"), incoming: .session("nav"), outcome: .reject)])
+        #expect(engine.interactions.count == 1)
+        try music.setActive(true)
+        try song.play()
+        #expect { try nav.setActive(true) } throws: { ($0 as? TuttiError)?.code == .denied && "\($0)".contains("rejectedByTable") }
+        #expect {
+            try engine.setInteractions([InteractionRule(active: .session("radio"), incoming: .category(.playback), outcome: .mix)])
+        } throws: { ($0 as? TuttiError)?.code == .invalidArgument && "\($0)".contains("interactions[0].active") }
+        #expect(engine.interactions.first?.outcome == .reject) // unchanged
+    }
+
     @Test func badSettingsNameTheArgument() throws {
         let (engine, _, _, _, _) = try makeEngine()
         #expect {
