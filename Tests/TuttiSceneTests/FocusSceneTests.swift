@@ -166,7 +166,7 @@ import TuttiTestSupport
             #""frame":72000,"time":1.5,"type":"interruptionBegan","session":"podcast","reason":"ducked","by":"nav""#,
             #""frame":72000,"time":1.5,"type":"duckingBegan","session":"music","by":"nav","rule":"engine""#,
             #""frame":192000,"time":4,"type":"interruptionEnded","session":"podcast","shouldResume":true"#,
-            #""frame":240000,"time":5,"type":"interruptionBegan","session":"music","reason":"otherSession","by":"alarm","transient":true"#,
+            #""frame":240000,"time":5,"type":"interruptionBegan","session":"music","reason":"otherSession","by":"alarm","transient":true,"fade":0.5"#,
             #""frame":312000,"time":6.5,"type":"interruptionEnded","session":"music","shouldResume":true"#,
             #""frame":360000,"time":7.5,"type":"interruptionBegan","session":"podcast","reason":"otherSession","by":"dictation","transient":true"#,
             #""frame":384000,"time":8,"type":"systemSoundSuppressed","sound":"ui-tick-48000.wav","reason":"transientExclusive""#,
@@ -174,6 +174,7 @@ import TuttiTestSupport
             #""frame":576000,"time":12,"type":"activationGranted","session":"player""#,
             #""frame":576000,"time":12,"type":"sourceStarted","source":"tune","reason":"play""#,
             #""frame":648000,"time":13.5,"type":"duckingBegan","session":"player","by":"reader","rule":"engine""#,
+            #""frame":696000,"time":14.5,"type":"activationFailed","session":"alarm","error":"rejectedByTable""#,
             #""frame":744000,"time":15.5,"type":"duckingEnded","session":"player""#,
         ]
         var rest = Substring(log)
