@@ -232,6 +232,17 @@ enum {
 /* tutti_session_set_active's `flags`: on deactivation, tell the sessions it interrupted that
  * they may resume (their INTERRUPTION_ENDED event carries TUTTI_EVENT_SHOULD_RESUME). */
 #define TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION 1u
+/* tutti_session_set_active's `flags` on activation: the focus request, at most one (none is
+ * GAIN, the activation as it always was, so callers that pass 0 get it). TRANSIENT interrupts
+ * like GAIN, but the sessions it interrupts resume (SHOULD_RESUME) when it deactivates even
+ * without NOTIFY_OTHERS_ON_DEACTIVATION; TRANSIENT_MAY_DUCK interrupts nobody and ducks every
+ * other session while active; TRANSIENT_EXCLUSIVE interrupts every other session, mixable
+ * ones too, and suppresses system sounds while active (docs/policy.md). INVALID_ARGUMENT on a
+ * deactivation. */
+#define TUTTI_FOCUS_TRANSIENT 0x100u
+#define TUTTI_FOCUS_TRANSIENT_MAY_DUCK 0x200u
+#define TUTTI_FOCUS_TRANSIENT_EXCLUSIVE 0x300u
+#define TUTTI_FOCUS_MASK 0x300u
 
 /* Creates a session named `name` (non-empty UTF-8, unique among live sessions):
  * SOLO_AMBIENT, inactive, in the foreground. *out is set on success only. CAPACITY at
@@ -484,7 +495,16 @@ enum {
      * file further (it shrank, vanished or has an unreadable tail): it plays silence from
      * there, counted in underrun_frames; source set, session set unless it is the engine's
      * own; reason 0. */
-    TUTTI_EVENT_SOURCE_FAILED = 12
+    TUTTI_EVENT_SOURCE_FAILED = 12,
+    /* Delayed activations (a session whose configuration accepts them; the Swift API's
+     * SessionConfiguration.acceptsDelayedActivation: sessions made through this ABI do not ask
+     * for them yet). The session's activation came during a phone call and waits for its end;
+     * session set; reason 0. */
+    TUTTI_EVENT_ACTIVATION_DELAYED = 13,
+    /* The call ended: the delayed activation is granted; session set; reason 0. */
+    TUTTI_EVENT_ACTIVATION_GRANTED = 14,
+    /* The session was deactivated while its activation was delayed; session set; reason 0. */
+    TUTTI_EVENT_ACTIVATION_CANCELLED = 15
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */
@@ -493,7 +513,9 @@ enum {
     TUTTI_INTERRUPTION_REASON_OTHER_SESSION = 0, /* a non-mixable session activated */
     TUTTI_INTERRUPTION_REASON_PHONE_CALL = 1,
     TUTTI_INTERRUPTION_REASON_SPOKEN_AUDIO = 2, /* INTERRUPT_SPOKEN_AUDIO_AND_MIX from another */
-    TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED = 3
+    TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED = 3,
+    TUTTI_INTERRUPTION_REASON_DUCKED = 4 /* a session that pauses instead of being ducked
+                                            (pausesWhenDucked / speech) while another ducks */
 };
 
 /* tutti_event.reason of TUTTI_EVENT_ROUTE_CHANGED. */

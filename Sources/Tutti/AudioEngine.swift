@@ -218,6 +218,23 @@ public final class AudioEngine: Sendable {
         try perform(.setDuckingRules(rules), at: time)
     }
 
+    /// Replace the interaction table: for each pair of an active session (or category) and one
+    /// that activates after it, what happens to the active one — `mix`, `duck`, `interrupt`,
+    /// `reject` (the activation is `denied`) or `silence` — over the built-in rules (the most
+    /// specific row wins: session/session, session/category, category/session,
+    /// category/category; see docs/policy.md). Ducks and silences change at once;
+    /// interruptions are decided at activations. Throws `invalidArgument` naming the row and
+    /// field for an unknown session, a session on both sides, or two rows for one pair;
+    /// nothing changes then. Any thread.
+    public func setInteractions(_ rules: [InteractionRule], at time: EngineTime = .now) throws(TuttiError) {
+        try perform(.setInteractions(rules), at: time)
+    }
+
+    /// The interaction table in force, in order. Any thread.
+    public var interactions: [InteractionRule] {
+        (try? withCore { (s) throws(TuttiError) in s.policy.interactionList }) ?? []
+    }
+
     /// The ducking rules in force, in order (their indices are the journal's `rule`). Any thread.
     public var duckingRules: [DuckingRule] {
         (try? withCore { (s) throws(TuttiError) in s.policy.duckingRuleList }) ?? []

@@ -51,5 +51,13 @@ public struct AudioEvent: Hashable, Sendable {
         /// tail is unreadable): it plays silence from there, counted in `underrunFrames`.
         /// `session` is nil for the engine's own sources; `reason` names the file.
         case sourceFailed(source: SourceID, session: SessionID?, reason: String)
+        /// The session (with `acceptsDelayedActivation`) asked to activate during a phone call:
+        /// it waits for the call's end instead of being denied.
+        case activationDelayed(session: SessionID)
+        /// The call ended: the delayed activation is granted (the session activates and the
+        /// sources asked for meanwhile play from this frame).
+        case activationGranted(session: SessionID)
+        /// The session was deactivated (or removed) while its activation was delayed.
+        case activationCancelled(session: SessionID)
     }
 }

@@ -45,6 +45,9 @@ package final class AudioSystem {
         /// has: the same while its session's category is multiRoute, else main (0).
         var route = 0
         var engineRoute = 0
+        /// The fades the host set (`setFades`; -1 / nil: the defaults), restored after a loss fade.
+        var fadeInFrames: Int32 = -1
+        var fadeOutFrames: Int32?
     }
 
     /// Sources whose asked-for or engine route is not main (re-checked after every policy action).
@@ -68,7 +71,7 @@ package final class AudioSystem {
         self.configuration = configuration
         engine = try Engine(configuration: configuration.engineConfiguration)
         do {
-            policy = try PolicyState(device: configuration.device, ducking: configuration.ducking)
+            policy = try PolicyState(device: configuration.device, ducking: configuration.ducking, lossFade: configuration.lossFadeSeconds)
         } catch {
             throw AudioSystem.error(error)
         }
@@ -269,6 +272,8 @@ package final class AudioSystem {
         let fadeIn = try fadeInFrames.map { (f: Int64) throws(TuttiError) -> Int32 in try checkedFrames(f, name: "fadeInFrames") } ?? -1
         let fadeOut = try checkedFrames(fadeOutFrames ?? frames(forSeconds: configuration.transportFadeSeconds), name: "fadeOutFrames")
         try send(.setFades(id, fadeInFrames: fadeIn, fadeOutFrames: fadeOut), at: .now)
+        sources[id]?.fadeInFrames = fadeIn
+        sources[id]?.fadeOutFrames = fadeOut
     }
 
     /// Send a source of a multiRoute session to the output route `name` (one of
@@ -470,7 +475,7 @@ package final class AudioSystem {
         if collectsEvents {
             for e in journal {
                 switch e {
-                case .interruptionBegan(let s, let reason, let by):
+                case .interruptionBegan(let s, let reason, let by, _, _):
                     if let id = sessionIDs[s] {
                         events.append(.interruptionBegan(session: id, reason: reason, by: by.flatMap { sessionIDs[$0] }))
                     }
@@ -480,6 +485,12 @@ package final class AudioSystem {
                     if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
                 case .duckingEnded(let s):
                     if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
+                case .activationDelayed(let s, _):
+                    if let id = sessionIDs[s] { events.append(.activationDelayed(session: id)) }
+                case .activationGranted(let s):
+                    if let id = sessionIDs[s] { events.append(.activationGranted(session: id)) }
+                case .activationCancelled(let s):
+                    if let id = sessionIDs[s] { events.append(.activationCancelled(session: id)) }
                 case .routeChange(let reason, let previous, let current):
                     events.append(.routeChanged(reason: reason, previous: previous, current: current))
                 default:
@@ -516,13 +527,27 @@ package final class AudioSystem {
         var oldSource = AlignedLookup(old.sources, id: \.id)
         var sounding = Set<String>()
         for s in old.sources where s.isRunning { sounding.insert(s.session) }
+        // Sessions that lose the output to another's activation with a loss fade: their gate
+        // closes over it and their sources pause with it as their fade-out (empty without lossFade).
+        var lossFades: [String: Int32] = [:]
+        if policy.lossFadeSeconds > 0 {
+            for e in journal {
+                switch e {
+                case .interruptionBegan(let s, _, _, _, let fade) where fade > 0,
+                    .silenced(let s, _, let fade) where fade > 0:
+                    lossFades[s] = Int32(clamping: frames(forSeconds: fade))
+                default: break
+                }
+            }
+        }
         for (k, after) in new.sessions.enumerated() {
             guard let bus = sessionIDs[after.id]?.bus else { continue }
             let before = oldSession.find(after.id, near: k)
             let open = AudioSystem.gateOpen(after)
             if AudioSystem.gateOpen(before) != open {
                 // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
-                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding.contains(after.id) ? gateRamp : 0), at: time)
+                let ramp = !open ? lossFades[after.id] ?? gateRamp : gateRamp
+                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding.contains(after.id) ? ramp : 0), at: time)
             }
             if before?.duck != after.duck {
                 if let duck = after.duck {
@@ -550,7 +575,16 @@ package final class AudioSystem {
             if now.isRunning, !wasRunning || rewind {
                 try send(.play(id), at: time)
             } else if wasRunning, !now.isRunning, !rewind {
-                try send(.pause(id), at: time)
+                if let fade = lossFades[now.session], let record = sources[id] {
+                    // The pause fades over the loss fade (the source advances meanwhile), then the
+                    // source's own fades are back for what follows.
+                    let own = record.fadeOutFrames ?? Int32(clamping: frames(forSeconds: configuration.transportFadeSeconds))
+                    try send(.setFades(id, fadeInFrames: record.fadeInFrames, fadeOutFrames: fade), at: time)
+                    try send(.pause(id), at: time)
+                    try send(.setFades(id, fadeInFrames: record.fadeInFrames, fadeOutFrames: own), at: time)
+                } else {
+                    try send(.pause(id), at: time)
+                }
             }
         }
         let volumeRamp = Int32(clamping: frames(forSeconds: configuration.volumeRampSeconds))
@@ -573,9 +607,10 @@ package final class AudioSystem {
     /// The `TuttiError` of a policy refusal.
     package static func error(_ e: PolicyError) -> TuttiError {
         switch e {
-        case .insufficientPriority, .cannotInterruptOthers: TuttiError(.denied, e.description)
+        case .insufficientPriority, .cannotInterruptOthers, .rejectedByTable: TuttiError(.denied, e.description)
         case .unknownSession, .unknownSource: TuttiError(.notFound, e.description)
-        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule:
+        case .optionNotAllowed, .duplicateSession, .duplicateSource, .invalidValue, .invalidDuckingRule, .invalidSessionSetting,
+            .invalidInteraction:
             TuttiError(.invalidArgument, e.description)
         }
     }

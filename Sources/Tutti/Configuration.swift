@@ -56,6 +56,10 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     public var gateRampSeconds = 0.020
     /// System and ringer volume ramp, seconds.
     public var volumeRampSeconds = 0.020
+    /// Forced fade on loss, seconds (0…10; 0, the default: the gate ramp above): a session
+    /// interrupted or silenced by another session's activation fades out over this time
+    /// (its sources advance meanwhile) before they pause. Set before the engine is created.
+    public var lossFadeSeconds = 0.0
     /// Output routes by name: `"main"` first (where every source plays), then up to 7 more
     /// (e.g. `["main", "cue"]`). Sources of `multiRoute` sessions choose one with
     /// `SourceHandle.setRoute(_:at:)`; `AudioEngine.render(routes:routeCount:frameCount:)`
@@ -109,6 +113,9 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         }
         guard ducking.attackSeconds >= 0, ducking.releaseSeconds >= 0 else {
             throw TuttiError(.invalidArgument, "ducking attack and release must be ≥ 0 s")
+        }
+        guard lossFadeSeconds.isFinite, (0...10).contains(lossFadeSeconds) else {
+            throw TuttiError(.invalidArgument, "lossFadeSeconds must be in 0…10 s, got \(lossFadeSeconds)")
         }
         for (name, v) in [("device.volume", device.volume), ("device.ringerVolume", device.ringerVolume)]
         where !(v.isFinite && (0...1).contains(v)) {

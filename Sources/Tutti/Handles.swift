@@ -50,12 +50,20 @@ public struct SessionHandle: Hashable, Sendable {
     }
 
     /// Activate (rules 2.1–2.3: may interrupt others; `denied` during a phone call or from the
-    /// background over a playing session) or deactivate (pauses what still plays; with
-    /// `.notifyOthersOnDeactivation` interrupted sessions may resume).
-    public func setActive(_ active: Bool, options: SetActiveOptions = [], at time: EngineTime = .now) throws(TuttiError) {
+    /// background over a playing session; delayed until the call ends instead for a session
+    /// with `acceptsDelayedActivation`) or deactivate (pauses what still plays; with
+    /// `.notifyOthersOnDeactivation` interrupted sessions may resume; a delayed activation is
+    /// cancelled). `focus` (activation only): how long and how exclusively it needs the output
+    /// — `.gain` (the default) as above, `.transient` (those it interrupts are told it is
+    /// temporary and resume when it deactivates), `.transientMayDuck` (interrupts nobody, ducks
+    /// everyone else), `.transientExclusive` (interrupts everyone, suppresses system sounds).
+    /// Control thread (any thread; the engine's lock is taken).
+    public func setActive(
+        _ active: Bool, options: SetActiveOptions = [], focus: FocusRequest = .gain, at time: EngineTime = .now
+    ) throws(TuttiError) {
         try perform(at: time) { name in
             active
-                ? .activate(session: name)
+                ? .activate(session: name, focus: focus)
                 : .deactivate(session: name, notifyOthers: options.contains(.notifyOthersOnDeactivation))
         }
     }

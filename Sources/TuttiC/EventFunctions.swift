@@ -67,6 +67,15 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
         e.type = Int32(TUTTI_EVENT_SOURCE_FAILED)
         e.source = source.rawValue
         e.session = session?.rawValue ?? 0
+    case .activationDelayed(let session):
+        e.type = Int32(TUTTI_EVENT_ACTIVATION_DELAYED)
+        e.session = session.rawValue
+    case .activationGranted(let session):
+        e.type = Int32(TUTTI_EVENT_ACTIVATION_GRANTED)
+        e.session = session.rawValue
+    case .activationCancelled(let session):
+        e.type = Int32(TUTTI_EVENT_ACTIVATION_CANCELLED)
+        e.session = session.rawValue
     }
     return e
 }

@@ -40,9 +40,23 @@ public func tuttiSessionSetActive(_ pointer: OpaquePointer?, _ id: tutti_session
 {
     call("tutti_session_set_active") { () throws(TuttiError) in
         let engine = try engine(pointer)
-        try checkBits(flags, allowed: TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION, "flags", "TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION")
+        try checkBits(
+            flags, allowed: TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION | TUTTI_FOCUS_MASK, "flags",
+            "TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION and TUTTI_FOCUS_*")
+        let focus: FocusRequest
+        switch flags & TUTTI_FOCUS_MASK {
+        case TUTTI_FOCUS_TRANSIENT: focus = .transient
+        case TUTTI_FOCUS_TRANSIENT_MAY_DUCK: focus = .transientMayDuck
+        case TUTTI_FOCUS_TRANSIENT_EXCLUSIVE: focus = .transientExclusive
+        default: focus = .gain
+        }
+        if !bool(active), focus != .gain {
+            throw TuttiError(.invalidArgument, "flags: a TUTTI_FOCUS_* request is for an activation, not a deactivation")
+        }
         let time = try engineTime(at)
-        try session(engine, id).setActive(bool(active), options: SessionHandle.SetActiveOptions(rawValue: flags), at: time)
+        try session(engine, id).setActive(
+            bool(active), options: SessionHandle.SetActiveOptions(rawValue: flags & TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION), focus: focus,
+            at: time)
     }
 }
 

@@ -64,6 +64,7 @@ func interruptionReason(_ reason: InterruptionReason) -> Int32 {
     case .phoneCall: Int32(TUTTI_INTERRUPTION_REASON_PHONE_CALL)
     case .spokenAudio: Int32(TUTTI_INTERRUPTION_REASON_SPOKEN_AUDIO)
     case .builtInMicMuted: Int32(TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED)
+    case .ducked: Int32(TUTTI_INTERRUPTION_REASON_DUCKED)
     }
 }
 

@@ -24,9 +24,10 @@ extension PolicyState {
         let before = derivedStatus()
         do {
             try next.perform(action, journal: &journal)
+            next.reconcileDuckPauses(journal: &journal)
         } catch {
             switch error {
-            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _):
+            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _), .rejectedByTable(let session, _, _):
                 journal.append(.activationFailed(session: session, error: error))
             default:
                 journal = []
@@ -74,7 +75,10 @@ extension PolicyState {
             let a = after[i]
             let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
             if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
-            if b.silence == nil, let reason = a.silence { journal.append(.silenced(session: id, reason: reason)) }
+            if b.silence == nil, let reason = a.silence {
+                // A recording is another session's activation: the loss fade applies.
+                journal.append(.silenced(session: id, reason: reason, fadeSeconds: reason == .recording ? lossFadeSeconds : 0))
+            }
             if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
             if duckChanged, let by = a.duckedBy, let rule = a.duckRule { journal.append(.duckingBegan(session: id, by: by, rule: rule)) }
         }
@@ -94,8 +98,8 @@ extension PolicyState {
 
     mutating func perform(_ action: PolicyAction, journal: inout [JournalEntry]) throws(PolicyError) {
         switch action {
-        case .activate(let id):
-            try activate(try sessionIndex(id), journal: &journal)
+        case .activate(let id, let focus):
+            try activate(try sessionIndex(id), focus: focus, journal: &journal)
         case .deactivate(let id, let notifyOthers):
             deactivate(try sessionIndex(id), notifyOthers: notifyOthers, journal: &journal)
         case .setCategory(let id, let category, let mode, let options):
@@ -147,6 +151,8 @@ extension PolicyState {
             journal.append(.voiceRefused(source: id))
         case .setDuckingRules(let rules):
             duckingRules = try DuckingRuleBook(rules, sessions: Set(sessionIndex.keys))
+        case .setInteractions(let rules):
+            interactions = try InteractionTable(rules, sessions: Set(sessionIndex.keys))
         case .removeSource(let id):
             let k = try sourceIndex(id)
             forget(k)
@@ -194,9 +200,12 @@ extension PolicyState {
             guard callActive else { return }
             callActive = false
             releaseCause(.phoneCall, resumable: true, journal: &journal)
+            grantDelayedActivations(journal: &journal)
         case .systemSound(let name):
             if recordActive {
                 journal.append(.systemSoundSuppressed(sound: name, reason: .recording))
+            } else if exclusiveActive {
+                journal.append(.systemSoundSuppressed(sound: name, reason: .transientExclusive))
             } else if device.silentSwitch {
                 journal.append(.vibrate(sound: name))
             } else {
@@ -229,8 +238,18 @@ extension PolicyState {
 
     // MARK: Sources
 
+    /// Starts a source of an active session; for a session whose activation is delayed, the
+    /// source waits for the grant instead (no entry). Otherwise nothing.
     mutating func start(_ k: Int, reason: SourceStartReason, journal: inout [JournalEntry]) {
-        guard !sources[k].isPlaying, let i = sessionIndex[sources[k].session], sessions[i].phase == .active else { return }
+        guard !sources[k].isPlaying, let i = sessionIndex[sources[k].session] else { return }
+        guard sessions[i].phase == .active else {
+            if var delayed = sessions[i].delayedActivation, !delayed.sources.contains(sources[k].id) {
+                delayed.sources.append(sources[k].id)
+                delayed.reasons.append(reason)
+                sessions[i].delayedActivation = delayed
+            }
+            return
+        }
         sources[k].isPlaying = true
         forget(k)
         if !sessions[i].isMixable {
@@ -252,19 +271,44 @@ extension PolicyState {
         let id = sources[k].id
         sessions[i].resumeSources.removeAll { $0 == id }
         sessions[i].interruption?.playingSources.removeAll { $0 == id }
+        if let at = sessions[i].delayedActivation?.sources.firstIndex(of: id) {
+            sessions[i].delayedActivation?.sources.remove(at: at)
+            sessions[i].delayedActivation?.reasons.remove(at: at)
+        }
     }
 
     // MARK: Sessions
 
     /// Rule 2.3 (refused during a call, and in the background when it would interrupt a
-    /// playing session), rule 10 (category from the hint), then rules 2.1 and 2.6.
-    /// Activating an interrupted session takes it back: its interruption ends without resume.
-    mutating func activate(_ i: Int, journal: inout [JournalEntry]) throws(PolicyError) {
+    /// playing session), rule 10 (category from the hint), then rules 2.1 and 2.6 as the
+    /// focus says. Activating an interrupted session takes it back: its interruption ends
+    /// without resume. `focus` nil: the one it had (an interrupted session's), else `gain`.
+    /// During a call a session with `acceptsDelayedActivation` is delayed instead of refused
+    /// (`activationDelayed`, once; nothing else changes).
+    mutating func activate(_ i: Int, focus requested: FocusRequest? = nil, journal: inout [JournalEntry]) throws(PolicyError) {
         let id = sessions[i].id
-        if callActive { throw .insufficientPriority(session: id) }
+        if callActive {
+            guard sessions[i].configuration.acceptsDelayedActivation else { throw .insufficientPriority(session: id) }
+            if sessions[i].delayedActivation == nil {
+                sessions[i].delayedActivation = DelayedActivation(
+                    focus: requested ?? sessions[i].focus, sources: [], reasons: [])
+                delayedActivations.append(id)
+                journal.append(.activationDelayed(session: id, reason: .phoneCall))
+            }
+            return
+        }
         if sessions[i].phase == .active { return }
-        if !sessions[i].configuration.foreground, let playing = playingSessionInterrupted(byActivating: i) {
+        let focus = requested ?? sessions[i].focus
+        if !sessions[i].configuration.foreground, let playing = playingSessionInterrupted(byActivating: i, focus: focus) {
             throw .cannotInterruptOthers(session: id, playing: sessions[playing].id)
+        }
+        if !interactions.isEmpty {
+            let category = activationCategory(i)
+            for a in sessions.indices where a != i && sessions[a].phase == .active {
+                if let k = interactionRule(a, i, incomingCategory: category), interactions.rules[k].outcome == .reject {
+                    throw .rejectedByTable(session: id, active: sessions[a].id, rule: k)
+                }
+            }
         }
         switch sessions[i].phase {
         case .active:
@@ -285,23 +329,108 @@ extension PolicyState {
         sessions[i].phase = .active
         sessions[i].activeCategory = category
         sessions[i].activationSerial = nextActivationSerial
+        sessions[i].focus = focus
         nextActivationSerial += 1
-        journal.append(.sessionActivated(session: id, category: category))
+        journal.append(.sessionActivated(session: id, category: category, focus: focus))
         interruptOthers(for: i, journal: &journal)
     }
 
-    /// The first other session with a playing source that activating `i` (in its configured
-    /// category) would interrupt under rules 2.1 and 2.6, if any.
-    func playingSessionInterrupted(byActivating i: Int) -> Int? {
-        let configuration = sessions[i].configuration
-        var category = configuration.category
-        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
-            category = alternative
+    /// The call ended (after its interruptions ended): grant the delayed activations in the
+    /// order they were asked for; each activates and starts the sources asked for meanwhile.
+    mutating func grantDelayedActivations(journal: inout [JournalEntry]) {
+        let waiting = delayedActivations
+        delayedActivations = []
+        for id in waiting {
+            guard let i = sessionIndex[id], let grant = sessions[i].delayedActivation else { continue }
+            sessions[i].delayedActivation = nil
+            journal.append(.activationGranted(session: id))
+            do {
+                try activate(i, focus: grant.focus, journal: &journal)
+            } catch {
+                // A background session that would now interrupt a playing one (rule 2.3).
+                journal.append(.activationFailed(session: id, error: error))
+                continue
+            }
+            for (sourceId, reason) in zip(grant.sources, grant.reasons) {
+                if let k = sourceIndex[sourceId] { start(k, reason: reason, journal: &journal) }
+            }
         }
+    }
+
+    /// Gives up the delayed activation of `i` (`activationCancelled`).
+    mutating func cancelDelayedActivation(_ i: Int, journal: inout [JournalEntry]) {
+        guard sessions[i].delayedActivation != nil else { return }
+        let id = sessions[i].id
+        sessions[i].delayedActivation = nil
+        delayedActivations.removeAll { $0 == id }
+        journal.append(.activationCancelled(session: id))
+    }
+
+    /// Pause instead of duck: a session with `pausesWhenDucked` (or `content: speech`) that
+    /// is active while another session ducks the others is interrupted (reason `ducked`, cause
+    /// `.ducked`); when nothing ducks others any more that cause goes away and, if it was the
+    /// last, the interruption ends with shouldResume (rule 2.5 resumes it). Run after every
+    /// action, until nothing changes. Nothing at all without such a session.
+    mutating func reconcileDuckPauses(journal: inout [JournalEntry]) {
+        guard sessions.contains(where: { $0.configuration.pausesInsteadOfDucking }) else { return }
+        for _ in 0...(2 * sessions.count + 1) {
+            var changed = false
+            for i in sessions.indices where sessions[i].configuration.pausesInsteadOfDucking {
+                let ducker = pausingDucker(of: i)
+                if let d = ducker, sessions[i].phase == .active {
+                    interrupt(i, cause: .ducked, reason: .ducked, by: sessions[d].id, journal: &journal)
+                    changed = true
+                } else if ducker == nil, var record = sessions[i].interruption, let at = record.causes.firstIndex(of: .ducked) {
+                    record.causes.remove(at: at)
+                    sessions[i].interruption = record
+                    if record.causes.isEmpty { endInterruption(i, journal: &journal) }
+                    changed = true
+                }
+            }
+            if !changed { return }
+        }
+    }
+
+    /// The session that would duck session `id` now if it were audible (so a session that
+    /// pauses instead of being ducked is held by it); nil when nothing would.
+    public func pauseDucker(of id: String) -> String? {
+        sessionIndex[id].flatMap { pausingDucker(of: $0) }.map { sessions[$0].id }
+    }
+
+    /// The session that would duck `i` now if `i` were audible (the latest activated of
+    /// those that duck others); nil when `i` ducks others itself or has no output.
+    func pausingDucker(of i: Int) -> Int? {
+        let s = sessions[i]
+        guard s.hasOutput, !s.configuration.options.contains(.duckOthers), s.focus != .transientMayDuck, !s.configuration.accessibility
+        else { return nil }
+        var best: Int?
+        for d in sessions.indices where d != i && ducks(d, i) {
+            if let b = best, sessions[b].activationSerial > sessions[d].activationSerial { continue }
+            best = d
+        }
+        return best
+    }
+
+    /// The first other session with a playing source that activating `i` (in its configured
+    /// category, with `focus`) would interrupt under rules 2.1 and 2.6, if any.
+    func playingSessionInterrupted(byActivating i: Int, focus: FocusRequest) -> Int? {
+        let configuration = sessions[i].configuration
+        let category = activationCategory(i)
+        if !interactions.isEmpty {
+            // With a table, each pair as interruptOthers decides it.
+            for o in sessions.indices where o != i && sessions[o].phase == .active && !sessions[o].configuration.accessibility {
+                let reason = interruption(of: o, by: i, category: category, focus: focus)
+                if reason != nil, sourcesOfSession[o].contains(where: { sources[$0].isPlaying }) { return o }
+            }
+            return nil
+        }
+        if focus == .transientMayDuck || configuration.accessibility { return nil }
         let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
         let spoken = sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers)
-        for o in sessions.indices where o != i && sessions[o].phase == .active {
-            let interrupts = (!mixable && !sessions[o].isMixable) || (spoken && sessions[o].configuration.mode == .spokenAudio)
+        for o in sessions.indices where o != i && sessions[o].phase == .active && !sessions[o].configuration.accessibility {
+            let interrupts =
+                focus == .transientExclusive || (!mixable && !sessions[o].isMixable)
+                || (spoken && sessions[o].configuration.mode == .spokenAudio)
             if interrupts, sourcesOfSession[o].contains(where: { sources[$0].isPlaying }) { return o }
         }
         return nil
@@ -320,26 +449,82 @@ extension PolicyState {
         reindex()
     }
 
-    /// Rules 2.1 (a non-mixable session interrupts the other non-mixable ones) and 2.6.
+    /// Rules 2.1 (a non-mixable session interrupts the other non-mixable ones) and 2.6, as
+    /// the focus says: `transientMayDuck` interrupts nobody, `transientExclusive` everyone;
+    /// `transient` and `transientExclusive` interruptions are marked transient.
     mutating func interruptOthers(for i: Int, journal: inout [JournalEntry]) {
         let id = sessions[i].id
+        let focus = sessions[i].focus
+        let transient = focus.isTransient
+        if !interactions.isEmpty {
+            // With a table, pair by pair (the built-in rules where it has no row), in registration order.
+            for o in sessions.indices where o != i {
+                if let reason = interruption(of: o, by: i, category: sessions[i].category, focus: focus) {
+                    interrupt(o, cause: .session(id), reason: reason, by: id, transient: transient, journal: &journal)
+                }
+            }
+            return
+        }
+        // An accessibility session ducks instead.
+        if sessions[i].configuration.accessibility { return }
+        switch focus {
+        case .transientMayDuck:
+            return
+        case .transientExclusive:
+            for o in sessions.indices where o != i {
+                interrupt(o, cause: .session(id), reason: .otherSession, by: id, transient: true, journal: &journal)
+            }
+            return
+        case .gain, .transient:
+            break
+        }
         if !sessions[i].isMixable {
             for o in sessions.indices where o != i && !sessions[o].isMixable {
-                interrupt(o, cause: .session(id), reason: .otherSession, by: id, journal: &journal)
+                interrupt(o, cause: .session(id), reason: .otherSession, by: id, transient: transient, journal: &journal)
             }
         }
         if sessions[i].configuration.options.contains(.interruptSpokenAudioAndMixWithOthers) {
             for o in sessions.indices where o != i && sessions[o].configuration.mode == .spokenAudio {
-                interrupt(o, cause: .session(id), reason: .spokenAudio, by: id, journal: &journal)
+                interrupt(o, cause: .session(id), reason: .spokenAudio, by: id, transient: transient, journal: &journal)
             }
         }
+    }
+
+    /// The category `i` takes when it activates now (rule 10).
+    func activationCategory(_ i: Int) -> Category {
+        let configuration = sessions[i].configuration
+        if let alternative = configuration.categoryWhenOtherAudioPlaying, isOtherAudioPlaying(asker: configuration.id) {
+            return alternative
+        }
+        return configuration.category
+    }
+
+    /// Whether activating `i` (in `category`, with `focus`) interrupts `o`, and why: the
+    /// interaction table's row for the pair (`interrupt`: yes, any other outcome: no), else
+    /// the built-in rules (2.1, 2.6, the focus, accessibility).
+    func interruption(of o: Int, by i: Int, category: Category, focus: FocusRequest) -> InterruptionReason? {
+        if let k = interactionRule(o, i, incomingCategory: category) {
+            return interactions.rules[k].outcome == .interrupt ? .otherSession : nil
+        }
+        let configuration = sessions[i].configuration
+        if configuration.accessibility || focus == .transientMayDuck { return nil }
+        if focus == .transientExclusive { return .otherSession }
+        let mixable = category == .ambient || configuration.options.contains { $0.impliesMixWithOthers }
+        if !mixable && !sessions[o].isMixable { return .otherSession }
+        if configuration.options.contains(.interruptSpokenAudioAndMixWithOthers), sessions[o].configuration.mode == .spokenAudio {
+            return .spokenAudio
+        }
+        return nil
     }
 
     /// Interrupts an active session; an already interrupted one just gains a cause
     /// (so it does not come back while this one still holds it). Inactive: nothing.
     mutating func interrupt(
-        _ o: Int, cause: InterruptionCause, reason: InterruptionReason, by: String?, journal: inout [JournalEntry]
+        _ o: Int, cause: InterruptionCause, reason: InterruptionReason, by: String?, transient: Bool = false,
+        journal: inout [JournalEntry]
     ) {
+        // Only a phone call interrupts an accessibility session.
+        if sessions[o].configuration.accessibility, cause != .phoneCall { return }
         switch sessions[o].phase {
         case .inactive:
             return
@@ -350,7 +535,10 @@ extension PolicyState {
             if cause == .micMuted { sessions[o].interruption?.micMuted = true }
         case .active:
             sessions[o].phase = .interrupted
-            journal.append(.interruptionBegan(session: sessions[o].id, reason: reason, by: by))
+            // Another session's activation (not a call, not the microphone): the loss fade applies.
+            journal.append(
+                .interruptionBegan(
+                    session: sessions[o].id, reason: reason, by: by, transient: transient, fadeSeconds: by == nil ? 0 : lossFadeSeconds))
             var playing: [String] = []
             for k in sourceIndices(ofSession: o) where sources[k].isPlaying {
                 playing.append(sources[k].id)
@@ -358,7 +546,7 @@ extension PolicyState {
             }
             sessions[o].interruption = Interruption(
                 reason: reason, by: by, causes: [cause], shouldResume: true,
-                micMuted: cause == .micMuted, playingSources: playing)
+                micMuted: cause == .micMuted, playingSources: playing, transient: transient)
         }
     }
 
@@ -398,13 +586,18 @@ extension PolicyState {
         } else {
             // Not resuming (or it may not: a background session would interrupt one that plays).
             appendUnique(&sessions[i].resumeSources, record.playingSources)
-            // Back to inactive without resuming: it holds nobody interrupted any more.
-            releaseCause(.session(id), resumable: false, journal: &journal)
+            // Back to inactive without resuming: it holds nobody interrupted any more (a
+            // transient holder lets them resume, as when it deactivates).
+            let transient = sessions[i].focus.isTransient
+            sessions[i].focus = .gain
+            releaseCause(.session(id), resumable: transient, journal: &journal)
         }
     }
 
-    /// Rules 2.3 and 2.4.
+    /// Rules 2.3 and 2.4 (a transient focus ends its interruptions with shouldResume
+    /// whatever `notifyOthers` says). A delayed activation is cancelled.
     mutating func deactivate(_ i: Int, notifyOthers: Bool, journal: inout [JournalEntry]) {
+        cancelDelayedActivation(i, journal: &journal)
         guard sessions[i].phase != .inactive else { return }
         let id = sessions[i].id
         journal.append(.sessionDeactivated(session: id, notifyOthers: notifyOthers))
@@ -415,7 +608,9 @@ extension PolicyState {
         sessions[i].interruption = nil
         sessions[i].activeCategory = nil
         sessions[i].resumeSources = []
-        releaseCause(.session(id), resumable: notifyOthers, journal: &journal)
+        let transient = sessions[i].focus.isTransient
+        sessions[i].focus = .gain
+        releaseCause(.session(id), resumable: notifyOthers || transient, journal: &journal)
     }
 
     mutating func setCategory(

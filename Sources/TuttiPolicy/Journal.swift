@@ -12,25 +12,36 @@ public enum JournalValue: Hashable, Sendable {
     case null
 }
 
+/// Why an activation was delayed (the `reason` of `activationDelayed`). Value type: any thread.
+public enum ActivationDelayReason: String, CaseIterable, Sendable, Hashable {
+    /// A phone call is in progress; the activation is granted when it ends.
+    case phoneCall
+}
+
 /// One policy decision, one case per type of the events log (scene-format.md).
 /// The writer adds `frame` and `time`. Value type: any thread.
 public enum JournalEntry: Hashable, Sendable {
-    /// `session` became active in `category` (its configured one or `categoryWhenOtherAudioPlaying`).
-    case sessionActivated(session: String, category: Category)
+    /// `session` became active in `category` (its configured one or `categoryWhenOtherAudioPlaying`),
+    /// with the focus it asked for (the `focus` field is written only when it is not `gain`).
+    case sessionActivated(session: String, category: Category, focus: FocusRequest = .gain)
     /// `session` was deactivated; with `notifyOthers` the sessions it interrupted got their end.
     case sessionDeactivated(session: String, notifyOthers: Bool)
     /// Activating `session` was refused with `error`; nothing else changed.
     case activationFailed(session: String, error: PolicyError)
     /// `by` is the interrupting session, nil for the phone call and the microphone.
-    case interruptionBegan(session: String, reason: InterruptionReason, by: String?)
+    /// `transient`: the interrupter asked for the output only for a while (focus `transient`
+    /// or `transientExclusive`); the field is written only when true. `fadeSeconds`: the loss
+    /// fade (`lossFade`) it fades out over before its sources pause; written (`fade`) when > 0.
+    case interruptionBegan(session: String, reason: InterruptionReason, by: String?, transient: Bool = false, fadeSeconds: Double = 0)
     /// The interruption of `session` ended; `shouldResume` is the hint a media player acts on.
     case interruptionEnded(session: String, shouldResume: Bool)
     /// `rule`: where the duck's settings came from (a rule's index, the ducker's own, the engine's).
     case duckingBegan(session: String, by: String, rule: DuckingRuleReference)
     /// `session` is no longer ducked (its gain ramps back over the release time).
     case duckingEnded(session: String)
-    /// `session`'s sources keep advancing but are no longer heard.
-    case silenced(session: String, reason: SilenceReason)
+    /// `session`'s sources keep advancing but are no longer heard. `fadeSeconds`: the loss
+    /// fade when another session's activation silenced it (a recording); written (`fade`) when > 0.
+    case silenced(session: String, reason: SilenceReason, fadeSeconds: Double = 0)
     /// `session` is heard again.
     case unsilenced(session: String)
     /// The output moved from `previous` to `current`.
@@ -58,6 +69,13 @@ public enum JournalEntry: Hashable, Sendable {
     case systemSoundSuppressed(sound: String, reason: SilenceReason)
     /// The system or ringer volume is now `value` (0…1).
     case volumeChanged(target: VolumeTarget, value: Double)
+    /// The activation of `session` (with `acceptsDelayedActivation`) came during a phone
+    /// call: it is granted when the call ends, unless it is deactivated first.
+    case activationDelayed(session: String, reason: ActivationDelayReason)
+    /// The delayed activation of `session` is granted (the call ended): it activates now.
+    case activationGranted(session: String)
+    /// The delayed activation of `session` was given up (it was deactivated or removed).
+    case activationCancelled(session: String)
 
     /// The `type` of the JSON line.
     public var type: String {
@@ -83,6 +101,9 @@ public enum JournalEntry: Hashable, Sendable {
         case .vibrate: return "vibrate"
         case .systemSoundSuppressed: return "systemSoundSuppressed"
         case .volumeChanged: return "volumeChanged"
+        case .activationDelayed: return "activationDelayed"
+        case .activationGranted: return "activationGranted"
+        case .activationCancelled: return "activationCancelled"
         }
     }
 
@@ -90,22 +111,29 @@ public enum JournalEntry: Hashable, Sendable {
     public var fields: [(key: String, value: JournalValue)] {
         func s(_ v: String) -> JournalValue { .string(v) }
         switch self {
-        case .sessionActivated(let session, let category):
-            return [("session", s(session)), ("category", s(category.rawValue))]
+        case .sessionActivated(let session, let category, let focus):
+            let base: [(key: String, value: JournalValue)] = [("session", s(session)), ("category", s(category.rawValue))]
+            return focus == .gain ? base : base + [("focus", s(focus.rawValue))]
         case .sessionDeactivated(let session, let notifyOthers):
             return [("session", s(session)), ("notifyOthers", .bool(notifyOthers))]
         case .activationFailed(let session, let error):
             return [("session", s(session)), ("error", s(error.code))]
-        case .interruptionBegan(let session, let reason, let by):
-            return [("session", s(session)), ("reason", s(reason.rawValue)), ("by", by.map(s) ?? .null)]
+        case .interruptionBegan(let session, let reason, let by, let transient, let fade):
+            var out: [(key: String, value: JournalValue)] = [
+                ("session", s(session)), ("reason", s(reason.rawValue)), ("by", by.map(s) ?? .null),
+            ]
+            if transient { out.append(("transient", .bool(true))) }
+            if fade > 0 { out.append(("fade", .number(fade))) }
+            return out
         case .interruptionEnded(let session, let shouldResume):
             return [("session", s(session)), ("shouldResume", .bool(shouldResume))]
         case .duckingBegan(let session, let by, let rule):
             return [("session", s(session)), ("by", s(by)), ("rule", rule.journalValue)]
         case .duckingEnded(let session):
             return [("session", s(session))]
-        case .silenced(let session, let reason):
-            return [("session", s(session)), ("reason", s(reason.rawValue))]
+        case .silenced(let session, let reason, let fade):
+            let base: [(key: String, value: JournalValue)] = [("session", s(session)), ("reason", s(reason.rawValue))]
+            return fade > 0 ? base + [("fade", .number(fade))] : base
         case .unsilenced(let session):
             return [("session", s(session))]
         case .routeChange(let reason, let previous, let current):
@@ -128,15 +156,20 @@ public enum JournalEntry: Hashable, Sendable {
             return [("sound", s(sound)), ("reason", s(reason.rawValue))]
         case .volumeChanged(let target, let value):
             return [("target", s(target.rawValue)), ("value", .number(value))]
+        case .activationDelayed(let session, let reason):
+            return [("session", s(session)), ("reason", s(reason.rawValue))]
+        case .activationGranted(let session), .activationCancelled(let session):
+            return [("session", s(session))]
         }
     }
 
     /// The session the entry is about, if any (for filtering a log per session).
     public var session: String? {
         switch self {
-        case .sessionActivated(let s, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
-            .interruptionBegan(let s, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
-            .duckingEnded(let s), .silenced(let s, _), .unsilenced(let s), .remoteCommand(_, let s):
+        case .sessionActivated(let s, _, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
+            .interruptionBegan(let s, _, _, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
+            .duckingEnded(let s), .silenced(let s, _, _), .unsilenced(let s), .remoteCommand(_, let s),
+            .activationDelayed(let s, _), .activationGranted(let s), .activationCancelled(let s):
             return s
         default:
             return nil

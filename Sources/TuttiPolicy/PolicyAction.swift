@@ -3,8 +3,10 @@
 /// Value type: any thread.
 public enum PolicyAction: Hashable, Sendable {
     // Session.
-    /// Activate the session (§2): may interrupt or duck others, or be refused.
-    case activate(session: String)
+    /// Activate the session (§2): may interrupt or duck others, or be refused (or, for a
+    /// session with `acceptsDelayedActivation`, delayed until the call ends). `focus` says
+    /// how long and how exclusively it needs the output (`gain`: the rules as they are).
+    case activate(session: String, focus: FocusRequest = .gain)
     /// Deactivate the session; `notifyOthers` ends the interruptions it caused (§2.3).
     case deactivate(session: String, notifyOthers: Bool = false)
     /// Options omitted in the scene mean none, as on iOS; a nil mode keeps the session's mode.
@@ -45,6 +47,10 @@ public enum PolicyAction: Hashable, Sendable {
     /// Replace the ducking rules (validated: levels −96…0 dB, times 0…3600 s, sessions that
     /// exist, one rule per pair). Sessions ducked now move to their new settings.
     case setDuckingRules([DuckingRule])
+    /// Replace the interaction table (validated: sessions that exist, not the same session on
+    /// both sides, one row per pair). Ducks and silences it decides change at once;
+    /// interruptions are decided at activations only.
+    case setInteractions([InteractionRule])
 
     // Device.
     /// Turn the silent switch on or off.

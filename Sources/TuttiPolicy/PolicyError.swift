@@ -21,6 +21,14 @@ public enum PolicyError: Error, Hashable, Sendable {
     /// `rules[index]` of the ducking rules is not valid; `field` is `by`, `duck`, `level`,
     /// `attack`, `release` or empty (the whole rule).
     case invalidDuckingRule(index: Int, field: String, message: String)
+    /// A setting of session `session` that does not fit the rest of it; `field` names it
+    /// (e.g. `acceptsDelayedActivation` on an `ambient` session).
+    case invalidSessionSetting(session: String, field: String, message: String)
+    /// `interactions[index]` is not valid; `field` is `active`, `incoming` or empty (the whole row).
+    case invalidInteraction(index: Int, field: String, message: String)
+    /// The interaction table's `rules[rule]` rejects `session`'s activation while `active` is
+    /// active; nothing changed.
+    case rejectedByTable(session: String, active: String, rule: Int)
 
     /// Short machine code (the `error` field of `activationFailed`).
     public var code: String {
@@ -34,6 +42,9 @@ public enum PolicyError: Error, Hashable, Sendable {
         case .duplicateSource: return "duplicateSource"
         case .invalidValue: return "invalidValue"
         case .invalidDuckingRule: return "invalidDuckingRule"
+        case .invalidSessionSetting: return "invalidSessionSetting"
+        case .invalidInteraction: return "invalidInteraction"
+        case .rejectedByTable: return "rejectedByTable"
         }
     }
 }
@@ -58,9 +69,16 @@ extension PolicyError: CustomStringConvertible {
         case .duplicateSource(let id):
             return "duplicate source id \"\(id)\""
         case .invalidValue(let name, let value):
-            return "invalid \(name) \(value): expected a number in 0…1"
+            return "invalid \(name) \(value): expected " + (name == "lossFade" ? "0…10 s" : "a number in 0…1")
         case .invalidDuckingRule(let index, let field, let message):
             return "ducking rules[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
+        case .invalidSessionSetting(let session, let field, let message):
+            return "session \"\(session)\": \(field): \(message)"
+        case .invalidInteraction(let index, let field, let message):
+            return "interactions[\(index)]\(field.isEmpty ? "" : ".\(field)"): \(message)"
+        case .rejectedByTable(let session, let active, let rule):
+            return
+                "session \"\(session)\" cannot be activated while \"\(active)\" is active: interactions[\(rule)] rejects it (rejectedByTable)"
         }
     }
 }

@@ -18,6 +18,9 @@ public enum InterruptionCause: Hashable, Sendable {
     case phoneCall
     /// The muted built-in microphone (capturing sessions); released when it is unmuted.
     case micMuted
+    /// A session that pauses instead of being ducked while another ducks the others;
+    /// released when nothing would duck it any more.
+    case ducked
 }
 
 /// Interruption bookkeeping of one session. Value type: any thread.
@@ -34,6 +37,20 @@ public struct Interruption: Hashable, Sendable {
     public internal(set) var micMuted: Bool
     /// Sources that were playing when it began and have not been paused since.
     public internal(set) var playingSources: [String]
+    /// The interrupter asked for the output only for a while (focus `transient` or
+    /// `transientExclusive`).
+    public internal(set) var transient: Bool = false
+}
+
+/// A delayed activation waiting for the phone call to end (`acceptsDelayedActivation`).
+/// Value type: any thread.
+public struct DelayedActivation: Hashable, Sendable {
+    /// The focus the activation asked for.
+    public internal(set) var focus: FocusRequest
+    /// The sources asked to play meanwhile, with why: they start when it is granted.
+    public internal(set) var sources: [String]
+    /// Why each of `sources` was asked to start (same order).
+    public internal(set) var reasons: [SourceStartReason]
 }
 
 /// Policy state of one session. Value type: any thread; the engine's control side owns the live copy.
@@ -51,6 +68,11 @@ public struct SessionState: Hashable, Sendable {
     public internal(set) var resumeSources: [String] = []
     /// Increases with every activation; orders duckers (see `RenderView`).
     public internal(set) var activationSerial: Int = 0
+    /// The focus of its latest activation (`gain` unless it asked for another); back to
+    /// `gain` when it deactivates. An interrupted session keeps it for its resume.
+    public internal(set) var focus: FocusRequest = .gain
+    /// Its activation is delayed until the phone call ends; nil otherwise.
+    public internal(set) var delayedActivation: DelayedActivation?
 
     /// The session's id (`configuration.id`).
     public var id: String { configuration.id }
@@ -62,6 +84,12 @@ public struct SessionState: Hashable, Sendable {
     }
     /// Its category in force sends sources to the output.
     public var hasOutput: Bool { category.hasOutput }
+    /// It ducks the others now: active, with `duckOthers` or the focus `transientMayDuck`, or
+    /// an accessibility session with output.
+    public var ducksOthers: Bool {
+        phase == .active
+            && (configuration.options.contains(.duckOthers) || focus == .transientMayDuck || (configuration.accessibility && hasOutput))
+    }
 }
 
 /// Policy state of one source. Value type: any thread; the engine's control side owns the live copy.
@@ -89,13 +117,21 @@ public struct PolicyState: Hashable, Sendable {
     public internal(set) var callActive: Bool = false
     /// Engine default duck envelope (used when no rule applies and the ducker has no `ducking`).
     public internal(set) var engineDucking: DuckingSettings
+    /// Seconds (0…10) a session interrupted or silenced by another session's activation fades
+    /// out over before its sources pause (`lossFade`); 0: the engine's short gate ramp.
+    public internal(set) var lossFadeSeconds: Double = 0
     /// Ducking rules per (ducker, ducked) pair (`setDuckingRules`), indexed.
     var duckingRules = DuckingRuleBook()
+    /// The interaction table (`setInteractions`), indexed.
+    var interactions = InteractionTable()
     /// The ducking rules in force, in the order they were given (their indices are the
     /// journal's `rule`).
     public var duckingRuleList: [DuckingRule] { duckingRules.rules }
     /// Sessions by their latest start of non-mixable playback, most recent last (rule 8).
     public internal(set) var nowPlayingOrder: [String] = []
+    /// Sessions whose activation waits for the phone call to end, in the order they asked
+    /// (the order they are granted in).
+    public internal(set) var delayedActivations: [String] = []
 
     var sessionIndex: [String: Int] = [:]
     var sourceIndex: [String: Int] = [:]
@@ -104,15 +140,19 @@ public struct PolicyState: Hashable, Sendable {
     var nextActivationSerial = 1
 
     /// A state with these sessions and sources registered (inactive, not playing); throws what
-    /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume.
+    /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume or a `lossFade`
+    /// (seconds) outside 0…10.
     public init(
         sessions: [SessionConfiguration] = [],
         sources: [SourceConfiguration] = [],
         device: DeviceState = DeviceState(),
-        ducking: DuckingSettings = .default
+        ducking: DuckingSettings = .default,
+        lossFade: Double = 0
     ) throws(PolicyError) {
         self.device = device
         self.engineDucking = ducking
+        guard lossFade.isFinite, (0...10).contains(lossFade) else { throw .invalidValue(name: "lossFade", value: lossFade) }
+        self.lossFadeSeconds = lossFade
         try checkVolume(device.volume, name: "volume")
         try checkVolume(device.ringerVolume, name: "ringerVolume")
         self.device.volume = clampUnit(device.volume)
@@ -161,7 +201,8 @@ public struct PolicyState: Hashable, Sendable {
         }
     }
 
-    /// Rule 1: every option must suit the category, and the alternative category too.
+    /// Rule 1: every option must suit the category, and the alternative category too; a
+    /// delayed activation is not for an `ambient` session (it never needs the output alone).
     static func validate(_ c: SessionConfiguration) throws(PolicyError) {
         var categories = [c.category]
         if let alt = c.categoryWhenOtherAudioPlaying { categories.append(alt) }
@@ -169,6 +210,11 @@ public struct PolicyState: Hashable, Sendable {
             for option in CategoryOption.allCases where c.options.contains(option) && !category.allows(option) {
                 throw .optionNotAllowed(session: c.id, category: category, option: option)
             }
+        }
+        if c.acceptsDelayedActivation, c.category == .ambient {
+            throw .invalidSessionSetting(
+                session: c.id, field: "acceptsDelayedActivation",
+                message: "an ambient session mixes with everything and never needs a delayed activation")
         }
     }
 
@@ -210,7 +256,7 @@ public struct PolicyState: Hashable, Sendable {
         }
         for i in sessions.indices where sessions[i].phase == .active {
             if sessions[i].category == .record { f.activeRecordSessions += 1 }
-            if sessions[i].configuration.options.contains(.duckOthers) { f.duckers.append(i) }
+            if sessions[i].ducksOthers { f.duckers.append(i) }
         }
         if !f.duckers.isEmpty {
             for c in Category.allCases {
@@ -233,13 +279,15 @@ public struct PolicyState: Hashable, Sendable {
 
     /// A `record` session is active (rule 5).
     var recordActive: Bool { sessions.contains { $0.phase == .active && $0.category == .record } }
+    /// A session holding the focus `transientExclusive` is active (system sounds are suppressed).
+    var exclusiveActive: Bool { sessions.contains { $0.phase == .active && $0.focus == .transientExclusive } }
 
     /// Why an active session with output is silenced, first match in this order:
     /// silent switch, locked, background (ambient / soloAmbient only), recording.
     func silenceReason(_ i: Int, _ f: Facts) -> SilenceReason? {
         let s = sessions[i]
         guard s.phase == .active, s.hasOutput else { return nil }
-        if s.category.isSilencedBySwitchAndLock {
+        if s.category.isSilencedBySwitchAndLock, !s.configuration.accessibility {
             if device.silentSwitch { return .silentSwitch }
             if device.locked { return .locked }
             if !s.configuration.foreground { return .background }
@@ -247,6 +295,7 @@ public struct PolicyState: Hashable, Sendable {
         // Another active record session (this one counts itself if it is one).
         let own = s.category == .record ? 1 : 0
         if f.activeRecordSessions - own > 0 { return .recording }
+        if tableSilencer(i) != nil { return .interaction }
         return nil
     }
 
@@ -263,7 +312,24 @@ public struct PolicyState: Hashable, Sendable {
     /// to the earliest activation. nil when `i` is not audible, has no output or ducks others.
     func duck(of i: Int, _ f: Facts) -> DuckChoice? {
         let s = sessions[i]
-        guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.configuration.options.contains(.duckOthers) else {
+        if !interactions.isEmpty {
+            // The table decides pair by pair (no per-category shortcut): every active session
+            // that ducks `i` (its row, else the built-in rule), the deepest, ties to the earliest.
+            guard renderState(i, f) == .audible, s.hasOutput, !s.ducksOthers, !s.configuration.accessibility else { return nil }
+            var best: DuckChoice?
+            for d in sessions.indices where ducks(d, i) {
+                let c = duckChoice(ducker: d, duckedID: s.id, duckedCategory: s.category)
+                if let b = best,
+                    !(c.settings.levelDB < b.settings.levelDB
+                        || (c.settings.levelDB == b.settings.levelDB && sessions[d].activationSerial < sessions[b.ducker].activationSerial))
+                {
+                    continue
+                }
+                best = c
+            }
+            return best
+        }
+        guard !f.duckers.isEmpty, renderState(i, f) == .audible, s.hasOutput, !s.ducksOthers else {
             return nil
         }
         return f.duckBySession[s.id] ?? f.duckByCategory[s.category]

@@ -157,6 +157,6 @@ extension PolicyState {
         return RenderView(
             sessions: sessionViews, sources: sourceViews, callActive: callActive,
             systemVolume: device.volume, ringerVolume: device.ringerVolume,
-            systemSoundsAllowed: !device.silentSwitch && !recordActive, route: device.route)
+            systemSoundsAllowed: !device.silentSwitch && !recordActive && !exclusiveActive, route: device.route)
     }
 }

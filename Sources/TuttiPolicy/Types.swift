@@ -54,6 +54,36 @@ public enum Mode: String, CaseIterable, Sendable, Hashable {
     case `default`, spokenAudio, voiceChat, videoChat, gameChat, measurement, moviePlayback, voicePrompt
 }
 
+/// How long and how exclusively an activation needs the output (Android's audio focus
+/// requests). Off by default: `gain` is the seeds' and Apple's activation. Value type: any thread.
+public enum FocusRequest: String, CaseIterable, Sendable, Hashable {
+    /// Rules 2.1 and 2.6 as they are (the default).
+    case gain
+    /// Interrupts like `gain`, but the sessions it interrupts get `interruptionBegan` with
+    /// `transient: true`, and when it deactivates their interruption ends with
+    /// `shouldResume: true` whether or not it notified others.
+    case transient
+    /// Interrupts nobody: while it is active every other audible session is ducked (by the
+    /// ducking rules, its own `ducking` or the engine's level), non-mixable ones included.
+    case transientMayDuck
+    /// Interrupts every other session, mixable ones included (transiently, as `transient`),
+    /// and suppresses system sounds while it is active.
+    case transientExclusive
+
+    /// The sessions it interrupts are told the loss is temporary (`transient` and
+    /// `transientExclusive`).
+    public var isTransient: Bool { self == .transient || self == .transientExclusive }
+}
+
+/// What a session plays (Android's content types); only `speech` changes policy: a speech
+/// session pauses instead of being ducked. Value type: any thread.
+public enum ContentType: String, CaseIterable, Sendable, Hashable {
+    /// Spoken words (an audiobook, a podcast): never ducked, paused instead.
+    case speech
+    /// Music, a film's sound, interface sounds: carried for the host only.
+    case music, movie, sonification
+}
+
 /// Output route (§7). Value type: any thread.
 public enum Route: String, CaseIterable, Sendable, Hashable {
     /// Where the output goes: the built-in speaker, wired headphones, a bluetooth device or an
@@ -87,6 +117,10 @@ public enum InterruptionReason: String, CaseIterable, Sendable, Hashable {
     /// interrupts spoken audio (`spokenAudio`), or the muted built-in microphone of a capturing
     /// session (`builtInMicMuted`).
     case otherSession, phoneCall, spokenAudio, builtInMicMuted
+    /// A session that pauses instead of being ducked (``SessionConfiguration/pausesWhenDucked``
+    /// or `content: speech`) while another session ducks the others; it ends (with
+    /// shouldResume) when nothing ducks it any more.
+    case ducked
 }
 
 /// Reason field of `silenced` (and of `systemSoundSuppressed`: `recording`). Value type: any thread.
@@ -94,6 +128,12 @@ public enum SilenceReason: String, CaseIterable, Sendable, Hashable {
     /// Why it is silent: the silent switch, the locked device, the session in the background
     /// (all three for `soloAmbient`/`ambient` only), or another session recording (§5).
     case silentSwitch, locked, background, recording
+    /// Only for `systemSoundSuppressed`: a session holds the output with the focus request
+    /// ``FocusRequest/transientExclusive``.
+    case transientExclusive
+    /// A row of the interaction table (outcome `silence`) silences it while a session that
+    /// activated after it is active.
+    case interaction
 }
 
 /// Reason field of `sourceStarted`. Value type: any thread.
@@ -182,6 +222,22 @@ public struct SessionConfiguration: Hashable, Sendable {
     /// Voices its sources may have at once (1…65536; nil: no limit of its own). The
     /// renderer enforces it (see the engine's voice limits); the policy only carries it.
     public var maxVoices: Int?
+    /// It would rather pause than be ducked: when another session would duck it, it is
+    /// interrupted instead (reason `ducked`) and resumes when the ducking ends. Off by default.
+    public var pausesWhenDucked: Bool
+    /// What it plays (nil: not said). `speech` implies ``pausesWhenDucked``.
+    public var content: ContentType?
+    /// An activation during a phone call is delayed instead of refused: it is granted when
+    /// the call ends (journal `activationDelayed`, `activationGranted`). Not for `ambient`.
+    public var acceptsDelayedActivation: Bool
+    /// An accessibility session (a screen reader): never ducked, never silenced by the silent
+    /// switch, lock or background, never interrupted by anything but a phone call; it
+    /// interrupts nobody, and while it is active (with output) every other session is ducked.
+    /// Off by default.
+    public var accessibility: Bool
+
+    /// It pauses instead of being ducked: ``pausesWhenDucked``, or ``content`` `speech`.
+    public var pausesInsteadOfDucking: Bool { pausesWhenDucked || content == .speech }
 
     /// A session with the scene format's defaults; nothing is validated here
     /// (``PolicyState/addSession(_:)`` checks the options against the category).
@@ -196,7 +252,11 @@ public struct SessionConfiguration: Hashable, Sendable {
         autoResume: Bool = true,
         categoryWhenOtherAudioPlaying: Category? = nil,
         ducking: DuckingSettings? = nil,
-        maxVoices: Int? = nil
+        maxVoices: Int? = nil,
+        pausesWhenDucked: Bool = false,
+        content: ContentType? = nil,
+        acceptsDelayedActivation: Bool = false,
+        accessibility: Bool = false
     ) {
         self.id = id
         self.category = category
@@ -209,6 +269,10 @@ public struct SessionConfiguration: Hashable, Sendable {
         self.categoryWhenOtherAudioPlaying = categoryWhenOtherAudioPlaying
         self.ducking = ducking
         self.maxVoices = maxVoices
+        self.pausesWhenDucked = pausesWhenDucked
+        self.content = content
+        self.acceptsDelayedActivation = acceptsDelayedActivation
+        self.accessibility = accessibility
     }
 }
 

@@ -70,7 +70,7 @@ public struct ControlLine: Sendable, Equatable {
         case "play": return ControlLine(action: .source(try argument("source id"), .play))
         case "pause": return ControlLine(action: .source(try argument("source id"), .pause))
         case "stop": return ControlLine(action: .source(try argument("source id"), .stop))
-        case "activate": return ControlLine(action: .session(try argument("session id"), .activate))
+        case "activate": return ControlLine(action: .session(try argument("session id"), .activate()))
         case "deactivate": return ControlLine(action: .session(try argument("session id"), .deactivate(notifyOthers: true)))
         default: throw ControlLineError("unknown command \"\(verb)\"; expected: \(help)")
         }

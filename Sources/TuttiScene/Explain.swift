@@ -43,6 +43,12 @@ public struct Explanation: Sendable {
         let policy = renderer.system.policy
         let view = renderer.system.view
         let journal = renderer.journal
+        /// The interaction row for the pair, if it has this outcome.
+        func tableRow(active: String, incoming: String, _ outcome: InteractionOutcome) -> Int? {
+            guard let k = policy.interactionRule(active: active, incoming: incoming), policy.interactionList[k].outcome == outcome
+            else { return nil }
+            return k
+        }
         var reports: [SessionReport] = []
         for s in policy.sessions {
             let sv = view.session(s.id)
@@ -78,7 +84,12 @@ public struct Explanation: Sendable {
             case .audible:
                 if let by = sv?.duckedBy {
                     state = "ducked"
-                    reason = "ducked by \(by) (duckOthers)"
+                    let ducker = policy.session(by)?.configuration
+                    var how =
+                        ducker?.options.contains(.duckOthers) == true
+                        ? "duckOthers" : ducker?.accessibility == true ? "accessibility" : "focus transientMayDuck"
+                    if let k = tableRow(active: s.id, incoming: by, .duck) { how = "interactions[\(k)]: duck" }
+                    reason = "ducked by \(by) (\(how))"
                     if let duck = sv?.duck, let rule = sv?.duckRule {
                         reason! += " to \(JSONWriter.number(duck.levelDB)) dB: \(rule)"
                     }
@@ -88,13 +99,35 @@ public struct Explanation: Sendable {
             case .silenced(let why):
                 state = "silenced"
                 reason = "silenced: \(why.rawValue)"
+                if why == .interaction, let t = policy.tableSilence(of: s.id) {
+                    reason! += " by \(t.by) (interactions[\(t.rule)]: silence)"
+                }
             case .interrupted:
                 state = "interrupted"
                 if let i = s.interruption {
                     reason = "interrupted: \(i.reason.rawValue)" + (i.by.map { " by \($0)" } ?? "")
+                    if let by = i.by, i.reason == .otherSession, let k = tableRow(active: s.id, incoming: by, .interrupt) {
+                        reason! += " (interactions[\(k)]: interrupt)"
+                    }
+                    if i.reason == .ducked {
+                        reason! += " (it pauses instead of being ducked; it resumes when the duck ends)"
+                    } else if i.transient {
+                        reason! += " (transient: it may resume when that session deactivates)"
+                    }
                 }
             case .inactive:
                 state = "inactive"
+                if s.delayedActivation != nil { reason = "activation delayed until the phone call ends (acceptsDelayedActivation)" }
+            }
+            if s.phase == .active, s.focus != .gain {
+                let what: String
+                switch s.focus {
+                case .transient: what = "those it interrupted resume when it deactivates"
+                case .transientMayDuck: what = "it interrupts nobody and ducks every other session"
+                case .transientExclusive: what = "it interrupted every other session and suppresses system sounds"
+                case .gain: what = ""
+                }
+                reason = (reason.map { $0 + "; " } ?? "") + "holds focus \(s.focus.rawValue): \(what)"
             }
             if sv?.hasOutput == false { reason = (reason.map { $0 + "; " } ?? "") + "category \(s.category.rawValue) has no output" }
             reports.append(

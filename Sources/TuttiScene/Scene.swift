@@ -28,6 +28,12 @@ public struct Scene: Sendable {
         public var routes = ["main"]
         /// The output peak limiter (`engine.limiter`); nil: none.
         public var limiter: LimiterSettings?
+        /// `engine.policy.lossFade`: seconds (0…10) a session interrupted or silenced by
+        /// another's activation fades out over before pausing; 0 (default): the gate ramp.
+        public var lossFade = 0.0
+        /// `engine.policy.interactions`, resolved against the sessions (in file order: the
+        /// index is what `explain` names).
+        public var interactions: [InteractionRule] = []
     }
 
     /// The device state at frame 0 (the scene's `device` object). Value type: any thread.
@@ -105,8 +111,9 @@ public struct Scene: Sendable {
 
     /// What an event does to a session (`"session": id, "action": …`). Value type: any thread.
     public enum SessionAction: Sendable, Equatable {
-        /// `setActive(true)`: the policy decides who is heard.
-        case activate
+        /// `setActive(true)` with the focus asked for (`focus`, default `gain`): the policy
+        /// decides who is heard.
+        case activate(focus: FocusRequest = .gain)
         /// `setActive(false)`; `notifyOthers` lets interrupted sessions resume.
         case deactivate(notifyOthers: Bool)
         /// A new category, mode and options (nil: keep them).

@@ -28,6 +28,16 @@ struct SceneDecoder {
     /// `engine.ducking.rules`, read with the engine, resolved once the sessions are known.
     private var pendingRules: [RawRule] = []
 
+    /// An interaction row as written: names not yet resolved against the sessions.
+    struct RawInteraction {
+        var active, incoming: String
+        var outcome: InteractionOutcome
+        var path: String
+    }
+
+    /// `engine.policy.interactions`, read with the engine, resolved once the sessions are known.
+    private var pendingInteractions: [RawInteraction] = []
+
     init(baseDirectory: String) { self.baseDirectory = baseDirectory }
 
     mutating func decode(_ root: JSONValue) throws -> Scene {
@@ -49,6 +59,7 @@ struct SceneDecoder {
             }
         }
         scene.engine.duckingRules = try resolve(pendingRules, sessions: sessionIDs)
+        scene.engine.interactions = try resolve(pendingInteractions, sessions: sessionIDs)
         var sourceIDs: Set<String> = []
         for (i, v) in try r.array("sources").enumerated() {
             let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
@@ -102,6 +113,20 @@ struct SceneDecoder {
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
         if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
+        if let p = r.value("policy") {
+            var pr = try FieldReader(p, path: r.child("policy"))
+            e.lossFade = try pr.number("lossFade", default: 0, in: 0...10, unit: " s")
+            for (i, item) in try pr.array("interactions").enumerated() {
+                let place = "\(pr.child("interactions"))[\(i)]"
+                var ir = try FieldReader(item, path: place)
+                let active = try ir.string("active")
+                let incoming = try ir.string("incoming")
+                let outcome = try ir.name("outcome", as: InteractionOutcome.self, what: "outcome")
+                try ir.finish()
+                pendingInteractions.append(RawInteraction(active: active, incoming: incoming, outcome: outcome, path: place))
+            }
+            try pr.finish()
+        }
         try r.finish()
         return e
     }
@@ -198,6 +223,40 @@ struct SceneDecoder {
         return DuckingSettings(levelDB: level, attackSeconds: attack, releaseSeconds: release)
     }
 
+    /// A session id if a session has it, else a category name; otherwise an error at
+    /// `place` listing both.
+    func target(_ name: String, place: String, sessions: Set<String>) throws -> DuckingTarget {
+        if sessions.contains(name) { return .session(name) }
+        if let c = Category(rawValue: name) { return .category(c) }
+        var message = "unknown session or category \"\(name)\""
+        let names = sessions.sorted() + Category.allCases.map(\.rawValue)
+        if let guess = FieldReader.closest(name, in: names) { message += " (did you mean \"\(guess)\"?)" }
+        message += "; sessions: " + (sessions.isEmpty ? "none" : sessions.sorted().joined(separator: ", "))
+        message += "; categories: " + Category.allCases.map(\.rawValue).joined(separator: ", ")
+        throw SceneError(place, message)
+    }
+
+    /// An interaction row's `active` / `incoming`, resolved like a ducking rule's sides; one
+    /// row per pair, not the same session on both sides.
+    func resolve(_ rows: [RawInteraction], sessions: Set<String>) throws -> [InteractionRule] {
+        var seen: [String: Int] = [:]
+        var out: [InteractionRule] = []
+        for (i, raw) in rows.enumerated() {
+            let active = try target(raw.active, place: "\(raw.path).active", sessions: sessions)
+            let incoming = try target(raw.incoming, place: "\(raw.path).incoming", sessions: sessions)
+            if active == incoming, case .session(let id) = active {
+                throw SceneError("\(raw.path).incoming", "a session does not meet itself (\"\(id)\" on both sides)")
+            }
+            let key = "\(active)\u{0}\(incoming)"
+            if let earlier = seen[key] {
+                throw SceneError(raw.path, "interactions[\(earlier)] already covers active \"\(active)\", incoming \"\(incoming)\"")
+            }
+            seen[key] = i
+            out.append(InteractionRule(active: active, incoming: incoming, outcome: raw.outcome))
+        }
+        return out
+    }
+
     /// A rule's `by` / `duck`: a session id if a session has it, else a category name.
     func resolve(_ rules: [RawRule], sessions: Set<String>) throws -> [DuckingRule] {
         var seen: [String: Int] = [:]
@@ -288,6 +347,15 @@ struct SceneDecoder {
         // Fields left out take the engine's values.
         if let d = r.value("ducking") { duck = try ducking(d, path: r.child("ducking"), defaults: engineDucking) }
         let maxVoices = r.has("maxVoices") ? try voiceLimit(&r) : nil
+        let pausesWhenDucked = try r.bool("pausesWhenDucked", default: false)
+        let content = try r.optionalName("content", as: ContentType.self, what: "content type")
+        let acceptsDelayedActivation = try r.bool("acceptsDelayedActivation", default: false)
+        let accessibility = try r.bool("accessibility", default: false)
+        if acceptsDelayedActivation, category == .ambient {
+            throw SceneError(
+                r.child("acceptsDelayedActivation"),
+                "session \"\(id)\" is ambient: it mixes with everything and never needs a delayed activation")
+        }
         var recordTo: String?
         if r.has("recordTo") {
             let f = try r.string("recordTo")
@@ -299,7 +367,9 @@ struct SceneDecoder {
             id: id, category: category, options: Set(opts), mode: mode,
             playbackControls: playbackControls, remoteCommands: Set(commands),
             foreground: foreground, autoResume: autoResume,
-            categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices)
+            categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
+            pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation,
+            accessibility: accessibility)
         return (configuration, recordTo)
     }
 
@@ -422,7 +492,7 @@ struct SceneDecoder {
 
     func sessionAction(_ r: inout FieldReader, session: String) throws -> Scene.SessionAction {
         switch try r.name("action", as: SessionVerb.self, what: "session action") {
-        case .activate: return .activate
+        case .activate: return .activate(focus: try r.optionalName("focus", as: FocusRequest.self, what: "focus") ?? .gain)
         case .deactivate: return .deactivate(notifyOthers: try r.bool("notifyOthers", default: false))
         case .setCategory:
             let c = try r.name("value", as: Category.self, what: "category")

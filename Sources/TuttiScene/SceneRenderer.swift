@@ -55,6 +55,7 @@ public final class SceneRenderer {
         // Everything the scene schedules inside one block must fit; be generous.
         config.commandQueueCapacity = max(4096, 8 * (scene.events.count + scene.sources.count + scene.sessions.count))
         config.ducking = scene.engine.ducking
+        config.lossFadeSeconds = scene.engine.lossFade
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
         config.limiter = scene.engine.limiter
@@ -92,6 +93,11 @@ public final class SceneRenderer {
             // Validated by the decoder; a refusal here would name the rule all the same.
             if let error = try system.perform(.setDuckingRules(scene.engine.duckingRules), at: .frame(0)).error {
                 throw SceneError("engine.ducking", error.description)
+            }
+        }
+        if !scene.engine.interactions.isEmpty {
+            if let error = try system.perform(.setInteractions(scene.engine.interactions), at: .frame(0)).error {
+                throw SceneError("engine.policy.interactions", error.description)
             }
         }
         for s in scene.sources {
@@ -312,7 +318,7 @@ public final class SceneRenderer {
 
     private func policyAction(for action: Scene.Action) -> PolicyAction {
         switch action {
-        case .session(let s, .activate): .activate(session: s)
+        case .session(let s, .activate(let focus)): .activate(session: s, focus: focus)
         case .session(let s, .deactivate(let notify)): .deactivate(session: s, notifyOthers: notify)
         case .session(let s, .setCategory(let c, let mode, let options)):
             .setCategory(session: s, category: c, mode: mode, options: options ?? [])

@@ -258,7 +258,9 @@ extension Timeline {
 
     static func kind(of type: String) -> MarkerKind {
         switch type {
-        case "sessionActivated", "sessionDeactivated", "activationFailed": .activation
+        case "sessionActivated", "sessionDeactivated", "activationFailed", "activationDelayed", "activationGranted",
+            "activationCancelled":
+            .activation
         case "interruptionBegan", "interruptionEnded": .interruption
         case "duckingBegan", "duckingEnded": .ducking
         case "silenced", "unsilenced": .silence
@@ -278,15 +280,30 @@ extension Timeline {
             return JSONWriter.string(v)
         }
         switch e.type {
-        case "sessionActivated": return "activated as \(f("category"))"
+        case "sessionActivated":
+            let focus = e.fields.contains { $0.key == "focus" } ? " with focus \(f("focus"))" : ""
+            return "activated as \(f("category"))\(focus)"
+        case "activationDelayed": return "activation delayed until the phone call ends (\(f("reason")))"
+        case "activationGranted": return "delayed activation granted: the call is over"
+        case "activationCancelled": return "delayed activation cancelled (deactivated)"
         case "sessionDeactivated": return f("notifyOthers") == "true" ? "deactivated; those it interrupted may resume" : "deactivated"
-        case "activationFailed": return "activation refused: \(f("error"))"
+        case "activationFailed":
+            return f("error") == "rejectedByTable"
+                ? "activation refused by the interaction table (rejectedByTable)" : "activation refused: \(f("error"))"
         case "interruptionBegan":
             let by = f("by")
-            return "interrupted (\(f("reason")))" + (by == "null" ? "" : " by \(by)")
+            let transient = e.fields.contains { $0.key == "transient" } ? ", transient" : ""
+            let pause = f("reason") == "ducked" ? "; it pauses instead of being ducked" : ""
+            let fade = e.fields.contains { $0.key == "fade" } ? "; fading out over \(f("fade")) s" : ""
+            return "interrupted (\(f("reason"))\(transient))" + (by == "null" ? "" : " by \(by)") + pause + fade
         case "interruptionEnded":
             return f("shouldResume") == "true" ? "interruption over; it may resume" : "interruption over; it should not resume"
-        case "duckingBegan": return "ducked by \(f("by")) (duckOthers), " + duckRule(e, scene: scene)
+        case "duckingBegan":
+            let ducker = scene.sessions.first { $0.id == f("by") }
+            let how =
+                ducker.map { $0.options.contains(.duckOthers) } != false
+                ? "duckOthers" : ducker?.accessibility == true ? "accessibility" : "focus transientMayDuck"
+            return "ducked by \(f("by")) (\(how)), " + duckRule(e, scene: scene)
         case "duckingEnded": return "back to full level"
         case "silenced": return "silenced: \(f("reason"))"
         case "unsilenced": return "heard again"

@@ -65,6 +65,41 @@ static void interruption_by_another_session_and_should_resume(void) {
     tutti_engine_destroy(engine);
 }
 
+/* Focus requests in the activation's flags: TRANSIENT lets the player resume without
+ * NOTIFY_OTHERS_ON_DEACTIVATION; TRANSIENT_MAY_DUCK ducks it instead of interrupting it. */
+static void focus_requests(void) {
+    tutti_session music, alert;
+    tutti_source song;
+    tutti_engine *engine = player(&music, &song);
+    tutti_event e[MAX_EVENTS];
+    int n;
+    float *x;
+    alert = make_session(engine, "alert", TUTTI_CATEGORY_PLAYBACK, 0);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "deactivation", tutti_session_set_active(engine, alert, 0, TUTTI_FOCUS_TRANSIENT, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, alert, 1, TUTTI_FOCUS_TRANSIENT, 4800));
+    OK(tutti_session_set_active(engine, alert, 0, 0, 9600));
+    x = render_mono(engine, 19200);
+    n = policy_events(engine, e);
+    CHECK(n == 2 && e[0].type == TUTTI_EVENT_INTERRUPTION_BEGAN && e[1].type == TUTTI_EVENT_INTERRUPTION_ENDED &&
+              e[1].flags == TUTTI_EVENT_SHOULD_RESUME,
+          "transient: %d events, ended flags %u", n, n == 2 ? e[1].flags : 99);
+    CHECK(peak(x, 6000, 9600) == 0, "interrupted: %f", peak(x, 6000, 9600));
+    CHECK(fabs(tone_amplitude(x + 12000, 4800, 1, 440) - 0.5) < 0.01, "resumed: %f", tone_amplitude(x + 12000, 4800, 1, 440));
+    free(x);
+
+    OK(tutti_session_set_active(engine, alert, 1, TUTTI_FOCUS_TRANSIENT_MAY_DUCK, 19200));
+    x = render_mono(engine, 24000);
+    n = policy_events(engine, e);
+    CHECK(n == 1 && e[0].type == TUTTI_EVENT_DUCKING_BEGAN && e[0].session == music, "may duck: %d events, first %d", n,
+          n > 0 ? e[0].type : -1);
+    /* Music at -15 dB once the 100 ms attack is over. */
+    CHECK(fabs(tone_amplitude(x + 12000, 12000, 1, 440) - 0.5 * 0.17782794) < 0.005, "ducked: %f",
+          tone_amplitude(x + 12000, 12000, 1, 440));
+    free(x);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "flags", tutti_session_set_active(engine, alert, 1, 0x400u, TUTTI_NOW));
+    tutti_engine_destroy(engine);
+}
+
 static void phone_calls_and_denied_activation(void) {
     tutti_session music, radio;
     tutti_source song;
@@ -350,6 +385,7 @@ static void voice_limits(void) {
 int main(void) {
     TEST(interruption_by_another_session_and_should_resume);
     TEST(phone_calls_and_denied_activation);
+    TEST(focus_requests);
     TEST(ducking);
     TEST(routes_mic_and_remote_commands);
     TEST(delivered_after_their_frame_in_order_once);

@@ -83,8 +83,14 @@ struct JournalTests {
                 "play", "pause", "togglePlayPause", "nextTrack",
                 "previousTrack", "stop",
             ])
-        #expect(InterruptionReason.allCases.map(\.rawValue) == ["otherSession", "phoneCall", "spokenAudio", "builtInMicMuted"])
-        #expect(SilenceReason.allCases.map(\.rawValue) == ["silentSwitch", "locked", "background", "recording"])
+        // `ducked`, `transientExclusive`, `interaction`: issue 22 (pause instead of duck,
+        // exclusive focus, the interaction table).
+        #expect(
+            InterruptionReason.allCases.map(\.rawValue) == ["otherSession", "phoneCall", "spokenAudio", "builtInMicMuted", "ducked"])
+        #expect(
+            SilenceReason.allCases.map(\.rawValue) == [
+                "silentSwitch", "locked", "background", "recording", "transientExclusive", "interaction",
+            ])
     }
 
     @Test("the default route-change reason follows the scene format")

@@ -30,7 +30,7 @@ enum Checks {
             }
             for (s, d) in open.sorted(by: { $0.key < $1.key }) {
                 let ducker = step.after.session(d)
-                if ducker?.phase != .active || ducker?.configuration.options.contains(.duckOthers) != true {
+                if ducker?.ducksOthers != true {
                     v.append("step \(n) \(step.action): duck of \(s) by \(d) outlives its ducker")
                 }
             }
@@ -48,7 +48,7 @@ enum Checks {
                     {
                         v.append("step \(n): duck of \(sv.id) has wrong settings or state (expected \(String(describing: expected)))")
                     }
-                    if step.after.session(sv.id)?.configuration.options.contains(.duckOthers) == true {
+                    if step.after.session(sv.id)?.ducksOthers == true {
                         v.append("step \(n): ducker \(sv.id) is ducked")
                     }
                 } else if sv.duck != nil {
@@ -66,7 +66,7 @@ enum Checks {
     {
         guard let s = st.session(id) else { return nil }
         var best: (d: SessionState, settings: DuckingSettings, rule: DuckingRuleReference)?
-        for d in st.sessions where d.id != id && d.phase == .active && d.configuration.options.contains(.duckOthers) {
+        for d in st.sessions where d.id != id && d.ducksOthers {
             var pick: (specificity: Int, index: Int)?
             for (k, r) in st.duckingRuleList.enumerated() {
                 let byMatches = r.by == .session(d.id) || r.by == .category(d.category)
@@ -125,10 +125,18 @@ enum Checks {
         return v
     }
 
-    /// Sessions an action explicitly addresses (the host or the user acting on them).
+    /// Sessions an action explicitly addresses (the host or the user acting on them), and
+    /// those whose delayed activation (the host's, earlier) is granted.
     static func touched(_ step: Step) -> Set<String> {
+        let granted = step.outcome.journal.compactMap { e -> String? in
+            if case .activationGranted(let s) = e { return s } else { return nil }
+        }
+        return Set(granted).union(addressed(step))
+    }
+
+    static func addressed(_ step: Step) -> Set<String> {
         switch step.action {
-        case .activate(let s), .resume(let s), .deactivate(let s, _): return [s]
+        case .activate(let s, _), .resume(let s), .deactivate(let s, _): return [s]
         case .play(let x): return Set([sessionOf(source: x, in: step.before)].compactMap { $0 })
         case .remote:
             return Set(
@@ -148,7 +156,7 @@ enum Checks {
             let touched = touched(step)
             for e in step.outcome.journal {
                 switch e {
-                case .sessionActivated(let s, _) where held.contains(s) && !touched.contains(s):
+                case .sessionActivated(let s, _, _) where held.contains(s) && !touched.contains(s):
                     v.append("step \(n) \(step.action): mic-muted \(s) re-activated by itself")
                 case .sourceStarted(let x, _):
                     if let s = sessionOf(source: x, in: step.after), held.contains(s), !touched.contains(s) {
@@ -161,11 +169,12 @@ enum Checks {
             }
             held.subtract(touched)
             for e in step.outcome.journal {
-                if case .interruptionBegan(let s, .builtInMicMuted, _) = e { held.insert(s) }
+                if case .interruptionBegan(let s, .builtInMicMuted, _, _, _) = e { held.insert(s) }
             }
             for s in step.after.sessions where s.interruption?.micMuted == true { held.insert(s.id) }
             if step.action == .micMuted(true), !step.before.device.micMuted {
-                for s in step.before.sessions where s.phase == .active && s.category.capturesInput {
+                // (An accessibility session is interrupted by nothing but a call.)
+                for s in step.before.sessions where s.phase == .active && s.category.capturesInput && !s.configuration.accessibility {
                     if step.after.session(s.id)?.phase != .interrupted { v.append("step \(n): \(s.id) kept the mic") }
                 }
             }
@@ -181,7 +190,7 @@ enum Checks {
         for (n, step) in t.steps.enumerated() {
             for e in step.outcome.journal {
                 switch e {
-                case .interruptionBegan(let s, _, _):
+                case .interruptionBegan(let s, _, _, _, _):
                     if open.contains(s) { v.append("step \(n) \(step.action): \(s) interrupted twice") }
                     open.insert(s)
                 case .interruptionEnded(let s, _):
@@ -203,6 +212,7 @@ enum Checks {
                     case .phoneCall: live = step.after.callActive
                     case .micMuted: live = step.after.device.micMuted
                     case .session(let x): live = step.after.session(x).map { $0.phase != .inactive } ?? false
+                    case .ducked: live = step.after.pauseDucker(of: s.id) != nil
                     }
                     if !live { v.append("step \(n) \(step.action): \(s.id) still held by \(cause)") }
                 }
@@ -237,7 +247,7 @@ enum Checks {
                             guard let s = sessionOf(source: x, in: step.before), s != target else { continue }
                             if !(starts && reason == .interruption
                                 && journal.contains(where: {
-                                    if case .interruptionBegan(s, _, target) = $0 { return true } else { return false }
+                                    if case .interruptionBegan(s, _, target, _, _) = $0 { return true } else { return false }
                                 }))
                             {
                                 v.append("step \(n): \(command) to \(target) paused \(x) of \(s)")
@@ -246,7 +256,7 @@ enum Checks {
                             if sessionOf(source: x, in: step.before) != target {
                                 v.append("step \(n): \(command) to \(target) started \(x)")
                             }
-                        case .interruptionBegan(let s, _, let by):
+                        case .interruptionBegan(let s, _, let by, _, _):
                             if !starts || by != target { v.append("step \(n): \(command) interrupted \(s)") }
                         case .sessionDeactivated, .interruptionEnded(_, true):
                             v.append("step \(n): \(command) caused \(e)")
@@ -338,6 +348,7 @@ enum Checks {
                 if a != step.before { v.append("step \(n) \(step.action): refused (\(error)) but the state changed") }
                 let allowed = step.outcome.journal.allSatisfy {
                     if case .remoteCommand = $0 { return true }
+                    if case .activationFailed(_, let e) = $0, case .rejectedByTable = e { return e == error }
                     if case .activationFailed(let session, let e) = $0 {
                         // Rule 2.3: refused during a call, or from the background over a playing session.
                         if case .cannotInterruptOthers = e {
@@ -349,8 +360,15 @@ enum Checks {
                 }
                 if !allowed { v.append("step \(n): refused with journal \(step.outcome.journal)") }
             }
-            let activeSolo = a.sessions.filter { $0.phase == .active && !$0.isMixable }
-            if activeSolo.count > 1 { v.append("step \(n) \(step.action): several non-mixable sessions active: \(activeSolo.map(\.id))") }
+            // A transientMayDuck request interrupts nobody: it may be active beside a non-mixable one.
+            // Nor does an accessibility session, and only a call interrupts it.
+            let activeSolo = a.sessions.filter {
+                $0.phase == .active && !$0.isMixable && $0.focus != .transientMayDuck && !$0.configuration.accessibility
+            }
+            // (A `mix` row of the interaction table lets two of them play.)
+            if activeSolo.count > 1, a.interactionList.isEmpty {
+                v.append("step \(n) \(step.action): several non-mixable sessions active: \(activeSolo.map(\.id))")
+            }
             for x in a.sources {
                 let running = step.afterView.isRunning(x.id)
                 if x.isPlaying, a.session(x.session)?.phase != .active { v.append("step \(n): \(x.id) plays in a session not active") }
@@ -364,7 +382,7 @@ enum Checks {
             }
             for e in step.outcome.journal {
                 switch e {
-                case .silenced(let s, _):
+                case .silenced(let s, _, _):
                     if silenced.contains(s) { v.append("step \(n): \(s) silenced twice") }
                     silenced.insert(s)
                 case .unsilenced(let s):
@@ -379,7 +397,7 @@ enum Checks {
                 if isSilenced != silenced.contains(s.id) { v.append("step \(n): journal and view disagree on silence of \(s.id)") }
             }
             if step.afterView.systemSoundsAllowed == a.device.silentSwitch && !a.device.silentSwitch
-                && !a.sessions.contains(where: { $0.phase == .active && $0.category == .record })
+                && !a.sessions.contains(where: { $0.phase == .active && ($0.category == .record || $0.focus == .transientExclusive) })
             {
                 v.append("step \(n): system sounds not allowed for no reason")
             }
@@ -434,7 +452,7 @@ struct PropertyTests {
             for step in Trace(scenario, scenario.actions + scenario.closing).steps {
                 for e in step.outcome.journal {
                     seen.insert(e.type)
-                    if case .interruptionBegan(_, let reason, _) = e { seen.insert("interruption." + reason.rawValue) }
+                    if case .interruptionBegan(_, let reason, _, _, _) = e { seen.insert("interruption." + reason.rawValue) }
                     if case .interruptionEnded(_, let resume) = e { seen.insert("ended.\(resume)") }
                     if case .duckingBegan(_, _, .rule) = e { seen.insert("duck.rule") }
                     if case .duckingBegan(_, _, .session) = e { seen.insert("duck.session") }
@@ -444,7 +462,8 @@ struct PropertyTests {
         }
         let wanted =
             JournalTests.samples.map(\.0.type)
-            + InterruptionReason.allCases.map { "interruption." + $0.rawValue }
+            // `ducked` needs a session with pausesWhenDucked: the extended traces cover it.
+            + InterruptionReason.allCases.filter { $0 != .ducked }.map { "interruption." + $0.rawValue }
             + [
                 "ended.true", "ended.false", "error.insufficientPriority", "error.optionNotAllowed", "error.unknownSession",
                 "error.unknownSource", "error.invalidDuckingRule", "duck.rule", "duck.session",
