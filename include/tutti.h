@@ -570,7 +570,7 @@ typedef struct tutti_output_config {
     uint32_t struct_size;
     int32_t backend;        /* TUTTI_BACKEND_*; default ALSA */
     const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
-    uint32_t period_frames; /* 1..65536, 0 = backend default; ALSA only (JACK: must be 0) */
+    uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
     uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
     /* Capture (added after the first release: read only when struct_size covers them, so
      * callers built against the older, 24-byte-on-LP64 layout keep working). */

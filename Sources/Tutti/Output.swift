@@ -21,8 +21,9 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var backend = Backend.alsa
     /// ALSA PCM name or JACK server name; nil: the backend's default.
     public var device: String?
-    /// Period size to ask for, frames; nil: the backend's default. ALSA only (JACK's server
-    /// sets its buffer size: giving one with `.jack` is an `invalidArgument` error).
+    /// Period size to ask for, frames (16…65536); nil: the backend's default. ALSA only
+    /// (JACK's server sets its buffer size: giving one with `.jack` is an `invalidArgument`
+    /// error).
     public var periodFrames: Int?
     /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
     public var periodCount: Int?
@@ -99,6 +100,10 @@ extension OutputConfiguration {
     /// In the output layer's vocabulary (`OutputSettings`), with `capture` resolved to its
     /// input.
     func settings(capture: InputSource?) throws(TuttiError) -> OutputSettings {
+        // The host API's range (the C ABI's contract); the backends take any period from 1.
+        if let p = periodFrames, !(16...65_536).contains(p) {
+            throw TuttiError(.invalidArgument, "periodFrames must be in 16…65536, got \(p)")
+        }
         var settings = OutputSettings(device: device)
         settings.periodFrames = periodFrames
         settings.periodCount = periodCount

@@ -241,7 +241,6 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
 
     private func supervise() {
-        var seenXruns = 0
         var stallSince: UInt64 = 0
         var finishedReported = false
         while !stopping {
@@ -249,12 +248,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
             _ = wakeSupervisor.wait(seconds: min(0.005, period / 2))
             if stopping { break }
 
-            let x = core.xrunCount.load(ordering: .relaxed)
-            while seenXruns < x {
-                seenXruns += 1
-                emit(.xrun(total: seenXruns))
-            }
-
+            events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
             let state = core.state.load(ordering: .acquiring)
             core.routes?.supervise(
                 mainRunning: state == .running, main: negotiated, configuration: configuration, functions: functions,

@@ -380,7 +380,6 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
 
     private func supervise() {
-        var seenXruns = 0
         var seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
         var seenLate: Int64 = 0
         var lastLate: Int64 = 0
@@ -390,11 +389,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             wakeSupervisor.wait(seconds: 0.005)
             if stopping { break }
 
-            let x = core.xrunCount.load(ordering: .relaxed)
-            while seenXruns < x {
-                seenXruns += 1
-                emit(.xrun(total: seenXruns))
-            }
+            events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
             let b = core.bufferFrames.load(ordering: .relaxed)
             if b != seenBufferFrames {
                 seenBufferFrames = b

@@ -18,6 +18,7 @@ package final class OutputEvents: Sendable {
         var failure: TuttiError?
         var closing = false
         var thread: pthread_t?
+        var xrunsReported = 0
     }
 
     private let state = Mutex(State())
@@ -47,6 +48,16 @@ package final class OutputEvents: Sendable {
             if onEvent != nil { $0.undelivered.append(event) }
         }
         if onEvent != nil { wake.post() }
+    }
+
+    /// One `xrun` event for each xrun the render side counted since the last call (`total`:
+    /// its counter). Supervisor thread.
+    package func reportXruns(total: Int) {
+        let first = state.withLock { s in
+            defer { s.xrunsReported = max(s.xrunsReported, total) }
+            return s.xrunsReported
+        }
+        for n in stride(from: first + 1, through: total, by: 1) { emit(.xrun(total: n)) }
     }
 
     /// The frame limit was played: `finished(frames)`, and waiters wake. Supervisor thread.
