@@ -21,12 +21,15 @@ extension SceneRenderer {
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
         routeOutputs: [(route: String, path: String)] = [],
-        inputs inputFiles: [(source: String, path: String)] = [], notice: (String) -> Void = { _ in },
-        progress: @escaping (RenderProgress) -> Void = { _ in }
+        inputs inputFiles: [(source: String, path: String)] = [], allowWritesAnywhere: Bool = false,
+        notice: (String) -> Void = { _ in }, progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
         let plotFormat = try plotPath.map { try TimelineFormat(path: $0) }
         var scene = try loadScene(path: scenePath)
+        if !allowWritesAnywhere {
+            try scene.checkWritesConfined(outputDirectory: (outputPath as NSString).deletingLastPathComponent)
+        }
         if let resampler { scene.engine.resampler = resampler }
         if let eventsPath, eventsPath == outputPath { throw SceneError(eventsPath, "the events log and the WAV output are the same file") }
         if let plotPath, plotPath == outputPath || plotPath == eventsPath {

@@ -104,6 +104,13 @@ struct Play: ParsableCommand {
             visibility: .hidden))
     var rtsan = false
 
+    @Flag(
+        name: .customLong("allow-writes-anywhere"),
+        help: ArgumentHelp(
+            "Let the scene write its files (sessions' recordTo) outside its own folder (default: refused before anything is rendered, naming the JSON path)."
+        ))
+    var allowWritesAnywhere = false
+
     @Flag(help: "Only the final report.")
     var quiet = false
 
@@ -138,6 +145,7 @@ struct Play: ParsableCommand {
 
     private func play() throws {
         var scene = try SceneRenderer.loadScene(path: self.scene)
+        if !allowWritesAnywhere { try scene.checkWritesConfined(outputDirectory: nil) }
         // Before any other thread exists: a signal then finishes the recordings.
         let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
         let backend = self.backend.implementation

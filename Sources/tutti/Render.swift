@@ -66,6 +66,13 @@ struct Render: ParsableCommand {
         ))
     var inputs: [String] = []
 
+    @Flag(
+        name: .customLong("allow-writes-anywhere"),
+        help: ArgumentHelp(
+            "Let the scene write its files (sessions' recordTo) outside its own folder and the output's folder (default: refused before anything is rendered, naming the JSON path)."
+        ))
+    var allowWritesAnywhere = false
+
     @Flag(help: "No progress bar and no summary line.")
     var quiet = false
 
@@ -121,7 +128,8 @@ struct Render: ParsableCommand {
             let report = try SceneRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
                 format: format?.sampleFormat, resampler: resampler, plotPath: plot, routeOutputs: try routeOutputs(),
-                inputs: try inputPairs(), notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) },
+                inputs: try inputPairs(), allowWritesAnywhere: allowWritesAnywhere,
+                notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) },
                 progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
