@@ -160,6 +160,13 @@ typedef struct tutti_engine_config {
     float limiter_release_seconds;    /* 0..10, the gain's recovery time constant; default 0.1 */
     float limiter_lookahead_seconds;  /* 0..0.1; default 0 (no latency); more delays the output
                                          by that much (the gain glides down before a peak) */
+    /* Added with the policy's focus rules: a struct_size ending at limiter_lookahead_seconds
+     * (the third layout, offsetof(tutti_engine_config, loss_fade_seconds)) reads it as its
+     * default; a size between two layouts is TUTTI_ERROR_VERSION. */
+    float loss_fade_seconds;          /* 0..10: a session interrupted or silenced by another's
+                                         activation fades out over this long before it pauses
+                                         (its sources advance meanwhile); default 0, the gate's
+                                         usual 20 ms ramp (docs/policy.md) */
 } tutti_engine_config;
 
 /* The most output routes an engine may have (route 0 is "main"). */
@@ -249,6 +256,25 @@ enum {
  * max_sessions (a destroyed session's slot counts until rendering has passed its
  * destruction). Any thread. */
 tutti_result tutti_session_create(tutti_engine *engine, const char *name, tutti_session *out);
+/* Session attributes (tutti_session_create_with's `attributes`), each off by default; what
+ * they change is in docs/policy.md. (Additions.) */
+#define TUTTI_SESSION_PAUSES_WHEN_DUCKED 1u /* interrupted (reason DUCKED) instead of ducked; the
+                                               interruption ends with SHOULD_RESUME when the
+                                               ducking ends */
+#define TUTTI_SESSION_SPEECH 2u /* it plays speech: implies PAUSES_WHEN_DUCKED */
+#define TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION 4u /* an activation during a phone call is delayed
+                                                       (ACTIVATION_DELAYED) and granted when the
+                                                       call ends (ACTIVATION_GRANTED); not with
+                                                       TUTTI_CATEGORY_AMBIENT */
+#define TUTTI_SESSION_ACCESSIBILITY 8u /* never ducked, never silenced by the silent switch, lock
+                                          or background, interrupted only by a phone call; ducks
+                                          every other session while audible */
+/* Creates a session like tutti_session_create, in `category` (default mode, no options) and
+ * with `attributes` (an OR of TUTTI_SESSION_*) for its whole life. INVALID_ARGUMENT for an
+ * unknown bit or category, ACCEPTS_DELAYED_ACTIVATION with TUTTI_CATEGORY_AMBIENT, and what
+ * tutti_session_create refuses. *out is set on success only. Any thread. (An addition.) */
+tutti_result tutti_session_create_with(tutti_engine *engine, const char *name, tutti_category category, uint32_t attributes,
+                                       tutti_session *out);
 /* Changes category, mode and options (an OR of TUTTI_OPTION_*), at once: an active session
  * that becomes non-mixable interrupts the others. INVALID_ARGUMENT for an unknown value or
  * bit, or an option the category does not take. Any thread. */
@@ -276,6 +302,32 @@ tutti_result tutti_session_set_remote_commands(tutti_engine *engine, tutti_sessi
  * (TUTTI_EVENT_VOICE_REFUSED). Lowering it stops nothing that plays. Any thread. */
 tutti_result tutti_session_set_max_voices(tutti_engine *engine, tutti_session session, uint32_t max_voices,
                                           tutti_frame at);
+/* What happens to an active session when another one activates after it: an interaction
+ * table row's outcome (docs/policy.md writes the built-in rules as such a table). */
+typedef int32_t tutti_outcome;
+enum {
+    TUTTI_OUTCOME_MIX = 0,       /* both play */
+    TUTTI_OUTCOME_DUCK = 1,      /* the active one is ducked while the incoming one is active */
+    TUTTI_OUTCOME_INTERRUPT = 2, /* the active one is interrupted, mixable or not */
+    TUTTI_OUTCOME_REJECT = 3,    /* the incoming activation fails: TUTTI_ERROR_DENIED, nothing changes */
+    TUTTI_OUTCOME_SILENCE = 4    /* the active one is silenced while the incoming one is active */
+};
+/* One row of the interaction table: each side is a session (a nonzero id) or, when the id is
+ * 0, every session whose category in force is the category given. (An addition.) */
+typedef struct tutti_interaction {
+    tutti_session active_session;     /* 0: active_category */
+    tutti_category active_category;
+    tutti_session incoming_session;   /* 0: incoming_category */
+    tutti_category incoming_category;
+    tutti_outcome outcome;
+} tutti_interaction;
+/* Replaces the interaction table at `at` (count 0: none, the built-in rules alone). For each
+ * pair, the most specific row wins (session/session, session/category, category/session,
+ * category/category); a row cannot override a phone call, a recording's silence or the
+ * background rule. INVALID_ARGUMENT naming rows[i] and its field for an unknown or stale
+ * session, an unknown category or outcome, a session on both sides, or two rows for one
+ * pair; nothing changes then. NULL rows with count 0 is allowed. Any thread. (An addition.) */
+tutti_result tutti_engine_set_interactions(tutti_engine *engine, const tutti_interaction *rows, uint32_t count, tutti_frame at);
 /* Destroys the session and its sources at `at` (it deactivates first, releasing what it
  * interrupted; what plays fades out). The session's id and its sources' ids are stale at
  * once. Any thread. */

@@ -15,18 +15,20 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity), route_count: 1,
         route_names: nil, limiter_enabled: 0, limiter_ceiling_db: Float(LimiterSettings().ceilingDB),
         limiter_release_seconds: Float(LimiterSettings().releaseSeconds),
-        limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds))
+        limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds))
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
 let engineConfigFirstSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.route_count)!
 /// The second layout (routes): the fields up to `route_names`.
 let engineConfigRoutesSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.limiter_enabled)!
+/// The third layout (limiter): the fields up to `limiter_lookahead_seconds`.
+let engineConfigLimiterSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.loss_fade_seconds)!
 
 /// The limiter a config asks for: none when its struct_size ends before the limiter fields
 /// or `limiter_enabled` is 0.
 func limiterSettings(_ config: UnsafePointer<tutti_engine_config>) -> LimiterSettings? {
-    guard Int(config.pointee.struct_size) >= MemoryLayout<tutti_engine_config>.stride, config.pointee.limiter_enabled != 0 else {
+    guard Int(config.pointee.struct_size) >= engineConfigLimiterSize, config.pointee.limiter_enabled != 0 else {
         return nil
     }
     return LimiterSettings(
@@ -62,7 +64,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         let out = try nonNull(out, "out")
         try checkStructSize(
             config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize,
-            earlierSizes: [engineConfigRoutesSize])
+            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize])
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -73,6 +75,12 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
         settings.routes = try routeNames(config)
         settings.limiter = limiterSettings(config)
+        if Int(c.struct_size) >= MemoryLayout<tutti_engine_config>.stride {
+            guard c.loss_fade_seconds.isFinite, (0...10).contains(c.loss_fade_seconds) else {
+                throw TuttiError(.invalidArgument, "config->loss_fade_seconds must be in 0..10, got \(c.loss_fade_seconds)")
+            }
+            settings.lossFadeSeconds = Double(c.loss_fade_seconds)
+        }
         if let problem = settings.limiter?.problem(
             names: ("config->limiter_ceiling_db", "config->limiter_release_seconds", "config->limiter_lookahead_seconds"))
         {

@@ -100,3 +100,70 @@ public func tuttiSessionSetMaxVoices(_ pointer: OpaquePointer?, _ id: tutti_sess
         try session(engine, id).setMaxVoices(maxVoices == 0 ? nil : Int(maxVoices), at: try engineTime(at))
     }
 }
+
+/// C ABI `tutti_session_create_with`: a session with a category and the policy attributes
+/// (`TUTTI_SESSION_*`). Any thread.
+@_cdecl("tutti_session_create_with")
+public func tuttiSessionCreateWith(
+    _ pointer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ category: tutti_category, _ attributes: UInt32,
+    _ out: UnsafeMutablePointer<tutti_session>?
+) -> tutti_result {
+    call("tutti_session_create_with") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let name = try utf8(name, "name")
+        let out = try nonNull(out, "out")
+        let category = try toCategory(category)
+        try checkBits(
+            attributes,
+            allowed: TUTTI_SESSION_PAUSES_WHEN_DUCKED | TUTTI_SESSION_SPEECH | TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION
+                | TUTTI_SESSION_ACCESSIBILITY, "attributes", "TUTTI_SESSION_*")
+        let configuration = SessionConfiguration(
+            id: name, category: category, pausesWhenDucked: attributes & TUTTI_SESSION_PAUSES_WHEN_DUCKED != 0,
+            content: attributes & TUTTI_SESSION_SPEECH != 0 ? .speech : nil,
+            acceptsDelayedActivation: attributes & TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION != 0,
+            accessibility: attributes & TUTTI_SESSION_ACCESSIBILITY != 0)
+        out.pointee = try engine.makeSession(configuration).id.rawValue
+    }
+}
+
+/// The header's `tutti_outcome` order.
+private let outcomes: [InteractionOutcome] = [.mix, .duck, .interrupt, .reject, .silence]
+
+/// C ABI `tutti_engine_set_interactions`: the rows, each side a session (by id) or a
+/// category, as `AudioEngine.setInteractions` takes them. Any thread.
+@_cdecl("tutti_engine_set_interactions")
+public func tuttiEngineSetInteractions(
+    _ pointer: OpaquePointer?, _ rows: UnsafePointer<tutti_interaction>?, _ count: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_engine_set_interactions") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let time = try engineTime(at)
+        let rows = count == 0 ? nil : try nonNull(rows, "rows")
+        var rules: [InteractionRule] = []
+        for i in 0..<Int(count) {
+            let row = rows![i]
+            func side(_ id: tutti_session, _ category: tutti_category, _ field: String) throws(TuttiError) -> DuckingTarget {
+                if id == 0 {
+                    do { return .category(try toCategory(category)) } catch {
+                        throw TuttiError(.invalidArgument, "rows[\(i)].\(field)_category: \(error.message)")
+                    }
+                }
+                do { return .session(try session(engine, id).name) } catch {
+                    throw TuttiError(.invalidArgument, "rows[\(i)].\(field)_session: \(error.message)")
+                }
+            }
+            let active = try side(row.active_session, row.active_category, "active")
+            let incoming = try side(row.incoming_session, row.incoming_category, "incoming")
+            guard row.outcome >= 0, Int(row.outcome) < outcomes.count else {
+                throw TuttiError(.invalidArgument, "rows[\(i)].outcome \(row.outcome) is not a tutti_outcome (0…\(outcomes.count - 1))")
+            }
+            rules.append(InteractionRule(active: active, incoming: incoming, outcome: outcomes[Int(row.outcome)]))
+        }
+        do throws(TuttiError) {
+            try engine.setInteractions(rules, at: time)
+        } catch {
+            // The host API names rows `interactions[i]`; here they are `rows[i]`.
+            throw TuttiError(error.code, error.message.replacing("interactions[", with: "rows["))
+        }
+    }
+}

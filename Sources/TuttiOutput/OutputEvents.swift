@@ -39,7 +39,16 @@ package final class OutputEvents: Sendable {
         }
     }
 
-    deinit { close() }
+    deinit {
+        // Released on the delivery thread itself (its last reference was the thread's own,
+        // after a callback stopped the output): it cannot join itself, so it lets the
+        // system reap it — the one case where a thread of the output is not joined.
+        if let thread = state.withLock({ $0.thread }), pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            close()
+        }
+    }
 
     /// Report `event`: queued for `poll` and for the callback. Supervisor thread.
     package func emit(_ event: OutputEvent) {
