@@ -548,10 +548,9 @@ enum {
      * there, counted in underrun_frames; source set, session set unless it is the engine's
      * own; reason 0. */
     TUTTI_EVENT_SOURCE_FAILED = 12,
-    /* Delayed activations (a session whose configuration accepts them; the Swift API's
-     * SessionConfiguration.acceptsDelayedActivation: sessions made through this ABI do not ask
-     * for them yet). The session's activation came during a phone call and waits for its end;
-     * session set; reason 0. */
+    /* Delayed activations (a session made with TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION,
+     * tutti_session_create_with). The session's activation came during a phone call and waits
+     * for its end; session set; reason 0. */
     TUTTI_EVENT_ACTIVATION_DELAYED = 13,
     /* The call ended: the delayed activation is granted; session set; reason 0. */
     TUTTI_EVENT_ACTIVATION_GRANTED = 14,
