@@ -262,18 +262,8 @@ struct SceneDecoder {
         var seen: [String: Int] = [:]
         var out: [DuckingRule] = []
         for (i, raw) in rules.enumerated() {
-            func target(_ name: String, _ field: String) throws -> DuckingTarget {
-                if sessions.contains(name) { return .session(name) }
-                if let c = Category(rawValue: name) { return .category(c) }
-                var message = "unknown session or category \"\(name)\""
-                let names = sessions.sorted() + Category.allCases.map(\.rawValue)
-                if let guess = FieldReader.closest(name, in: names) { message += " (did you mean \"\(guess)\"?)" }
-                message += "; sessions: " + (sessions.isEmpty ? "none" : sessions.sorted().joined(separator: ", "))
-                message += "; categories: " + Category.allCases.map(\.rawValue).joined(separator: ", ")
-                throw SceneError("\(raw.path).\(field)", message)
-            }
-            let by = try target(raw.by, "by")
-            let duck = try target(raw.duck, "duck")
+            let by = try target(raw.by, place: "\(raw.path).by", sessions: sessions)
+            let duck = try target(raw.duck, place: "\(raw.path).duck", sessions: sessions)
             if by == duck, case .session(let id) = by {
                 throw SceneError("\(raw.path).duck", "a session cannot duck itself (\"\(id)\" on both sides)")
             }
