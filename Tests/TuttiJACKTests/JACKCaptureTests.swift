@@ -18,12 +18,13 @@ extension JACKTests {
         @Test(arguments: [128, 256])
         func loopbackCapturesThePlayedSignalOnePeriodLater(period: Int) throws {
             let server = try JACKServer(periodFrames: period)
-            // An xrun (JACK skipping this client's cycle on a loaded machine) breaks the
-            // sample-for-sample match: such an attempt is repeated, up to three times, and
-            // the last is asserted in full.
+            // An xrun (the server's cycle late on a loaded machine) is harmless to a loopback
+            // inside one graph, and usually is: the recording must still match. Only an attempt
+            // whose recording differs *and* that reported an xrun is repeated (up to three
+            // times, the last asserted in full); a difference without an xrun fails at once.
             for attempt in 1...3 {
                 if try loopbackOnce(server: server, period: period, finalAttempt: attempt == 3) { break }
-                print("loopback at \(period) frames: attempt \(attempt) had an xrun (machine load); again")
+                print("loopback at \(period) frames: attempt \(attempt) differed after an xrun (machine load); again")
             }
             guard let tutti = Tool.tutti else { return }
             let bench = try Tool.run([tutti, "bench", "--loopback", "--jack-server", server.name, "--json"])
@@ -31,8 +32,8 @@ extension JACKTests {
             #expect(bench.stdout.contains("\"roundTripFrames\":[\(period),\(period),\(period),\(period)]"), "\(bench.stdout)")
         }
 
-        /// One loopback run; false (nothing asserted) when JACK reported an xrun and it is not
-        /// the last attempt.
+        /// One loopback run; false (nothing asserted) when the recording differs, JACK reported
+        /// an xrun and it is not the last attempt.
         func loopbackOnce(server: JACKServer, period: Int, finalAttempt: Bool) throws -> Bool {
             let frames = 48_000
             let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
@@ -51,19 +52,18 @@ extension JACKTests {
             let deadline = Date().addingTimeInterval(15)
             while !output.waitUntilFinished(timeoutSeconds: 0.01), Date() < deadline { engine.pollEvents() }
             output.stop()
-            if output.xrunCount > 0 && !finalAttempt { return false }
-            #expect(output.negotiated.bufferFrames == period)
             var recorded = [Float](repeating: 0, count: 2 * frames)
             let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
+            var mismatches = 0
+            for k in period..<n where recorded[k] != played[k - period] { mismatches += 1 }
+            if mismatches > 0 && output.xrunCount > 0 && !finalAttempt { return false }
+            #expect(output.negotiated.bufferFrames == period)
             #expect(input.recordingStartFrame == 0)
             #expect(n == frames, "recorded \(n) frames")
             #expect(engine.status(mic)?.underrunFrames == 0)
             // The first period hears the silence before rendering started; then the signal.
             #expect(recorded[0..<period].allSatisfy { $0 == 0 })
-            var mismatches = 0
-            for k in period..<n where recorded[k] != played[k - period] { mismatches += 1 }
-            #expect(mismatches == 0, "\(mismatches) frames differ from the played signal one period earlier")
-            #expect(output.xrunCount == 0)
+            #expect(mismatches == 0, "\(mismatches) frames differ from the played signal one period earlier (\(output.xrunCount) xruns)")
             return true
         }
     }
