@@ -28,9 +28,12 @@
  *   NOW; a frame below -1 is TUTTI_ERROR_INVALID_ARGUMENT. All frame counts and positions are
  *   at the engine's rate, except the frames written to a stream source (its own rate).
  * - Threads: every function may be called from any thread except the real-time one; calls
- *   on one engine are serialised inside the library. tutti_engine_render() is the one
- *   real-time function (no allocation, lock, blocking or system call). No user code is ever
- *   called on the real-time thread. An engine must not be destroyed while another thread
+ *   on one engine are serialised inside the library. The real-time functions (no
+ *   allocation, lock, blocking or system call when they succeed) are tutti_engine_render()
+ *   and tutti_engine_render_routes() (one rendering thread at a time), and the calls a host
+ *   makes from its own audio threads: tutti_stream_write() (one producer per source) and
+ *   tutti_source_get_status(), which bypass the engine's lock. No user code is ever called
+ *   on the real-time thread. An engine must not be destroyed while another thread
  *   is inside a call on it.
  * - Structs the caller fills start with `uint32_t struct_size`; their `..._init()` sets the
  *   defaults and struct_size. A struct_size smaller than the first released layout, or
@@ -374,8 +377,10 @@ tutti_result tutti_source_create_stream(tutti_engine *engine, tutti_session sess
 /* Appends `frames` interleaved frames (frames * the stream's channels floats, at the stream's
  * rate; for an input source: captured frames at the engine's rate) to a stream or input
  * source; *frames_written gets how many were taken (fewer when its buffer is full: write the
- * rest later). INVALID_ARGUMENT for a source that is neither. One producer thread per stream
- * at a time; not the real-time thread. */
+ * rest later). INVALID_ARGUMENT for a source that is neither, NOT_FOUND for a destroyed one.
+ * Real-time safe when it succeeds: it goes straight to the source's ring, taking no lock and
+ * allocating nothing, so a real-time thread (a capture callback) may call it. One producer
+ * thread per source at a time. */
 tutti_result tutti_stream_write(tutti_engine *engine, tutti_source source, const float *interleaved, uint32_t frames,
                                 uint32_t *frames_written);
 /* Creates an input source: captured audio (a microphone) the host feeds with
@@ -457,8 +462,15 @@ typedef struct tutti_source_info {
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
 void tutti_source_info_init(tutti_source_info *info);
-/* Fills *out (the fields its struct_size covers) for `source`. Any thread. */
+/* Fills *out (the fields its struct_size covers) for `source`. Any thread except the
+ * real-time one (it takes the engine's lock for the gain and length). */
 tutti_result tutti_source_get_info(tutti_engine *engine, tutti_source source, tutti_source_info *out);
+/* The published part of tutti_source_info, read without the engine's lock: *state
+ * (TUTTI_SOURCE_*), *position (frames since the last rewind, engine rate) and
+ * *underrun_frames, each skipped when NULL. Real-time safe when it succeeds (no lock, no
+ * allocation): any thread, the real-time one included. NOT_FOUND for a destroyed source. */
+tutti_result tutti_source_get_status(tutti_engine *engine, tutti_source source, int32_t *state, int64_t *position,
+                                     uint64_t *underrun_frames);
 
 /* ------------------------------------------------------------------------------------------
  * System state (the device side of the policy)

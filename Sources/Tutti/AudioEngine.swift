@@ -15,13 +15,18 @@ import TuttiPolicy
 /// callback. Read what happened with `pollEvents()` or `events()`.
 ///
 /// Thread: every method may be called from any thread except the real-time one; calls are
-/// serialised inside (one mutex). `render(into:frameCount:)` is the one real-time method: it
-/// takes no lock and never allocates. A method that throws a `TuttiError` changed nothing.
+/// serialised inside (one mutex). `render(into:frameCount:)` is the real-time method: it
+/// takes no lock and never allocates; so are the calls a host makes from its own audio
+/// threads on a `SourceHandle` — `write` and the status reads — which bypass the mutex. A
+/// method that throws a `TuttiError` changed nothing.
 public final class AudioEngine: Sendable {
     /// The settings it was created with.
     public let configuration: AudioEngineConfiguration
     let core: Mutex<AudioSystem>
     let renderer: Renderer
+    /// Lock-free way from a source id to its stream or input and its status (writes and
+    /// state reads take no lock).
+    let directory: SourceDirectory
     /// Who drives the renderer: 0 nobody, 1 a pull render in progress, 2 an output.
     let renderOwner = Atomic<Int>(0)
     let delivery = EventDelivery()
@@ -35,6 +40,7 @@ public final class AudioEngine: Sendable {
         self.configuration = configuration
         let system = try AudioSystem(configuration: configuration)
         renderer = system.engine.renderer
+        directory = system.engine.directory
         core = Mutex(system)
     }
 

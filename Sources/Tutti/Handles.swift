@@ -321,14 +321,27 @@ public struct SourceHandle: Hashable, Sendable {
         get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.info(id) } }
     }
 
-    /// Where it is in its life (stopped, playing, paused, ended).
-    public var state: PlaybackState { get throws(TuttiError) { try info.state } }
-    /// Frames played since the last rewind, at the engine rate.
-    public var position: Int64 { get throws(TuttiError) { try info.position } }
+    /// What the render side last published about it (state, position, underruns), read
+    /// without the engine's lock: no lock, no allocation (unless it throws `notFound`). Any
+    /// thread, the real-time one included.
+    public var status: SourceStatus {
+        get throws(TuttiError) {
+            guard engine.directory.isLive(id) else { throw TuttiError(.notFound, "no source \(id) (removed, or never created)") }
+            return engine.renderer.publishedStatus(id) ?? .initial
+        }
+    }
+
+    /// Where it is in its life (stopped, playing, paused, ended). Takes no lock and allocates
+    /// nothing (unless it throws `notFound`): any thread, the real-time one included.
+    public var state: PlaybackState { get throws(TuttiError) { try status.state } }
+    /// Frames played since the last rewind, at the engine rate. Takes no lock and allocates
+    /// nothing (unless it throws `notFound`): any thread, the real-time one included.
+    public var position: Int64 { get throws(TuttiError) { try status.position } }
     /// Length in frames at the engine rate; nil for tones, silence and streams.
     public var duration: Int64? { get throws(TuttiError) { try info.frameCount } }
-    /// Streams and inputs: frames rendered with no data.
-    public var underrunFrames: Int64 { get throws(TuttiError) { try info.underrunFrames } }
+    /// Streams and inputs: frames rendered with no data. Takes no lock and allocates nothing
+    /// (unless it throws `notFound`): any thread, the real-time one included.
+    public var underrunFrames: Int64 { get throws(TuttiError) { try status.underrunFrames } }
 
     /// The session it belongs to.
     public var session: SessionHandle {
@@ -342,21 +355,17 @@ public struct SourceHandle: Hashable, Sendable {
     /// Streams and inputs: append whole interleaved frames (a stream's at its rate, an
     /// input's captured at the engine rate); returns the frames taken (fewer when its buffer
     /// is full: retry the rest later). Throws `invalidArgument` for a source that is neither
-    /// or a sample count that is not whole frames.
+    /// or a sample count that is not whole frames, `notFound` for a removed source.
+    ///
+    /// Thread: one producer per source at a time, any thread, the real-time one included: it
+    /// takes no lock and allocates nothing (unless it throws), going straight to the source's
+    /// ring (`SourceDirectory`).
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(TuttiError) -> Int {
-        try engine.withCore { (s) throws(TuttiError) in
-            if let input = try? s.input(id) {
-                guard samples.count % input.channelCount == 0 else {
-                    throw TuttiError(.invalidArgument, "\(samples.count) samples are not whole frames of \(input.channelCount) channels")
-                }
-                return input.write(samples)
-            }
-            let stream = try s.stream(id)
-            guard samples.count % stream.channelCount == 0 else {
-                throw TuttiError(.invalidArgument, "\(samples.count) samples are not whole frames of \(stream.channelCount) channels")
-            }
-            return stream.write(samples)
+        guard let base = samples.baseAddress else {
+            guard engine.directory.isLive(id) else { throw TuttiError(.notFound, "no source \(id) (removed, or never created)") }
+            return 0
         }
+        return try engine.write(id, base, sampleCount: samples.count)
     }
 
     private func perform(at time: EngineTime, _ action: (String) -> PolicyAction) throws(TuttiError) {

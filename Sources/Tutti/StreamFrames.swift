@@ -6,17 +6,38 @@ extension SourceHandle {
     /// (fewer when its buffer is full: retry the rest later). For hosts that count frames
     /// rather than samples (the C ABI's `tutti_stream_write`). Throws `invalidArgument` for a
     /// source that is not a stream or a negative count, `notFound` for a stale handle.
-    /// Thread: one producer per stream at a time, not the render thread.
+    /// Thread: one producer per stream at a time, any thread, the real-time one included: it
+    /// takes no lock and allocates nothing (unless it throws).
     public func write(interleaved: UnsafePointer<Float>, frameCount: Int) throws(TuttiError) -> Int {
-        guard frameCount >= 0, frameCount <= Int.max / 2 else {
+        guard frameCount >= 0, frameCount <= Int.max / 4 else {
             throw TuttiError(.invalidArgument, "frameCount must be ≥ 0, got \(frameCount)")
         }
-        return try engine.withCore { (s) throws(TuttiError) in
-            if let input = try? s.input(id) {
-                return input.write(UnsafeBufferPointer(start: interleaved, count: frameCount * input.channelCount))
-            }
-            let stream = try s.stream(id)
-            return stream.write(UnsafeBufferPointer(start: interleaved, count: frameCount * stream.channelCount))
+        // The channel count is the source's own: ask for whole frames of it (1 or 2 channels).
+        return try engine.writeFrames(id, interleaved, frameCount: frameCount)
+    }
+}
+
+extension AudioEngine {
+    /// Write `sampleCount` interleaved samples to stream or input `id` through the directory;
+    /// the errors are built (off the fast path) from the core, with the usual messages.
+    func write(_ id: SourceID, _ samples: UnsafePointer<Float>, sampleCount: Int) throws(TuttiError) -> Int {
+        switch directory.write(id, samples, count: sampleCount) {
+        case .written(let frames): return frames
+        case .partialFrame(let channels):
+            throw TuttiError(.invalidArgument, "\(sampleCount) samples are not whole frames of \(channels) channels")
+        case .notFound, .notWritable:
+            try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
+            throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
+        }
+    }
+
+    /// Write `frameCount` whole frames (of the source's channel count) to stream or input `id`.
+    func writeFrames(_ id: SourceID, _ frames: UnsafePointer<Float>, frameCount: Int) throws(TuttiError) -> Int {
+        switch directory.write(id, frames, count: frameCount, countIsFrames: true) {
+        case .written(let n): return n
+        case .partialFrame, .notFound, .notWritable:
+            try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
+            throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
         }
     }
 }

@@ -56,7 +56,8 @@ public func tuttiSourceCreateStream(
     }
 }
 
-/// C ABI `tutti_stream_write`: one producer thread per stream, not the real-time one.
+/// C ABI `tutti_stream_write`: one producer thread per source at a time, any thread (real-time
+/// safe when it succeeds: no lock, no allocation).
 @_cdecl("tutti_stream_write")
 public func tuttiStreamWrite(
     _ pointer: OpaquePointer?, _ id: tutti_source, _ interleaved: UnsafePointer<Float>?, _ frames: UInt32,
@@ -171,6 +172,21 @@ public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
         out.pointee.length = info.frameCount ?? -1
         out.pointee.underrun_frames = UInt64(clamping: info.underrunFrames)
         out.pointee.gain = info.gain
+    }
+}
+
+/// C ABI `tutti_source_get_status`: the published state, position and underruns, without the
+/// engine's lock. Any thread, the real-time one included (nothing allocated unless it fails).
+@_cdecl("tutti_source_get_status")
+public func tuttiSourceGetStatus(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ state: UnsafeMutablePointer<Int32>?, _ position: UnsafeMutablePointer<Int64>?,
+    _ underrunFrames: UnsafeMutablePointer<UInt64>?
+) -> tutti_result {
+    call("tutti_source_get_status") { () throws(TuttiError) in
+        let status = try source(try engine(pointer), id).status
+        state?.pointee = status.state.rawValue
+        position?.pointee = status.position
+        underrunFrames?.pointee = UInt64(clamping: status.underrunFrames)
     }
 }
 

@@ -43,6 +43,8 @@ public final class Engine {
     public let configuration: EngineConfiguration
     /// The render side. Hand it to exactly one render thread at a time.
     public let renderer: Renderer
+    /// Lock-free id → stream / input lookup for producer threads (`SourceDirectory`).
+    public let directory: SourceDirectory
     var commands: CommandRing { renderer.commands }
     var events: EventRing { renderer.events }
     var board: StatusBoard { renderer.board }
@@ -64,6 +66,9 @@ public final class Engine {
     private var fileWorker: FileStreamWorker { renderer.fileWorker }
     /// Live streaming file sources (to report a file that fails while it streams).
     private var fileStreams: [SourceID: FileStream] = [:]
+    /// Streams and inputs detached from the directory while a writer was inside their slot:
+    /// released by a later drain, once no writer is.
+    private var directoryReleases: [(slot: Int, bits: UInt)] = []
 
     /// A new engine: every slot, buffer and queue allocated now. Throws `invalidArgument`
     /// for a configuration out of range. Control thread.
@@ -72,6 +77,7 @@ public final class Engine {
         self.configuration = configuration
         renderer = Renderer(configuration: configuration)
         sourceSlots = SlotTable(count: configuration.maxSources)
+        directory = SourceDirectory(count: configuration.maxSources)
         busSlots = SlotTable(count: configuration.maxBuses)
         retainedObjects = Array(repeating: nil, count: configuration.maxSources)
         busOfSource = Array(repeating: nil, count: configuration.maxSources)
@@ -209,6 +215,7 @@ public final class Engine {
         push(.installSource(node), at: time)
         sourceSlots.occupy(slot)
         retainedObjects[slot] = keep
+        directory.publish(id, object: keep)
         busOfSource[slot] = bus
         if case .file(let stream) = kind {
             // The first fill here (play starts at once), then the worker keeps it full.
@@ -228,6 +235,7 @@ public final class Engine {
         try checkRoom(1)
         push(.removeSource(id), at: time)
         sourceSlots.kill(id.slot)
+        directory.revoke(slot: id.slot)
     }
 
     /// Remove a bus and every source on it at `time` (a short gate fade if anything sounds).
@@ -240,6 +248,7 @@ public final class Engine {
         busSlots.kill(id.slot)
         for slot in 0..<configuration.maxSources where busOfSource[slot] == id && sourceSlots.isLiveSlot(slot) {
             sourceSlots.kill(slot)
+            directory.revoke(slot: slot)
         }
     }
 
@@ -401,6 +410,10 @@ public final class Engine {
                 if let stream = fileStreams.removeValue(forKey: id) { fileWorker.remove(stream) }
                 retainedObjects[id.slot] = nil
                 busOfSource[id.slot] = nil
+                let detached = directory.takeObject(slot: id.slot)
+                if detached.bits != 0 {
+                    if detached.unused { directory.releaseNow(detached.bits) } else { directoryReleases.append((id.slot, detached.bits)) }
+                }
                 sourceSlots.free(id.slot)
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceRemoved(id)))
             case .busRemoved(let id):
@@ -415,6 +428,9 @@ public final class Engine {
             case .voiceRefused(let id):
                 undelivered.append(EngineEvent(frame: event.frame, kind: .voiceRefused(id)))
             }
+        }
+        if !directoryReleases.isEmpty {
+            directoryReleases.removeAll { directory.releaseIfUnused(slot: $0.slot, bits: $0.bits) }
         }
         for (id, stream) in fileStreams where !stream.failureReported {
             guard let reason = stream.failure else { continue }
@@ -471,6 +487,7 @@ public final class Engine {
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
         }
         drainEvents()
+        for pending in directoryReleases { directory.releaseNow(pending.bits) }
     }
 }
 

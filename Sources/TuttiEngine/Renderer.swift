@@ -307,6 +307,10 @@ public final class Renderer: @unchecked Sendable {
     /// Any thread: frames rendered so far (the engine clock), as last published.
     public var framesRendered: Int64 { board.framesRendered.load(ordering: .acquiring) }
 
+    /// Any thread: what the render side last published about `id`, nil while its slot holds
+    /// another source (not installed yet, or gone). No lock, no allocation (a seqlock read).
+    public func publishedStatus(_ id: SourceID) -> SourceStatus? { board.read(id) }
+
     /// Render thread: the clock and every occupied source's status, for readers elsewhere.
     @inlinable @_noLocks
     func publish() {

@@ -24,6 +24,8 @@ struct Bench: ParsableCommand {
             TUTTI_KERNELS=scalar|sse2|avx2|avx512 forces one) over the same buffers and gains; \
             with --resampler, bare libsamplerate (src_process through TuttiDSP's \
             ResamplerKernel) on the same input, one converter per source.
+            With --write: stream writes and status reads timed call by call while a render \
+            thread and a control thread run, next to a call that takes the engine's lock.
             With --voices: how many playing sources fit in half a block's period on one core \
             (mixing only, with linear conversion on the render thread, with file conversion \
             at the default quality), next to the same count for the bare C kernel.
@@ -50,6 +52,12 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Count the voices that fit in half a block's period (ignores --sources and --resampler).")
     var voices = false
+
+    @Flag(
+        help:
+            "Time stream writes and status reads call by call while a render thread and a control thread run, next to a call that takes the engine's lock (--block sets the render block; writes are a quarter of it)."
+    )
+    var write = false
 
     @Flag(
         help:
@@ -95,6 +103,21 @@ struct Bench: ParsableCommand {
                 if result.roundTrips.isEmpty { throw ExitCode(1) }
             } catch let e as ExitCode {
                 throw e
+            } catch {
+                throw fail(error)
+            }
+            return
+        }
+        if write {
+            do {
+                let report = try WriteBench.run(seconds: seconds, blockFrames: block)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                } else {
+                    print(WriteBench.text(report), terminator: "")
+                }
             } catch {
                 throw fail(error)
             }

@@ -134,8 +134,52 @@ static void rendering_routes_allocates_nothing(void) {
     tutti_engine_destroy(engine);
 }
 
+/* tutti_stream_write and tutti_source_get_status, the calls a host makes from its own audio
+ * threads, allocate nothing: 2000 rounds of a stereo stream write, an input write and status
+ * reads between renders, from the first call on. */
+static void stream_writes_and_status_reads_allocate_nothing(void) {
+    tutti_engine *engine = make_engine(2, 0);
+    tutti_session call = make_session(engine, "call", TUTTI_CATEGORY_PLAY_AND_RECORD, 0);
+    tutti_source stream, mic;
+    float block[2 * 64], out[2 * 64];
+    uint32_t written, taken = 0;
+    int32_t state = -1;
+    int64_t position = -1;
+    uint64_t underruns = 1;
+    int k, failures = 0;
+    for (k = 0; k < 2 * 64; k++) block[k] = 0.25f;
+    OK(tutti_session_set_active(engine, call, 1, 0, TUTTI_NOW));
+    OK(tutti_source_create_stream(engine, call, 48000, 2, 4096, &stream));
+    OK(tutti_source_create_input(engine, call, 1, 4096, 0, &mic));
+    OK(tutti_source_play(engine, stream, TUTTI_NOW));
+    OK(tutti_source_play(engine, mic, TUTTI_NOW));
+    allocations = 0;
+    for (k = 0; k < 2000; k++) {
+        OK(tutti_engine_render(engine, out, 64));
+        counting = 1;
+        failures += tutti_stream_write(engine, stream, block, 64, &written) != TUTTI_OK;
+        taken += written;
+        failures += tutti_stream_write(engine, mic, block, 64, &written) != TUTTI_OK;
+        taken += written;
+        failures += tutti_source_get_status(engine, stream, &state, &position, NULL) != TUTTI_OK;
+        failures += tutti_source_get_status(engine, mic, NULL, NULL, &underruns) != TUTTI_OK;
+        counting = 0;
+    }
+    CHECK(failures == 0, "%d calls failed: %s", failures, tutti_last_error());
+    CHECK(allocations == 0, "%ld allocations in 2000 rounds of writes and status reads", allocations);
+    CHECK(taken == 2000 * 128, "frames taken: %u of %d", taken, 2000 * 128);
+    CHECK(state == TUTTI_SOURCE_PLAYING && position == 2000 * 64, "state %d, position %lld", state, (long long)position);
+    CHECK(underruns == 64, "the input underran only its first block (before any write): %llu", (unsigned long long)underruns);
+    /* A destroyed source: NOT_FOUND, from both calls. */
+    OK(tutti_source_destroy(engine, stream, TUTTI_NOW));
+    CHECK(tutti_stream_write(engine, stream, block, 64, &written) == TUTTI_ERROR_NOT_FOUND, "write: %s", tutti_last_error());
+    CHECK(tutti_source_get_status(engine, stream, &state, NULL, NULL) == TUTTI_ERROR_NOT_FOUND, "status: %s", tutti_last_error());
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(the_counter_sees_allocations_inside_the_library);
+    TEST(stream_writes_and_status_reads_allocate_nothing);
     TEST(rendering_allocates_nothing);
     TEST(rendering_routes_allocates_nothing);
     return harness_done();
