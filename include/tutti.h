@@ -170,7 +170,16 @@ typedef struct tutti_engine_config {
                                          activation fades out over this long before it pauses
                                          (its sources advance meanwhile); default 0, the gate's
                                          usual 20 ms ramp (docs/policy.md) */
+    /* Added with offline rendering: a struct_size ending at loss_fade_seconds (the fourth
+     * layout, offsetof(tutti_engine_config, flags)) reads it as 0. */
+    uint32_t flags;                   /* TUTTI_ENGINE_* bits; default 0 */
 } tutti_engine_config;
+
+/* tutti_engine_config.flags: pull rendering waits for streaming file sources (files over
+ * 10 s are read by a worker thread) instead of playing silence where their data is late, so
+ * a render as fast as the CPU allows gives the same bytes on every run. For offline hosts
+ * (rendering to a file): tutti_engine_render may then block, and is not real-time safe. */
+#define TUTTI_ENGINE_OFFLINE 1u
 
 /* The most output routes an engine may have (route 0 is "main"). */
 #define TUTTI_MAX_ROUTES 8u
@@ -188,8 +197,9 @@ void tutti_engine_destroy(tutti_engine *engine);
 /* Pull mode, for a host's own audio callback: renders the next `frames` frames (any count,
  * split internally) into `interleaved` (frames * channels floats), applying every change due
  * in them at its frame. frames 0 is a no-op. TUTTI_ERROR_STATE (and silence written) while an
- * output runs or another thread is rendering. The one real-time function: no allocation,
- * lock, blocking or system call, on success or failure. One thread at a time. */
+ * output runs or another thread is rendering. Real-time safe: no allocation, lock, blocking
+ * or system call, on success or failure — unless the engine was created with
+ * TUTTI_ENGINE_OFFLINE, when it waits for late file data instead. One thread at a time. */
 tutti_result tutti_engine_render(tutti_engine *engine, float *interleaved, uint32_t frames);
 /* Pull mode for every output route at once: renders the next `frames` frames of route r
  * (route_names[r] of the config, 0 = main) into outputs[r] (frames * channels interleaved
@@ -567,7 +577,13 @@ enum {
     /* The call ended: the delayed activation is granted; session set; reason 0. */
     TUTTI_EVENT_ACTIVATION_GRANTED = 14,
     /* The session was deactivated while its activation was delayed; session set; reason 0. */
-    TUTTI_EVENT_ACTIVATION_CANCELLED = 15
+    TUTTI_EVENT_ACTIVATION_CANCELLED = 15,
+    /* A stream, input or streaming file source ran out of data while playing: from `frame` it
+     * plays silence (counted in underrun_frames) until data returns; reason: the frames
+     * missed in the render call where the run began; source set, session set unless it is
+     * the engine's own. One event per run; while one waits to be polled, later runs of the
+     * same source are not reported (the count goes on). */
+    TUTTI_EVENT_SOURCE_UNDERRUN = 16
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */

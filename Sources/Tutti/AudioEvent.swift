@@ -51,6 +51,12 @@ public struct AudioEvent: Hashable, Sendable {
         /// tail is unreadable): it plays silence from there, counted in `underrunFrames`.
         /// `session` is nil for the engine's own sources; `reason` names the file.
         case sourceFailed(source: SourceID, session: SessionID?, reason: String)
+        /// A stream, input or streaming file source ran out of data while playing: from the
+        /// event's frame it plays silence (counted in `underrunFrames`) until data returns.
+        /// `frames`: those missed in the render call where the run began. One event per run;
+        /// while one waits to be taken, later runs of the same source are not reported.
+        /// `session` is nil for the engine's own sources.
+        case sourceUnderrun(source: SourceID, session: SessionID?, frames: Int64)
         /// The session (with `acceptsDelayedActivation`) asked to activate during a phone call:
         /// it waits for the call's end instead of being denied.
         case activationDelayed(session: SessionID)

@@ -426,6 +426,11 @@ package final class AudioSystem {
                     enqueue(AudioEvent(frame: e.frame, kind: .sourceFailed(source: id, session: record.session, reason: reason)))
                 }
                 continue
+            case .sourceUnderrun(let id, let frames):
+                if collectsEvents, let record = sources[id] {
+                    enqueue(AudioEvent(frame: e.frame, kind: .sourceUnderrun(source: id, session: record.session, frames: frames)))
+                }
+                continue
             case .sourceHalted, .sourceRemoved, .busRemoved:
                 continue
             }

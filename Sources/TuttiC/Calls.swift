@@ -71,9 +71,15 @@ func checkStructSize<T>(
     let between =
         firstReleasedSize != nil && Int(size) > known && Int(size) < MemoryLayout<T>.stride && !earlierSizes.contains(Int(size))
     guard size >= known, size <= TUTTI_MAX_STRUCT_SIZE, !between else {
+        // Every layout this library reads, oldest first (the last one is the header's).
+        let layouts = ([known] + earlierSizes + [MemoryLayout<T>.stride]).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        let sizes =
+            layouts.count == 1
+            ? "\(known) bytes"
+            : "the layouts of " + layouts.dropLast().map(String.init).joined(separator: ", ") + " and \(layouts.last!) bytes"
         throw TuttiError(
             .version,
-            "\(name)->struct_size is \(size): this library knows \(known) bytes (set it with the struct's _init function; at most \(TUTTI_MAX_STRUCT_SIZE))"
+            "\(name)->struct_size is \(size): this library knows \(sizes) (set it with the struct's _init function; at most \(TUTTI_MAX_STRUCT_SIZE))"
         )
     }
 }

@@ -15,7 +15,8 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity), route_count: 1,
         route_names: nil, limiter_enabled: 0, limiter_ceiling_db: Float(LimiterSettings().ceilingDB),
         limiter_release_seconds: Float(LimiterSettings().releaseSeconds),
-        limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds))
+        limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds),
+        flags: 0)
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
@@ -24,6 +25,8 @@ let engineConfigFirstSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_
 let engineConfigRoutesSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.limiter_enabled)!
 /// The third layout (limiter): the fields up to `limiter_lookahead_seconds`.
 let engineConfigLimiterSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.loss_fade_seconds)!
+/// The fourth layout (focus): the fields up to `loss_fade_seconds`.
+let engineConfigFocusSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.flags)!
 
 /// The limiter a config asks for: none when its struct_size ends before the limiter fields
 /// or `limiter_enabled` is 0.
@@ -64,7 +67,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         let out = try nonNull(out, "out")
         try checkStructSize(
             config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize,
-            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize])
+            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize, engineConfigFocusSize])
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -76,6 +79,12 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.routes = try routeNames(config)
         settings.limiter = limiterSettings(config)
         if Int(c.struct_size) >= MemoryLayout<tutti_engine_config>.stride {
+            guard c.flags & ~TUTTI_ENGINE_OFFLINE == 0 else {
+                throw TuttiError(.invalidArgument, "config->flags has unknown bits 0x\(String(c.flags & ~TUTTI_ENGINE_OFFLINE, radix: 16))")
+            }
+            settings.pullRenderWaitsForFiles = c.flags & TUTTI_ENGINE_OFFLINE != 0
+        }
+        if Int(c.struct_size) >= engineConfigFocusSize {
             guard c.loss_fade_seconds.isFinite, (0...10).contains(c.loss_fade_seconds) else {
                 throw TuttiError(.invalidArgument, "config->loss_fade_seconds must be in 0..10, got \(c.loss_fade_seconds)")
             }

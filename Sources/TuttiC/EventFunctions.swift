@@ -67,6 +67,11 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
         e.type = Int32(TUTTI_EVENT_SOURCE_FAILED)
         e.source = source.rawValue
         e.session = session?.rawValue ?? 0
+    case .sourceUnderrun(let source, let session, let frames):
+        e.type = Int32(TUTTI_EVENT_SOURCE_UNDERRUN)
+        e.reason = Int32(clamping: frames)
+        e.source = source.rawValue
+        e.session = session?.rawValue ?? 0
     case .activationDelayed(let session):
         e.type = Int32(TUTTI_EVENT_ACTIVATION_DELAYED)
         e.session = session.rawValue

@@ -102,6 +102,10 @@ public enum EngineCommand: Sendable, Hashable {
         case voiceStolen(SourceID, by: SourceID)
         /// A play over a voice limit was refused: every voice in its scope has a higher priority.
         case voiceRefused(SourceID)
+        /// A stream, input or streaming file source ran out of data (a run of underruns
+        /// began; `frames` missed in that render call). At most one awaits the control side
+        /// per source.
+        case sourceUnderrun(SourceID, frames: Int64)
         /// The slot is empty; what the source owned may be released.
         case sourceRemoved(SourceID)
         case busRemoved(BusID)
@@ -145,5 +149,10 @@ public struct EngineEvent: Hashable, Sendable {
         /// its tail is unreadable): it plays silence from there, counted as underruns.
         /// `reason` names the file.
         case sourceFailed(SourceID, reason: String)
+        /// A stream, input or streaming file source ran out of data while playing: a run of
+        /// underruns (silence, counted in `underrunFrames`) began at `frame`; `frames` were
+        /// missed in the render call where it began. One report per run; while a report waits
+        /// to be polled, further runs of the same source are not reported (the count goes on).
+        case sourceUnderrun(SourceID, frames: Int64)
     }
 }

@@ -77,7 +77,9 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// or `voiceRefused` (one event) and at most the stolen voice's halt at once (a second);
     /// the stolen voice's later halt is the one completion its own run may report, and the
     /// new voice's run reports at most one completion of its own.
-    var eventQueueCapacity: Int { 2 * commandQueueCapacity + 2 * maxSources + 2 * maxBuses + 16 }
+    /// Room for every report the render side can have outstanding: two per command, two per
+    /// source and bus (ended or halted, then removed), and one underrun report per source.
+    var eventQueueCapacity: Int { 2 * commandQueueCapacity + 3 * maxSources + 2 * maxBuses + 16 }
 
     /// Throws `invalidArgument` naming the first setting out of range.
     public func validate() throws(TuttiError) {

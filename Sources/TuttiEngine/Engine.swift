@@ -421,6 +421,9 @@ public final class Engine {
                 undelivered.append(EngineEvent(frame: event.frame, kind: .busRemoved(id)))
             case .sourceEnded(let id):
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceEnded(id)))
+            case .sourceUnderrun(let id, let frames):
+                board.acknowledgeUnderrun(slot: id.slot)
+                undelivered.append(EngineEvent(frame: event.frame, kind: .sourceUnderrun(id, frames: frames)))
             case .sourceHalted(let id):
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceHalted(id)))
             case .voiceStolen(let id, let by):

@@ -58,6 +58,7 @@ extension Renderer {
                 sourceOccupied[i] = true
                 if i >= sourceHighWater { sourceHighWater = i &+ 1 }
                 board.publish(slot: i, id: node.pointee.id.rawValue, state: .stopped, position: 0, underrunFrames: 0)
+                board.resetUnderruns(slot: i)
             }
             report(.retiredSourceNode(node), at: framePosition)
         case .installBus(let node):

@@ -328,6 +328,11 @@ public final class Renderer: @unchecked Sendable {
             board.publish(
                 slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
                 underrunFrames: Int64(underruns))
+            if underruns > 0 {
+                let missed = board.noteUnderruns(slot: i, total: Int64(underruns))
+                // The missing frames end the call (the data ran out): the run began here.
+                if missed > 0 { report(.sourceUnderrun(sources[i].id, frames: missed), at: framePosition &- missed) }
+            }
         }
         board.framesRendered.store(framePosition, ordering: .releasing)
     }

@@ -36,8 +36,11 @@ public struct SourceStatus: Hashable, Sendable {
 /// Thread: `publish…` on the render thread only; `read…` and the counters on any thread.
 /// The control side owns the memory (`deallocate`).
 @usableFromInline struct StatusBoard: @unchecked Sendable {
-    /// Per slot: sequence, id (raw), state, position, underrun frames.
-    @inlinable static var fieldsPerSlot: Int { 5 }
+    /// Per slot: sequence, id (raw), state, position, underrun frames (published together);
+    /// then the underrun report's state: reported and not yet acknowledged by the control side
+    /// (5), the total seen at the last publish (6, render side only), whether the last publish
+    /// saw it grow (7, render side only).
+    @inlinable static var fieldsPerSlot: Int { 8 }
     @usableFromInline let slots: Int
     @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
     /// Engine counters: frames rendered, commands applied, events dropped (stays 0).
@@ -80,6 +83,38 @@ public struct SourceStatus: Hashable, Sendable {
         field(slot, 3).store(position, ordering: .relaxed)
         field(slot, 4).store(underrunFrames, ordering: .relaxed)
         seq.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// Render thread: a new source in `slot` (no underrun seen, none being reported).
+    @inlinable @inline(__always) @_noLocks
+    func resetUnderruns(slot: Int) {
+        field(slot, 6).store(0, ordering: .relaxed)
+        field(slot, 7).store(0, ordering: .relaxed)
+    }
+
+    /// Render thread, once per render call: `total` underrun frames so far. Returns the frames
+    /// missed in this call when a run of underruns begins in it (the previous call had none)
+    /// and no report of the slot awaits the control side's acknowledgement — the caller then
+    /// reports it; else 0.
+    @inlinable @inline(__always) @_noLocks
+    func noteUnderruns(slot: Int, total: Int64) -> Int64 {
+        let seen = field(slot, 6).load(ordering: .relaxed)
+        guard total != seen else {
+            field(slot, 7).store(0, ordering: .relaxed)
+            return 0
+        }
+        field(slot, 6).store(total, ordering: .relaxed)
+        let wasGrowing = field(slot, 7).exchange(1, ordering: .relaxed) != 0
+        guard !wasGrowing, total > seen else { return 0 }
+        // One report at a time per slot: the control side clears the flag as it takes it.
+        guard field(slot, 5).exchange(1, ordering: .acquiringAndReleasing) == 0 else { return 0 }
+        return total &- seen
+    }
+
+    /// Control thread: the underrun report of `slot` was taken; the next run may be reported.
+    func acknowledgeUnderrun(slot: Int) {
+        guard slot >= 0, slot < slots else { return }
+        field(slot, 5).store(0, ordering: .releasing)
     }
 
     /// Any thread: the status last published for `id`, or nil when the slot holds another

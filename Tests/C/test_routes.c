@@ -81,6 +81,38 @@ static void the_first_released_config_size_means_main_alone(void) {
     tutti_engine_destroy(engine);
 }
 
+/* Every released layout of tutti_engine_config is accepted and reads the fields it covers (the
+ * later ones as their defaults); a size between two layouts is VERSION, the message listing
+ * every layout; unknown flags are refused. */
+static void every_engine_config_layout_is_accepted(void) {
+    const uint32_t layouts[] = {
+        (uint32_t)offsetof(tutti_engine_config, route_count),
+        (uint32_t)offsetof(tutti_engine_config, limiter_enabled),
+        (uint32_t)offsetof(tutti_engine_config, loss_fade_seconds),
+        (uint32_t)offsetof(tutti_engine_config, flags),
+        (uint32_t)sizeof(tutti_engine_config),
+    };
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    unsigned i;
+    for (i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        tutti_engine_config_init(&config);
+        config.struct_size = layouts[i];
+        config.flags = i + 1 < sizeof layouts / sizeof layouts[0] ? 0xffffu : 0; /* past struct_size: not read */
+        engine = NULL;
+        CHECK(tutti_engine_create(&config, &engine) == TUTTI_OK, "layout of %u bytes: %s", layouts[i], tutti_last_error());
+        tutti_engine_destroy(engine);
+        if (i > 0) {
+            config.struct_size = layouts[i] - 4;
+            if (config.struct_size > layouts[i - 1])
+                FAILS(TUTTI_ERROR_VERSION, "the layouts of", tutti_engine_create(&config, &engine));
+        }
+    }
+    tutti_engine_config_init(&config);
+    config.flags = 6;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->flags has unknown bits 0x6", tutti_engine_create(&config, &engine));
+}
+
 static void bad_routes_are_refused(void) {
     static const char *const wrong_first[] = {"cue", "main"};
     static const char *const twice[] = {"main", "cue", "cue"};
@@ -154,6 +186,7 @@ int main(void) {
     TEST(routes_play_on_their_own_pcms);
     TEST(a_tone_on_cue_sounds_only_on_cue);
     TEST(the_first_released_config_size_means_main_alone);
+    TEST(every_engine_config_layout_is_accepted);
     TEST(bad_routes_are_refused);
     return harness_done();
 }

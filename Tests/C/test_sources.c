@@ -36,6 +36,63 @@ static void stream_at(uint32_t rate, double hz) {
     tutti_engine_destroy(engine);
 }
 
+/* A 20 s file (over the 10 s streaming threshold: a worker thread reads it) rendered as fast
+ * as the CPU allows: with TUTTI_ENGINE_OFFLINE every frame is the file's, and three runs give
+ * the same bytes. */
+static float long_signal(uint32_t k) { return (float)(0.4 * sin(PI2 * 441.0 * k / RATE) + (k % 4800) / 48000.0); }
+
+static uint64_t offline_render_digest(const char *path, uint32_t frames, long *wrong) {
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    tutti_session music;
+    tutti_source song;
+    float *block = malloc(4096 * sizeof(float));
+    uint64_t digest = 1469598103934665603ull;
+    uint32_t done = 0, k;
+    int failures = 0;
+    tutti_engine_config_init(&config);
+    CHECK(config.flags == 0, "flags default to 0: %u", config.flags);
+    config.channels = 1;
+    config.flags = TUTTI_ENGINE_OFFLINE;
+    OK(tutti_engine_create(&config, &engine));
+    if (engine == NULL) exit(2);
+    music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    OK(tutti_source_create_file(engine, music, path, 0, &song));
+    OK(tutti_source_play(engine, song, TUTTI_NOW));
+    *wrong = 0;
+    while (done < frames) {
+        uint32_t n = frames - done < 4096 ? frames - done : 4096;
+        failures += tutti_engine_render(engine, block, n) != TUTTI_OK;
+        for (k = 0; k < n; k++) {
+            const unsigned char *b = (const unsigned char *)&block[k];
+            int i;
+            for (i = 0; i < 4; i++) digest = (digest ^ b[i]) * 1099511628211ull;
+            if (fabsf(block[k] - long_signal(done + k)) > 1e-4f) (*wrong)++;
+        }
+        done += n;
+    }
+    CHECK(failures == 0, "%d renders failed", failures);
+    free(block);
+    tutti_engine_destroy(engine);
+    return digest;
+}
+
+static void offline_renders_of_long_files_are_whole_and_identical(void) {
+    const char *path = temp_path("tutti-c-long.wav");
+    uint32_t frames = 20 * RATE;
+    uint64_t digests[3];
+    long wrong[3];
+    int run;
+    write_mono_wav(path, frames, RATE, long_signal);
+    for (run = 0; run < 3; run++) digests[run] = offline_render_digest(path, frames, &wrong[run]);
+    for (run = 0; run < 3; run++)
+        CHECK(wrong[run] == 0, "run %d: %ld of %u frames are not the file's (late data played as silence?)", run + 1, wrong[run],
+              frames);
+    CHECK(digests[0] == digests[1] && digests[1] == digests[2], "digests %016llx %016llx %016llx",
+          (unsigned long long)digests[0], (unsigned long long)digests[1], (unsigned long long)digests[2]);
+    remove(path);
+}
+
 static void streams_play_at_their_true_pitch(void) {
     stream_at(44100, 1000);
     stream_at(22050, 440);
@@ -59,6 +116,20 @@ static void stream_underruns_are_counted(void) {
     CHECK(info.underrun_frames == 4800, "no data for 4800 frames: %llu underrun frames", (unsigned long long)info.underrun_frames);
     CHECK(peak(x, 0, 4800) == 0, "silence while starved: %f", peak(x, 0, 4800));
     CHECK(info.state == TUTTI_SOURCE_PLAYING && info.length == -1, "state %d length %lld", info.state, (long long)info.length);
+    {
+        /* One run of underruns, one event: from frame 0, the first 256-frame block missed. */
+        tutti_event events[16];
+        int n = drain_events(engine, events, 16), i, underruns = 0;
+        if (n > 16) n = 16;
+        for (i = 0; i < n; i++) {
+            if (events[i].type != TUTTI_EVENT_SOURCE_UNDERRUN) continue;
+            underruns++;
+            CHECK(events[i].source == stream && events[i].session == music && events[i].frame == 0 && events[i].reason == 256,
+                  "underrun event: source %llu frame %lld reason %d", (unsigned long long)events[i].source,
+                  (long long)events[i].frame, events[i].reason);
+        }
+        CHECK(underruns == 1, "%d SOURCE_UNDERRUN events for one run", underruns);
+    }
     free(x);
     for (k = 0; k < 2000; k++) data[k] = 0.25f;
     OK(tutti_stream_write(engine, stream, data, 2000, &written));
@@ -301,6 +372,7 @@ static void play_goes_through_the_policy(void) {
 
 int main(void) {
     TEST(streams_play_at_their_true_pitch);
+    TEST(offline_renders_of_long_files_are_whole_and_identical);
     TEST(stream_underruns_are_counted);
     TEST(source_info_follows_the_life_of_a_source);
     TEST(source_ended_at_the_frame_after_the_last_sample);
