@@ -121,6 +121,29 @@ public final class Engine {
         return id
     }
 
+    /// Replace the effect chain of `bus` at `time` with `effects`, in order (empty: none; the
+    /// bus then mixes as if it never had one). The sources of the bus on the main route mix
+    /// into the chain; its output joins main with the bus's gate, gain, duck and volume
+    /// (sources on other routes bypass it). The chain is built here and handed over by
+    /// command; the one it replaces stops at once (its tail with it). Throws `invalidArgument`
+    /// naming `effects[i].field` (see `EffectSettings.problem`), `notFound` for a stale bus;
+    /// a failed call changes nothing. Control thread.
+    public func setBusEffects(_ bus: BusID, _ effects: [EffectSettings], at time: EngineTime = .now) throws(TuttiError) {
+        guard contains(bus) else { throw TuttiError(.notFound, "no bus \(bus)") }
+        for (i, e) in effects.enumerated() {
+            if let problem = e.problem(place: "effects[\(i)]", sampleRate: configuration.sampleRate) { throw .invalid(problem) }
+        }
+        drainEvents()
+        try checkRoom(1)
+        let chain =
+            effects.isEmpty
+            ? nil
+            : EffectChain.make(
+                effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
+                maxFrames: configuration.maxBlockFrames)
+        push(.setBusEffects(bus, chain), at: time)
+    }
+
     /// A new source on `bus`, stopped at position 0, with a voice-stealing `priority`
     /// (0…255). Takes effect at `time`. Validates everything first (a failed call changes
     /// nothing and consumes no id). Control thread.
@@ -397,6 +420,8 @@ public final class Engine {
                 node.deinitialize(count: 1).deallocate()
             case .retiredBusNode(let node):
                 node.deinitialize(count: 1).deallocate()
+            case .retiredEffects(let chain):
+                EffectChain.destroy(chain)
             case .sourceRemoved(let id):
                 if let stream = fileStreams.removeValue(forKey: id) { fileWorker.remove(stream) }
                 retainedObjects[id.slot] = nil
@@ -469,6 +494,7 @@ public final class Engine {
         while renderer.takeUnappliedCommand(into: &c) || commands.pop(into: &c) {
             if case .installSource(let n) = c.action { n.deinitialize(count: 1).deallocate() }
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
+            if case .setBusEffects(_, let chain?) = c.action { EffectChain.destroy(chain) }
         }
         drainEvents()
     }
