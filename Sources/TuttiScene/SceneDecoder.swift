@@ -50,7 +50,9 @@ struct SceneDecoder {
         var sessionIDs: Set<String> = []
         var recordPlaces: [String: String] = [:]
         for (i, v) in try r.array("sessions").enumerated() {
-            let (s, recordTo) = try session(v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking)
+            let (s, recordTo, effects) = try session(
+                v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking, sampleRate: scene.engine.sampleRate)
+            if let effects, !effects.isEmpty { scene.sessionEffects[s.id] = effects }
             guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
             scene.sessions.append(s)
             if let recordTo {
@@ -113,6 +115,7 @@ struct SceneDecoder {
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
         if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
+        if let v = r.value("effects") { e.effects = try effects(v, path: r.child("effects"), sampleRate: e.sampleRate) }
         if let p = r.value("policy") {
             var pr = try FieldReader(p, path: r.child("policy"))
             e.lossFade = try pr.number("lossFade", default: 0, in: 0...10, unit: " s")
@@ -142,6 +145,44 @@ struct SceneDecoder {
             lookaheadSeconds: try r.number("lookahead", default: d.lookaheadSeconds, in: 0...0.1, unit: " s"))
         try r.finish()
         return settings
+    }
+
+    /// An effect chain (`engine.effects`, `sessions[].effects`): an array of objects, each with
+    /// a `type` — a biquad (`lowpass`, `highpass`, `bandpass`, `notch`, `peaking`, `lowshelf`,
+    /// `highshelf`: `frequency` Hz, `q` (default 0.7071), `gain` dB (peaking and shelves only,
+    /// default 0)), `compressor` (`threshold` dB, `ratio`, `attack` s (default 0.01), `release`
+    /// s (default 0.1), `makeup` dB (default 0)) or `delay` (`time` s, `feedback` (default 0),
+    /// `mix` (default 0.5)). Errors name the JSON path of the bad field.
+    func effects(_ v: JSONValue, path: String, sampleRate: Int) throws -> [EffectSettings] {
+        guard case .array(let items) = v else { throw SceneError(path, "expected an array, found \(v.kindName)") }
+        var chain: [EffectSettings] = []
+        for (i, item) in items.enumerated() {
+            var r = try FieldReader(item, path: "\(path)[\(i)]")
+            let type = try r.string("type")
+            let e: EffectSettings
+            if let kind = EffectSettings.BiquadKind(rawValue: type) {
+                let shaped = kind == .peaking || kind == .lowshelf || kind == .highshelf
+                e = .biquad(
+                    kind, frequencyHz: try r.number("frequency"), q: try r.number("q", default: 1 / 2.squareRoot()),
+                    gainDB: shaped ? try r.number("gain", default: 0) : 0)
+            } else if type == "compressor" {
+                e = .compressor(
+                    thresholdDB: try r.number("threshold"), ratio: try r.number("ratio"),
+                    attackSeconds: try r.number("attack", default: 0.01),
+                    releaseSeconds: try r.number("release", default: 0.1), makeupDB: try r.number("makeup", default: 0))
+            } else if type == "delay" {
+                e = .delay(
+                    timeSeconds: try r.number("time"), feedback: try r.number("feedback", default: 0),
+                    mix: try r.number("mix", default: 0.5))
+            } else {
+                let known = EffectSettings.BiquadKind.allCases.map(\.rawValue) + ["compressor", "delay"]
+                throw SceneError(r.child("type"), "unknown effect type \"\(type)\" (one of \(known.joined(separator: ", ")))")
+            }
+            try r.finish()
+            if let (field, problem) = e.check(sampleRate: sampleRate) { throw SceneError(r.child(field), problem) }
+            chain.append(e)
+        }
+        return chain
     }
 
     /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
@@ -313,7 +354,9 @@ struct SceneDecoder {
         }
     }
 
-    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings) throws -> (SessionConfiguration, recordTo: String?) {
+    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings, sampleRate: Int) throws -> (
+        SessionConfiguration, recordTo: String?, effects: [EffectSettings]?
+    ) {
         var r = try FieldReader(v, path: path)
         let id = try identifier(&r, "id")
         let category = try r.optionalName("category", as: Category.self, what: "category") ?? .soloAmbient
@@ -352,6 +395,7 @@ struct SceneDecoder {
             guard !f.isEmpty else { throw SceneError(r.child("recordTo"), "must not be empty") }
             recordTo = f
         }
+        let effects = try r.value("effects").map { try self.effects($0, path: r.child("effects"), sampleRate: sampleRate) }
         try r.finish()
         let configuration = SessionConfiguration(
             id: id, category: category, options: Set(opts), mode: mode,
@@ -360,7 +404,7 @@ struct SceneDecoder {
             categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
             pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation,
             accessibility: accessibility)
-        return (configuration, recordTo)
+        return (configuration, recordTo, effects)
     }
 
     /// `file`, `tone` or `silence`: exactly one (or none when `optional`).

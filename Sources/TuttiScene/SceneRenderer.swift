@@ -59,6 +59,7 @@ public final class SceneRenderer {
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
         config.limiter = scene.engine.limiter
+        config.effects = scene.engine.effects
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
@@ -88,6 +89,11 @@ public final class SceneRenderer {
         system.collectsEvents = false
         for (i, s) in scene.sessions.enumerated() {
             do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
+            if let effects = scene.sessionEffects[s.id], let id = sessionIDs[s.id] {
+                do { try system.setSessionEffects(id, effects, at: .frame(0)) } catch {
+                    throw SceneError("sessions[\(i)].effects", error.message)
+                }
+            }
         }
         if !scene.engine.duckingRules.isEmpty {
             // Validated by the decoder; a refusal here would name the rule all the same.
