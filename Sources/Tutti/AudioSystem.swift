@@ -263,6 +263,16 @@ package final class AudioSystem {
         try engine.setBusEffects(id.bus, effects, at: time)
     }
 
+    /// Glide the biquad at `index` of the session's chain to `settings` over `glideFrames`
+    /// (nil: the source-gain ramp time); see `Engine.setBusEffect`.
+    package func setSessionEffect(
+        _ id: SessionID, index: Int, to settings: EffectSettings, glideFrames: Int64?, at time: EngineTime
+    ) throws(TuttiError) {
+        _ = try sessionName(id)
+        let frames = try checkedFrames(glideFrames ?? self.frames(forSeconds: configuration.sourceGainRampSeconds), name: "glideFrames")
+        try engine.setBusEffect(id.bus, index: index, to: settings, glideFrames: Int(frames), at: time)
+    }
+
     /// Move a source to `position` (frames at the engine rate; a playing source fades out,
     /// jumps and fades back in). Streams cannot seek.
     package func seek(_ id: SourceID, to position: Int64, at time: EngineTime) throws(TuttiError) {

@@ -161,7 +161,12 @@ public struct EffectUnit {
     @usableFromInline let channelCount: Int
     // Biquad: coefficients and per-channel state (transposed direct form II, Double).
     @usableFromInline var coefficients = BiquadCoefficients(.lowpass, frequencyHz: 1000, q: 0.7, gainDB: 0, sampleRate: 48_000)
+    /// Per channel z1, z2 of the filter; then (a glide's) of the incoming filter.
     @usableFromInline let state: UnsafeMutablePointer<Double>
+    /// A glide: the incoming coefficients, its length and the frames left (0: none).
+    @usableFromInline var nextCoefficients = BiquadCoefficients(.lowpass, frequencyHz: 1000, q: 0.7, gainDB: 0, sampleRate: 48_000)
+    @usableFromInline var glideFrames = 0
+    @usableFromInline var glideRemaining = 0
     // Compressor.
     @usableFromInline var thresholdPower: Float = 1
     @usableFromInline var slope: Float = 0
@@ -197,8 +202,8 @@ public struct EffectUnit {
         case .biquad(let k, let f, let q, let g):
             kind = .biquad
             coefficients = BiquadCoefficients(k, frequencyHz: f, q: q, gainDB: g, sampleRate: rate)
-            state = .allocate(capacity: 2 * channelCount)
-            state.initialize(repeating: 0, count: 2 * channelCount)
+            state = .allocate(capacity: 4 * channelCount)
+            state.initialize(repeating: 0, count: 4 * channelCount)
             line = .allocate(capacity: 1)
         case .compressor(let t, let r, let a, let rel, let m):
             kind = .compressor
@@ -244,9 +249,80 @@ public struct EffectUnit {
         return true
     }
 
+    /// A biquad: move to `target` (computed on the control side) over `frames` frames without
+    /// zipper noise — the incoming filter starts from the current state and the output
+    /// crossfades linearly from the current filter to it; 0: a step (new coefficients, same
+    /// state). A glide in progress completes at once first. Does nothing to other effects.
+    /// Render thread.
     @inlinable @_noLocks
-    mutating func processBiquad(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+    public mutating func glide(to target: BiquadCoefficients, frames: Int) {
+        guard case .biquad = kind else { return }
+        if glideRemaining > 0 {
+            coefficients = nextCoefficients
+            for i in 0..<(2 &* channelCount) { state[i] = state[2 &* channelCount &+ i] }
+            glideRemaining = 0
+        }
+        if frames <= 0 {
+            coefficients = target
+            return
+        }
+        nextCoefficients = target
+        for i in 0..<(2 &* channelCount) { state[2 &* channelCount &+ i] = state[i] }
+        glideFrames = frames
+        glideRemaining = frames
+        idle = false
+    }
+
+    @inlinable @_noLocks
+    mutating func processGlide(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
+        let c = coefficients
+        let d = nextCoefficients
+        let total = Double(glideFrames)
+        let done = glideFrames &- glideRemaining
+        for k in 0..<ch {
+            var z1 = state[2 &* k]
+            var z2 = state[2 &* k &+ 1]
+            var u1 = state[2 &* ch &+ 2 &* k]
+            var u2 = state[2 &* ch &+ 2 &* k &+ 1]
+            var i = k
+            for f in 0..<n {
+                let x = Double(buffer[i])
+                let y = c.b0 * x + z1
+                z1 = c.b1 * x - c.a1 * y + z2
+                z2 = c.b2 * x - c.a2 * y
+                let v = d.b0 * x + u1
+                u1 = d.b1 * x - d.a1 * v + u2
+                u2 = d.b2 * x - d.a2 * v
+                let w = min(Double(done &+ f &+ 1) / total, 1)
+                buffer[i] = Float(y + w * (v - y))
+                i &+= ch
+            }
+            state[2 &* k] = z1
+            state[2 &* k &+ 1] = z2
+            state[2 &* ch &+ 2 &* k] = u1
+            state[2 &* ch &+ 2 &* k &+ 1] = u2
+        }
+        glideRemaining = max(glideRemaining &- n, 0)
+        if glideRemaining == 0 {
+            coefficients = d
+            for i in 0..<(2 &* ch) { state[i] = state[2 &* ch &+ i] }
+        }
+    }
+
+    @inlinable @_noLocks
+    mutating func processBiquad(_ buffer: UnsafeMutablePointer<Float>, frameCount count: Int) {
+        let ch = channelCount
+        var buffer = buffer
+        var n = count
+        if glideRemaining > 0 {
+            // The frames after the glide's end run through the new filter alone.
+            let m = min(n, glideRemaining)
+            processGlide(buffer, frameCount: m)
+            if m == n { return }
+            buffer += m &* ch
+            n &-= m
+        }
         if idle, EffectUnit.isSilent(buffer, count: n &* ch) { return }
         let c = coefficients
         var ringing = false

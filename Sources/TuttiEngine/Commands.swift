@@ -83,6 +83,10 @@ public enum EngineCommand: Sendable, Hashable {
         /// Replace a bus's effect chain (nil: none) built on the control side; the one it
         /// replaces (or this one, when the bus is gone) comes back as `retiredEffects`.
         case setBusEffects(BusID, UnsafeMutablePointer<EffectChain>?)
+        /// Glide the biquad at `index` of a bus's chain to the coefficients (computed on the
+        /// control side) over `frames` frames (`EffectUnit.glide`); the pointer comes back as
+        /// `retiredCoefficients`.
+        case glideBusBiquad(BusID, index: Int32, frames: Int32, UnsafeMutablePointer<BiquadCoefficients>)
     }
 }
 
@@ -115,6 +119,8 @@ public enum EngineCommand: Sendable, Hashable {
         case retiredBusNode(UnsafeMutablePointer<BusNode>)
         /// An effect chain replaced, or left by a removed bus, to be freed on the control side.
         case retiredEffects(UnsafeMutablePointer<EffectChain>)
+        /// Coefficients a glide command carried, to be freed on the control side.
+        case retiredCoefficients(UnsafeMutablePointer<BiquadCoefficients>)
     }
 }
 

@@ -99,6 +99,11 @@ extension Renderer {
             }
             busEffects[b] = chain
             if chain != nil { busEffectCount &+= 1 }
+        case .glideBusBiquad(let id, let index, let frames, let target):
+            if let b = busIndex(id), let chain = busEffects[b], index >= 0, Int(index) < chain.pointee.count {
+                chain.pointee.units[Int(index)].glide(to: target.pointee, frames: Int(frames))
+            }
+            report(.retiredCoefficients(target), at: framePosition)
         }
     }
 

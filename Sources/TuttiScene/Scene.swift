@@ -124,6 +124,9 @@ public struct Scene: Sendable {
         /// The app goes to the foreground or the background.
         case foreground, background
         case setGain(Double, ramp: Double?)
+        /// The biquad at `index` of the session's `effects` becomes `effect` (another
+        /// biquad), gliding over `glide` seconds (nil: the default 10 ms; 0: a step).
+        case setEffect(index: Int, EffectSettings, glide: Double?)
     }
 
     /// What an event does to a source (`"source": id, "action": …`). Value type: any thread.

@@ -155,34 +155,48 @@ struct SceneDecoder {
     /// `mix` (default 0.5)). Errors name the JSON path of the bad field.
     func effects(_ v: JSONValue, path: String, sampleRate: Int) throws -> [EffectSettings] {
         guard case .array(let items) = v else { throw SceneError(path, "expected an array, found \(v.kindName)") }
-        var chain: [EffectSettings] = []
-        for (i, item) in items.enumerated() {
-            var r = try FieldReader(item, path: "\(path)[\(i)]")
-            let type = try r.string("type")
-            let e: EffectSettings
-            if let kind = EffectSettings.BiquadKind(rawValue: type) {
-                let shaped = kind == .peaking || kind == .lowshelf || kind == .highshelf
-                e = .biquad(
-                    kind, frequencyHz: try r.number("frequency"), q: try r.number("q", default: 1 / 2.squareRoot()),
-                    gainDB: shaped ? try r.number("gain", default: 0) : 0)
-            } else if type == "compressor" {
-                e = .compressor(
-                    thresholdDB: try r.number("threshold"), ratio: try r.number("ratio"),
-                    attackSeconds: try r.number("attack", default: 0.01),
-                    releaseSeconds: try r.number("release", default: 0.1), makeupDB: try r.number("makeup", default: 0))
-            } else if type == "delay" {
-                e = .delay(
-                    timeSeconds: try r.number("time"), feedback: try r.number("feedback", default: 0),
-                    mix: try r.number("mix", default: 0.5))
-            } else {
-                let known = EffectSettings.BiquadKind.allCases.map(\.rawValue) + ["compressor", "delay"]
-                throw SceneError(r.child("type"), "unknown effect type \"\(type)\" (one of \(known.joined(separator: ", ")))")
-            }
-            try r.finish()
-            if let (field, problem) = e.check(sampleRate: sampleRate) { throw SceneError(r.child(field), problem) }
-            chain.append(e)
+        return try items.enumerated().map { (i, item) in try effect(item, path: "\(path)[\(i)]", sampleRate: sampleRate) }
+    }
+
+    /// One effect object of a chain (see `effects`), at `path`.
+    func effect(_ item: JSONValue, path: String, sampleRate: Int) throws -> EffectSettings {
+        var r = try FieldReader(item, path: path)
+        let type = try r.string("type")
+        let e: EffectSettings
+        if let kind = EffectSettings.BiquadKind(rawValue: type) {
+            let shaped = kind == .peaking || kind == .lowshelf || kind == .highshelf
+            e = .biquad(
+                kind, frequencyHz: try r.number("frequency"), q: try r.number("q", default: 1 / 2.squareRoot()),
+                gainDB: shaped ? try r.number("gain", default: 0) : 0)
+        } else if type == "compressor" {
+            e = .compressor(
+                thresholdDB: try r.number("threshold"), ratio: try r.number("ratio"), attackSeconds: try r.number("attack", default: 0.01),
+                releaseSeconds: try r.number("release", default: 0.1), makeupDB: try r.number("makeup", default: 0))
+        } else if type == "delay" {
+            e = .delay(
+                timeSeconds: try r.number("time"), feedback: try r.number("feedback", default: 0), mix: try r.number("mix", default: 0.5))
+        } else {
+            let known = EffectSettings.BiquadKind.allCases.map(\.rawValue) + ["compressor", "delay"]
+            throw SceneError(r.child("type"), "unknown effect type \"\(type)\" (one of \(known.joined(separator: ", ")))")
         }
-        return chain
+        try r.finish()
+        if let (field, problem) = e.check(sampleRate: sampleRate) { throw SceneError(r.child(field), problem) }
+        return e
+    }
+
+    /// A session's `setEffect` event: `index` names a biquad of the session's `effects`,
+    /// `effect` is another biquad, `glide` seconds (0…60, optional).
+    func setEffect(_ r: inout FieldReader, session: String, scene: Scene) throws -> Scene.SessionAction {
+        let chain = scene.sessionEffects[session] ?? []
+        guard !chain.isEmpty else { throw SceneError(r.child("action"), "session \"\(session)\" has no effects to change") }
+        let index = try r.integer("index", default: 0, in: 0...(chain.count - 1))
+        guard case .biquad = chain[index] else {
+            throw SceneError(r.child("index"), "effect \(index) of session \"\(session)\" is not a biquad: only a biquad changes in place")
+        }
+        guard let v = r.value("effect") else { throw SceneError(r.child("effect"), "required effect object is missing") }
+        let e = try effect(v, path: r.child("effect"), sampleRate: scene.engine.sampleRate)
+        guard case .biquad = e else { throw SceneError(r.child("effect") + ".type", "must be a biquad (a filter changes into a filter)") }
+        return .setEffect(index: index, e, glide: try r.optionalNumber("glide", in: 0...60, unit: " s"))
     }
 
     /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
@@ -482,7 +496,7 @@ struct SceneDecoder {
         case "session":
             let id = try r.string("session")
             guard sessions.contains(id) else { throw SceneError(r.child("session"), "unknown session \"\(id)\"") }
-            action = .session(id, try sessionAction(&r, session: id))
+            action = .session(id, try sessionAction(&r, session: id, scene: scene))
         case "source":
             let id = try r.string("source")
             guard sources.contains(id) else { throw SceneError(r.child("source"), "unknown source \"\(id)\"") }
@@ -516,7 +530,7 @@ struct SceneDecoder {
         return Scene.Fades(fadeIn: try seconds("fadeIn"), fadeOut: try seconds("fadeOut"))
     }
 
-    enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }
+    enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain, setEffect }
     enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
@@ -524,7 +538,7 @@ struct SceneDecoder {
 
     func ramp(_ r: inout FieldReader) throws -> Double? { try r.optionalNumber("ramp", in: 0...60, unit: " s") }
 
-    func sessionAction(_ r: inout FieldReader, session: String) throws -> Scene.SessionAction {
+    func sessionAction(_ r: inout FieldReader, session: String, scene: Scene) throws -> Scene.SessionAction {
         switch try r.name("action", as: SessionVerb.self, what: "session action") {
         case .activate: return .activate(focus: try r.optionalName("focus", as: FocusRequest.self, what: "focus") ?? .gain)
         case .deactivate: return .deactivate(notifyOthers: try r.bool("notifyOthers", default: false))
@@ -540,6 +554,7 @@ struct SceneDecoder {
         case .foreground: return .foreground
         case .background: return .background
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        case .setEffect: return try setEffect(&r, session: session, scene: scene)
         }
     }
 

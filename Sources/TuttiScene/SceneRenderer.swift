@@ -306,6 +306,10 @@ public final class SceneRenderer {
         case .session(let name, .setGain(let value, let ramp)):
             guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
+        case .session(let name, .setEffect(let index, let effect, let glide)):
+            guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
+            try system.setSessionEffect(
+                id, index: index, to: effect, glideFrames: glide.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .phoneCallBegin:
             log(try system.beginPhoneCall(audio: eventSource[index], at: .frame(frame)).journal, at: frame)
         case .systemSound(let audio, let duration):
@@ -346,7 +350,7 @@ public final class SceneRenderer {
         case .phoneCallEnd: .phoneCallEnd
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
         case .remote(let c): .remote(c)
-        case .session(_, .setGain), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
+        case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
         }
     }
 

@@ -141,6 +141,64 @@ import TuttiTestSupport
         #expect(Analysis.fitSine(left[4_800...], frequency: 440, sampleRate: Self.rate).amplitude < 1e-4)
     }
 
+    /// A lowpass on a 1 kHz tone moved from 400 Hz to 8 kHz at frame 12 000: gliding over
+    /// 10 ms no frame's second difference exceeds twice the steady tone's afterwards, and the
+    /// level lands on the new filter's magnitude. The same move as a step is measured too.
+    @Test func aBiquadChangeGlidesWithoutZipperNoise() throws {
+        func run(glide: Int) throws -> [Double] {
+            let engine = try Engine(configuration: EngineConfiguration())
+            let bus = try engine.addBus()
+            try engine.setBusEffects(bus, [.biquad(.lowpass, frequencyHz: 400, q: 0.7071, gainDB: 0)])
+            let tone = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.5), bus: bus)
+            try engine.send(.play(tone))
+            try engine.setBusEffect(
+                bus, index: 0, to: .biquad(.lowpass, frequencyHz: 8_000, q: 0.7071, gainDB: 0), glideFrames: glide, at: .frame(12_000))
+            return Analysis.channel(renderAll(engine, frameCount: 36_000), 0, of: 2)
+        }
+        let glided = try run(glide: 480)
+        let clicks = Analysis.clicks(glided, reference: 24_000..<36_000)
+        #expect(clicks.isEmpty, "clicks at \(clicks.prefix(5))")
+        let expected = BiquadCoefficients(.lowpass, frequencyHz: 8_000, q: 0.7071, gainDB: 0, sampleRate: Self.rate)
+            .magnitudeDB(atHz: 1_000, sampleRate: Self.rate)
+        let level = Analysis.dB(Analysis.fitSine(glided[24_000...], frequency: 1_000, sampleRate: Self.rate).amplitude / 0.5)
+        #expect(abs(level - expected) < 0.1)
+        let before = BiquadCoefficients(.lowpass, frequencyHz: 400, q: 0.7071, gainDB: 0, sampleRate: Self.rate)
+            .magnitudeDB(atHz: 1_000, sampleRate: Self.rate)
+        let early = Analysis.dB(Analysis.fitSine(glided[4_800..<12_000], frequency: 1_000, sampleRate: Self.rate).amplitude / 0.5)
+        #expect(abs(early - before) < 0.1)
+        func worstD2(_ x: [Double]) -> Double {
+            var worst = 0.0
+            for n in 11_990..<13_000 {
+                let d2: Double = x[n] - 2 * x[n - 1] + x[n - 2]
+                worst = max(worst, abs(d2))
+            }
+            return worst
+        }
+        let stepped = try run(glide: 0)
+        // The detector hears the same change made as a step: a click.
+        #expect(!Analysis.clicks(stepped, reference: 24_000..<36_000).isEmpty)
+        print("biquad change: worst second difference around the change \(worstD2(glided)) glided, \(worstD2(stepped)) stepped")
+    }
+
+    @Test func aBiquadChangeIsRefusedByNameForOtherEffects() throws {
+        let engine = try Engine(configuration: EngineConfiguration())
+        let bus = try engine.addBus()
+        try engine.setBusEffects(
+            bus, [.biquad(.lowpass, frequencyHz: 400, q: 1, gainDB: 0), .delay(timeSeconds: 0.1, feedback: 0, mix: 0.5)])
+        let lowpass = EffectSettings.biquad(.highpass, frequencyHz: 100, q: 1, gainDB: 0)
+        for (index, settings, message) in [
+            (1, lowpass, "effects[1]: only a biquad"), (2, lowpass, "effects[2]: the bus's chain has 2 effects"),
+            (
+                0, EffectSettings.compressor(thresholdDB: -10, ratio: 2, attackSeconds: 0, releaseSeconds: 0, makeupDB: 0),
+                "effects[0]: only a biquad"
+            ),
+            (0, EffectSettings.biquad(.highpass, frequencyHz: -1, q: 1, gainDB: 0), "effects[0].frequency must be finite"),
+        ] {
+            let error = #expect(throws: TuttiError.self) { try engine.setBusEffect(bus, index: index, to: settings, glideFrames: 10) }
+            #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func noMallocsWhileEffectsRun() throws {
         var config = EngineConfiguration()
         config.effects = [.compressor(thresholdDB: -20, ratio: 3, attackSeconds: 0.01, releaseSeconds: 0.1, makeupDB: 0)]
@@ -150,6 +208,12 @@ import TuttiTestSupport
             bus, [.biquad(.highshelf, frequencyHz: 3_000, q: 0.7, gainDB: 4), .delay(timeSeconds: 0.25, feedback: 0.6, mix: 0.3)])
         let s = try engine.addSource(.tone(frequency: 300, amplitude: 0.5), bus: bus)
         try engine.send(.play(s))
+        // Glides during the counted stretch (their coefficients were computed here).
+        for k in 1...20 {
+            try engine.setBusEffect(
+                bus, index: 0, to: .biquad(.highshelf, frequencyHz: 3_000 + 100 * Double(k), q: 0.7, gainDB: 4), glideFrames: 300,
+                at: .frame(Int64(k) * 20_000))
+        }
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { out.deallocate() }
         engine.render(into: out, frameCount: 256)

@@ -70,6 +70,30 @@ import TuttiTestSupport
         }
     }
 
+    /// `setEffect` at 0.5 s moves the session's lowpass from 1 kHz to 8 kHz over 20 ms: the
+    /// 2 kHz tone comes up to the new filter's magnitude, with no click on the way.
+    @Test func aSetEffectEventGlidesTheFilter() throws {
+        let dir = makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let json = Self.scene(session: #", "effects": [{"type": "lowpass", "frequency": 1000}]"#)
+            .replacingOccurrences(
+                of: #""action": "play"}]"#,
+                with:
+                    #""action": "play"}, {"at": 0.5, "session": "m", "action": "setEffect", "effect": {"type": "lowpass", "frequency": 8000}, "glide": 0.02}]"#
+            )
+        let left = try render(json, in: dir)
+        func level(_ r: Range<Int>) -> Double {
+            Analysis.dB(Analysis.fitSine(left[r], frequency: 2_000, sampleRate: 48_000).amplitude / 0.25)
+        }
+        func magnitude(_ f: Double) -> Double {
+            BiquadCoefficients(.lowpass, frequencyHz: f, q: 1 / 2.squareRoot(), gainDB: 0, sampleRate: 48_000)
+                .magnitudeDB(atHz: 2_000, sampleRate: 48_000)
+        }
+        #expect(abs(level(4_800..<24_000) - magnitude(1_000)) < 0.1)
+        #expect(abs(level(26_400..<48_000) - magnitude(8_000)) < 0.1)
+        #expect(Analysis.clicks(left, reference: 26_400..<48_000).isEmpty)
+    }
+
     static let bad: [(String, String, String)] = [
         ("", #"[{"type": "reverb"}]"#, "sessions[0].effects[0].type: unknown effect type \"reverb\""),
         ("", #"[{"type": "lowpass", "frequency": 0}]"#, "sessions[0].effects[0].frequency: must be finite and in 0…24000"),
@@ -95,6 +119,11 @@ import TuttiTestSupport
     @Test(arguments: bad)
     func badEffectsNameTheirPlace(engine: String, effects: String, message: String) throws {
         let json = Self.scene(engine: engine, session: effects.isEmpty ? "" : #", "effects": \#(effects)"#)
+            .replacingOccurrences(
+                of: #""action": "play"}]"#,
+                with: message.hasPrefix("events[2]")
+                    ? #""action": "play"}, {"at": 0.5, "session": "m", "action": "setEffect", "index": \#(message.contains("out of range") ? 1 : 0), "effect": {"type": "lowpass", "frequency": 100}}]"#
+                    : #""action": "play"}]"#)
         do {
             _ = try Scene.decode(json: json, baseDirectory: "")
             Issue.record("decoded a bad scene")

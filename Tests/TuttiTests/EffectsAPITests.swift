@@ -20,9 +20,20 @@ import TuttiTestSupport
         #expect(song440 < 1e-4, "the notched song: \(song440)")
         // nav ducks music but not itself: its tone is at its own level.
         #expect(abs(prompt660 - 0.5) < 1e-4, "the prompt: \(prompt660)")
+        // The notch glides away to 4 kHz (default glide): the song is back, nav unchanged.
+        try music.setEffect(at: 0, to: .biquad(.notch, frequencyHz: 4_000, q: 0.5, gainDB: 0))
+        let moved = render(engine, frames: 12_000)
+        let back = Analysis.fitSine(moved[2_400..<12_000], frequency: 440, sampleRate: 48_000).amplitude
+        #expect(back > 0.05, "the song after the glide: \(back)")
+        #expect(abs(Analysis.fitSine(moved[2_400..<12_000], frequency: 660, sampleRate: 48_000).amplitude - 0.5) < 1e-4)
         try music.setEffects([])
         let dry = render(engine, frames: 12_000)
-        #expect(Analysis.fitSine(dry[6_000...], frequency: 440, sampleRate: 48_000).amplitude > 0.05)
+        #expect(abs(Analysis.fitSine(dry[6_000...], frequency: 440, sampleRate: 48_000).amplitude - back) > 1e-4)
+        #expect {
+            try music.setEffect(at: 0, to: .biquad(.notch, frequencyHz: 4_000, q: 0.5, gainDB: 0))
+        } throws: { error in
+            (error as? TuttiError)?.message.hasPrefix("effects[0]: the bus's chain has 0 effects") == true
+        }
     }
 
     @Test func badParametersAreRefusedByName() throws {
