@@ -114,6 +114,13 @@ import TuttiTestSupport
             #""engine": {"effects": [{"type": "notch", "frequency": 30000}]}, "#, "",
             "engine.effects[0].frequency: must be finite and in 0…24000"
         ),
+        ("", "", "events[2].action: session \"m\" has no effects to change"),
+        ("", #"[{"type": "delay", "time": 0.1}]"#, "events[2].index: effect 0 of session \"m\" is not a biquad"),
+        ("", #"[{"type": "notch", "frequency": 100}]"#, "events[2].index: 1 is out of range 0…0"),
+        (
+            "", #"[{"type": "notch", "frequency": 100}]"#,
+            "events[2].effect.type: must be a biquad"
+        ),
     ]
 
     @Test(arguments: bad)
@@ -121,9 +128,11 @@ import TuttiTestSupport
         let json = Self.scene(engine: engine, session: effects.isEmpty ? "" : #", "effects": \#(effects)"#)
             .replacingOccurrences(
                 of: #""action": "play"}]"#,
-                with: message.hasPrefix("events[2]")
-                    ? #""action": "play"}, {"at": 0.5, "session": "m", "action": "setEffect", "index": \#(message.contains("out of range") ? 1 : 0), "effect": {"type": "lowpass", "frequency": 100}}]"#
-                    : #""action": "play"}]"#)
+                with: message.hasPrefix("events[2].effect.type")
+                    ? #""action": "play"}, {"at": 0.5, "session": "m", "action": "setEffect", "effect": {"type": "delay", "time": 0.1}}]"#
+                    : message.hasPrefix("events[2]")
+                        ? #""action": "play"}, {"at": 0.5, "session": "m", "action": "setEffect", "index": \#(message.contains("out of range") ? 1 : 0), "effect": {"type": "lowpass", "frequency": 100}}]"#
+                        : #""action": "play"}]"#)
         do {
             _ = try Scene.decode(json: json, baseDirectory: "")
             Issue.record("decoded a bad scene")
