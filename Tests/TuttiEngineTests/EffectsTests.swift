@@ -199,6 +199,75 @@ import TuttiTestSupport
         }
     }
 
+    /// The master stage on a two-route engine at system volume 0.5 with a ramp: an empty
+    /// master chain renders what the engine without a master stage renders (within float
+    /// rounding) on both routes — the volume applies after the stage on every route; a master
+    /// peaking filter boosts main's tone but not cue's, nor a ringer-class bus's.
+    @Test func theMasterStageKeepsTheVolumeOnEveryRouteAndRingerSoundsBypassIt() throws {
+        func run(_ effects: [EffectSettings]?) throws -> [[Float]] {
+            var config = EngineConfiguration()
+            config.routes = ["main", "cue"]
+            config.effects = effects
+            let engine = try Engine(configuration: config)
+            let bus = try engine.addBus()
+            let ringer = try engine.addBus(volumeClass: .ringer)
+            let main = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus)
+            let cue = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus)
+            let bell = try engine.addSource(.tone(frequency: 3_000, amplitude: 0.25), bus: ringer)
+            try engine.send(.setRoute(cue, route: 1))
+            for s in [main, cue, bell] { try engine.send(.play(s)) }
+            try engine.send(.setMasterVolume(gain: 0.5, rampFrames: 4_800), at: .frame(2_000))
+            let ch = 2
+            let frames = 24_000
+            let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames * ch) }
+            defer { for b in buffers { b.deallocate() } }
+            var done = 0
+            while done < frames {
+                let n = min(256, frames - done)
+                let at = buffers.map { $0 + done * ch }
+                at.withUnsafeBufferPointer { engine.render(routes: $0.baseAddress!, routeCount: 2, frameCount: n) }
+                done += n
+            }
+            return buffers.map { Array(UnsafeBufferPointer(start: $0, count: frames * ch)) }
+        }
+        let plain = try run(nil)
+        let empty = try run([])
+        for r in 0..<2 {
+            let worst = zip(plain[r], empty[r]).map { abs($0 - $1) }.max()!
+            #expect(worst < 1e-6, "route \(r): \(worst)")
+        }
+        let boosted = try run([.biquad(.peaking, frequencyHz: 1_000, q: 1, gainDB: 6)])
+        func level(_ x: [Float], _ f: Double) -> Double {
+            Analysis.fitSine(Analysis.channel(x, 0, of: 2)[12_000...], frequency: f, sampleRate: Self.rate).amplitude
+        }
+        #expect(abs(Analysis.dB(level(boosted[0], 1_000) / level(plain[0], 1_000)) - 6) < 0.1)
+        #expect(abs(Analysis.dB(level(boosted[1], 1_000) / level(plain[1], 1_000))) < 0.01)
+        #expect(abs(Analysis.dB(level(boosted[0], 3_000) / level(plain[0], 3_000))) < 0.01)
+        #expect(abs(level(plain[0], 1_000) - 0.125) < 1e-4)
+    }
+
+    /// A bus removed with its chain: the chain is handed back with the bus; a new bus in the
+    /// same slot mixes dry.
+    @Test func aRemovedBusTakesItsChainWithIt() throws {
+        let engine = try Engine(configuration: EngineConfiguration())
+        let bus = try engine.addBus()
+        try engine.setBusEffects(bus, [.delay(timeSeconds: 0.05, feedback: 0.9, mix: 1)])
+        let s = try engine.addSource(.tone(frequency: 500, amplitude: 0.5), bus: bus)
+        try engine.send(.play(s))
+        var events: [EngineEvent] = []
+        _ = renderAll(engine, frameCount: 4_800, events: &events)
+        try engine.removeBus(bus)
+        _ = renderAll(engine, frameCount: 4_800, events: &events)
+        #expect(events.contains { $0.kind == .busRemoved(bus) })
+        let again = try engine.addBus()
+        #expect(again.slot == bus.slot)
+        let t = try engine.addSource(.tone(frequency: 500, amplitude: 0.5), bus: again)
+        try engine.send(.play(t))
+        let out = renderAll(engine, frameCount: 9_600)
+        let left = Analysis.channel(out, 0, of: 2)
+        #expect(abs(Analysis.fitSine(left[4_800...], frequency: 500, sampleRate: Self.rate).amplitude - 0.5) < 1e-5)
+    }
+
     @Test func noMallocsWhileEffectsRun() throws {
         var config = EngineConfiguration()
         config.effects = [.compressor(thresholdDB: -20, ratio: 3, attackSeconds: 0.01, releaseSeconds: 0.1, makeupDB: 0)]
