@@ -345,6 +345,45 @@ tutti_result tutti_engine_set_interactions(tutti_engine *engine, const tutti_int
  * interrupted; what plays fades out). The session's id and its sources' ids are stale at
  * once. Any thread. */
 tutti_result tutti_session_destroy(tutti_engine *engine, tutti_session session, tutti_frame at);
+/* An effect on a session's bus (tutti_session_set_effects). (An addition.) */
+typedef int32_t tutti_effect_type;
+enum {
+    TUTTI_EFFECT_LOWPASS = 0,    /* the RBJ Audio EQ Cookbook biquads: frequency_hz, q */
+    TUTTI_EFFECT_HIGHPASS = 1,
+    TUTTI_EFFECT_BANDPASS = 2,   /* 0 dB at the centre */
+    TUTTI_EFFECT_NOTCH = 3,
+    TUTTI_EFFECT_PEAKING = 4,    /* frequency_hz, q, gain_db */
+    TUTTI_EFFECT_LOWSHELF = 5,   /* frequency_hz, q, gain_db (Q, not the slope S) */
+    TUTTI_EFFECT_HIGHSHELF = 6,
+    TUTTI_EFFECT_COMPRESSOR = 7, /* threshold_db, ratio, attack_seconds, release_seconds, makeup_db */
+    TUTTI_EFFECT_DELAY = 8       /* time_seconds, feedback, mix */
+};
+/* One effect: `type` and its fields (docs/scene-format.md, *Effects*, has what each does and
+ * its range: frequency_hz strictly between 0 and half the sample rate, q in (0, 100], gain_db
+ * and makeup_db -60..60, threshold_db -100..0, ratio 1..100, attack/release 0..10 s,
+ * time_seconds (0, 10], feedback 0..0.95, mix 0..1, all finite); fields its type does not use
+ * are ignored. */
+typedef struct tutti_effect {
+    tutti_effect_type type;
+    double frequency_hz, q, gain_db;
+    double threshold_db, ratio, attack_seconds, release_seconds, makeup_db;
+    double time_seconds, feedback, mix;
+} tutti_effect;
+/* Replaces the effect chain on the session's bus at `at` with `count` effects in order (0:
+ * none; NULL effects with count 0 is allowed). The session's sources on the main route mix
+ * into it; its output takes the session's gate, duck, gain and the volume. A delay's tail
+ * rings after the sources stop until below -90 dBFS. The chain it replaces stops at once,
+ * tail included. INVALID_ARGUMENT naming effects[i] and its field (effects[1].ratio), nothing
+ * changed. Any thread. (An addition.) */
+tutti_result tutti_session_set_effects(tutti_engine *engine, tutti_session session, const tutti_effect *effects, uint32_t count,
+                                       tutti_frame at);
+/* Turns the biquad at `index` of the session's chain into `effect` (another biquad, any of
+ * the seven) at `at`, gliding over `glide_frames` frames without zipper noise (the new filter
+ * starts from the old one's state and the output crossfades to it; 0: a step; negative: the
+ * default 10 ms). INVALID_ARGUMENT when `index` is not a biquad of the chain, `effect` is not
+ * a biquad, or a field is out of range (named effect->field). Any thread. (An addition.) */
+tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session session, uint32_t index, const tutti_effect *effect,
+                                      int64_t glide_frames, tutti_frame at);
 
 /* ------------------------------------------------------------------------------------------
  * Sources

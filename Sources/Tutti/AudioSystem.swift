@@ -256,6 +256,23 @@ package final class AudioSystem {
             .setBusGain(id.bus, gain: gain, rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)), at: time)
     }
 
+    /// Replace the effect chain of the session's bus at `time` (empty: none); see
+    /// `Engine.setBusEffects`. Errors name `effects[i].field`; a failed call changes nothing.
+    package func setSessionEffects(_ id: SessionID, _ effects: [EffectSettings], at time: EngineTime) throws(TuttiError) {
+        _ = try sessionName(id)
+        try engine.setBusEffects(id.bus, effects, at: time)
+    }
+
+    /// Glide the biquad at `index` of the session's chain to `settings` over `glideFrames`
+    /// (nil: the source-gain ramp time); see `Engine.setBusEffect`.
+    package func setSessionEffect(
+        _ id: SessionID, index: Int, to settings: EffectSettings, glideFrames: Int64?, at time: EngineTime
+    ) throws(TuttiError) {
+        _ = try sessionName(id)
+        let frames = try checkedFrames(glideFrames ?? self.frames(forSeconds: configuration.sourceGainRampSeconds), name: "glideFrames")
+        try engine.setBusEffect(id.bus, index: index, to: settings, glideFrames: Int(frames), at: time)
+    }
+
     /// Move a source to `position` (frames at the engine rate; a playing source fades out,
     /// jumps and fades back in). Streams cannot seek.
     package func seek(_ id: SourceID, to position: Int64, at time: EngineTime) throws(TuttiError) {

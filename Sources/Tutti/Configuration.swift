@@ -72,6 +72,12 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// delays the output by that much. See `LimiterSettings`.
     public var limiter: LimiterSettings?
 
+    /// The master effect chain (`EffectSettings`, in order), before the system volume; nil
+    /// (the default): no master stage, the render is what it was before effects existed. Set
+    /// (even empty), every non-ringer session mixes into it on the main route; system sounds
+    /// (the ringer class) bypass it; the limiter comes after. See `EngineConfiguration.effects`.
+    public var effects: [EffectSettings]?
+
     /// The defaults: 48 kHz stereo, 512 sources, 64 sessions.
     public init() {}
 
@@ -92,6 +98,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.streamingRingSeconds = streamingRingSeconds
         c.routes = routes
         c.limiter = limiter
+        c.effects = effects
         return c
     }
 

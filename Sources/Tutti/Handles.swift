@@ -94,6 +94,32 @@ public struct SessionHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSessionGain(id, gain, rampFrames: rampFrames, at: time) }
     }
 
+    /// The effect chain on this session's bus from `time` on, in order (empty: none): biquads,
+    /// compressors and delays (`EffectSettings`). The session's sources on the main route mix
+    /// into it; its output then takes the session's gate, duck, gain and the volume (sources
+    /// moved to another route bypass it). A chain it replaces stops at once, tail included.
+    /// Bad parameters: `invalidArgument` naming `effects[i].field`, nothing changed. Any
+    /// thread but the render thread (the chain is built on the caller's thread and handed over).
+    public func setEffects(_ effects: [EffectSettings], at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setSessionEffects(id, effects, at: time) }
+    }
+
+    /// Change the biquad at `index` of this session's chain (as given to `setEffects`) to
+    /// `settings`, another biquad of any form, at `time`, gliding over `glideFrames` frames
+    /// without zipper noise (the new filter starts from the old one's state and the output
+    /// crossfades to it; nil: the default 10 ms, 0: a step). Compressors and delays change
+    /// only by replacing the chain. Errors: `invalidArgument` naming `effects[index]` or its
+    /// field, nothing changed. Any thread but the render thread.
+    public func setEffect(at index: Int, to settings: EffectSettings, glideFrames: Int64? = nil, at time: EngineTime = .now)
+        throws(TuttiError)
+    {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in
+            try s.setSessionEffect(id, index: index, to: settings, glideFrames: glideFrames, at: time)
+        }
+    }
+
     /// Voices this session's sources may play at once from `time` on (1…65536; nil: no limit
     /// of its own). A play over it takes the voice of this session's lowest-priority voice
     /// (ties: the quietest, then the oldest), or is refused if all of them rank higher.

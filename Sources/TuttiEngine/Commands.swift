@@ -1,3 +1,5 @@
+import TuttiDSP
+
 /// A change to the render graph that carries values only. Sent with `Engine.send(_:at:)`;
 /// the render side applies it at its frame. Value type: any thread.
 public enum EngineCommand: Sendable, Hashable {
@@ -78,6 +80,13 @@ public enum EngineCommand: Sendable, Hashable {
         case removeBus(BusID)
         /// Start filling a probe (offline inspection: per-bus gains and output peaks).
         case attachProbe(ProbeStorage)
+        /// Replace a bus's effect chain (nil: none) built on the control side; the one it
+        /// replaces (or this one, when the bus is gone) comes back as `retiredEffects`.
+        case setBusEffects(BusID, UnsafeMutablePointer<EffectChain>?)
+        /// Glide the biquad at `index` of a bus's chain to the coefficients (computed on the
+        /// control side) over `frames` frames (`EffectUnit.glide`); the pointer comes back as
+        /// `retiredCoefficients`.
+        case glideBusBiquad(BusID, index: Int32, frames: Int32, UnsafeMutablePointer<BiquadCoefficients>)
     }
 }
 
@@ -112,6 +121,10 @@ public enum EngineCommand: Sendable, Hashable {
         /// A node pointer handed back for freeing on the control side.
         case retiredSourceNode(UnsafeMutablePointer<SourceNode>)
         case retiredBusNode(UnsafeMutablePointer<BusNode>)
+        /// An effect chain replaced, or left by a removed bus, to be freed on the control side.
+        case retiredEffects(UnsafeMutablePointer<EffectChain>)
+        /// Coefficients a glide command carried, to be freed on the control side.
+        case retiredCoefficients(UnsafeMutablePointer<BiquadCoefficients>)
     }
 }
 

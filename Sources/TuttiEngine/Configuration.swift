@@ -48,6 +48,13 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// `lookaheadSeconds` (`Renderer.limiterLatencyFrames`).
     public var limiter: LimiterSettings?
 
+    /// The master effect chain (`EffectSettings`, in order), or nil (the default) for no
+    /// master stage. When set (even empty), every non-ringer bus mixes into a master stage
+    /// per route before the system volume: the chain runs on main's, then the system volume
+    /// applies to each route (ringer-class buses, system sounds, bypass it); the limiter
+    /// still comes last. Without it the render is what it was before effects existed.
+    public var effects: [EffectSettings]?
+
     /// Most routes an engine may have (per-route scratch is preallocated for each).
     public static let maxRouteCount = 8
     /// The name of route 0.
@@ -111,6 +118,9 @@ public struct EngineConfiguration: Sendable, Equatable {
         for (i, name) in routes.enumerated() {
             guard !name.isEmpty else { throw .invalid("routes[\(i)] is empty") }
             guard routes.firstIndex(of: name) == i else { throw .invalid("routes[\(i)]: \"\(name)\" is listed twice") }
+        }
+        for (i, e) in (effects ?? []).enumerated() {
+            if let problem = e.problem(place: "effects[\(i)]", sampleRate: sampleRate) { throw .invalid(problem) }
         }
         if let limiter, let problem = limiter.problem(names: ("limiter.ceilingDB", "limiter.releaseSeconds", "limiter.lookaheadSeconds")) {
             throw .invalid(problem)

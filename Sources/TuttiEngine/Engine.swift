@@ -56,6 +56,8 @@ public final class Engine {
     /// Per source slot: what its node points at (an `AudioBuffer`, a `StreamSource`), kept
     /// alive until the render side reports the source removed.
     private var retainedObjects: [AnyObject?]
+    /// The effect chain last given to each bus slot (control side; empty: none).
+    private var busEffectSettings: [[EffectSettings]]
     /// The bus of each live source (for removing a bus's sources on the control side too).
     private var busOfSource: [BusID?]
     /// Render events drained from the ring and not yet handed out by `pollEvents`.
@@ -81,6 +83,7 @@ public final class Engine {
         busSlots = SlotTable(count: configuration.maxBuses)
         retainedObjects = Array(repeating: nil, count: configuration.maxSources)
         busOfSource = Array(repeating: nil, count: configuration.maxSources)
+        busEffectSettings = Array(repeating: [], count: configuration.maxBuses)
     }
 
     /// Output rate, Hz.
@@ -124,7 +127,60 @@ public final class Engine {
             to: BusNode(id: id, volumeClass: volumeClass, gateOpen: gateOpen, gain: gain, limitsVoices: limitsVoices, maxVoices: maxVoices))
         push(.installBus(node), at: time)
         busSlots.occupy(slot)
+        busEffectSettings[slot] = []
         return id
+    }
+
+    /// Replace the effect chain of `bus` at `time` with `effects`, in order (empty: none; the
+    /// bus then mixes as if it never had one). The sources of the bus on the main route mix
+    /// into the chain; its output joins main with the bus's gate, gain, duck and volume
+    /// (sources on other routes bypass it). The chain is built here and handed over by
+    /// command; the one it replaces stops at once (its tail with it). Throws `invalidArgument`
+    /// naming `effects[i].field` (see `EffectSettings.problem`), `notFound` for a stale bus;
+    /// a failed call changes nothing. Control thread.
+    public func setBusEffects(_ bus: BusID, _ effects: [EffectSettings], at time: EngineTime = .now) throws(TuttiError) {
+        guard contains(bus) else { throw TuttiError(.notFound, "no bus \(bus)") }
+        for (i, e) in effects.enumerated() {
+            if let problem = e.problem(place: "effects[\(i)]", sampleRate: configuration.sampleRate) { throw .invalid(problem) }
+        }
+        drainEvents()
+        try checkRoom(1)
+        let chain =
+            effects.isEmpty
+            ? nil
+            : EffectChain.make(
+                effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
+                maxFrames: configuration.maxBlockFrames)
+        push(.setBusEffects(bus, chain), at: time)
+        busEffectSettings[bus.slot] = effects
+    }
+
+    /// Move the biquad at `index` of `bus`'s chain (as last given to `setBusEffects`) to
+    /// `settings` — another biquad, of any form — at `time`, gliding over `glideFrames`
+    /// frames without zipper noise (the new filter starts from the old one's state and the
+    /// output crossfades linearly; 0: a step). Throws `invalidArgument` naming
+    /// `effects[index]` when it is not a biquad or out of the chain, or the bad field;
+    /// `notFound` for a stale bus; a failed call changes nothing. Control thread.
+    public func setBusEffect(
+        _ bus: BusID, index: Int, to settings: EffectSettings, glideFrames: Int, at time: EngineTime = .now
+    ) throws(TuttiError) {
+        guard contains(bus) else { throw TuttiError(.notFound, "no bus \(bus)") }
+        let chain = busEffectSettings[bus.slot]
+        guard chain.indices.contains(index) else {
+            throw .invalid("effects[\(index)]: the bus's chain has \(chain.count) effect\(chain.count == 1 ? "" : "s")")
+        }
+        guard case .biquad = chain[index], case .biquad(let kind, let f, let q, let g) = settings else {
+            throw .invalid(
+                "effects[\(index)]: only a biquad's parameters change in place, to another biquad (replace the chain with setBusEffects)")
+        }
+        if let problem = settings.problem(place: "effects[\(index)]", sampleRate: configuration.sampleRate) { throw .invalid(problem) }
+        guard (0...Int(Int32.max)).contains(glideFrames) else { throw .invalid("glideFrames must be ≥ 0, got \(glideFrames)") }
+        drainEvents()
+        try checkRoom(1)
+        let target = UnsafeMutablePointer<BiquadCoefficients>.allocate(capacity: 1)
+        target.initialize(to: BiquadCoefficients(kind, frequencyHz: f, q: q, gainDB: g, sampleRate: Double(configuration.sampleRate)))
+        push(.glideBusBiquad(bus, index: Int32(index), frames: Int32(glideFrames), target), at: time)
+        busEffectSettings[bus.slot][index] = settings
     }
 
     /// A new source on `bus`, stopped at position 0, with a voice-stealing `priority`
@@ -406,6 +462,10 @@ public final class Engine {
                 node.deinitialize(count: 1).deallocate()
             case .retiredBusNode(let node):
                 node.deinitialize(count: 1).deallocate()
+            case .retiredEffects(let chain):
+                EffectChain.destroy(chain)
+            case .retiredCoefficients(let c):
+                c.deinitialize(count: 1).deallocate()
             case .sourceRemoved(let id):
                 if let stream = fileStreams.removeValue(forKey: id) { fileWorker.remove(stream) }
                 retainedObjects[id.slot] = nil
@@ -488,6 +548,8 @@ public final class Engine {
         while renderer.takeUnappliedCommand(into: &c) || commands.pop(into: &c) {
             if case .installSource(let n) = c.action { n.deinitialize(count: 1).deallocate() }
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
+            if case .setBusEffects(_, let chain?) = c.action { EffectChain.destroy(chain) }
+            if case .glideBusBiquad(_, _, _, let p) = c.action { p.deinitialize(count: 1).deallocate() }
         }
         drainEvents()
         for pending in directoryReleases { directory.releaseNow(pending.bits) }

@@ -89,6 +89,22 @@ extension Renderer {
             if !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition) }
         case .attachProbe(let p):
             probe = p
+        case .setBusEffects(let id, let chain):
+            guard let b = busIndex(id) else {
+                if let chain { report(.retiredEffects(chain), at: framePosition) }
+                return
+            }
+            if let old = busEffects[b] {
+                report(.retiredEffects(old), at: framePosition)
+                busEffectCount &-= 1
+            }
+            busEffects[b] = chain
+            if chain != nil { busEffectCount &+= 1 }
+        case .glideBusBiquad(let id, let index, let frames, let target):
+            if let b = busIndex(id), let chain = busEffects[b], index >= 0, Int(index) < chain.pointee.count {
+                chain.pointee.units[Int(index)].glide(to: target.pointee, frames: Int(frames))
+            }
+            report(.retiredCoefficients(target), at: framePosition)
         }
     }
 
@@ -357,6 +373,11 @@ extension Renderer {
         let id = buses[b].id
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if sources[i].bus.rawValue == id.rawValue { finishRemove(i, at: frame) }
+        }
+        if let chain = busEffects[b] {
+            busEffects[b] = nil
+            busEffectCount &-= 1
+            report(.retiredEffects(chain), at: frame)
         }
         busOccupied[b] = false
         report(.busRemoved(id), at: frame)

@@ -22,9 +22,17 @@ extension Renderer {
         if ringerRamping { for f in 0..<n { ringerVolumeGains[f] = ringerVolume.next() } }
         for b in 0..<busHighWater where busOccupied[b] {
             computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
+            if let chain = busEffects[b] { chain.pointee.buffer.update(repeating: 0, count: n &* channelCount) }
         }
+        if let masterBuffers { masterBuffers.update(repeating: 0, count: routeCount &* maxChunk &* channelCount) }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
-            if sources[i].running { renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n) }
+            if sources[i].running {
+                if masterBuffers == nil, !anyBusEffects {
+                    renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
+                } else {
+                    renderSourceThroughEffects(&sources[i], frameCount: n)
+                }
+            }
             // An input takes one frame per rendered frame whether it plays or not.
             if sources[i].isInput, case .input(var c) = sources[i].content {
                 c.finishChunk(frameCount: n)
@@ -32,6 +40,11 @@ extension Renderer {
             }
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
+        }
+        if masterBuffers != nil {
+            finishEffects(frameCount: n, systemRamping: systemRamping)
+        } else if anyBusEffects {
+            finishEffects(frameCount: n, systemRamping: systemRamping)
         }
         // The limiter is the last stage: what it outputs is what the caller gets.
         if let limiters {
@@ -47,7 +60,13 @@ extension Renderer {
     func computeBusGain(_ b: Int, frameCount n: Int, volumeRamping: Bool) {
         let isRinger = buses[b].isRinger
         let volumeGains = isRinger ? ringerVolumeGains : systemVolumeGains
-        let volumeValue = isRinger ? ringerVolume.value : volume.value
+        var volumeValue = isRinger ? ringerVolume.value : volume.value
+        var volumeRamping = volumeRamping
+        // With a master stage the system volume comes after it (`finishEffects`).
+        if masterBuffers != nil, !isRinger {
+            volumeValue = 1
+            volumeRamping = false
+        }
         if !volumeRamping, !buses[b].gate.isRamping, !buses[b].gain.isRamping, !buses[b].duck.isMoving {
             busRamping[b] = false
             busScalar[b] = buses[b].gate.value * buses[b].gain.value * buses[b].duck.gain * volumeValue
@@ -61,11 +80,66 @@ extension Renderer {
         }
     }
 
+    /// Some bus has an effect chain.
+    @inlinable var anyBusEffects: Bool {
+        @_noLocks get { busEffectCount > 0 }
+    }
+
+    /// A source when effects exist: into its bus's chain buffer (main route, bus gain of 1:
+    /// the bus factor comes after the chain), else into the master stage's buffer of its
+    /// route (non-ringer buses), else into its route as without effects.
     @inlinable @_noLocks
-    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
-        let ch = channelCount
+    func renderSourceThroughEffects(_ node: inout SourceNode, frameCount n: Int) {
         let b = node.bus.slot
         guard b >= 0, b < maxBuses, busOccupied[b] else { return }
+        let route = node.route
+        if route == 0, let chain = busEffects[b] {
+            renderSource(&node, into: chain.pointee.buffer, frameCount: n, gainSlot: maxBuses)
+        } else if let masterBuffers, !buses[b].isRinger {
+            renderSource(&node, into: masterBuffers + route &* maxChunk &* channelCount, frameCount: n)
+        } else {
+            renderSource(&node, into: routeTargets[route], frameCount: n)
+        }
+    }
+
+    /// After the sources: each bus chain runs and joins main with its bus factor (into the
+    /// master stage's buffer when there is one); the master chain runs on main's; every
+    /// route's master-stage mix joins its output with the system volume.
+    @inlinable @_noLocks
+    func finishEffects(frameCount n: Int, systemRamping: Bool) {
+        let ch = channelCount
+        if anyBusEffects {
+            for b in 0..<busHighWater where busOccupied[b] {
+                guard let chain = busEffects[b] else { continue }
+                chain.pointee.process(frameCount: n)
+                var dst = routeTargets[0]
+                if let masterBuffers, !buses[b].isRinger { dst = masterBuffers }
+                if busRamping[b] {
+                    Kernels.mixAddGains(dst, chain.pointee.buffer, gains: busGains + b &* maxChunk, frameCount: n, channelCount: ch)
+                } else if busScalar[b] != 0 {
+                    Kernels.mixAdd(dst, chain.pointee.buffer, count: n &* ch, gain: busScalar[b])
+                }
+            }
+        }
+        guard let masterBuffers, let masterEffects else { return }
+        for i in 0..<masterEffects.pointee.count { masterEffects.pointee.units[i].process(masterBuffers, frameCount: n) }
+        for r in 0..<routeCount {
+            let src = masterBuffers + r &* maxChunk &* ch
+            if systemRamping {
+                Kernels.mixAddGains(routeTargets[r], src, gains: systemVolumeGains, frameCount: n, channelCount: ch)
+            } else if volume.value != 0 {
+                Kernels.mixAdd(routeTargets[r], src, count: n &* ch, gain: volume.value)
+            }
+        }
+    }
+
+    @inlinable @_noLocks
+    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int, gainSlot: Int = -1) {
+        let ch = channelCount
+        let busSlot = node.bus.slot
+        guard busSlot >= 0, busSlot < maxBuses, busOccupied[busSlot] else { return }
+        // The gains of the bus, or of the unity slot past the buses (mixing into a chain).
+        let b = gainSlot >= 0 ? gainSlot : busSlot
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
         if let data = node.bufferData, node.position &+ n < node.bufferFrames, !busRamping[b], !node.gain.isRamping,

@@ -64,6 +64,17 @@ public final class Renderer: @unchecked Sendable {
     /// lookahead). Any thread.
     public let limiterLatencyFrames: Int
 
+    /// Per bus slot: its effect chain (nil: none, the bus mixes straight into the output as
+    /// before). Installed and retired by command (`RenderCommand.Action.setBusEffects`).
+    @usableFromInline let busEffects: UnsafeMutablePointer<UnsafeMutablePointer<EffectChain>?>
+    /// Buses with an effect chain (render thread).
+    @usableFromInline @exclusivity(unchecked) var busEffectCount = 0
+    /// The master effect chain when `configuration.effects` is set (nil: no master stage).
+    @usableFromInline let masterEffects: UnsafeMutablePointer<EffectChain>?
+    /// With a master stage: per route, the mix of every non-ringer bus before the system
+    /// volume (`maxChunk × channelCount` each); the master chain runs on route 0's.
+    @usableFromInline let masterBuffers: UnsafeMutablePointer<Float>?
+
     /// Filled after every chunk when attached (offline inspection).
     @usableFromInline @exclusivity(unchecked) var probe: ProbeStorage?
 
@@ -114,12 +125,25 @@ public final class Renderer: @unchecked Sendable {
         buses.initialize(repeating: BusNode(id: BusID(rawValue: 0), volumeClass: .system, gateOpen: false, gain: 0), count: maxBuses)
         busOccupied = .allocate(capacity: maxBuses)
         busOccupied.initialize(repeating: false, count: maxBuses)
-        busScalar = .allocate(capacity: maxBuses)
-        busScalar.initialize(repeating: 1, count: maxBuses)
-        busRamping = .allocate(capacity: maxBuses)
-        busRamping.initialize(repeating: false, count: maxBuses)
+        // One slot past the buses: a settled gain of 1 (sources mixing into a bus's effect chain).
+        busScalar = .allocate(capacity: maxBuses + 1)
+        busScalar.initialize(repeating: 1, count: maxBuses + 1)
+        busRamping = .allocate(capacity: maxBuses + 1)
+        busRamping.initialize(repeating: false, count: maxBuses + 1)
         busGains = .allocate(capacity: maxChunk * maxBuses)
         busGains.initialize(repeating: 0, count: maxChunk * maxBuses)
+        busEffects = .allocate(capacity: maxBuses)
+        busEffects.initialize(repeating: nil, count: maxBuses)
+        if let effects = configuration.effects {
+            masterEffects = EffectChain.make(
+                effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount, maxFrames: 1)
+            let buffers = UnsafeMutablePointer<Float>.allocate(capacity: routeCount * maxChunk * channelCount)
+            buffers.initialize(repeating: 0, count: routeCount * maxChunk * channelCount)
+            masterBuffers = buffers
+        } else {
+            masterEffects = nil
+            masterBuffers = nil
+        }
         systemVolumeGains = .allocate(capacity: maxChunk)
         systemVolumeGains.initialize(repeating: 0, count: maxChunk)
         ringerVolumeGains = .allocate(capacity: maxChunk)
@@ -153,6 +177,10 @@ public final class Renderer: @unchecked Sendable {
         busScalar.deallocate()
         busRamping.deallocate()
         busGains.deallocate()
+        for b in 0..<maxBuses { if let chain = busEffects[b] { EffectChain.destroy(chain) } }
+        busEffects.deallocate()
+        if let masterEffects { EffectChain.destroy(masterEffects) }
+        masterBuffers?.deallocate()
         systemVolumeGains.deallocate()
         ringerVolumeGains.deallocate()
         frameGains.deallocate()

@@ -28,6 +28,9 @@ public struct Scene: Sendable {
         public var routes = ["main"]
         /// The output peak limiter (`engine.limiter`); nil: none.
         public var limiter: LimiterSettings?
+        /// The master effect chain (`engine.effects`), before the system volume; nil: no
+        /// master stage (see `EngineConfiguration.effects`).
+        public var effects: [EffectSettings]?
         /// `engine.policy.lossFade`: seconds (0…10) a session interrupted or silenced by
         /// another's activation fades out over before pausing; 0 (default): the gate ramp.
         public var lossFade = 0.0
@@ -121,6 +124,9 @@ public struct Scene: Sendable {
         /// The app goes to the foreground or the background.
         case foreground, background
         case setGain(Double, ramp: Double?)
+        /// The biquad at `index` of the session's `effects` becomes `effect` (another
+        /// biquad), gliding over `glide` seconds (nil: the default 10 ms; 0: a step).
+        case setEffect(index: Int, EffectSettings, glide: Double?)
     }
 
     /// What an event does to a source (`"source": id, "action": …`). Value type: any thread.
@@ -204,6 +210,9 @@ public struct Scene: Sendable {
     public var events: [Event] = []
     /// `recordTo` of sessions: session id → WAV path as written (relative to the scene's folder).
     public var recordTo: [String: String] = [:]
+    /// `effects` of sessions: session id → its bus's effect chain, in order (sessions without
+    /// one, or with an empty one, are absent).
+    public var sessionEffects: [String: [EffectSettings]] = [:]
     /// The folder relative file paths are resolved against.
     public var baseDirectory: String
 

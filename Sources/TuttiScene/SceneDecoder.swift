@@ -50,7 +50,9 @@ struct SceneDecoder {
         var sessionIDs: Set<String> = []
         var recordPlaces: [String: String] = [:]
         for (i, v) in try r.array("sessions").enumerated() {
-            let (s, recordTo) = try session(v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking)
+            let (s, recordTo, effects) = try session(
+                v, path: "sessions[\(i)]", engineDucking: scene.engine.ducking, sampleRate: scene.engine.sampleRate)
+            if let effects, !effects.isEmpty { scene.sessionEffects[s.id] = effects }
             guard sessionIDs.insert(s.id).inserted else { throw SceneError("sessions[\(i)].id", "duplicate session id \"\(s.id)\"") }
             scene.sessions.append(s)
             if let recordTo {
@@ -113,6 +115,7 @@ struct SceneDecoder {
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
         if r.has("routes") { e.routes = try routes(&r) }
         if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
+        if let v = r.value("effects") { e.effects = try effects(v, path: r.child("effects"), sampleRate: e.sampleRate) }
         if let p = r.value("policy") {
             var pr = try FieldReader(p, path: r.child("policy"))
             e.lossFade = try pr.number("lossFade", default: 0, in: 0...10, unit: " s")
@@ -142,6 +145,58 @@ struct SceneDecoder {
             lookaheadSeconds: try r.number("lookahead", default: d.lookaheadSeconds, in: 0...0.1, unit: " s"))
         try r.finish()
         return settings
+    }
+
+    /// An effect chain (`engine.effects`, `sessions[].effects`): an array of objects, each with
+    /// a `type` — a biquad (`lowpass`, `highpass`, `bandpass`, `notch`, `peaking`, `lowshelf`,
+    /// `highshelf`: `frequency` Hz, `q` (default 0.7071), `gain` dB (peaking and shelves only,
+    /// default 0)), `compressor` (`threshold` dB, `ratio`, `attack` s (default 0.01), `release`
+    /// s (default 0.1), `makeup` dB (default 0)) or `delay` (`time` s, `feedback` (default 0),
+    /// `mix` (default 0.5)). Errors name the JSON path of the bad field.
+    func effects(_ v: JSONValue, path: String, sampleRate: Int) throws -> [EffectSettings] {
+        guard case .array(let items) = v else { throw SceneError(path, "expected an array, found \(v.kindName)") }
+        return try items.enumerated().map { (i, item) in try effect(item, path: "\(path)[\(i)]", sampleRate: sampleRate) }
+    }
+
+    /// One effect object of a chain (see `effects`), at `path`.
+    func effect(_ item: JSONValue, path: String, sampleRate: Int) throws -> EffectSettings {
+        var r = try FieldReader(item, path: path)
+        let type = try r.string("type")
+        let e: EffectSettings
+        if let kind = EffectSettings.BiquadKind(rawValue: type) {
+            let shaped = kind == .peaking || kind == .lowshelf || kind == .highshelf
+            e = .biquad(
+                kind, frequencyHz: try r.number("frequency"), q: try r.number("q", default: 1 / 2.squareRoot()),
+                gainDB: shaped ? try r.number("gain", default: 0) : 0)
+        } else if type == "compressor" {
+            e = .compressor(
+                thresholdDB: try r.number("threshold"), ratio: try r.number("ratio"), attackSeconds: try r.number("attack", default: 0.01),
+                releaseSeconds: try r.number("release", default: 0.1), makeupDB: try r.number("makeup", default: 0))
+        } else if type == "delay" {
+            e = .delay(
+                timeSeconds: try r.number("time"), feedback: try r.number("feedback", default: 0), mix: try r.number("mix", default: 0.5))
+        } else {
+            let known = EffectSettings.BiquadKind.allCases.map(\.rawValue) + ["compressor", "delay"]
+            throw SceneError(r.child("type"), "unknown effect type \"\(type)\" (one of \(known.joined(separator: ", ")))")
+        }
+        try r.finish()
+        if let (field, problem) = e.check(sampleRate: sampleRate) { throw SceneError(r.child(field), problem) }
+        return e
+    }
+
+    /// A session's `setEffect` event: `index` names a biquad of the session's `effects`,
+    /// `effect` is another biquad, `glide` seconds (0…60, optional).
+    func setEffect(_ r: inout FieldReader, session: String, scene: Scene) throws -> Scene.SessionAction {
+        let chain = scene.sessionEffects[session] ?? []
+        guard !chain.isEmpty else { throw SceneError(r.child("action"), "session \"\(session)\" has no effects to change") }
+        let index = try r.integer("index", default: 0, in: 0...(chain.count - 1))
+        guard case .biquad = chain[index] else {
+            throw SceneError(r.child("index"), "effect \(index) of session \"\(session)\" is not a biquad: only a biquad changes in place")
+        }
+        guard let v = r.value("effect") else { throw SceneError(r.child("effect"), "required effect object is missing") }
+        let e = try effect(v, path: r.child("effect"), sampleRate: scene.engine.sampleRate)
+        guard case .biquad = e else { throw SceneError(r.child("effect") + ".type", "must be a biquad (a filter changes into a filter)") }
+        return .setEffect(index: index, e, glide: try r.optionalNumber("glide", in: 0...60, unit: " s"))
     }
 
     /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
@@ -313,7 +368,9 @@ struct SceneDecoder {
         }
     }
 
-    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings) throws -> (SessionConfiguration, recordTo: String?) {
+    func session(_ v: JSONValue, path: String, engineDucking: DuckingSettings, sampleRate: Int) throws -> (
+        SessionConfiguration, recordTo: String?, effects: [EffectSettings]?
+    ) {
         var r = try FieldReader(v, path: path)
         let id = try identifier(&r, "id")
         let category = try r.optionalName("category", as: Category.self, what: "category") ?? .soloAmbient
@@ -352,6 +409,7 @@ struct SceneDecoder {
             guard !f.isEmpty else { throw SceneError(r.child("recordTo"), "must not be empty") }
             recordTo = f
         }
+        let effects = try r.value("effects").map { try self.effects($0, path: r.child("effects"), sampleRate: sampleRate) }
         try r.finish()
         let configuration = SessionConfiguration(
             id: id, category: category, options: Set(opts), mode: mode,
@@ -360,7 +418,7 @@ struct SceneDecoder {
             categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
             pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation,
             accessibility: accessibility)
-        return (configuration, recordTo)
+        return (configuration, recordTo, effects)
     }
 
     /// `file`, `tone` or `silence`: exactly one (or none when `optional`).
@@ -438,7 +496,7 @@ struct SceneDecoder {
         case "session":
             let id = try r.string("session")
             guard sessions.contains(id) else { throw SceneError(r.child("session"), "unknown session \"\(id)\"") }
-            action = .session(id, try sessionAction(&r, session: id))
+            action = .session(id, try sessionAction(&r, session: id, scene: scene))
         case "source":
             let id = try r.string("source")
             guard sources.contains(id) else { throw SceneError(r.child("source"), "unknown source \"\(id)\"") }
@@ -472,7 +530,7 @@ struct SceneDecoder {
         return Scene.Fades(fadeIn: try seconds("fadeIn"), fadeOut: try seconds("fadeOut"))
     }
 
-    enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain }
+    enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain, setEffect }
     enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
@@ -480,7 +538,7 @@ struct SceneDecoder {
 
     func ramp(_ r: inout FieldReader) throws -> Double? { try r.optionalNumber("ramp", in: 0...60, unit: " s") }
 
-    func sessionAction(_ r: inout FieldReader, session: String) throws -> Scene.SessionAction {
+    func sessionAction(_ r: inout FieldReader, session: String, scene: Scene) throws -> Scene.SessionAction {
         switch try r.name("action", as: SessionVerb.self, what: "session action") {
         case .activate: return .activate(focus: try r.optionalName("focus", as: FocusRequest.self, what: "focus") ?? .gain)
         case .deactivate: return .deactivate(notifyOthers: try r.bool("notifyOthers", default: false))
@@ -496,6 +554,7 @@ struct SceneDecoder {
         case .foreground: return .foreground
         case .background: return .background
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
+        case .setEffect: return try setEffect(&r, session: session, scene: scene)
         }
     }
 

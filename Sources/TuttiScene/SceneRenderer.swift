@@ -59,6 +59,7 @@ public final class SceneRenderer {
         config.maxVoices = scene.engine.maxVoices
         config.routes = scene.engine.routes
         config.limiter = scene.engine.limiter
+        config.effects = scene.engine.effects
         config.device = DeviceState(
             silentSwitch: scene.device.silentSwitch, locked: scene.device.locked,
             volume: scene.device.volume, ringerVolume: scene.device.ringerVolume,
@@ -88,6 +89,11 @@ public final class SceneRenderer {
         system.collectsEvents = false
         for (i, s) in scene.sessions.enumerated() {
             do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
+            if let effects = scene.sessionEffects[s.id], let id = sessionIDs[s.id] {
+                do { try system.setSessionEffects(id, effects, at: .frame(0)) } catch {
+                    throw SceneError("sessions[\(i)].effects", error.message)
+                }
+            }
         }
         if !scene.engine.duckingRules.isEmpty {
             // Validated by the decoder; a refusal here would name the rule all the same.
@@ -300,6 +306,10 @@ public final class SceneRenderer {
         case .session(let name, .setGain(let value, let ramp)):
             guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
+        case .session(let name, .setEffect(let index, let effect, let glide)):
+            guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
+            try system.setSessionEffect(
+                id, index: index, to: effect, glideFrames: glide.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .phoneCallBegin:
             log(try system.beginPhoneCall(audio: eventSource[index], at: .frame(frame)).journal, at: frame)
         case .systemSound(let audio, let duration):
@@ -340,7 +350,7 @@ public final class SceneRenderer {
         case .phoneCallEnd: .phoneCallEnd
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
         case .remote(let c): .remote(c)
-        case .session(_, .setGain), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
+        case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
         }
     }
 

@@ -1,0 +1,148 @@
+/* Effects on session buses through the C ABI: a notch takes its tone out of the mix; a peaking
+ * filter's gain is heard at its centre; a delay's echo is heard after the source stops; a
+ * biquad glides to another and its tone comes back; bad effects are refused naming the
+ * field, nothing changed. */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define FRAMES 24000
+
+static tutti_effect biquad(tutti_effect_type type, double frequency, double q, double gain) {
+    tutti_effect e;
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    e.frequency_hz = frequency;
+    e.q = q;
+    e.gain_db = gain;
+    return e;
+}
+
+/* A mono engine, a playback session playing a tone of `frequency` at 0.25 through `effects`. */
+static tutti_engine *tone_through(const tutti_effect *effects, uint32_t count, double frequency, tutti_session *out_session) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_source tone;
+    OK(tutti_source_create_tone(engine, music, frequency, 0.25f, &tone));
+    OK(tutti_session_set_effects(engine, music, effects, count, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, tone, TUTTI_NOW));
+    if (out_session) *out_session = music;
+    return engine;
+}
+
+static void filters_are_heard(void) {
+    tutti_effect notch = biquad(TUTTI_EFFECT_NOTCH, 440, 0.5, 0);
+    tutti_effect peaking = biquad(TUTTI_EFFECT_PEAKING, 1000, 1, 6);
+    tutti_engine *engine = tone_through(&notch, 1, 440, NULL);
+    float *out = render_mono(engine, FRAMES);
+    double notched = tone_amplitude(out + 4800, FRAMES - 4800, 1, 440);
+    CHECK(notched < 1e-4, "the notched tone: %g", notched);
+    free(out);
+    tutti_engine_destroy(engine);
+    engine = tone_through(&peaking, 1, 1000, NULL);
+    out = render_mono(engine, FRAMES);
+    {
+        double db = 20 * log10(tone_amplitude(out + 4800, FRAMES - 4800, 1, 1000) / 0.25);
+        CHECK(fabs(db - 6) < 0.1, "peaking +6 dB at its centre: %f dB", db);
+    }
+    free(out);
+    tutti_engine_destroy(engine);
+}
+
+static void a_glide_brings_the_tone_back(void) {
+    tutti_effect notch = biquad(TUTTI_EFFECT_NOTCH, 440, 0.5, 0);
+    tutti_effect moved = biquad(TUTTI_EFFECT_HIGHPASS, 20, 0.7071, 0);
+    tutti_session music;
+    tutti_engine *engine = tone_through(&notch, 1, 440, &music);
+    float *out = render_mono(engine, 4800);
+    free(out);
+    OK(tutti_session_set_effect(engine, music, 0, &moved, 480, TUTTI_NOW));
+    out = render_mono(engine, FRAMES);
+    {
+        double back = tone_amplitude(out + 4800, FRAMES - 4800, 1, 440);
+        CHECK(fabs(back - 0.25) < 0.01, "the tone after the glide: %f", back);
+    }
+    free(out);
+    {
+        tutti_effect delay;
+        memset(&delay, 0, sizeof delay);
+        delay.type = TUTTI_EFFECT_DELAY;
+        delay.time_seconds = 0.1;
+        FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effect->", tutti_session_set_effect(engine, music, 0, &delay, 0, TUTTI_NOW));
+        FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1]", tutti_session_set_effect(engine, music, 1, &moved, 0, TUTTI_NOW));
+    }
+    tutti_engine_destroy(engine);
+}
+
+static void a_delay_rings_after_the_source_stops(void) {
+    tutti_effect delay;
+    tutti_session music;
+    tutti_engine *engine;
+    tutti_source tone;
+    float *out;
+    memset(&delay, 0, sizeof delay);
+    delay.type = TUTTI_EFFECT_DELAY;
+    delay.time_seconds = 0.25;
+    delay.feedback = 0.5;
+    delay.mix = 0.5;
+    engine = make_engine(1, 0);
+    music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    OK(tutti_source_create_tone(engine, music, 1000, 0.5f, &tone));
+    OK(tutti_session_set_effects(engine, music, &delay, 1, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, tone, TUTTI_NOW));
+    OK(tutti_source_stop(engine, tone, 4800));
+    out = render_mono(engine, FRAMES);
+    /* The source stopped at 0.1 s (its 10 ms fade-out): the echo at 0.25…0.35 s is heard at
+     * mix × the tone, 0.25, and silence before it. */
+    CHECK(peak(out, 6000, 11900) == 0, "silence between the tone and its echo: %g", peak(out, 6000, 11900));
+    {
+        double echo = tone_amplitude(out + 12400, 3600, 1, 1000);
+        CHECK(fabs(echo - 0.25) < 0.01, "the echo: %f", echo);
+    }
+    free(out);
+    tutti_engine_destroy(engine);
+}
+
+static void bad_effects_name_their_field(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_effect chain[2];
+    chain[0] = biquad(TUTTI_EFFECT_LOWPASS, 1000, 0.7, 0);
+    chain[1] = biquad(TUTTI_EFFECT_LOWPASS, 30000, 0.7, 0);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].frequency_hz", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    chain[1] = biquad(TUTTI_EFFECT_PEAKING, 1000, 0, 0);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].q", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    chain[1].q = NAN;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].q", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    memset(&chain[1], 0, sizeof chain[1]);
+    chain[1].type = TUTTI_EFFECT_COMPRESSOR;
+    chain[1].ratio = 0.5;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].ratio", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    memset(&chain[1], 0, sizeof chain[1]);
+    chain[1].type = TUTTI_EFFECT_DELAY;
+    chain[1].time_seconds = 0.1;
+    chain[1].feedback = 1;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].feedback", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    chain[1].feedback = 0;
+    chain[1].mix = 2;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].mix", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    chain[1].mix = 0.5;
+    chain[1].time_seconds = 0;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].time_seconds", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    chain[1].type = 42;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects[1].type", tutti_session_set_effects(engine, music, chain, 2, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "effects", tutti_session_set_effects(engine, music, NULL, 2, TUTTI_NOW));
+    OK(tutti_session_set_effects(engine, music, NULL, 0, TUTTI_NOW));
+    tutti_engine_destroy(engine);
+}
+
+int main(void) {
+    TEST(filters_are_heard);
+    TEST(a_glide_brings_the_tone_back);
+    TEST(a_delay_rings_after_the_source_stops);
+    TEST(bad_effects_name_their_field);
+    return harness_done();
+}
