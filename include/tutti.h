@@ -671,6 +671,10 @@ int tutti_engine_poll_event(tutti_engine *engine, tutti_event *out);
  * milliseconds), for hosts with an event loop. Do not read, write or close it: the engine
  * owns it until tutti_engine_destroy. Returns a negative tutti_result on failure. Any thread. */
 int tutti_engine_event_fd(tutti_engine *engine);
+/* The name of an event type without its prefix ("INTERRUPTION_BEGAN", ..., "SOURCE_UNDERRUN";
+ * "UNKNOWN" for a value that is no type), for logs. Static. Any thread, the real-time one
+ * included. */
+const char *tutti_event_type_string(int32_t type);
 
 /* ------------------------------------------------------------------------------------------
  * Output to a device

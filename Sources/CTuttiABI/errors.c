@@ -1,4 +1,4 @@
-// tutti_last_error's per-thread storage, tutti_result_string and the version functions:
+// tutti_last_error's per-thread storage, tutti_result_string, tutti_event_type_string and the version functions:
 // plain C because they need thread-local storage with a destructor and static strings.
 #include <pthread.h>
 #include <stdlib.h>
@@ -82,6 +82,29 @@ const char *tutti_result_string(tutti_result result) {
     case TUTTI_ERROR_STATE: return "STATE";
     case TUTTI_ERROR_DEVICE: return "DEVICE";
     case TUTTI_ERROR_VERSION: return "VERSION";
+    default: return "UNKNOWN";
+    }
+}
+
+const char *tutti_event_type_string(int32_t type) {
+    switch (type) {
+    case TUTTI_EVENT_INTERRUPTION_BEGAN: return "INTERRUPTION_BEGAN";
+    case TUTTI_EVENT_INTERRUPTION_ENDED: return "INTERRUPTION_ENDED";
+    case TUTTI_EVENT_SOURCE_ENDED: return "SOURCE_ENDED";
+    case TUTTI_EVENT_ROUTE_CHANGED: return "ROUTE_CHANGED";
+    case TUTTI_EVENT_DUCKING_BEGAN: return "DUCKING_BEGAN";
+    case TUTTI_EVENT_DUCKING_ENDED: return "DUCKING_ENDED";
+    case TUTTI_EVENT_XRUN: return "XRUN";
+    case TUTTI_EVENT_DEVICE_LOST: return "DEVICE_LOST";
+    case TUTTI_EVENT_DEVICE_RESTORED: return "DEVICE_RESTORED";
+    case TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT: return "SILENCE_SECONDARY_AUDIO_HINT";
+    case TUTTI_EVENT_VOICE_STOLEN: return "VOICE_STOLEN";
+    case TUTTI_EVENT_VOICE_REFUSED: return "VOICE_REFUSED";
+    case TUTTI_EVENT_SOURCE_FAILED: return "SOURCE_FAILED";
+    case TUTTI_EVENT_ACTIVATION_DELAYED: return "ACTIVATION_DELAYED";
+    case TUTTI_EVENT_ACTIVATION_GRANTED: return "ACTIVATION_GRANTED";
+    case TUTTI_EVENT_ACTIVATION_CANCELLED: return "ACTIVATION_CANCELLED";
+    case TUTTI_EVENT_SOURCE_UNDERRUN: return "SOURCE_UNDERRUN";
     default: return "UNKNOWN";
     }
 }

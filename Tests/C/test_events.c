@@ -26,6 +26,21 @@ static tutti_engine *player(tutti_session *music, tutti_source *song) {
     return engine;
 }
 
+/* Every event type has its own name; anything else is "UNKNOWN". */
+static void event_types_have_names(void) {
+    int32_t a, b;
+    for (a = TUTTI_EVENT_INTERRUPTION_BEGAN; a <= TUTTI_EVENT_SOURCE_UNDERRUN; a++) {
+        CHECK(strcmp(tutti_event_type_string(a), "UNKNOWN") != 0, "type %d has no name", a);
+        for (b = 0; b < a; b++)
+            CHECK(strcmp(tutti_event_type_string(a), tutti_event_type_string(b)) != 0, "types %d and %d share \"%s\"", a, b,
+                  tutti_event_type_string(a));
+    }
+    CHECK(strcmp(tutti_event_type_string(TUTTI_EVENT_SOURCE_UNDERRUN), "SOURCE_UNDERRUN") == 0, "%s",
+          tutti_event_type_string(TUTTI_EVENT_SOURCE_UNDERRUN));
+    CHECK(strcmp(tutti_event_type_string(-1), "UNKNOWN") == 0 && strcmp(tutti_event_type_string(99), "UNKNOWN") == 0,
+          "%s", tutti_event_type_string(99));
+}
+
 static void interruption_by_another_session_and_should_resume(void) {
     tutti_session music, voip;
     tutti_source song;
@@ -383,6 +398,7 @@ static void voice_limits(void) {
 }
 
 int main(void) {
+    TEST(event_types_have_names);
     TEST(interruption_by_another_session_and_should_resume);
     TEST(phone_calls_and_denied_activation);
     TEST(focus_requests);
