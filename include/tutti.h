@@ -419,8 +419,10 @@ tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session sessio
 /* Creates a stream source the host feeds with tutti_stream_write: frames at `sample_rate` Hz
  * (within 1/256..256 times the engine's rate) with `channels` (1 or 2), up to
  * `capacity_frames` (1..16777216) waiting. It plays at its true pitch whatever its rate
- * (converted on the render thread); with no data it plays silence and counts underrun
- * frames. Any thread. */
+ * (converted on the render thread; a stream at the engine's rate is not converted: its
+ * frames play as written, times the gains, bit for bit). With no data it fades out over
+ * 2 ms, plays silence counted in underrun_frames (TUTTI_EVENT_SOURCE_UNDERRUN), and fades the
+ * next data in. Any thread. */
 tutti_result tutti_source_create_stream(tutti_engine *engine, tutti_session session, uint32_t sample_rate,
                                         uint32_t channels, uint32_t capacity_frames, tutti_source *out);
 /* Appends `frames` interleaved frames (frames * the stream's channels floats, at the stream's
@@ -432,6 +434,11 @@ tutti_result tutti_source_create_stream(tutti_engine *engine, tutti_session sess
  * thread per source at a time. */
 tutti_result tutti_stream_write(tutti_engine *engine, tutti_source source, const float *interleaved, uint32_t frames,
                                 uint32_t *frames_written);
+/* No more frames will come to stream `source`: every frame written is heard (the converter's
+ * tail included), then the source ends with TUTTI_EVENT_SOURCE_ENDED at the frame after its
+ * last one. Later writes fail with TUTTI_ERROR_STATE. INVALID_ARGUMENT for a source that is
+ * not a stream, STATE when it was already ended, NOT_FOUND for a destroyed one. Any thread. */
+tutti_result tutti_stream_end(tutti_engine *engine, tutti_source source);
 /* Creates an input source: captured audio (a microphone) the host feeds with
  * tutti_stream_write — frames at the ENGINE's rate with `channels` (1 or 2), up to
  * `capacity_frames` (1..16777216) waiting. While it plays it takes one frame per rendered

@@ -173,7 +173,11 @@ public struct SessionHandle: Hashable, Sendable {
 
     /// A source the host feeds while it plays (`SourceHandle.write`): frames at `sampleRate`
     /// Hz with `channelCount` channels (1 or 2), up to `capacityFrames` waiting. It plays at its
-    /// true pitch whatever its rate (converted to the engine's on the render thread).
+    /// true pitch whatever its rate (converted to the engine's on the render thread; at the
+    /// engine's rate it is not converted: its frames play as written, bit for bit). Run dry,
+    /// it fades out over 2 ms, plays silence (`underrunFrames`, `AudioEvent.sourceUnderrun`)
+    /// and fades the next data in; `SourceHandle.endStream()` ends it after its last frame.
+    /// Any thread.
     public func makeStreamSource(sampleRate: Double, channelCount: Int, capacityFrames: Int = 16_384, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
@@ -392,6 +396,16 @@ public struct SourceHandle: Hashable, Sendable {
             return 0
         }
         return try engine.write(id, base, sampleCount: samples.count)
+    }
+
+    /// Streams: no more frames will come. Every frame written is heard — the converter's
+    /// tail included, so a stream at another rate loses nothing — then the source ends
+    /// (`sourceEnded`, as a buffer does at its last frame). Later writes throw `state`.
+    /// Throws `invalidArgument` for a source that is not a stream, `state` when it was already
+    /// ended, `notFound` for a removed one. Any thread (the producer's, typically).
+    public func endStream() throws(TuttiError) {
+        let stream = try engine.withCore { (s) throws(TuttiError) in try s.stream(id) }
+        guard stream.end() else { throw TuttiError(.state, "source \(id) was already ended (endStream)") }
     }
 
     private func perform(at time: EngineTime, _ action: (String) -> PolicyAction) throws(TuttiError) {

@@ -25,16 +25,23 @@ extension AudioEngine {
         case .written(let frames): return frames
         case .partialFrame(let channels):
             throw TuttiError(.invalidArgument, "\(sampleCount) samples are not whole frames of \(channels) channels")
+        case .ended:
+            throw Self.endedError(id)
         case .notFound, .notWritable:
             try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
             throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
         }
     }
 
+    static func endedError(_ id: SourceID) -> TuttiError {
+        TuttiError(.state, "source \(id) was ended (endStream): it takes no more frames")
+    }
+
     /// Write `frameCount` whole frames (of the source's channel count) to stream or input `id`.
     func writeFrames(_ id: SourceID, _ frames: UnsafePointer<Float>, frameCount: Int) throws(TuttiError) -> Int {
         switch directory.write(id, frames, count: frameCount, countIsFrames: true) {
         case .written(let n): return n
+        case .ended: throw Self.endedError(id)
         case .partialFrame, .notFound, .notWritable:
             try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
             throw TuttiError(.notFound, "no source \(id) (removed, or never created)")

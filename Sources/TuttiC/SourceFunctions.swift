@@ -72,6 +72,12 @@ public func tuttiStreamWrite(
     }
 }
 
+/// C ABI `tutti_stream_end`. Any thread.
+@_cdecl("tutti_stream_end")
+public func tuttiStreamEnd(_ pointer: OpaquePointer?, _ id: tutti_source) -> tutti_result {
+    call("tutti_stream_end") { () throws(TuttiError) in try source(try engine(pointer), id).endStream() }
+}
+
 /// C ABI `tutti_source_play`. Any thread.
 @_cdecl("tutti_source_play")
 public func tuttiSourcePlay(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {

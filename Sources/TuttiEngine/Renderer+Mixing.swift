@@ -184,11 +184,18 @@ extension Renderer {
                     mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
                 case .stream(var s):
-                    s.render(into: scratch, frameCount: seg)
+                    let made = s.render(into: scratch, frameCount: seg)
                     node.content = .stream(s)
-                    ChannelMap.mapInPlace(scratch, frameCount: seg, from: s.channelCount, to: ch)
-                    mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
-                    node.position &+= seg
+                    if made > 0 {
+                        ChannelMap.mapInPlace(scratch, frameCount: made, from: s.channelCount, to: ch)
+                        mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: made)
+                        node.position &+= made
+                    }
+                    if s.finished {
+                        // Ended (`endStream`) and every frame written was heard.
+                        seg = made
+                        endOfContent(&node, at: framePosition &+ Int64(offset &+ made))
+                    }
                 case .input(var c):
                     c.capture(into: scratch, frameCount: seg, frame: framePosition &+ Int64(offset))
                     node.content = .input(c)

@@ -10,6 +10,8 @@ public enum StreamWriteOutcome: Equatable, Sendable {
     case notWritable
     /// The sample count is not whole frames of the source's `channelCount`.
     case partialFrame(channelCount: Int)
+    /// The stream was ended (`StreamSource.end()`): it takes no more frames.
+    case ended
 }
 
 /// The lock-free way from a source id to its data path, for the threads that feed streams and
@@ -133,6 +135,7 @@ public final class SourceDirectory: @unchecked Sendable {
         }
         return object._withUnsafeGuaranteedRef { ref in
             let stream = unsafeDowncast(ref, to: StreamSource.self)
+            if stream.isEnded { return .ended }
             let sampleCount = countIsFrames ? count &* stream.channelCount : count
             guard sampleCount % stream.channelCount == 0 else { return .partialFrame(channelCount: stream.channelCount) }
             return .written(frames: stream.write(UnsafeBufferPointer(start: samples, count: sampleCount)))

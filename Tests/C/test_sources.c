@@ -93,6 +93,60 @@ static void offline_renders_of_long_files_are_whole_and_identical(void) {
     remove(path);
 }
 
+/* A stream at the engine's rate plays its frames as written; run dry it counts exactly the
+ * frames it missed; ended, it plays its last frame and ends with SOURCE_ENDED right after. */
+static float stream_signal(uint32_t k) { return (float)(k % 1000 + 1) / 2048.0f; }
+
+static void streams_pass_through_and_end(void) {
+    tutti_session music;
+    tutti_engine *engine = engine_with(&music);
+    tutti_source stream, ended;
+    float *data = malloc(48000 * sizeof(float)), *x;
+    uint32_t k, written, differing = 0;
+    uint64_t underruns = 0;
+    tutti_event events[32];
+    int n, i, ends = 0;
+    for (k = 0; k < 48000; k++) data[k] = stream_signal(k);
+    OK(tutti_source_create_stream(engine, music, RATE, 1, 65536, &stream));
+    OK(tutti_stream_write(engine, stream, data, 48000, &written));
+    CHECK(written == 48000, "%u", written);
+    OK(tutti_source_play(engine, stream, TUTTI_NOW));
+    x = render_mono(engine, 60000);
+    for (k = 0; k < 48000 - 96; k++) differing += x[k] != data[k];
+    CHECK(differing == 0, "%u frames differ from those written (before the 2 ms de-click)", differing);
+    OK(tutti_source_get_status(engine, stream, NULL, NULL, &underruns));
+    CHECK(underruns == 12000, "48000 written, 60000 rendered: %llu underrun frames", (unsigned long long)underruns);
+    free(x);
+    OK(tutti_source_destroy(engine, stream, TUTTI_NOW));
+    (void)drain_events(engine, events, 32);
+
+    OK(tutti_source_create_stream(engine, music, RATE, 1, 65536, &ended));
+    OK(tutti_stream_write(engine, ended, data, 48000, &written));
+    OK(tutti_stream_end(engine, ended));
+    FAILS(TUTTI_ERROR_STATE, "already ended", tutti_stream_end(engine, ended));
+    FAILS(TUTTI_ERROR_STATE, "endStream", tutti_stream_write(engine, ended, data, 1, &written));
+    OK(tutti_source_play(engine, ended, TUTTI_NOW));
+    x = render_mono(engine, 60000);
+    n = drain_events(engine, events, 32);
+    for (i = 0; i < n && i < 32; i++) {
+        if (events[i].type != TUTTI_EVENT_SOURCE_ENDED || events[i].source != ended) continue;
+        ends++;
+        CHECK(events[i].frame == 60000 + 48000, "ended at frame %lld, the frame after its last", (long long)events[i].frame);
+    }
+    CHECK(ends == 1, "%d SOURCE_ENDED", ends);
+    CHECK(x[47999] == data[47999] && x[48000] == 0, "the last frame as written (%f), then silence (%f)", x[47999], x[48000]);
+    OK(tutti_source_get_status(engine, ended, NULL, NULL, &underruns));
+    CHECK(underruns == 0, "an ended stream does not underrun: %llu", (unsigned long long)underruns);
+    {
+        tutti_source tone;
+        OK(tutti_source_create_tone(engine, music, 440, 0.1f, &tone));
+        FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "not a stream", tutti_stream_end(engine, tone));
+    }
+    free(x);
+    free(data);
+    tutti_engine_destroy(engine);
+}
+
 static void streams_play_at_their_true_pitch(void) {
     stream_at(44100, 1000);
     stream_at(22050, 440);
@@ -373,6 +427,7 @@ static void play_goes_through_the_policy(void) {
 int main(void) {
     TEST(streams_play_at_their_true_pitch);
     TEST(offline_renders_of_long_files_are_whole_and_identical);
+    TEST(streams_pass_through_and_end);
     TEST(stream_underruns_are_counted);
     TEST(source_info_follows_the_life_of_a_source);
     TEST(source_ended_at_the_frame_after_the_last_sample);
