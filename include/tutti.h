@@ -170,9 +170,14 @@ typedef struct tutti_engine_config {
                                          activation fades out over this long before it pauses
                                          (its sources advance meanwhile); default 0, the gate's
                                          usual 20 ms ramp (docs/policy.md) */
-    /* Added with offline rendering: a struct_size ending at loss_fade_seconds (the fourth
-     * layout, offsetof(tutti_engine_config, flags)) reads it as 0. */
+    /* Added with offline rendering and the C ducking settings: a struct_size ending at
+     * loss_fade_seconds (the fourth layout, offsetof(tutti_engine_config, flags)) reads these
+     * as their defaults. */
     uint32_t flags;                   /* TUTTI_ENGINE_* bits; default 0 */
+    float ducking_level_db;           /* the engine's duck envelope, when no ducking rule and no
+                                         session setting applies: level -96..0 dB (default -15), */
+    float ducking_attack_seconds;     /* attack 0..3600 s (default 0.1), */
+    float ducking_release_seconds;    /* release 0..3600 s (default 0.4) */
 } tutti_engine_config;
 
 /* tutti_engine_config.flags: pull rendering waits for streaming file sources (files over
@@ -282,6 +287,9 @@ tutti_result tutti_session_create(tutti_engine *engine, const char *name, tutti_
 #define TUTTI_SESSION_ACCESSIBILITY 8u /* never ducked, never silenced by the silent switch, lock
                                           or background, interrupted only by a phone call; ducks
                                           every other session while audible */
+#define TUTTI_SESSION_MANUAL_RESUME 16u /* after an interruption ends the session stays paused
+                                           until the host calls tutti_session_resume (by
+                                           default it resumes by itself when it may) */
 /* Creates a session like tutti_session_create, in `category` (default mode, no options) and
  * with `attributes` (an OR of TUTTI_SESSION_*) for its whole life. INVALID_ARGUMENT for an
  * unknown bit or category, ACCEPTS_DELAYED_ACTIVATION with TUTTI_CATEGORY_AMBIENT, and what
@@ -345,6 +353,33 @@ tutti_result tutti_engine_set_interactions(tutti_engine *engine, const tutti_int
  * interrupted; what plays fades out). The session's id and its sources' ids are stale at
  * once. Any thread. */
 tutti_result tutti_session_destroy(tutti_engine *engine, tutti_session session, tutti_frame at);
+/* Sets the session's gain (linear, finite, 0..16: its bus, over its sources' own gains) at
+ * `at`: ramp_frames 0 is a step, otherwise a linear ramp from the current gain. Any thread. */
+tutti_result tutti_session_set_gain(tutti_engine *engine, tutti_session session, float gain, uint32_t ramp_frames,
+                                    tutti_frame at);
+/* Resumes a session made with TUTTI_SESSION_MANUAL_RESUME at `at`, after an interruption
+ * ended: it reactivates and plays again the sources the interruption paused. Any thread. */
+tutti_result tutti_session_resume(tutti_engine *engine, tutti_session session, tutti_frame at);
+/* One ducking rule: when a session of the `by` side ducks one of the `duck` side, their
+ * level and times. Each side is a session (a nonzero id) or, when the id is 0, every
+ * session whose category in force is the category given. */
+typedef struct tutti_ducking_rule {
+    tutti_session by_session; /* 0: by_category */
+    tutti_category by_category;
+    tutti_session duck_session; /* 0: duck_category */
+    tutti_category duck_category;
+    float level_db;       /* -96..0 */
+    float attack_seconds; /* 0..3600 */
+    float release_seconds; /* 0..3600 */
+} tutti_ducking_rule;
+/* Replaces the ducking rules at `at` (count 0: none). For each pair the most specific rule
+ * wins (session/session, category/session, session/category, category/category); without
+ * one, the engine's (tutti_engine_config.ducking_*). Sessions ducked now move to their new
+ * level. INVALID_ARGUMENT naming rules[i] and its field for a level or time out of range,
+ * an unknown or stale session or category, a session on both sides, or two rules for one
+ * pair; nothing changes then. NULL rules with count 0 is allowed. Any thread. */
+tutti_result tutti_engine_set_ducking_rules(tutti_engine *engine, const tutti_ducking_rule *rules, uint32_t count,
+                                            tutti_frame at);
 /* An effect on a session's bus (tutti_session_set_effects). (An addition.) */
 typedef int32_t tutti_effect_type;
 enum {
@@ -416,6 +451,13 @@ tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session sessio
  * engine's rate; amplitude (linear peak) in [0, 1]. Any thread. */
 tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session session, double frequency_hz, float amplitude,
                                       tutti_source *out);
+/* Creates a source from audio in memory: `frames` interleaved frames (frames * channels
+ * floats, copied now) at `sample_rate` Hz (8000..384000) with `channels` (1 or 2), converted
+ * to the engine's format here (the engine's file quality); flags: TUTTI_SOURCE_LOOP. Any
+ * thread. */
+tutti_result tutti_source_create_buffer(tutti_engine *engine, tutti_session session, const float *interleaved,
+                                        uint32_t frames, uint32_t sample_rate, uint32_t channels, uint32_t flags,
+                                        tutti_source *out);
 /* Creates a stream source the host feeds with tutti_stream_write: frames at `sample_rate` Hz
  * (within 1/256..256 times the engine's rate) with `channels` (1 or 2), up to
  * `capacity_frames` (1..16777216) waiting. It plays at its true pitch whatever its rate

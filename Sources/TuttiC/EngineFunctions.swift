@@ -16,7 +16,8 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         route_names: nil, limiter_enabled: 0, limiter_ceiling_db: Float(LimiterSettings().ceilingDB),
         limiter_release_seconds: Float(LimiterSettings().releaseSeconds),
         limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds),
-        flags: 0)
+        flags: 0, ducking_level_db: Float(d.ducking.levelDB), ducking_attack_seconds: Float(d.ducking.attackSeconds),
+        ducking_release_seconds: Float(d.ducking.releaseSeconds))
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
@@ -83,6 +84,22 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
                 throw TuttiError(.invalidArgument, "config->flags has unknown bits 0x\(String(c.flags & ~TUTTI_ENGINE_OFFLINE, radix: 16))")
             }
             settings.pullRenderWaitsForFiles = c.flags & TUTTI_ENGINE_OFFLINE != 0
+            let ducking = [
+                ("config->ducking_level_db", c.ducking_level_db), ("config->ducking_attack_seconds", c.ducking_attack_seconds),
+                ("config->ducking_release_seconds", c.ducking_release_seconds),
+            ]
+            for (name, value) in ducking where !value.isFinite {
+                throw TuttiError(.invalidArgument, "\(name) must be finite, got \(value)")
+            }
+            guard (-96...0).contains(c.ducking_level_db) else {
+                throw TuttiError(.invalidArgument, "config->ducking_level_db must be in -96..0, got \(c.ducking_level_db)")
+            }
+            for (name, value) in ducking.dropFirst() where !(0...3600).contains(value) {
+                throw TuttiError(.invalidArgument, "\(name) must be in 0..3600, got \(value)")
+            }
+            settings.ducking = DuckingSettings(
+                levelDB: Double(c.ducking_level_db), attackSeconds: Double(c.ducking_attack_seconds),
+                releaseSeconds: Double(c.ducking_release_seconds))
         }
         if Int(c.struct_size) >= engineConfigFocusSize {
             guard c.loss_fade_seconds.isFinite, (0...10).contains(c.loss_fade_seconds) else {

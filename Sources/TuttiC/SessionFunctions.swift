@@ -116,12 +116,13 @@ public func tuttiSessionCreateWith(
         try checkBits(
             attributes,
             allowed: TUTTI_SESSION_PAUSES_WHEN_DUCKED | TUTTI_SESSION_SPEECH | TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION
-                | TUTTI_SESSION_ACCESSIBILITY, "attributes", "TUTTI_SESSION_*")
-        let configuration = SessionConfiguration(
+                | TUTTI_SESSION_ACCESSIBILITY | TUTTI_SESSION_MANUAL_RESUME, "attributes", "TUTTI_SESSION_*")
+        var configuration = SessionConfiguration(
             id: name, category: category, pausesWhenDucked: attributes & TUTTI_SESSION_PAUSES_WHEN_DUCKED != 0,
             content: attributes & TUTTI_SESSION_SPEECH != 0 ? .speech : nil,
             acceptsDelayedActivation: attributes & TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION != 0,
             accessibility: attributes & TUTTI_SESSION_ACCESSIBILITY != 0)
+        configuration.autoResume = attributes & TUTTI_SESSION_MANUAL_RESUME == 0
         out.pointee = try engine.makeSession(configuration).id.rawValue
     }
 }
@@ -164,6 +165,73 @@ public func tuttiEngineSetInteractions(
         } catch {
             // The host API names rows `interactions[i]`; here they are `rows[i]`.
             throw TuttiError(error.code, error.message.replacing("interactions[", with: "rows["))
+        }
+    }
+}
+
+/// C ABI `tutti_session_set_gain`. Any thread.
+@_cdecl("tutti_session_set_gain")
+public func tuttiSessionSetGain(
+    _ pointer: OpaquePointer?, _ id: tutti_session, _ gain: Float, _ rampFrames: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_session_set_gain") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).setGain(gain, rampFrames: Int64(rampFrames), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_session_resume`. Any thread.
+@_cdecl("tutti_session_resume")
+public func tuttiSessionResume(_ pointer: OpaquePointer?, _ id: tutti_session, _ at: tutti_frame) -> tutti_result {
+    call("tutti_session_resume") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try session(engine, id).resume(at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_engine_set_ducking_rules`: the rules, each side a session (by id) or a
+/// category, as `AudioEngine.setDuckingRules` takes them. Any thread.
+@_cdecl("tutti_engine_set_ducking_rules")
+public func tuttiEngineSetDuckingRules(
+    _ pointer: OpaquePointer?, _ rows: UnsafePointer<tutti_ducking_rule>?, _ count: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_engine_set_ducking_rules") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let time = try engineTime(at)
+        let rows = count == 0 ? nil : try nonNull(rows, "rules")
+        var rules: [DuckingRule] = []
+        for i in 0..<Int(count) {
+            let row = rows![i]
+            func side(_ id: tutti_session, _ category: tutti_category, _ field: String) throws(TuttiError) -> DuckingTarget {
+                if id == 0 {
+                    do { return .category(try toCategory(category)) } catch {
+                        throw TuttiError(.invalidArgument, "rules[\(i)].\(field)_category: \(error.message)")
+                    }
+                }
+                do { return .session(try session(engine, id).name) } catch {
+                    throw TuttiError(.invalidArgument, "rules[\(i)].\(field)_session: \(error.message)")
+                }
+            }
+            let by = try side(row.by_session, row.by_category, "by")
+            let duck = try side(row.duck_session, row.duck_category, "duck")
+            for (field, value) in [
+                ("level_db", row.level_db), ("attack_seconds", row.attack_seconds), ("release_seconds", row.release_seconds),
+            ]
+            where !value.isFinite {
+                throw TuttiError(.invalidArgument, "rules[\(i)].\(field) must be finite, got \(value)")
+            }
+            rules.append(
+                DuckingRule(
+                    by: by, duck: duck,
+                    settings: DuckingSettings(
+                        levelDB: Double(row.level_db), attackSeconds: Double(row.attack_seconds),
+                        releaseSeconds: Double(row.release_seconds))))
+        }
+        do throws(TuttiError) {
+            try engine.setDuckingRules(rules, at: time)
+        } catch {
+            // The host API names them `ducking rules[i].field`; here they are `rules[i].field`.
+            throw TuttiError(error.code, error.message.replacing("ducking rules[", with: "rules["))
         }
     }
 }

@@ -41,6 +41,30 @@ public func tuttiSourceCreateTone(
     }
 }
 
+/// C ABI `tutti_source_create_buffer`: copies and converts on the calling thread. Any thread.
+@_cdecl("tutti_source_create_buffer")
+public func tuttiSourceCreateBuffer(
+    _ pointer: OpaquePointer?, _ sessionID: tutti_session, _ interleaved: UnsafePointer<Float>?, _ frames: UInt32,
+    _ sampleRate: UInt32, _ channels: UInt32, _ flags: UInt32, _ out: UnsafeMutablePointer<tutti_source>?
+) -> tutti_result {
+    call("tutti_source_create_buffer") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        let data = try nonNull(interleaved, "interleaved")
+        guard (1...2).contains(channels) else { throw TuttiError(.invalidArgument, "channels must be 1 or 2, got \(channels)") }
+        guard (8_000...384_000).contains(sampleRate) else {
+            throw TuttiError(.invalidArgument, "sample_rate must be in 8000..384000, got \(sampleRate)")
+        }
+        guard frames > 0 else { throw TuttiError(.invalidArgument, "frames must be > 0") }
+        guard flags & ~TUTTI_SOURCE_LOOP == 0 else {
+            throw TuttiError(.invalidArgument, "flags has unknown bits 0x\(String(flags & ~TUTTI_SOURCE_LOOP, radix: 16))")
+        }
+        let samples = Array(UnsafeBufferPointer(start: data, count: Int(frames) * Int(channels)))
+        let buffer = AudioBuffer(interleaved: samples, channelCount: Int(channels), sampleRate: Double(sampleRate))
+        out.pointee = try session(engine, sessionID).makeSource(buffer: buffer, loop: flags & TUTTI_SOURCE_LOOP != 0).id.rawValue
+    }
+}
+
 /// C ABI `tutti_source_create_stream`. Any thread.
 @_cdecl("tutti_source_create_stream")
 public func tuttiSourceCreateStream(
