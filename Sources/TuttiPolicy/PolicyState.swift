@@ -225,7 +225,8 @@ public struct PolicyState: Hashable, Sendable {
     /// The source with this id, or nil.
     public func source(_ id: String) -> SourceState? { sourceIndex[id].map { sources[$0] } }
 
-    func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }
+    /// The indices in `sources` of session `i`'s sources, in registration order. O(1).
+    package func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }
 
     // MARK: Derived facts (shared by the journal, the view and the queries)
 
@@ -251,8 +252,9 @@ public struct PolicyState: Hashable, Sendable {
 
     func facts() -> Facts {
         var f = Facts(playingSources: Array(repeating: 0, count: sessions.count))
-        for k in sources.indices where sources[k].isPlaying {
-            if let i = sessionIndex[sources[k].session] { f.playingSources[i] += 1 }
+        // By session (no hashing): every source is listed under its session.
+        for i in sessions.indices {
+            for k in sourcesOfSession[i] where sources[k].isPlaying { f.playingSources[i] += 1 }
         }
         for i in sessions.indices where sessions[i].phase == .active {
             if sessions[i].category == .record { f.activeRecordSessions += 1 }
