@@ -545,29 +545,40 @@ package final class AudioSystem {
     /// the current view and the policy's.
     private func applyChange(_ change: ViewChange, at time: EngineTime, journal: [JournalEntry]) throws(TuttiError) {
         lastActionVisits = 0
-        let old = view
-        if change.isIncremental {
+        let old = (systemVolume: view.systemVolume, ringerVolume: view.ringerVolume, callActive: view.callActive)
+        // Incremental: the entries the change replaces, and whether each changed session had a
+        // source running, taken before the view is patched in place (no copy of the view).
+        var oldSessionAt: [Int: SessionView] = [:]
+        var oldSourceAt: [Int: SourceView] = [:]
+        var soundingAt: [Int: Bool] = [:]
+        // Otherwise: the whole view before.
+        var oldView: RenderView?
+        if let sessions = change.sessions, let sources = change.sources {
+            for (i, _) in sessions {
+                oldSessionAt[i] = view.sessions[i]
+                let own = policy.sourceIndices(ofSession: i)
+                lastActionVisits += own.count
+                soundingAt[i] = own.contains { view.sources[$0].isRunning }
+            }
+            for (k, _) in sources { oldSourceAt[k] = view.sources[k] }
             view.apply(change)
         } else {
+            oldView = view
             view = policy.renderView
         }
         let new = view
         let frame = time.frameValue >= 0 ? time.frameValue : engine.framesRendered
         let gateRamp = Int32(clamping: frames(forSeconds: configuration.gateRampSeconds))
-        var oldSession = AlignedLookup(old.sessions, id: \.id)
-        var oldSource = AlignedLookup(old.sources, id: \.id)
-        // Whether a source of the session was running before (aligned views: its policy
-        // sources; else one pass over the old view).
+        var oldSession = AlignedLookup(oldView?.sessions ?? [], id: \.id)
+        var oldSource = AlignedLookup(oldView?.sources ?? [], id: \.id)
+        // Whether a source of the session was running before (one pass over the old view
+        // when it is not incremental).
         var soundingSessions: Set<String>?
         func sounding(_ k: Int, _ id: String) -> Bool {
-            if change.isIncremental {
-                let own = policy.sourceIndices(ofSession: k)
-                lastActionVisits += own.count
-                return own.contains { old.sources[$0].isRunning }
-            }
+            if let known = soundingAt[k] { return known }
             if soundingSessions == nil {
                 var set = Set<String>()
-                for s in old.sources where s.isRunning { set.insert(s.session) }
+                for s in oldView?.sources ?? [] where s.isRunning { set.insert(s.session) }
                 soundingSessions = set
             }
             return soundingSessions?.contains(id) ?? false
@@ -591,7 +602,7 @@ package final class AudioSystem {
         for k in sessionIndices {
             let after = new.sessions[k]
             guard let bus = sessionIDs[after.id]?.bus else { continue }
-            let before = oldSession.find(after.id, near: k)
+            let before = oldView == nil ? oldSessionAt[k] : oldSession.find(after.id, near: k)
             let open = AudioSystem.gateOpen(after)
             if AudioSystem.gateOpen(before) != open {
                 // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
@@ -617,7 +628,7 @@ package final class AudioSystem {
         for k in sourceIndices {
             let now = new.sources[k]
             guard let id = sourceIDs[now.id] else { continue }
-            let was = oldSource.find(now.id, near: k)
+            let was = oldView == nil ? oldSourceAt[k] : oldSource.find(now.id, near: k)
             let rewind = was != nil && was?.rewinds != now.rewinds
             let wasRunning = was?.isRunning ?? false
             // Stop (fade out and rewind) first, so a play in the same action starts from the top.

@@ -216,7 +216,7 @@ extension PolicyState {
 
     /// The hint of session `i` (rule 10) with these facts.
     func hint(_ i: Int, _ f: Facts) -> Bool {
-        let own = f.heard[i] && !sessions[i].isMixable ? 1 : 0
+        let own = f.heard[i] && !isMixable(at: i) ? 1 : 0
         return callActive || f.heardNonMixableCount - own > 0
     }
 
@@ -242,17 +242,21 @@ extension PolicyState {
         var sourceChanges: [(index: Int, view: SourceView)] = []
         var hintChanges: [(index: Int, hint: Bool)] = []
         for i in sessions.indices {
-            let now = sessions[i]
-            if old.phases[i] != now.phase || old.hasOutput[i] != now.hasOutput || before[i] != after[i] {
+            let phase = sessions[i].phase
+            if old.phases[i] != phase || before[i] != after[i] || old.hasOutput[i] != hasOutput(at: i) {
                 sessionChanges.append((i, sessionView(i, after[i])))
             }
-            let runningChanged = (old.phases[i] == .active) != (now.phase == .active)
+            let runningChanged = (old.phases[i] == .active) != (phase == .active)
             for k in sourcesOfSession[i] {
                 let a = old.sources[k]
-                let b = sources[k]
-                if runningChanged || a.isPlaying != b.isPlaying || a.rewinds != b.rewinds {
+                if runningChanged || a.isPlaying != sources[k].isPlaying || a.rewinds != sources[k].rewinds {
                     sourceChanges.append(
-                        (k, SourceView(id: b.id, session: b.session, isRunning: b.isPlaying && now.phase == .active, rewinds: b.rewinds)))
+                        (
+                            k,
+                            SourceView(
+                                id: sources[k].id, session: sources[k].session, isRunning: sources[k].isPlaying && phase == .active,
+                                rewinds: sources[k].rewinds)
+                        ))
                 }
             }
             let hint = hint(i, afterFacts)
@@ -275,9 +279,9 @@ struct ViewSnapshot {
     var hints: [Bool]
 
     init(_ state: PolicyState, _ f: PolicyState.Facts) {
-        phases = state.sessions.map(\.phase)
-        hasOutput = state.sessions.map(\.hasOutput)
-        sources = state.sources.map { ($0.isPlaying, $0.rewinds) }
+        phases = state.sessions.indices.map { state.sessions[$0].phase }
+        hasOutput = state.sessions.indices.map { state.hasOutput(at: $0) }
+        sources = state.sources.indices.map { (state.sources[$0].isPlaying, state.sources[$0].rewinds) }
         hints = state.sessions.indices.map { state.hint($0, f) }
     }
 }
