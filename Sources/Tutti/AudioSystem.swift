@@ -30,6 +30,15 @@ package final class AudioSystem {
     private var hints: [String: Bool] = [:]
     /// Heard non-mixable sessions at the last hint pass (a new, inactive session's hint).
     private var heardNonMixable = 0
+    /// `hints` may be behind the policy (a source was removed without a pass): the next
+    /// notification compares every session.
+    private var hintsStale = false
+    /// Session and source views, and hints, the last policy action visited to send its
+    /// commands and events (a measure of work: it follows what the action changed, not how
+    /// many sessions there are, unless sessions or sources were removed).
+    package private(set) var lastActionVisits = 0
+    /// The most `lastActionVisits` of any policy action or render report so far.
+    package private(set) var maxActionVisits = 0
 
     /// What the control side knows of a source.
     struct SourceRecord {
@@ -109,9 +118,9 @@ package final class AudioSystem {
     package func removeSession(_ id: SessionID, at time: EngineTime) throws(TuttiError) {
         let name = try sessionName(id)
         try engine.checkRoom(view.sources.count + view.sessions.count + 8)
-        let outcome = policy.apply(.removeSession(session: name))
+        let (outcome, change) = policy.applyTracked(.removeSession(session: name))
         if let error = outcome.error { throw AudioSystem.error(error) }
-        try applyView(policy.renderView, at: time, journal: outcome.journal)
+        try applyChange(change, at: time, journal: outcome.journal)
         try engine.removeBus(id.bus, at: time)
         for (sid, record) in sources where record.session == id {
             sources[sid] = nil
@@ -182,6 +191,7 @@ package final class AudioSystem {
             let outcome = policy.apply(.removeSource(source: record.name))
             if let error = outcome.error { throw AudioSystem.error(error) }
             view = policy.renderView
+            hintsStale = true
         }
         try engine.removeSource(id, at: time)
         sources[id] = nil
@@ -364,8 +374,8 @@ package final class AudioSystem {
         absorbRenderEvents()
         // A view change sends a bounded number of commands per session and source.
         try engine.checkRoom(view.sources.count + view.sessions.count + routedSources.count + 4)
-        let outcome = policy.apply(action)
-        try applyView(policy.renderView, at: time, journal: outcome.journal)
+        let (outcome, change) = policy.applyTracked(action)
+        try applyChange(change, at: time, journal: outcome.journal)
         if !routedSources.isEmpty { try syncRoutes(at: time) }
         return outcome
     }
@@ -452,11 +462,15 @@ package final class AudioSystem {
                 continue
             }
             if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: event)) }
-            let outcome = policy.apply(action)
+            let (outcome, change) = policy.applyTracked(action)
             // The renderer already stopped it (or never started it): take the new view without commands.
-            view = policy.renderView
+            if change.isIncremental { view.apply(change) } else { view = policy.renderView }
             viewObserver?(e.frame, view)
-            notify(outcome.journal, at: e.frame)
+            lastActionVisits =
+                change.isIncremental
+                ? (change.sessions?.count ?? 0) + (change.sources?.count ?? 0) : view.sessions.count + view.sources.count
+            notify(outcome.journal, at: e.frame, change: change)
+            maxActionVisits = max(maxActionVisits, lastActionVisits)
             // Kept for a caller that reads the journal (the scene driver); hosts get events.
             if !collectsEvents { drainedJournal.append((e.frame, outcome.journal)) }
         }
@@ -492,7 +506,8 @@ package final class AudioSystem {
 
     // MARK: Notifications
 
-    private func notify(_ journal: [JournalEntry], at frame: Int64) {
+    /// Host events of `journal`, and the hint changes (those in `change`, else every session's).
+    private func notify(_ journal: [JournalEntry], at frame: Int64, change: ViewChange) {
         var events: [AudioEvent.Kind] = []
         if collectsEvents {
             for e in journal {
@@ -520,15 +535,23 @@ package final class AudioSystem {
                 }
             }
         }
-        let pass = policy.hintPass()
-        for (i, s) in policy.sessions.enumerated() {
-            let hint = pass.hints[i]
-            if hints[s.id] != hint {
-                hints[s.id] = hint
-                if collectsEvents, let id = sessionIDs[s.id] { events.append(.silenceSecondaryAudioHint(session: id, begin: hint)) }
+        func update(_ name: String, _ hint: Bool) {
+            if hints[name] != hint {
+                hints[name] = hint
+                if collectsEvents, let id = sessionIDs[name] { events.append(.silenceSecondaryAudioHint(session: id, begin: hint)) }
             }
         }
-        heardNonMixable = pass.heardNonMixable
+        if let changed = change.hints, !hintsStale {
+            for (i, hint) in changed { update(policy.sessions[i].id, hint) }
+            lastActionVisits += changed.count
+            heardNonMixable = change.heardNonMixable
+        } else {
+            let pass = policy.hintPass()
+            for (i, s) in policy.sessions.enumerated() { update(s.id, pass.hints[i]) }
+            lastActionVisits += policy.sessions.count
+            heardNonMixable = pass.heardNonMixable
+            hintsStale = false
+        }
         for kind in events { enqueue(AudioEvent(frame: frame, kind: kind)) }
     }
 
@@ -539,16 +562,52 @@ package final class AudioSystem {
         return session.state == .audible && session.hasOutput
     }
 
-    /// Send what changed between the current view and `new` at `time`; O(sessions + sources).
-    private func applyView(_ new: RenderView, at time: EngineTime, journal: [JournalEntry]) throws(TuttiError) {
-        let old = view
-        view = new
+    /// Send what an action changed at `time`: the entries `change` lists and the global
+    /// stages, or (when sessions or sources were removed) everything that differs between
+    /// the current view and the policy's.
+    private func applyChange(_ change: ViewChange, at time: EngineTime, journal: [JournalEntry]) throws(TuttiError) {
+        lastActionVisits = 0
+        let old = (systemVolume: view.systemVolume, ringerVolume: view.ringerVolume, callActive: view.callActive)
+        // Incremental: the entries the change replaces, and whether each changed session had a
+        // source running, taken before the view is patched in place (no copy of the view).
+        var oldSessionAt: [Int: SessionView] = [:]
+        var oldSourceAt: [Int: SourceView] = [:]
+        var soundingAt: [Int: Bool] = [:]
+        // Otherwise: the whole view before.
+        var oldView: RenderView?
+        if let sessions = change.sessions, let sources = change.sources {
+            for (i, _) in sessions {
+                oldSessionAt[i] = view.sessions[i]
+                let own = policy.sourceIndices(ofSession: i)
+                lastActionVisits += own.count
+                soundingAt[i] = own.contains { view.sources[$0].isRunning }
+            }
+            for (k, _) in sources { oldSourceAt[k] = view.sources[k] }
+            view.apply(change)
+        } else {
+            oldView = view
+            view = policy.renderView
+        }
+        let new = view
         let frame = time.frameValue >= 0 ? time.frameValue : engine.framesRendered
         let gateRamp = Int32(clamping: frames(forSeconds: configuration.gateRampSeconds))
-        var oldSession = AlignedLookup(old.sessions, id: \.id)
-        var oldSource = AlignedLookup(old.sources, id: \.id)
-        var sounding = Set<String>()
-        for s in old.sources where s.isRunning { sounding.insert(s.session) }
+        var oldSession = AlignedLookup(oldView?.sessions ?? [], id: \.id)
+        var oldSource = AlignedLookup(oldView?.sources ?? [], id: \.id)
+        // Whether a source of the session was running before (one pass over the old view
+        // when it is not incremental).
+        var soundingSessions: Set<String>?
+        func sounding(_ k: Int, _ id: String) -> Bool {
+            if let known = soundingAt[k] { return known }
+            if soundingSessions == nil {
+                var set = Set<String>()
+                for s in oldView?.sources ?? [] where s.isRunning { set.insert(s.session) }
+                soundingSessions = set
+            }
+            return soundingSessions?.contains(id) ?? false
+        }
+        let sessionIndices = change.sessions.map { $0.map(\.index) } ?? Array(new.sessions.indices)
+        let sourceIndices = change.sources.map { $0.map(\.index) } ?? Array(new.sources.indices)
+        lastActionVisits += sessionIndices.count + sourceIndices.count
         // Sessions that lose the output to another's activation with a loss fade: their gate
         // closes over it and their sources pause with it as their fade-out (empty without lossFade).
         var lossFades: [String: Int32] = [:]
@@ -562,14 +621,15 @@ package final class AudioSystem {
                 }
             }
         }
-        for (k, after) in new.sessions.enumerated() {
+        for k in sessionIndices {
+            let after = new.sessions[k]
             guard let bus = sessionIDs[after.id]?.bus else { continue }
-            let before = oldSession.find(after.id, near: k)
+            let before = oldView == nil ? oldSessionAt[k] : oldSession.find(after.id, near: k)
             let open = AudioSystem.gateOpen(after)
             if AudioSystem.gateOpen(before) != open {
                 // Nothing of the session sounding (e.g. it is being activated): nothing can click, so no ramp.
                 let ramp = !open ? lossFades[after.id] ?? gateRamp : gateRamp
-                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding.contains(after.id) ? ramp : 0), at: time)
+                try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding(k, after.id) ? ramp : 0), at: time)
             }
             if before?.duck != after.duck {
                 if let duck = after.duck {
@@ -587,9 +647,10 @@ package final class AudioSystem {
                 }
             }
         }
-        for (k, now) in new.sources.enumerated() {
+        for k in sourceIndices {
+            let now = new.sources[k]
             guard let id = sourceIDs[now.id] else { continue }
-            let was = oldSource.find(now.id, near: k)
+            let was = oldView == nil ? oldSourceAt[k] : oldSource.find(now.id, near: k)
             let rewind = was != nil && was?.rewinds != now.rewinds
             let wasRunning = was?.isRunning ?? false
             // Stop (fade out and rewind) first, so a play in the same action starts from the top.
@@ -621,7 +682,8 @@ package final class AudioSystem {
             callSource = nil
         }
         viewObserver?(frame, new)
-        notify(journal, at: frame)
+        notify(journal, at: frame, change: change)
+        maxActionVisits = max(maxActionVisits, lastActionVisits)
     }
 
     // MARK: Errors

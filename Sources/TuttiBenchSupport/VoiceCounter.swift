@@ -25,6 +25,29 @@ public enum VoiceCounter {
     /// memory bandwidth instead (docs/performance.md).
     public static let distinctBuffers = 16
 
+    /// The most sources one engine holds (`EngineConfiguration.maxSources` is at most this).
+    public static let sourcesPerEngine = 65_536
+
+    /// How `voices` sources are split into engines of at most `limit` sources each (the
+    /// engine's source limit): as few engines as hold them, sizes differing by at most one,
+    /// in total `voices`. A count above the limit is measured as that many engines rendering
+    /// one block each, one after the other, on the same core (each adds its own master stage,
+    /// a few µs per block). `voices` ≥ 1, `limit` ≥ 1.
+    public static func batches(_ voices: Int, limit: Int = sourcesPerEngine) -> [Int] {
+        precondition(voices >= 1 && limit >= 1)
+        let engines = (voices + limit - 1) / limit
+        let size = voices / engines
+        let larger = voices % engines
+        return (0..<engines).map { $0 < larger ? size + 1 : size }
+    }
+
+    /// A runner rendering one block of each of `fixtures`, preparing each first.
+    static func batched(_ fixtures: [EngineFixture], prepare: ((EngineFixture) -> Void)? = nil) -> Runner {
+        Runner(
+            prepare: { if let prepare { for f in fixtures { prepare(f) } } },
+            render: { for f in fixtures { f.render() } })
+    }
+
     /// One side's answer.
     public struct Count: Sendable {
         /// The most voices measured to fit in the budget.
@@ -101,8 +124,8 @@ public enum VoiceCounter {
     ) throws -> (engine: Count, reference: Count) {
         let pool = BenchSetup.loopBuffers(count: distinctBuffers, blockFrames: blockFrames)
         let kernel = ReferenceFixture.cKernel(KernelVariant.active)
-        func mixEngine(_ n: Int) throws -> EngineFixture {
-            try EngineFixture(bufferSources: n, blockFrames: blockFrames, distinctBuffers: distinctBuffers)
+        func mixEngine(_ n: Int) throws -> [EngineFixture] {
+            try batches(n).map { try EngineFixture(bufferSources: $0, blockFrames: blockFrames, distinctBuffers: distinctBuffers) }
         }
         func mixReference(_ n: Int) -> ReferenceFixture {
             ReferenceFixture(
@@ -112,8 +135,7 @@ public enum VoiceCounter {
         switch mode {
         case .mix:
             let engine = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
-                let f = try mixEngine(n)
-                return Runner(prepare: {}, render: f.render)
+                batched(try mixEngine(n))
             }
             let reference = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let r = mixReference(n)
@@ -122,9 +144,11 @@ public enum VoiceCounter {
             return (engine, reference)
         case .linear:
             let engine = try search(start: 64, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
-                let f = try EngineFixture(
-                    bufferSources: 0, streamSources: n, quality: .linear, blockFrames: blockFrames, streamRingFrames: 4_096)
-                return Runner(prepare: { f.prepare(blocks: 1) }, render: f.render)
+                let fixtures = try batches(n).map {
+                    try EngineFixture(
+                        bufferSources: 0, streamSources: $0, quality: .linear, blockFrames: blockFrames, streamRingFrames: 4_096)
+                }
+                return batched(fixtures) { $0.prepare(blocks: 1) }
             }
             let reference = try search(start: 64, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let bare = try BareResamplerFixture(sources: n, quality: .linear, blockFrames: blockFrames, mixes: true)
@@ -135,7 +159,7 @@ public enum VoiceCounter {
             // A round covers several of ChunkedResampler's 4096-frame library calls per source.
             let round = 64
             let engine = try search(start: 32, budgetNs: budgetNs, round: round, seconds: secondsPerStep) { n in
-                let f = try mixEngine(n)
+                let f = batched(try mixEngine(n))
                 let c = try FileConversionFixture(sources: n, quality: .fileDefault, blockFrames: blockFrames, bare: false)
                 return Runner(
                     prepare: {},

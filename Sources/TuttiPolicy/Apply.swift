@@ -19,12 +19,24 @@ public struct PolicyOutcome: Hashable, Sendable {
 extension PolicyState {
     /// Applies one action: the single way the state changes. Deterministic.
     public mutating func apply(_ action: PolicyAction) -> PolicyOutcome {
-        var next = self
+        applyTracked(action).outcome
+    }
+
+    /// ``apply(_:)``, also saying what changed in the render view: the view of the state
+    /// before, patched with `change` (``RenderView/apply(_:)``), is ``renderView`` of the
+    /// state after. Costs one pass over the sessions and sources without hashing, and a
+    /// change as large as what the action touched. Control side.
+    ///
+    /// The action runs on this state in place (no copy of the sessions): every refusal is
+    /// decided before anything changes, so a refused action leaves the state as it was (the
+    /// property tests check it on every refused step).
+    package mutating func applyTracked(_ action: PolicyAction) -> (outcome: PolicyOutcome, change: ViewChange) {
         var journal: [JournalEntry] = []
-        let before = derivedStatus()
+        let (before, beforeFacts) = derivedStatusAndFacts()
+        let old = ViewSnapshot(self, beforeFacts)
         do {
-            try next.perform(action, journal: &journal)
-            next.reconcileDuckPauses(journal: &journal)
+            try perform(action, journal: &journal)
+            reconcileDuckPauses(journal: &journal)
         } catch {
             switch error {
             case .insufficientPriority(let session), .cannotInterruptOthers(let session, _), .rejectedByTable(let session, _, _):
@@ -32,11 +44,11 @@ extension PolicyState {
             default:
                 journal = []
             }
-            return PolicyOutcome(journal: journal, error: error)
+            return (PolicyOutcome(journal: journal, error: error), globalChange(facts: beforeFacts))
         }
-        next.appendDerivedTransitions(from: before, to: &journal)
-        self = next
-        return PolicyOutcome(journal: journal)
+        let (after, afterFacts) = derivedStatusAndFacts()
+        appendDerivedTransitions(from: before, after: after, to: &journal)
+        return (PolicyOutcome(journal: journal), viewChange(from: old, before: before, after: after, afterFacts: afterFacts))
     }
 
     /// Applies actions in order; returns every outcome.
@@ -54,21 +66,21 @@ extension PolicyState {
         var duckSettings: DuckingSettings?
     }
 
-    func derivedStatus() -> [Derived] {
+    func derivedStatusAndFacts() -> ([Derived], Facts) {
         let f = facts()
-        return sessions.indices.map { i in
+        let derived = sessions.indices.map { i in
             let d = duck(of: i, f)
             return Derived(
                 silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings)
         }
+        return (derived, f)
     }
 
     /// Silence and duck are states of an active session: they are journaled when
     /// they start or stop, whatever the cause (a deactivation ends them too).
     /// A change of silence reason alone is not journaled; a change of ducker, of the rule or
     /// of the settings it gives is (ended, began).
-    func appendDerivedTransitions(from before: [Derived], to journal: inout [JournalEntry]) {
-        let after = derivedStatus()
+    func appendDerivedTransitions(from before: [Derived], after: [Derived], to journal: inout [JournalEntry]) {
         for i in sessions.indices {
             let id = sessions[i].id
             let b = i < before.count ? before[i] : Derived()

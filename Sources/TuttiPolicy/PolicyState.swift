@@ -225,7 +225,8 @@ public struct PolicyState: Hashable, Sendable {
     /// The source with this id, or nil.
     public func source(_ id: String) -> SourceState? { sourceIndex[id].map { sources[$0] } }
 
-    func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }
+    /// The indices in `sources` of session `i`'s sources, in registration order. O(1).
+    package func sourceIndices(ofSession i: Int) -> [Int] { sourcesOfSession[i] }
 
     // MARK: Derived facts (shared by the journal, the view and the queries)
 
@@ -249,14 +250,33 @@ public struct PolicyState: Hashable, Sendable {
         var heardNonMixableCount = 0
     }
 
+    // Per-session values read through stored properties only: calling a computed property of
+    // `sessions[i]` copies the whole session (retaining each field), per session per action.
+
+    /// `sessions[i].category`.
+    @inline(__always) func category(at i: Int) -> Category { sessions[i].activeCategory ?? sessions[i].configuration.category }
+    /// `sessions[i].hasOutput`.
+    @inline(__always) func hasOutput(at i: Int) -> Bool { category(at: i).hasOutput }
+    /// `sessions[i].isMixable`.
+    @inline(__always) func isMixable(at i: Int) -> Bool {
+        category(at: i) == .ambient || sessions[i].configuration.options.contains { $0.impliesMixWithOthers }
+    }
+    /// `sessions[i].ducksOthers`.
+    @inline(__always) func ducksOthers(at i: Int) -> Bool {
+        sessions[i].phase == .active
+            && (sessions[i].configuration.options.contains(.duckOthers) || sessions[i].focus == .transientMayDuck
+                || (sessions[i].configuration.accessibility && hasOutput(at: i)))
+    }
+
     func facts() -> Facts {
         var f = Facts(playingSources: Array(repeating: 0, count: sessions.count))
-        for k in sources.indices where sources[k].isPlaying {
-            if let i = sessionIndex[sources[k].session] { f.playingSources[i] += 1 }
+        // By session (no hashing): every source is listed under its session.
+        for i in sessions.indices {
+            for k in sourcesOfSession[i] where sources[k].isPlaying { f.playingSources[i] += 1 }
         }
         for i in sessions.indices where sessions[i].phase == .active {
-            if sessions[i].category == .record { f.activeRecordSessions += 1 }
-            if sessions[i].ducksOthers { f.duckers.append(i) }
+            if category(at: i) == .record { f.activeRecordSessions += 1 }
+            if ducksOthers(at: i) { f.duckers.append(i) }
         }
         if !f.duckers.isEmpty {
             for c in Category.allCases {
@@ -268,32 +288,33 @@ public struct PolicyState: Hashable, Sendable {
             }
         }
         f.heard = sessions.indices.map { i in
-            renderState(i, f) == .audible && sessions[i].hasOutput && f.playingSources[i] > 0
+            f.playingSources[i] > 0 && renderState(i, f) == .audible && hasOutput(at: i)
         }
         for i in sessions.indices where f.heard[i] {
             f.heardCount += 1
-            if !sessions[i].isMixable { f.heardNonMixableCount += 1 }
+            if !isMixable(at: i) { f.heardNonMixableCount += 1 }
         }
         return f
     }
 
     /// A `record` session is active (rule 5).
-    var recordActive: Bool { sessions.contains { $0.phase == .active && $0.category == .record } }
+    var recordActive: Bool { sessions.indices.contains { sessions[$0].phase == .active && category(at: $0) == .record } }
     /// A session holding the focus `transientExclusive` is active (system sounds are suppressed).
-    var exclusiveActive: Bool { sessions.contains { $0.phase == .active && $0.focus == .transientExclusive } }
+    var exclusiveActive: Bool { sessions.indices.contains { sessions[$0].phase == .active && sessions[$0].focus == .transientExclusive } }
 
     /// Why an active session with output is silenced, first match in this order:
     /// silent switch, locked, background (ambient / soloAmbient only), recording.
     func silenceReason(_ i: Int, _ f: Facts) -> SilenceReason? {
-        let s = sessions[i]
-        guard s.phase == .active, s.hasOutput else { return nil }
-        if s.category.isSilencedBySwitchAndLock, !s.configuration.accessibility {
+        // Fields read in place (a copy of the session would retain all of it, per session per action).
+        guard sessions[i].phase == .active, hasOutput(at: i) else { return nil }
+        let category = category(at: i)
+        if category.isSilencedBySwitchAndLock, !sessions[i].configuration.accessibility {
             if device.silentSwitch { return .silentSwitch }
             if device.locked { return .locked }
-            if !s.configuration.foreground { return .background }
+            if !sessions[i].configuration.foreground { return .background }
         }
         // Another active record session (this one counts itself if it is one).
-        let own = s.category == .record ? 1 : 0
+        let own = category == .record ? 1 : 0
         if f.activeRecordSessions - own > 0 { return .recording }
         if tableSilencer(i) != nil { return .interaction }
         return nil
@@ -311,6 +332,7 @@ public struct PolicyState: Hashable, Sendable {
     /// for `i` (the most specific rule, else its own, else the engine's) go deepest; ties go
     /// to the earliest activation. nil when `i` is not audible, has no output or ducks others.
     func duck(of i: Int, _ f: Facts) -> DuckChoice? {
+        if interactions.isEmpty, f.duckers.isEmpty { return nil }
         let s = sessions[i]
         if !interactions.isEmpty {
             // The table decides pair by pair (no per-category shortcut): every active session

@@ -160,3 +160,128 @@ extension PolicyState {
             systemSoundsAllowed: !device.silentSwitch && !recordActive && !exclusiveActive, route: device.route)
     }
 }
+
+/// What one action changed in the render view, and in the "secondary audio should be
+/// silenced" hints: the entries that differ, and the global stages (call, volumes, system
+/// sounds, route). Patch the view before the action with it (``RenderView/apply(_:)``) to get
+/// the view after. Value type: any thread; built on the control side.
+package struct ViewChange: Sendable {
+    /// Sessions whose view changed, by index in the view after, ascending; nil when sessions
+    /// or sources were removed (the indices moved: diff the whole views instead).
+    package var sessions: [(index: Int, view: SessionView)]?
+    /// Sources whose view changed, by index in the view after, ascending (nil as `sessions`).
+    package var sources: [(index: Int, view: SourceView)]?
+    /// Sessions whose hint changed, with the new hint, ascending (nil as `sessions`).
+    package var hints: [(index: Int, hint: Bool)]?
+    /// Heard non-mixable sessions after the action (a new, inactive session's hint).
+    package var heardNonMixable: Int
+    /// The global stages after the action.
+    package var callActive: Bool
+    package var systemVolume: Double
+    package var ringerVolume: Double
+    package var systemSoundsAllowed: Bool
+    package var route: Route
+
+    /// Whether the change is given entry by entry (false: the indices moved).
+    package var isIncremental: Bool { sessions != nil && sources != nil && hints != nil }
+}
+
+extension RenderView {
+    /// Patches this view (the one before an action) with what the action changed; the result
+    /// is the view after. Nothing for a change that is not incremental but the global stages.
+    package mutating func apply(_ change: ViewChange) {
+        for (i, v) in change.sessions ?? [] { sessions[i] = v }
+        for (k, v) in change.sources ?? [] { sources[k] = v }
+        callActive = change.callActive
+        systemVolume = change.systemVolume
+        ringerVolume = change.ringerVolume
+        systemSoundsAllowed = change.systemSoundsAllowed
+        route = change.route
+    }
+}
+
+extension PolicyState {
+    /// The view of session `i` from its derived status.
+    func sessionView(_ i: Int, _ d: Derived) -> SessionView {
+        let state: SessionRenderState
+        switch sessions[i].phase {
+        case .inactive: state = .inactive
+        case .interrupted: state = .interrupted
+        case .active: state = d.silence.map { .silenced($0) } ?? .audible
+        }
+        return SessionView(
+            id: sessions[i].id, state: state, duck: d.duckSettings, duckedBy: d.duckedBy, duckRule: d.duckRule,
+            hasOutput: sessions[i].hasOutput)
+    }
+
+    /// The hint of session `i` (rule 10) with these facts.
+    func hint(_ i: Int, _ f: Facts) -> Bool {
+        let own = f.heard[i] && !isMixable(at: i) ? 1 : 0
+        return callActive || f.heardNonMixableCount - own > 0
+    }
+
+    /// A change of the global stages only (a refused action).
+    func globalChange(facts f: Facts) -> ViewChange {
+        ViewChange(
+            sessions: [], sources: [], hints: [], heardNonMixable: f.heardNonMixableCount, callActive: callActive,
+            systemVolume: device.volume, ringerVolume: device.ringerVolume,
+            systemSoundsAllowed: !device.silentSwitch && f.activeRecordSessions == 0 && !exclusiveActive, route: device.route)
+    }
+
+    /// What changed from `old` (what the view depends on before the action, with the derived
+    /// status) to this state: one pass over the sessions and sources comparing small values.
+    func viewChange(from old: ViewSnapshot, before: [Derived], after: [Derived], afterFacts: Facts) -> ViewChange {
+        var change = globalChange(facts: afterFacts)
+        guard old.phases.count == sessions.count, old.sources.count == sources.count else {
+            change.sessions = nil
+            change.sources = nil
+            change.hints = nil
+            return change
+        }
+        var sessionChanges: [(index: Int, view: SessionView)] = []
+        var sourceChanges: [(index: Int, view: SourceView)] = []
+        var hintChanges: [(index: Int, hint: Bool)] = []
+        for i in sessions.indices {
+            let phase = sessions[i].phase
+            if old.phases[i] != phase || before[i] != after[i] || old.hasOutput[i] != hasOutput(at: i) {
+                sessionChanges.append((i, sessionView(i, after[i])))
+            }
+            let runningChanged = (old.phases[i] == .active) != (phase == .active)
+            for k in sourcesOfSession[i] {
+                let a = old.sources[k]
+                if runningChanged || a.isPlaying != sources[k].isPlaying || a.rewinds != sources[k].rewinds {
+                    sourceChanges.append(
+                        (
+                            k,
+                            SourceView(
+                                id: sources[k].id, session: sources[k].session, isRunning: sources[k].isPlaying && phase == .active,
+                                rewinds: sources[k].rewinds)
+                        ))
+                }
+            }
+            let hint = hint(i, afterFacts)
+            if hint != old.hints[i] { hintChanges.append((i, hint)) }
+        }
+        sourceChanges.sort { $0.index < $1.index }
+        change.sessions = sessionChanges
+        change.sources = sourceChanges
+        change.hints = hintChanges
+        return change
+    }
+}
+
+/// What the render view and the hints depend on, per session and source, before an action
+/// (small values: taking it copies no session).
+struct ViewSnapshot {
+    var phases: [SessionPhase]
+    var hasOutput: [Bool]
+    var sources: [(isPlaying: Bool, rewinds: Int)]
+    var hints: [Bool]
+
+    init(_ state: PolicyState, _ f: PolicyState.Facts) {
+        phases = state.sessions.indices.map { state.sessions[$0].phase }
+        hasOutput = state.sessions.indices.map { state.hasOutput(at: $0) }
+        sources = state.sources.indices.map { (state.sources[$0].isPlaying, state.sources[$0].rewinds) }
+        hints = state.sessions.indices.map { state.hint($0, f) }
+    }
+}
