@@ -112,3 +112,25 @@ def test_a_missing_library_is_a_clear_import_error(tmp_path):
     run = subprocess.run([sys.executable, "-c", "import tutti"], env=env, capture_output=True, text=True)
     assert run.returncode != 0
     assert "ImportError" in run.stderr and "TUTTI_LIBRARY" in run.stderr and "scripts/install.sh" in run.stderr
+
+
+def test_arguments_ctypes_would_wrap_are_refused_by_name(engine, music):
+    tone = music.tone(440.0, 0.5)
+    with pytest.raises(tutti.InvalidArgumentError, match="ramp_frames"):
+        tone.set_gain(0.5, ramp_frames=-1)  # would be 4294967295 frames through ctypes
+    assert tone.info().gain == 1.0, "nothing changed"
+    with pytest.raises(tutti.InvalidArgumentError, match="capacity_frames"):
+        music.stream(RATE, 1, 1 << 32)  # would wrap to 0
+    with pytest.raises(tutti.InvalidArgumentError, match="NUL"):
+        engine.session("nav\0x")
+    with pytest.raises(tutti.InvalidArgumentError, match="sample_rate"):
+        tutti.Engine(sample_rate=-48000)
+
+
+def test_writes_to_a_removed_stream_are_not_found(engine, music):
+    stream = music.stream(RATE, 1, 1024)
+    assert stream.write(np.zeros(10, np.float32)) == 10
+    stream.remove()
+    with pytest.raises(tutti.NotFoundError) as caught:
+        stream.write(np.zeros(10, np.float32))
+    assert str(caught.value) == tutti.last_error()

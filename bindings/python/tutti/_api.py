@@ -261,21 +261,49 @@ def _check(code: int) -> None:
 
 
 def _at(at: Optional[int]) -> int:
-    return C.TUTTI_NOW if at is None else int(at)
+    return C.TUTTI_NOW if at is None else _int(at, -(1 << 63), (1 << 63) - 1, "at")
+
+
+def _int(value, low: int, high: int, what: str) -> int:
+    """value as an int in low..high, else InvalidArgumentError naming it (ctypes would wrap a
+    negative or too large int silently)."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be an integer, got {value!r}"
+        ) from None
+    if number != value or not low <= number <= high:
+        raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be an integer in {low}..{high}, got {value!r}")
+    return number
+
+
+def _u32(value, what: str) -> int:
+    return _int(value, 0, 0xFFFFFFFF, what)
+
+
+def _i64(value, what: str) -> int:
+    return _int(value, -(1 << 63), (1 << 63) - 1, what)
 
 
 def _name(value, what: str):
     """A str as UTF-8 bytes; None passes as NULL so the library names the argument."""
-    if value is None or isinstance(value, bytes):
-        return value
+    if value is None:
+        return None
     if isinstance(value, str):
-        return value.encode("utf-8")
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    try:
-        return os.fsencode(value)
-    except TypeError:
-        raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be a str, got {type(value).__name__}")
+        encoded = value.encode("utf-8", "surrogateescape")
+    elif isinstance(value, (bytes, bytearray)):
+        encoded = bytes(value)
+    else:
+        try:
+            encoded = os.fsencode(value)
+        except TypeError:
+            raise InvalidArgumentError(
+                C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be a str, got {type(value).__name__}"
+            ) from None
+    if b"\0" in encoded:
+        raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must not contain NUL characters")
+    return encoded
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,8 +400,8 @@ class Engine:
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
         config = init_struct(EngineConfig, lib.tutti_engine_config_init)
-        config.sample_rate = sample_rate
-        config.channels = channels
+        config.sample_rate = _u32(sample_rate, "Engine: sample_rate")
+        config.channels = _u32(channels, "Engine: channels")
         for field, value in (
             ("max_block_frames", max_block_frames),
             ("max_sources", max_sources),
@@ -385,6 +413,8 @@ class Engine:
             ("loss_fade_seconds", loss_fade_seconds),
         ):
             if value is not None:
+                if field.endswith("_frames") or field.startswith("max_") or field == "command_queue_capacity":
+                    value = _u32(value, f"Engine: {field}")
                 setattr(config, field, value)
         config.limiter_enabled = 1 if limiter else 0
         if offline:
@@ -442,9 +472,7 @@ class Engine:
         """tutti_engine_render: the next ``frames`` frames as a float32 array of shape
         (frames, channels). ``out``: an existing float32 C-contiguous array of that shape to
         fill instead (no allocation). StateError while another thread renders."""
-        frames = int(frames)
-        if frames < 0:
-            raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"render: frames must be >= 0, got {frames}")
+        frames = _u32(frames, "Engine.render: frames")
         if out is None:
             out = np.empty((frames, self.channels), dtype=np.float32)
         elif out.dtype != np.float32 or not out.flags.c_contiguous or out.shape != (frames, self.channels):
@@ -522,7 +550,7 @@ class Engine:
         out = ctypes.c_uint64()
         _check(
             lib.tutti_session_create_with(
-                self.ptr, _name(name, "name"), int(category), int(attributes), ctypes.byref(out)
+                self.ptr, _name(name, "name"), _int(category, -(1 << 31), (1 << 31) - 1, "category"), _u32(attributes, "attributes"), ctypes.byref(out)
             )
         )
         session = Session(self, out.value, name)
@@ -538,7 +566,7 @@ class Engine:
 
     def set_max_voices(self, max_voices: int, at: Optional[int] = None) -> None:
         """tutti_engine_set_max_voices (0: no limit)."""
-        _check(lib.tutti_engine_set_max_voices(self.ptr, int(max_voices), _at(at)))
+        _check(lib.tutti_engine_set_max_voices(self.ptr, _u32(max_voices, "max_voices"), _at(at)))
 
     def set_silent_switch(self, on: bool, at: Optional[int] = None) -> None:
         """tutti_system_set_silent_switch."""
@@ -558,7 +586,7 @@ class Engine:
 
     def set_route(self, route: int, at: Optional[int] = None) -> None:
         """tutti_system_set_route (a Route)."""
-        _check(lib.tutti_system_set_route(self.ptr, int(route), _at(at)))
+        _check(lib.tutti_system_set_route(self.ptr, _int(route, -(1 << 31), (1 << 31) - 1, "route"), _at(at)))
 
     def set_mic_muted(self, muted: bool, at: Optional[int] = None) -> None:
         """tutti_system_set_mic_muted."""
@@ -574,7 +602,7 @@ class Engine:
 
     def remote_command(self, command: int, at: Optional[int] = None) -> None:
         """tutti_system_remote_command (a RemoteCommand)."""
-        _check(lib.tutti_system_remote_command(self.ptr, int(command), _at(at)))
+        _check(lib.tutti_system_remote_command(self.ptr, _int(command, -(1 << 31), (1 << 31) - 1, "command"), _at(at)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -596,12 +624,18 @@ class Session:
 
     def set_category(self, category: int, mode: int = Mode.DEFAULT, options: int = 0) -> None:
         """tutti_session_set_category: category (Category), mode (Mode), options (Option bits)."""
-        _check(lib.tutti_session_set_category(self.engine.ptr, self.id, int(category), int(mode), int(options)))
+        _check(lib.tutti_session_set_category(
+                self.engine.ptr,
+                self.id,
+                _int(category, -(1 << 31), (1 << 31) - 1, "category"),
+                _int(mode, -(1 << 31), (1 << 31) - 1, "mode"),
+                _u32(options, "options"),
+            ))
 
     def set_active(self, active: bool = True, flags: int = 0, at: Optional[int] = None) -> None:
         """tutti_session_set_active: ``flags`` a Focus on activation, or
         TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION on deactivation. DeniedError says why."""
-        _check(lib.tutti_session_set_active(self.engine.ptr, self.id, 1 if active else 0, int(flags), _at(at)))
+        _check(lib.tutti_session_set_active(self.engine.ptr, self.id, 1 if active else 0, _u32(flags, "flags"), _at(at)))
 
     def activate(self, focus: int = Focus.GAIN, at: Optional[int] = None) -> None:
         """set_active(True, focus, at)."""
@@ -618,11 +652,11 @@ class Session:
     def set_remote_commands(self, commands) -> None:
         """tutti_session_set_remote_commands: an iterable of RemoteCommand (or the bit mask)."""
         mask = commands if isinstance(commands, int) else sum(C.TUTTI_REMOTE_COMMAND_BIT(c) for c in set(commands))
-        _check(lib.tutti_session_set_remote_commands(self.engine.ptr, self.id, int(mask)))
+        _check(lib.tutti_session_set_remote_commands(self.engine.ptr, self.id, _u32(mask, "commands")))
 
     def set_max_voices(self, max_voices: int, at: Optional[int] = None) -> None:
         """tutti_session_set_max_voices (0: no limit of its own)."""
-        _check(lib.tutti_session_set_max_voices(self.engine.ptr, self.id, int(max_voices), _at(at)))
+        _check(lib.tutti_session_set_max_voices(self.engine.ptr, self.id, _u32(max_voices, "max_voices"), _at(at)))
 
     def remove(self, at: Optional[int] = None) -> None:
         """tutti_session_destroy: the session and its sources at ``at``; their ids are stale at once."""
@@ -653,7 +687,12 @@ class Session:
         out = ctypes.c_uint64()
         _check(
             lib.tutti_source_create_stream(
-                self.engine.ptr, self.id, int(sample_rate), int(channels), int(capacity_frames), ctypes.byref(out)
+                self.engine.ptr,
+                self.id,
+                _u32(sample_rate, "sample_rate"),
+                _u32(channels, "channels"),
+                _u32(capacity_frames, "capacity_frames"),
+                ctypes.byref(out),
             )
         )
         return Stream(self, out.value, int(sample_rate), int(channels), int(capacity_frames))
@@ -692,24 +731,24 @@ class Source:
 
     def seek(self, position: int, at: Optional[int] = None) -> None:
         """tutti_source_seek to ``position`` frames (StateError for a stream)."""
-        _check(lib.tutti_source_seek(self.engine.ptr, self.id, int(position), _at(at)))
+        _check(lib.tutti_source_seek(self.engine.ptr, self.id, _i64(position, "position"), _at(at)))
 
     def set_gain(self, gain: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
         """tutti_source_set_gain: linear 0..16; a linear ramp over ``ramp_frames`` from ``at``."""
-        _check(lib.tutti_source_set_gain(self.engine.ptr, self.id, float(gain), int(ramp_frames), _at(at)))
+        _check(lib.tutti_source_set_gain(self.engine.ptr, self.id, float(gain), _u32(ramp_frames, "ramp_frames"), _at(at)))
 
     def set_pan(self, pan: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
         """tutti_source_set_pan: -1 (left) .. +1 (right)."""
-        _check(lib.tutti_source_set_pan(self.engine.ptr, self.id, float(pan), int(ramp_frames), _at(at)))
+        _check(lib.tutti_source_set_pan(self.engine.ptr, self.id, float(pan), _u32(ramp_frames, "ramp_frames"), _at(at)))
 
     def set_priority(self, priority: int, at: Optional[int] = None) -> None:
         """tutti_source_set_priority: 0..255 (default 128)."""
-        _check(lib.tutti_source_set_priority(self.engine.ptr, self.id, int(priority), _at(at)))
+        _check(lib.tutti_source_set_priority(self.engine.ptr, self.id, _u32(priority, "priority"), _at(at)))
 
     def set_fades(self, fade_in_frames: Optional[int] = None, fade_out_frames: Optional[int] = None) -> None:
         """tutti_source_set_fades (None: TUTTI_FADE_DEFAULT)."""
-        fin = C.TUTTI_FADE_DEFAULT if fade_in_frames is None else int(fade_in_frames)
-        fout = C.TUTTI_FADE_DEFAULT if fade_out_frames is None else int(fade_out_frames)
+        fin = C.TUTTI_FADE_DEFAULT if fade_in_frames is None else _u32(fade_in_frames, "fade_in_frames")
+        fout = C.TUTTI_FADE_DEFAULT if fade_out_frames is None else _u32(fade_out_frames, "fade_out_frames")
         _check(lib.tutti_source_set_fades(self.engine.ptr, self.id, fin, fout))
 
     def remove(self, at: Optional[int] = None) -> None:
@@ -769,8 +808,7 @@ class Stream(Source):
                 f"Stream.write: samples must have shape {wanted} for this {self.channels}-channel "
                 f"stream, got {array.shape}",
             )
-        if frames > 0xFFFFFFFF:
-            raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"Stream.write: {frames} frames is too many")
+        frames = _u32(frames, "Stream.write: frames")
         written = ctypes.c_uint32()
         _check(
             lib.tutti_stream_write(
