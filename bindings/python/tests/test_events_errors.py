@@ -134,3 +134,51 @@ def test_writes_to_a_removed_stream_are_not_found(engine, music):
     with pytest.raises(tutti.NotFoundError) as caught:
         stream.write(np.zeros(10, np.float32))
     assert str(caught.value) == tutti.last_error()
+
+
+def test_event_fd_polls_readable_while_events_wait(engine, music):
+    import select
+
+    fd = engine.event_fd()
+    assert select.select([fd], [], [], 0)[0] == [], "nothing waits yet"
+    stream = music.stream(RATE, 1, 1024)
+    assert stream.write(np.full(100, 0.5, np.float32)) == 100
+    stream.end()
+    stream.play()
+    engine.render(480)
+    assert select.select([fd], [], [], 2.0)[0] == [fd], "readable within 2 s of an event rendered"
+    assert [e.type_name for e in engine.events()] == ["SOURCE_ENDED"]
+
+
+def test_a_feeder_thread_writes_while_the_main_thread_renders(engine, music):
+    """The threaded host: one thread writes a stream (ctypes drops the GIL in each call), the
+    renderer pulls blocks once their frames are written; the output is the data, bit for bit."""
+    import threading
+    import time
+
+    total, block = 48000, 480
+    data = np.random.default_rng(7).uniform(-0.5, 0.5, total).astype(np.float32)
+    stream = music.stream(RATE, 1, 2048)
+    written = [0]
+
+    def feed():
+        while written[0] < total:
+            taken = stream.write(data[written[0] : written[0] + 256])
+            written[0] += taken
+            if taken == 0:
+                time.sleep(0.0005)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    stream.play()
+    blocks = []
+    deadline = time.monotonic() + 60
+    while len(blocks) * block < total:
+        while written[0] < (len(blocks) + 1) * block and time.monotonic() < deadline:
+            time.sleep(0.0002)
+        blocks.append(engine.render(block)[:, 0].copy())
+    feeder.join(10)
+    assert not feeder.is_alive()
+    out = np.concatenate(blocks)
+    assert np.array_equal(out, data), f"{int(np.sum(out != data))} samples differ"
+    assert stream.status().underrun_frames == 0

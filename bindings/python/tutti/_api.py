@@ -534,6 +534,15 @@ class Engine:
                 source=self._sources.get(raw.source),
             )
 
+    def event_fd(self) -> int:
+        """tutti_engine_event_fd: a descriptor that polls readable while events wait (for
+        ``select`` / ``selectors`` / asyncio's ``add_reader``). The engine owns it: do not read,
+        write or close it; it closes with the engine."""
+        fd = lib.tutti_engine_event_fd(self.ptr)
+        if fd < 0:
+            raise _error(fd)
+        return fd
+
     # -- sessions -------------------------------------------------------------------------------
 
     def session(

@@ -170,6 +170,7 @@ _PROTOTYPES = {
     "tutti_engine_set_max_voices": (result, [engine_p, c_uint32, frame_t]),
     "tutti_engine_poll_event": (c_int, [engine_p, POINTER(RawEvent)]),
     "tutti_event_type_string": (c_char_p, [c_int32]),
+    "tutti_engine_event_fd": (c_int, [engine_p]),
     "tutti_stats_init": (None, [c_void_p]),
     "tutti_engine_get_stats": (result, [engine_p, POINTER(Stats)]),
     "tutti_session_create": (result, [engine_p, c_char_p, POINTER(session_t)]),
