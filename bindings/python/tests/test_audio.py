@@ -93,3 +93,29 @@ def test_duck_others_lowers_the_music_by_the_default_15_db(engine, music):
     restored = rms(engine.render(RATE)[RATE // 2 :, 0])  # the 0.4 s release is over
     assert db(restored / before) == pytest.approx(0.0, abs=0.05)
     assert any(e.type == tutti.EventType.DUCKING_ENDED and e.session is music for e in engine.events())
+
+
+def test_pan_pause_and_seek(engine, music, tmp_path):
+    tone = music.tone(1000.0, 0.5)
+    tone.set_pan(-1.0)
+    tone.play()
+    out = engine.render(9600)[4800:]
+    assert not np.any(out[:, 1]), "panned hard left: the right channel is silent"
+    assert rms(out[:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=1e-3), "the near channel at full level"
+    tone.pause()
+    out = engine.render(4800)
+    assert not np.any(out[960:]), "silent after the 10 ms pause fade"
+    held = tone.position
+    engine.render(4800)
+    assert tone.state == tutti.SourceState.PAUSED and tone.position == held
+
+    from conftest import write_wav
+
+    path = tmp_path / "ramp.wav"
+    write_wav(path, np.linspace(0.0, 0.9, RATE))
+    clip = music.file(path)
+    clip.seek(24000)
+    engine.render(100)
+    assert clip.position == 24000 and clip.state == tutti.SourceState.PAUSED
+    with pytest.raises(tutti.InvalidArgumentError):
+        clip.seek(-1)

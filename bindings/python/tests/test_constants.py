@@ -27,7 +27,7 @@ def test_every_header_constant_is_in_the_package_with_its_value():
     header = header_constants()
     assert len(header) > 100, f"the regex found only {len(header)} constants"
     missing = sorted(set(header) - set(vars(constants)))
-    assert not missing, f"add to bindings/python/tutti/constants.py: {missing}"
+    assert not missing, f"run bindings/python/tools/update_constants.py (then add enum members if named): {missing}"
     wrong = {n: (getattr(constants, n), v) for n, v in header.items() if getattr(constants, n) != v}
     assert not wrong, f"package value != header value: {wrong}"
 

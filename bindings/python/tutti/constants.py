@@ -1,9 +1,9 @@
 """Every numeric constant of include/tutti.h, under its C name.
 
 The header's constants are macros and anonymous enums, which ctypes and cffi cannot read;
-they are copied here, and ``tests/test_constants.py`` parses the header and fails when a
-value differs or a constant is missing. The enum classes of ``tutti`` (``Category``,
-``EventType``, ...) are built from these values.
+they are copied here (by tools/update_constants.py), and ``tests/test_constants.py`` parses
+the header and fails when a value differs or a constant is missing. The enum classes of
+``tutti`` (``Category``, ``EventType``, ...) are built from these values.
 """
 
 TUTTI_VERSION_MAJOR = 0
