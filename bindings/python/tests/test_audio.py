@@ -12,6 +12,12 @@ def test_render_returns_frames_by_channels_float32(engine):
     assert out.dtype == np.float32 and out.shape == (1000, 2) and out.flags.c_contiguous
     assert engine.frame == 1000
     assert not np.any(out), "an engine with nothing playing renders silence"
+    buffer = np.full((256, 2), 7.0, dtype=np.float32)
+    assert engine.render(256, out=buffer) is buffer and not np.any(buffer), "out= is filled in place"
+    assert engine.frame == 1256
+    with pytest.raises(tutti.InvalidArgumentError, match="out must be float32"):
+        engine.render(256, out=np.zeros((256, 2), dtype=np.float64))
+    assert engine.frame == 1256, "a refused render renders nothing"
 
 
 def test_tone_level_and_frequency(engine, music):
