@@ -1,0 +1,832 @@
+"""The Pythonic surface over include/tutti.h: Engine, Session, Source, Stream, Event, TuttiError.
+
+Units are the C API's: frames at the engine's rate on the engine clock (``at=None`` is
+TUTTI_NOW, the first frame of the next block rendered), gains linear, frequencies in Hz.
+Threads: as in C, any thread may call anything except while another thread destroys the
+engine; ``Engine.render`` and ``Stream.write`` are the real-time calls (one renderer, one
+writer per stream). ctypes releases the GIL around each C call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import os
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple, Optional
+
+import numpy as np
+
+from . import constants as C
+from ._native import EngineConfig, RawEvent, SourceInfo as _SourceInfo, Stats as _Stats, init_struct, lib
+
+# ---------------------------------------------------------------------------------------------
+# Enums (values from constants, which tests/test_constants.py checks against the header)
+# ---------------------------------------------------------------------------------------------
+
+
+class Result(enum.IntEnum):
+    """tutti_result: TUTTI_OK or a TUTTI_ERROR_* code."""
+
+    OK = C.TUTTI_OK
+    INVALID_ARGUMENT = C.TUTTI_ERROR_INVALID_ARGUMENT
+    NOT_FOUND = C.TUTTI_ERROR_NOT_FOUND
+    IO = C.TUTTI_ERROR_IO
+    FORMAT = C.TUTTI_ERROR_FORMAT
+    CAPACITY = C.TUTTI_ERROR_CAPACITY
+    DENIED = C.TUTTI_ERROR_DENIED
+    STATE = C.TUTTI_ERROR_STATE
+    DEVICE = C.TUTTI_ERROR_DEVICE
+    VERSION = C.TUTTI_ERROR_VERSION
+
+
+class Category(enum.IntEnum):
+    """tutti_category (TUTTI_CATEGORY_*)."""
+
+    SOLO_AMBIENT = C.TUTTI_CATEGORY_SOLO_AMBIENT
+    AMBIENT = C.TUTTI_CATEGORY_AMBIENT
+    PLAYBACK = C.TUTTI_CATEGORY_PLAYBACK
+    RECORD = C.TUTTI_CATEGORY_RECORD
+    PLAY_AND_RECORD = C.TUTTI_CATEGORY_PLAY_AND_RECORD
+    AUDIO_PROCESSING = C.TUTTI_CATEGORY_AUDIO_PROCESSING
+    MULTI_ROUTE = C.TUTTI_CATEGORY_MULTI_ROUTE
+
+
+class Mode(enum.IntEnum):
+    """tutti_mode (TUTTI_MODE_*)."""
+
+    DEFAULT = C.TUTTI_MODE_DEFAULT
+    SPOKEN_AUDIO = C.TUTTI_MODE_SPOKEN_AUDIO
+    VOICE_CHAT = C.TUTTI_MODE_VOICE_CHAT
+    VIDEO_CHAT = C.TUTTI_MODE_VIDEO_CHAT
+    GAME_CHAT = C.TUTTI_MODE_GAME_CHAT
+    MEASUREMENT = C.TUTTI_MODE_MEASUREMENT
+    MOVIE_PLAYBACK = C.TUTTI_MODE_MOVIE_PLAYBACK
+    VOICE_PROMPT = C.TUTTI_MODE_VOICE_PROMPT
+
+
+class Option(enum.IntFlag):
+    """Category option bits (TUTTI_OPTION_*), OR them."""
+
+    MIX_WITH_OTHERS = C.TUTTI_OPTION_MIX_WITH_OTHERS
+    DUCK_OTHERS = C.TUTTI_OPTION_DUCK_OTHERS
+    INTERRUPT_SPOKEN_AUDIO_AND_MIX = C.TUTTI_OPTION_INTERRUPT_SPOKEN_AUDIO_AND_MIX
+    ALLOW_BLUETOOTH = C.TUTTI_OPTION_ALLOW_BLUETOOTH
+    DEFAULT_TO_SPEAKER = C.TUTTI_OPTION_DEFAULT_TO_SPEAKER
+
+
+class Attribute(enum.IntFlag):
+    """Session attributes fixed at creation (TUTTI_SESSION_*), OR them."""
+
+    PAUSES_WHEN_DUCKED = C.TUTTI_SESSION_PAUSES_WHEN_DUCKED
+    SPEECH = C.TUTTI_SESSION_SPEECH
+    ACCEPTS_DELAYED_ACTIVATION = C.TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION
+    ACCESSIBILITY = C.TUTTI_SESSION_ACCESSIBILITY
+
+
+class Focus(enum.IntEnum):
+    """The focus request of an activation (TUTTI_FOCUS_*; GAIN is 0, none)."""
+
+    GAIN = 0
+    TRANSIENT = C.TUTTI_FOCUS_TRANSIENT
+    TRANSIENT_MAY_DUCK = C.TUTTI_FOCUS_TRANSIENT_MAY_DUCK
+    TRANSIENT_EXCLUSIVE = C.TUTTI_FOCUS_TRANSIENT_EXCLUSIVE
+
+
+class SourceState(enum.IntEnum):
+    """Where a source is in its life (TUTTI_SOURCE_STOPPED ... _ENDED)."""
+
+    STOPPED = C.TUTTI_SOURCE_STOPPED
+    PLAYING = C.TUTTI_SOURCE_PLAYING
+    PAUSED = C.TUTTI_SOURCE_PAUSED
+    ENDED = C.TUTTI_SOURCE_ENDED
+
+
+class EventType(enum.IntEnum):
+    """tutti_event_type (TUTTI_EVENT_*)."""
+
+    INTERRUPTION_BEGAN = C.TUTTI_EVENT_INTERRUPTION_BEGAN
+    INTERRUPTION_ENDED = C.TUTTI_EVENT_INTERRUPTION_ENDED
+    SOURCE_ENDED = C.TUTTI_EVENT_SOURCE_ENDED
+    ROUTE_CHANGED = C.TUTTI_EVENT_ROUTE_CHANGED
+    DUCKING_BEGAN = C.TUTTI_EVENT_DUCKING_BEGAN
+    DUCKING_ENDED = C.TUTTI_EVENT_DUCKING_ENDED
+    XRUN = C.TUTTI_EVENT_XRUN
+    DEVICE_LOST = C.TUTTI_EVENT_DEVICE_LOST
+    DEVICE_RESTORED = C.TUTTI_EVENT_DEVICE_RESTORED
+    SILENCE_SECONDARY_AUDIO_HINT = C.TUTTI_EVENT_SILENCE_SECONDARY_AUDIO_HINT
+    VOICE_STOLEN = C.TUTTI_EVENT_VOICE_STOLEN
+    VOICE_REFUSED = C.TUTTI_EVENT_VOICE_REFUSED
+    SOURCE_FAILED = C.TUTTI_EVENT_SOURCE_FAILED
+    ACTIVATION_DELAYED = C.TUTTI_EVENT_ACTIVATION_DELAYED
+    ACTIVATION_GRANTED = C.TUTTI_EVENT_ACTIVATION_GRANTED
+    ACTIVATION_CANCELLED = C.TUTTI_EVENT_ACTIVATION_CANCELLED
+    SOURCE_UNDERRUN = C.TUTTI_EVENT_SOURCE_UNDERRUN
+
+
+class Route(enum.IntEnum):
+    """tutti_route (TUTTI_ROUTE_*), the system's output route."""
+
+    SPEAKER = C.TUTTI_ROUTE_SPEAKER
+    HEADPHONES = C.TUTTI_ROUTE_HEADPHONES
+    BLUETOOTH = C.TUTTI_ROUTE_BLUETOOTH
+    EXTERNAL = C.TUTTI_ROUTE_EXTERNAL
+
+
+class RemoteCommand(enum.IntEnum):
+    """tutti_remote_command (TUTTI_REMOTE_*)."""
+
+    PLAY = C.TUTTI_REMOTE_PLAY
+    PAUSE = C.TUTTI_REMOTE_PAUSE
+    TOGGLE_PLAY_PAUSE = C.TUTTI_REMOTE_TOGGLE_PLAY_PAUSE
+    NEXT_TRACK = C.TUTTI_REMOTE_NEXT_TRACK
+    PREVIOUS_TRACK = C.TUTTI_REMOTE_PREVIOUS_TRACK
+    STOP = C.TUTTI_REMOTE_STOP
+
+
+class InterruptionReason(enum.IntEnum):
+    """Event.reason of INTERRUPTION_BEGAN (TUTTI_INTERRUPTION_REASON_*)."""
+
+    OTHER_SESSION = C.TUTTI_INTERRUPTION_REASON_OTHER_SESSION
+    PHONE_CALL = C.TUTTI_INTERRUPTION_REASON_PHONE_CALL
+    SPOKEN_AUDIO = C.TUTTI_INTERRUPTION_REASON_SPOKEN_AUDIO
+    BUILT_IN_MIC_MUTED = C.TUTTI_INTERRUPTION_REASON_BUILT_IN_MIC_MUTED
+    DUCKED = C.TUTTI_INTERRUPTION_REASON_DUCKED
+
+
+class RouteChangeReason(enum.IntEnum):
+    """Event.reason of ROUTE_CHANGED (TUTTI_ROUTE_CHANGE_REASON_*)."""
+
+    NEW_DEVICE_AVAILABLE = C.TUTTI_ROUTE_CHANGE_REASON_NEW_DEVICE_AVAILABLE
+    OLD_DEVICE_UNAVAILABLE = C.TUTTI_ROUTE_CHANGE_REASON_OLD_DEVICE_UNAVAILABLE
+    OVERRIDE = C.TUTTI_ROUTE_CHANGE_REASON_OVERRIDE
+
+
+#: Each enum class and the prefix of its members' C names (tests check every member).
+ENUM_PREFIXES = {
+    Category: "TUTTI_CATEGORY_",
+    Mode: "TUTTI_MODE_",
+    Option: "TUTTI_OPTION_",
+    Attribute: "TUTTI_SESSION_",
+    SourceState: "TUTTI_SOURCE_",
+    EventType: "TUTTI_EVENT_",
+    Route: "TUTTI_ROUTE_",
+    RemoteCommand: "TUTTI_REMOTE_",
+    InterruptionReason: "TUTTI_INTERRUPTION_REASON_",
+    RouteChangeReason: "TUTTI_ROUTE_CHANGE_REASON_",
+}
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+
+class TuttiError(Exception):
+    """A failing call: ``code`` (a Result), ``name`` ("NOT_FOUND", ...) and ``message``, the
+    library's tutti_last_error() text (the same words a C host gets). ``str()`` is the message."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = Result(code) if code in Result._value2member_map_ else code
+        self.name = lib.tutti_result_string(int(code)).decode()
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name}: {self.message!r})"
+
+
+class InvalidArgumentError(TuttiError, ValueError):
+    """TUTTI_ERROR_INVALID_ARGUMENT: NULL, NaN, out of range, unknown value (also raised by the
+    package itself for an argument it cannot pass, e.g. an array of the wrong shape)."""
+
+
+class NotFoundError(TuttiError, LookupError):
+    """TUTTI_ERROR_NOT_FOUND: a removed (or never existing) session or source."""
+
+
+class TuttiIOError(TuttiError, OSError):
+    """TUTTI_ERROR_IO: a file cannot be read."""
+
+
+class FormatError(TuttiError):
+    """TUTTI_ERROR_FORMAT: a file's content is not audio Tutti plays."""
+
+
+class CapacityError(TuttiError):
+    """TUTTI_ERROR_CAPACITY: a configured maximum is reached."""
+
+
+class DeniedError(TuttiError):
+    """TUTTI_ERROR_DENIED: the policy refuses (the message says why)."""
+
+
+class StateError(TuttiError):
+    """TUTTI_ERROR_STATE: not valid now (also: any call on a closed Engine)."""
+
+
+class DeviceError(TuttiError):
+    """TUTTI_ERROR_DEVICE: an output device cannot be opened or failed."""
+
+
+class VersionError(TuttiError):
+    """TUTTI_ERROR_VERSION: a struct_size the library does not know."""
+
+
+_ERROR_CLASSES = {
+    Result.INVALID_ARGUMENT: InvalidArgumentError,
+    Result.NOT_FOUND: NotFoundError,
+    Result.IO: TuttiIOError,
+    Result.FORMAT: FormatError,
+    Result.CAPACITY: CapacityError,
+    Result.DENIED: DeniedError,
+    Result.STATE: StateError,
+    Result.DEVICE: DeviceError,
+    Result.VERSION: VersionError,
+}
+
+
+def _error(code: int, message: Optional[str] = None) -> TuttiError:
+    if message is None:
+        message = lib.tutti_last_error().decode("utf-8", "replace")
+    return _ERROR_CLASSES.get(code, TuttiError)(code, message)
+
+
+def _check(code: int) -> None:
+    """Raises the TuttiError of a non-OK tutti_result, with tutti_last_error()'s message
+    (read at once, on the calling thread, where the library keeps it)."""
+    if code != C.TUTTI_OK:
+        raise _error(code)
+
+
+def _at(at: Optional[int]) -> int:
+    return C.TUTTI_NOW if at is None else _int(at, -(1 << 63), (1 << 63) - 1, "at")
+
+
+def _int(value, low: int, high: int, what: str) -> int:
+    """value as an int in low..high, else InvalidArgumentError naming it (ctypes would wrap a
+    negative or too large int silently)."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be an integer, got {value!r}"
+        ) from None
+    if number != value or not low <= number <= high:
+        raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be an integer in {low}..{high}, got {value!r}")
+    return number
+
+
+def _u32(value, what: str) -> int:
+    return _int(value, 0, 0xFFFFFFFF, what)
+
+
+def _i64(value, what: str) -> int:
+    return _int(value, -(1 << 63), (1 << 63) - 1, what)
+
+
+def _name(value, what: str):
+    """A str as UTF-8 bytes; None passes as NULL so the library names the argument."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        encoded = value.encode("utf-8", "surrogateescape")
+    elif isinstance(value, (bytes, bytearray)):
+        encoded = bytes(value)
+    else:
+        try:
+            encoded = os.fsencode(value)
+        except TypeError:
+            raise InvalidArgumentError(
+                C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must be a str, got {type(value).__name__}"
+            ) from None
+    if b"\0" in encoded:
+        raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"{what} must not contain NUL characters")
+    return encoded
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------------------------
+
+
+class SourceStatus(NamedTuple):
+    """tutti_source_get_status: state, position (frames since the last rewind, engine rate),
+    underrun_frames. Read without the engine's lock."""
+
+    state: SourceState
+    position: int
+    underrun_frames: int
+
+
+class SourceInfo(NamedTuple):
+    """tutti_source_get_info: state, position and length (frames, engine rate; length -1 for
+    tones and streams), underrun_frames, gain (linear, the last set)."""
+
+    state: SourceState
+    position: int
+    length: int
+    underrun_frames: int
+    gain: float
+
+
+class Stats(NamedTuple):
+    """tutti_engine_get_stats."""
+
+    frames_rendered: int
+    sources: int
+    sessions: int
+    xruns: int
+    underrun_frames: int
+    events_dropped: int
+    latency_frames: int
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at a frame (tutti_event). ``type_name`` is
+    tutti_event_type_string's name ("SOURCE_ENDED"); ``session`` / ``source`` are the handles
+    this engine made for the ids (None for 0 or an id no live handle has), ``session_id`` /
+    ``source_id`` the raw ids; ``reason`` and ``flags`` as the header says per type."""
+
+    type: int
+    type_name: str
+    frame: int
+    session_id: int
+    source_id: int
+    reason: int
+    flags: int
+    session: Optional["Session"]
+    source: Optional["Source"]
+
+    @property
+    def should_resume(self) -> bool:
+        """INTERRUPTION_ENDED with TUTTI_EVENT_SHOULD_RESUME."""
+        return bool(self.flags & C.TUTTI_EVENT_SHOULD_RESUME)
+
+
+# ---------------------------------------------------------------------------------------------
+# Engine
+# ---------------------------------------------------------------------------------------------
+
+
+class Engine:
+    """A Tutti engine in pull mode (``render``), created by tutti_engine_create.
+
+    ``sample_rate`` Hz (8000..384000), ``channels`` 1 or 2; ``offline=True`` sets
+    TUTTI_ENGINE_OFFLINE (``render`` waits for file data streamed from disk: the same bytes
+    on every run; not real-time safe). The other keywords are tutti_engine_config's fields.
+    ``close()`` (or leaving a ``with`` block) destroys it; every call afterwards raises
+    StateError. Session and source handles keep their engine alive.
+    """
+
+    def __init__(
+        self,
+        sample_rate: int = 48000,
+        channels: int = 2,
+        offline: bool = False,
+        *,
+        max_block_frames: Optional[int] = None,
+        max_sources: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        command_queue_capacity: Optional[int] = None,
+        limiter: bool = False,
+        limiter_ceiling_db: Optional[float] = None,
+        limiter_release_seconds: Optional[float] = None,
+        limiter_lookahead_seconds: Optional[float] = None,
+        loss_fade_seconds: Optional[float] = None,
+    ):
+        self._ptr: Optional[int] = None
+        self._lock = threading.Lock()
+        config = init_struct(EngineConfig, lib.tutti_engine_config_init)
+        config.sample_rate = _u32(sample_rate, "Engine: sample_rate")
+        config.channels = _u32(channels, "Engine: channels")
+        for field, value in (
+            ("max_block_frames", max_block_frames),
+            ("max_sources", max_sources),
+            ("max_sessions", max_sessions),
+            ("command_queue_capacity", command_queue_capacity),
+            ("limiter_ceiling_db", limiter_ceiling_db),
+            ("limiter_release_seconds", limiter_release_seconds),
+            ("limiter_lookahead_seconds", limiter_lookahead_seconds),
+            ("loss_fade_seconds", loss_fade_seconds),
+        ):
+            if value is not None:
+                if field.endswith("_frames") or field.startswith("max_") or field == "command_queue_capacity":
+                    value = _u32(value, f"Engine: {field}")
+                setattr(config, field, value)
+        config.limiter_enabled = 1 if limiter else 0
+        if offline:
+            config.flags |= C.TUTTI_ENGINE_OFFLINE
+        out = ctypes.c_void_p()
+        _check(lib.tutti_engine_create(ctypes.byref(config), ctypes.byref(out)))
+        self._ptr = out.value
+        self.sample_rate = int(sample_rate)
+        self.channels = int(channels)
+        self.offline = bool(offline)
+        self._sessions: "weakref.WeakValueDictionary[int, Session]" = weakref.WeakValueDictionary()
+        self._sources: "weakref.WeakValueDictionary[int, Source]" = weakref.WeakValueDictionary()
+
+    # -- life ----------------------------------------------------------------------------------
+
+    @property
+    def ptr(self) -> int:
+        """The tutti_engine* (for calling the C API directly); StateError once closed."""
+        if self._ptr is None:
+            raise StateError(C.TUTTI_ERROR_STATE, "Engine is closed: create a new Engine")
+        return self._ptr
+
+    @property
+    def closed(self) -> bool:
+        """True after close()."""
+        return self._ptr is None
+
+    def close(self) -> None:
+        """tutti_engine_destroy: the engine and every id it gave are gone. Idempotent. No other
+        thread may be inside a call on the engine."""
+        with self._lock:
+            ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            lib.tutti_engine_destroy(ptr)
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"frame {self.frame}"
+        return f"<tutti.Engine {self.sample_rate} Hz, {self.channels} ch, {state}>"
+
+    # -- rendering and clock --------------------------------------------------------------------
+
+    def render(self, frames: int, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """tutti_engine_render: the next ``frames`` frames as a float32 array of shape
+        (frames, channels). ``out``: an existing float32 C-contiguous array of that shape to
+        fill instead (no allocation). StateError while another thread renders."""
+        frames = _u32(frames, "Engine.render: frames")
+        if out is None:
+            out = np.empty((frames, self.channels), dtype=np.float32)
+        elif out.dtype != np.float32 or not out.flags.c_contiguous or out.shape != (frames, self.channels):
+            raise InvalidArgumentError(
+                C.TUTTI_ERROR_INVALID_ARGUMENT,
+                f"render: out must be float32, C-contiguous, shape ({frames}, {self.channels}); "
+                f"got {out.dtype}, shape {out.shape}",
+            )
+        _check(lib.tutti_engine_render(self.ptr, out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames))
+        return out
+
+    @property
+    def frame(self) -> int:
+        """tutti_engine_get_frame: frames rendered so far (the engine clock)."""
+        value = lib.tutti_engine_get_frame(self.ptr)
+        if value < 0:
+            raise _error(value)
+        return value
+
+    def seconds(self, seconds: float) -> int:
+        """``seconds`` as a frame count at the engine's rate (rounded)."""
+        return int(round(seconds * self.sample_rate))
+
+    def stats(self) -> Stats:
+        """tutti_engine_get_stats."""
+        stats = init_struct(_Stats, lib.tutti_stats_init)
+        _check(lib.tutti_engine_get_stats(self.ptr, ctypes.byref(stats)))
+        return Stats(
+            stats.frames_rendered,
+            stats.sources,
+            stats.sessions,
+            stats.xruns,
+            stats.underrun_frames,
+            stats.events_dropped,
+            stats.latency_frames,
+        )
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def events(self) -> Iterator[Event]:
+        """Every waiting event, in frame order (tutti_engine_poll_event until none is left); the
+        iterator stops when none waits (events rendered later come with the next call)."""
+        raw = RawEvent()
+        while True:
+            got = lib.tutti_engine_poll_event(self.ptr, ctypes.byref(raw))
+            if got < 0:
+                raise _error(got)
+            if got == 0:
+                return
+            yield Event(
+                type=EventType(raw.type) if raw.type in EventType._value2member_map_ else raw.type,
+                type_name=lib.tutti_event_type_string(raw.type).decode(),
+                frame=raw.frame,
+                session_id=raw.session,
+                source_id=raw.source,
+                reason=raw.reason,
+                flags=raw.flags,
+                session=self._sessions.get(raw.session),
+                source=self._sources.get(raw.source),
+            )
+
+    def event_fd(self) -> int:
+        """tutti_engine_event_fd: a descriptor that polls readable while events wait (for
+        ``select`` / ``selectors`` / asyncio's ``add_reader``). The engine owns it: do not read,
+        write or close it; it closes with the engine."""
+        fd = lib.tutti_engine_event_fd(self.ptr)
+        if fd < 0:
+            raise _error(fd)
+        return fd
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def session(
+        self,
+        name: str,
+        category: int = Category.SOLO_AMBIENT,
+        mode: int = Mode.DEFAULT,
+        options: int = 0,
+        attributes: int = 0,
+    ) -> "Session":
+        """A new session named ``name`` (unique), inactive, in the foreground:
+        tutti_session_create_with(category, attributes), then tutti_session_set_category when
+        ``mode`` or ``options`` are given (if that fails the session is destroyed again)."""
+        out = ctypes.c_uint64()
+        _check(
+            lib.tutti_session_create_with(
+                self.ptr, _name(name, "name"), _int(category, -(1 << 31), (1 << 31) - 1, "category"), _u32(attributes, "attributes"), ctypes.byref(out)
+            )
+        )
+        session = Session(self, out.value, name)
+        if mode or options:
+            try:
+                session.set_category(category, mode, options)
+            except TuttiError:
+                lib.tutti_session_destroy(self.ptr, out.value, C.TUTTI_NOW)
+                raise
+        return session
+
+    # -- system state ---------------------------------------------------------------------------
+
+    def set_max_voices(self, max_voices: int, at: Optional[int] = None) -> None:
+        """tutti_engine_set_max_voices (0: no limit)."""
+        _check(lib.tutti_engine_set_max_voices(self.ptr, _u32(max_voices, "max_voices"), _at(at)))
+
+    def set_silent_switch(self, on: bool, at: Optional[int] = None) -> None:
+        """tutti_system_set_silent_switch."""
+        _check(lib.tutti_system_set_silent_switch(self.ptr, 1 if on else 0, _at(at)))
+
+    def set_locked(self, locked: bool, at: Optional[int] = None) -> None:
+        """tutti_system_set_locked."""
+        _check(lib.tutti_system_set_locked(self.ptr, 1 if locked else 0, _at(at)))
+
+    def set_volume(self, volume: float, at: Optional[int] = None) -> None:
+        """tutti_system_set_volume (0..1, a perceptual curve)."""
+        _check(lib.tutti_system_set_volume(self.ptr, float(volume), _at(at)))
+
+    def set_ringer_volume(self, volume: float, at: Optional[int] = None) -> None:
+        """tutti_system_set_ringer_volume (0..1)."""
+        _check(lib.tutti_system_set_ringer_volume(self.ptr, float(volume), _at(at)))
+
+    def set_route(self, route: int, at: Optional[int] = None) -> None:
+        """tutti_system_set_route (a Route)."""
+        _check(lib.tutti_system_set_route(self.ptr, _int(route, -(1 << 31), (1 << 31) - 1, "route"), _at(at)))
+
+    def set_mic_muted(self, muted: bool, at: Optional[int] = None) -> None:
+        """tutti_system_set_mic_muted."""
+        _check(lib.tutti_system_set_mic_muted(self.ptr, 1 if muted else 0, _at(at)))
+
+    def begin_phone_call(self, at: Optional[int] = None) -> None:
+        """tutti_system_begin_phone_call."""
+        _check(lib.tutti_system_begin_phone_call(self.ptr, _at(at)))
+
+    def end_phone_call(self, at: Optional[int] = None) -> None:
+        """tutti_system_end_phone_call."""
+        _check(lib.tutti_system_end_phone_call(self.ptr, _at(at)))
+
+    def remote_command(self, command: int, at: Optional[int] = None) -> None:
+        """tutti_system_remote_command (a RemoteCommand)."""
+        _check(lib.tutti_system_remote_command(self.ptr, _int(command, -(1 << 31), (1 << 31) - 1, "command"), _at(at)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions
+# ---------------------------------------------------------------------------------------------
+
+
+class Session:
+    """A session of an engine (made by ``Engine.session``); ``id`` is its tutti_session."""
+
+    def __init__(self, engine: Engine, session_id: int, name: str):
+        self.engine = engine
+        self.id = session_id
+        self.name = name
+        engine._sessions[session_id] = self
+
+    def __repr__(self) -> str:
+        return f"<tutti.Session {self.name!r} id={self.id:#x}>"
+
+    def set_category(self, category: int, mode: int = Mode.DEFAULT, options: int = 0) -> None:
+        """tutti_session_set_category: category (Category), mode (Mode), options (Option bits)."""
+        _check(lib.tutti_session_set_category(
+                self.engine.ptr,
+                self.id,
+                _int(category, -(1 << 31), (1 << 31) - 1, "category"),
+                _int(mode, -(1 << 31), (1 << 31) - 1, "mode"),
+                _u32(options, "options"),
+            ))
+
+    def set_active(self, active: bool = True, flags: int = 0, at: Optional[int] = None) -> None:
+        """tutti_session_set_active: ``flags`` a Focus on activation, or
+        TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION on deactivation. DeniedError says why."""
+        _check(lib.tutti_session_set_active(self.engine.ptr, self.id, 1 if active else 0, _u32(flags, "flags"), _at(at)))
+
+    def activate(self, focus: int = Focus.GAIN, at: Optional[int] = None) -> None:
+        """set_active(True, focus, at)."""
+        self.set_active(True, focus, at)
+
+    def deactivate(self, notify_others: bool = False, at: Optional[int] = None) -> None:
+        """set_active(False, NOTIFY_OTHERS_ON_DEACTIVATION if notify_others, at)."""
+        self.set_active(False, C.TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION if notify_others else 0, at)
+
+    def set_foreground(self, foreground: bool, at: Optional[int] = None) -> None:
+        """tutti_session_set_foreground."""
+        _check(lib.tutti_session_set_foreground(self.engine.ptr, self.id, 1 if foreground else 0, _at(at)))
+
+    def set_remote_commands(self, commands) -> None:
+        """tutti_session_set_remote_commands: an iterable of RemoteCommand (or the bit mask)."""
+        mask = commands if isinstance(commands, int) else sum(C.TUTTI_REMOTE_COMMAND_BIT(c) for c in set(commands))
+        _check(lib.tutti_session_set_remote_commands(self.engine.ptr, self.id, _u32(mask, "commands")))
+
+    def set_max_voices(self, max_voices: int, at: Optional[int] = None) -> None:
+        """tutti_session_set_max_voices (0: no limit of its own)."""
+        _check(lib.tutti_session_set_max_voices(self.engine.ptr, self.id, _u32(max_voices, "max_voices"), _at(at)))
+
+    def remove(self, at: Optional[int] = None) -> None:
+        """tutti_session_destroy: the session and its sources at ``at``; their ids are stale at once."""
+        _check(lib.tutti_session_destroy(self.engine.ptr, self.id, _at(at)))
+
+    # -- sources --------------------------------------------------------------------------------
+
+    def tone(self, frequency_hz: float, amplitude: float = 0.5) -> "Source":
+        """tutti_source_create_tone: a sine on every channel (Hz below half the rate; linear
+        peak 0..1). Stopped."""
+        out = ctypes.c_uint64()
+        _check(
+            lib.tutti_source_create_tone(self.engine.ptr, self.id, float(frequency_hz), float(amplitude), ctypes.byref(out))
+        )
+        return Source(self, out.value, "tone")
+
+    def file(self, path, loop: bool = False) -> "Source":
+        """tutti_source_create_file: any file libsndfile reads, 1 or 2 channels, converted to the
+        engine's rate (files over 10 s stream from disk). TuttiIOError / FormatError name the path."""
+        out = ctypes.c_uint64()
+        flags = C.TUTTI_SOURCE_LOOP if loop else 0
+        _check(lib.tutti_source_create_file(self.engine.ptr, self.id, _name(path, "path"), flags, ctypes.byref(out)))
+        return Source(self, out.value, "file")
+
+    def stream(self, sample_rate: int, channels: int = 1, capacity_frames: int = 48000) -> "Stream":
+        """tutti_source_create_stream: a source fed by ``Stream.write`` at ``sample_rate`` Hz
+        (bit-transparent at the engine's rate), 1 or 2 channels, up to ``capacity_frames`` waiting."""
+        out = ctypes.c_uint64()
+        _check(
+            lib.tutti_source_create_stream(
+                self.engine.ptr,
+                self.id,
+                _u32(sample_rate, "sample_rate"),
+                _u32(channels, "channels"),
+                _u32(capacity_frames, "capacity_frames"),
+                ctypes.byref(out),
+            )
+        )
+        return Stream(self, out.value, int(sample_rate), int(channels), int(capacity_frames))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------------------------
+
+
+class Source:
+    """A source (tone, file or stream) of a session; ``id`` is its tutti_source. Frames and
+    positions are at the engine's rate; ``at=None`` is TUTTI_NOW."""
+
+    def __init__(self, session: Session, source_id: int, kind: str):
+        self.session = session
+        self.engine = session.engine
+        self.id = source_id
+        self.kind = kind
+        self.engine._sources[source_id] = self
+
+    def __repr__(self) -> str:
+        return f"<tutti.Source {self.kind} id={self.id:#x} of {self.session.name!r}>"
+
+    def play(self, at: Optional[int] = None) -> None:
+        """tutti_source_play (activates an inactive session first; may raise DeniedError)."""
+        _check(lib.tutti_source_play(self.engine.ptr, self.id, _at(at)))
+
+    def pause(self, at: Optional[int] = None) -> None:
+        """tutti_source_pause."""
+        _check(lib.tutti_source_pause(self.engine.ptr, self.id, _at(at)))
+
+    def stop(self, at: Optional[int] = None) -> None:
+        """tutti_source_stop: fades out, then rewinds."""
+        _check(lib.tutti_source_stop(self.engine.ptr, self.id, _at(at)))
+
+    def seek(self, position: int, at: Optional[int] = None) -> None:
+        """tutti_source_seek to ``position`` frames (StateError for a stream)."""
+        _check(lib.tutti_source_seek(self.engine.ptr, self.id, _i64(position, "position"), _at(at)))
+
+    def set_gain(self, gain: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
+        """tutti_source_set_gain: linear 0..16; a linear ramp over ``ramp_frames`` from ``at``."""
+        _check(lib.tutti_source_set_gain(self.engine.ptr, self.id, float(gain), _u32(ramp_frames, "ramp_frames"), _at(at)))
+
+    def set_pan(self, pan: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
+        """tutti_source_set_pan: -1 (left) .. +1 (right)."""
+        _check(lib.tutti_source_set_pan(self.engine.ptr, self.id, float(pan), _u32(ramp_frames, "ramp_frames"), _at(at)))
+
+    def set_priority(self, priority: int, at: Optional[int] = None) -> None:
+        """tutti_source_set_priority: 0..255 (default 128)."""
+        _check(lib.tutti_source_set_priority(self.engine.ptr, self.id, _u32(priority, "priority"), _at(at)))
+
+    def set_fades(self, fade_in_frames: Optional[int] = None, fade_out_frames: Optional[int] = None) -> None:
+        """tutti_source_set_fades (None: TUTTI_FADE_DEFAULT)."""
+        fin = C.TUTTI_FADE_DEFAULT if fade_in_frames is None else _u32(fade_in_frames, "fade_in_frames")
+        fout = C.TUTTI_FADE_DEFAULT if fade_out_frames is None else _u32(fade_out_frames, "fade_out_frames")
+        _check(lib.tutti_source_set_fades(self.engine.ptr, self.id, fin, fout))
+
+    def remove(self, at: Optional[int] = None) -> None:
+        """tutti_source_destroy: fades out if playing; the id is stale at once (no SOURCE_ENDED)."""
+        _check(lib.tutti_source_destroy(self.engine.ptr, self.id, _at(at)))
+
+    def status(self) -> SourceStatus:
+        """tutti_source_get_status: state, position, underrun_frames (no lock taken)."""
+        state, position, underrun = ctypes.c_int32(), ctypes.c_int64(), ctypes.c_uint64()
+        _check(
+            lib.tutti_source_get_status(
+                self.engine.ptr, self.id, ctypes.byref(state), ctypes.byref(position), ctypes.byref(underrun)
+            )
+        )
+        return SourceStatus(SourceState(state.value), position.value, underrun.value)
+
+    @property
+    def state(self) -> SourceState:
+        """status().state."""
+        return self.status().state
+
+    @property
+    def position(self) -> int:
+        """status().position (frames since the last rewind, engine rate)."""
+        return self.status().position
+
+    def info(self) -> SourceInfo:
+        """tutti_source_get_info (takes the engine's lock: not from a real-time thread)."""
+        info = init_struct(_SourceInfo, lib.tutti_source_info_init)
+        _check(lib.tutti_source_get_info(self.engine.ptr, self.id, ctypes.byref(info)))
+        return SourceInfo(SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain)
+
+
+class Stream(Source):
+    """A stream source: the host writes frames at ``sample_rate`` with ``channels``."""
+
+    def __init__(self, session: Session, source_id: int, sample_rate: int, channels: int, capacity_frames: int):
+        super().__init__(session, source_id, "stream")
+        self.sample_rate = sample_rate
+        self.channels = channels
+        self.capacity_frames = capacity_frames
+
+    def write(self, samples) -> int:
+        """tutti_stream_write: appends ``samples`` (shape (frames,) for a mono stream or
+        (frames, channels); float32 C-contiguous arrays pass without a copy, anything else is
+        converted) and returns how many frames were taken (fewer when the ring is full: write
+        the rest later). StateError after ``end()``."""
+        array = np.ascontiguousarray(samples, dtype=np.float32)
+        if array.ndim == 1 and self.channels == 1:
+            frames = array.shape[0]
+        elif array.ndim == 2 and array.shape[1] == self.channels:
+            frames = array.shape[0]
+        else:
+            wanted = "(frames,) or (frames, 1)" if self.channels == 1 else f"(frames, {self.channels})"
+            raise InvalidArgumentError(
+                C.TUTTI_ERROR_INVALID_ARGUMENT,
+                f"Stream.write: samples must have shape {wanted} for this {self.channels}-channel "
+                f"stream, got {array.shape}",
+            )
+        frames = _u32(frames, "Stream.write: frames")
+        written = ctypes.c_uint32()
+        _check(
+            lib.tutti_stream_write(
+                self.engine.ptr, self.id, array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames, ctypes.byref(written)
+            )
+        )
+        return written.value
+
+    def end(self) -> None:
+        """tutti_stream_end: every frame written is heard, then SOURCE_ENDED; later writes raise
+        StateError."""
+        _check(lib.tutti_stream_end(self.engine.ptr, self.id))

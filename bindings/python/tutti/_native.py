@@ -1,0 +1,233 @@
+"""Loading libtutti and declaring the C prototypes of include/tutti.h (ctypes, no compile step).
+
+Every function the package calls has its argtypes and restype declared here: ids are
+``uint64_t`` and frames ``int64_t``, which ctypes would otherwise pass as a C ``int`` (an
+undeclared id arrives truncated and every call fails with TUTTI_ERROR_NOT_FOUND).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (
+    POINTER,
+    Structure,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int32,
+    c_int64,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+from . import constants as C
+
+_SONAME = f"libtutti.so.{C.TUTTI_ABI_VERSION}"
+_PREFIXES = ("~/.local", "/usr/local", "/usr", "/opt/tutti")
+
+
+def _candidates() -> list[str]:
+    """Where the library is looked for, in order (TUTTI_LIBRARY is handled by _load)."""
+    found = ctypes.util.find_library("tutti")
+    paths = [found] if found else []
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    dirs += [os.path.join(os.path.expanduser(p), "lib") for p in _PREFIXES]
+    dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"]
+    for d in dirs:
+        for name in (_SONAME, "libtutti.so"):
+            path = os.path.join(d, name)
+            if os.path.exists(path):
+                paths.append(path)
+    return paths
+
+
+def _load() -> tuple[ctypes.CDLL, str]:
+    explicit = os.environ.get("TUTTI_LIBRARY")
+    if explicit:
+        try:
+            return ctypes.CDLL(explicit), explicit
+        except OSError as error:
+            raise ImportError(
+                f"tutti: TUTTI_LIBRARY={explicit!r} cannot be loaded ({error}); point it at the "
+                f"{_SONAME} that scripts/install.sh installed (PREFIX/lib/{_SONAME})"
+            ) from error
+    tried = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as error:
+            tried.append(f"{path}: {error}")
+    detail = ("; tried " + "; ".join(tried)) if tried else ""
+    raise ImportError(
+        f"tutti: cannot find the C library {_SONAME}{detail}. Build and install it with "
+        "`scripts/install.sh --prefix PREFIX` from the Tutti checkout, then set "
+        f"TUTTI_LIBRARY=PREFIX/lib/{_SONAME} (or LD_LIBRARY_PATH=PREFIX/lib, or install into "
+        "~/.local, /usr/local or /usr)"
+    )
+
+
+lib, library_path = _load()
+
+
+class EngineConfig(Structure):
+    """tutti_engine_config, the layout with `flags` (the fifth)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("sample_rate", c_uint32),
+        ("channels", c_uint32),
+        ("max_block_frames", c_uint32),
+        ("max_sources", c_uint32),
+        ("max_sessions", c_uint32),
+        ("command_queue_capacity", c_uint32),
+        ("route_count", c_uint32),
+        ("route_names", POINTER(c_char_p)),
+        ("limiter_enabled", c_int32),
+        ("limiter_ceiling_db", c_float),
+        ("limiter_release_seconds", c_float),
+        ("limiter_lookahead_seconds", c_float),
+        ("loss_fade_seconds", c_float),
+        ("flags", c_uint32),
+    ]
+
+
+class SourceInfo(Structure):
+    """tutti_source_info."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("state", c_int32),
+        ("position", c_int64),
+        ("length", c_int64),
+        ("underrun_frames", c_uint64),
+        ("gain", c_float),
+    ]
+
+
+class Stats(Structure):
+    """tutti_stats."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("frames_rendered", c_int64),
+        ("sources", c_uint32),
+        ("sessions", c_uint32),
+        ("xruns", c_uint64),
+        ("underrun_frames", c_uint64),
+        ("events_dropped", c_uint64),
+        ("latency_frames", c_uint32),
+    ]
+
+
+class RawEvent(Structure):
+    """tutti_event."""
+
+    _fields_ = [
+        ("type", c_int32),
+        ("reason", c_int32),
+        ("flags", c_uint32),
+        ("frame", c_int64),
+        ("session", c_uint64),
+        ("source", c_uint64),
+    ]
+
+
+def init_struct(struct_type, init_function):
+    """A struct filled by its ``..._init`` function with struct_size set to OUR layout.
+
+    The init function writes the library's own layout, which may be larger than ours (a newer
+    library): it writes into a TUTTI_MAX_STRUCT_SIZE buffer, and struct_size is then set to
+    our layout's size (a released layout, which every later library accepts).
+    """
+    buffer = (ctypes.c_uint8 * C.TUTTI_MAX_STRUCT_SIZE)()
+    init_function(ctypes.byref(buffer))
+    struct = struct_type.from_buffer_copy(buffer, 0)
+    struct.struct_size = ctypes.sizeof(struct_type)
+    return struct
+
+
+engine_p = c_void_p
+result = c_int32
+session_t = c_uint64
+source_t = c_uint64
+frame_t = c_int64
+
+_PROTOTYPES = {
+    "tutti_version": (c_uint32, []),
+    "tutti_version_string": (c_char_p, []),
+    "tutti_abi_version": (c_uint32, []),
+    "tutti_result_string": (c_char_p, [result]),
+    "tutti_last_error": (c_char_p, []),
+    "tutti_engine_config_init": (None, [c_void_p]),
+    "tutti_engine_create": (result, [POINTER(EngineConfig), POINTER(engine_p)]),
+    "tutti_engine_destroy": (None, [engine_p]),
+    "tutti_engine_render": (result, [engine_p, POINTER(c_float), c_uint32]),
+    "tutti_engine_get_frame": (frame_t, [engine_p]),
+    "tutti_engine_set_max_voices": (result, [engine_p, c_uint32, frame_t]),
+    "tutti_engine_poll_event": (c_int, [engine_p, POINTER(RawEvent)]),
+    "tutti_event_type_string": (c_char_p, [c_int32]),
+    "tutti_engine_event_fd": (c_int, [engine_p]),
+    "tutti_stats_init": (None, [c_void_p]),
+    "tutti_engine_get_stats": (result, [engine_p, POINTER(Stats)]),
+    "tutti_session_create": (result, [engine_p, c_char_p, POINTER(session_t)]),
+    "tutti_session_create_with": (result, [engine_p, c_char_p, c_int32, c_uint32, POINTER(session_t)]),
+    "tutti_session_set_category": (result, [engine_p, session_t, c_int32, c_int32, c_uint32]),
+    "tutti_session_set_active": (result, [engine_p, session_t, c_int, c_uint32, frame_t]),
+    "tutti_session_set_foreground": (result, [engine_p, session_t, c_int, frame_t]),
+    "tutti_session_set_remote_commands": (result, [engine_p, session_t, c_uint32]),
+    "tutti_session_set_max_voices": (result, [engine_p, session_t, c_uint32, frame_t]),
+    "tutti_session_destroy": (result, [engine_p, session_t, frame_t]),
+    "tutti_source_create_file": (result, [engine_p, session_t, c_char_p, c_uint32, POINTER(source_t)]),
+    "tutti_source_create_tone": (result, [engine_p, session_t, c_double, c_float, POINTER(source_t)]),
+    "tutti_source_create_stream": (result, [engine_p, session_t, c_uint32, c_uint32, c_uint32, POINTER(source_t)]),
+    "tutti_stream_write": (result, [engine_p, source_t, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
+    "tutti_stream_end": (result, [engine_p, source_t]),
+    "tutti_source_play": (result, [engine_p, source_t, frame_t]),
+    "tutti_source_pause": (result, [engine_p, source_t, frame_t]),
+    "tutti_source_stop": (result, [engine_p, source_t, frame_t]),
+    "tutti_source_seek": (result, [engine_p, source_t, c_int64, frame_t]),
+    "tutti_source_set_gain": (result, [engine_p, source_t, c_float, c_uint32, frame_t]),
+    "tutti_source_set_pan": (result, [engine_p, source_t, c_float, c_uint32, frame_t]),
+    "tutti_source_set_priority": (result, [engine_p, source_t, c_uint32, frame_t]),
+    "tutti_source_set_fades": (result, [engine_p, source_t, c_uint32, c_uint32]),
+    "tutti_source_destroy": (result, [engine_p, source_t, frame_t]),
+    "tutti_source_info_init": (None, [c_void_p]),
+    "tutti_source_get_info": (result, [engine_p, source_t, POINTER(SourceInfo)]),
+    "tutti_source_get_status": (
+        result,
+        [engine_p, source_t, POINTER(c_int32), POINTER(c_int64), POINTER(c_uint64)],
+    ),
+    "tutti_system_set_silent_switch": (result, [engine_p, c_int, frame_t]),
+    "tutti_system_set_locked": (result, [engine_p, c_int, frame_t]),
+    "tutti_system_set_volume": (result, [engine_p, c_float, frame_t]),
+    "tutti_system_set_ringer_volume": (result, [engine_p, c_float, frame_t]),
+    "tutti_system_set_route": (result, [engine_p, c_int32, frame_t]),
+    "tutti_system_set_mic_muted": (result, [engine_p, c_int, frame_t]),
+    "tutti_system_begin_phone_call": (result, [engine_p, frame_t]),
+    "tutti_system_end_phone_call": (result, [engine_p, frame_t]),
+    "tutti_system_remote_command": (result, [engine_p, c_int32, frame_t]),
+}
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    try:
+        _function = getattr(lib, _name)
+    except AttributeError as _error:
+        raise ImportError(
+            f"tutti: {library_path} has no {_name}: the library is older than this package "
+            f"(install the libtutti of the same checkout)"
+        ) from _error
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+
+#: The C names this package declares (tests check each is a function of include/tutti.h).
+DECLARED = tuple(_PROTOTYPES)
+
+if lib.tutti_abi_version() != C.TUTTI_ABI_VERSION:
+    raise ImportError(
+        f"tutti: {library_path} has ABI {lib.tutti_abi_version()}, this package needs "
+        f"{C.TUTTI_ABI_VERSION}"
+    )
