@@ -9,7 +9,8 @@
 #   - libFuzzer + AddressSanitizer, 30 s on the scene decoder and 30 s on the audio-file
 #     loader (scripts/fuzz.sh; its own build folder, .build-fuzz).
 # Then the C ABI (scripts/test-c.sh): one release build installed into a temporary prefix,
-# the C tests against it, the examples (C and a Swift package) built and run.
+# the C tests against it, the examples (C and a Swift package) built and run; then the Python
+# package (scripts/test-python.sh: the same release build installed again, pytest, the example).
 # The PulseAudio and JACK tests start their own private servers (JACK: dummy driver).
 # chromium-headless-shell (~64 MB, about 15 s to install) renders the timeline picture to PNG
 # for its browser test; without it that one check is skipped, saying so. gdb: the test run's
@@ -45,5 +46,8 @@ bash scripts/fuzz.sh 30
 
 echo "== C ABI: install, C tests, examples"
 bash scripts/test-c.sh
+
+echo "== Python: the ctypes package (bindings/python) against an installed library, pytest, the example"
+bash scripts/test-python.sh
 
 echo "tests: ${passed:-0} passed, 0 failed (and the C tests above)"

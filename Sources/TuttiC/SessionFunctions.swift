@@ -127,6 +127,21 @@ public func tuttiSessionCreateWith(
     }
 }
 
+/// One side of an interaction row or a ducking rule: the session `id`, or when it is 0 every
+/// session of `category`. Errors name `\(field)_session` or `\(field)_category`.
+private func side(_ engine: AudioEngine, _ id: tutti_session, _ category: tutti_category, _ field: String) throws(TuttiError)
+    -> DuckingTarget
+{
+    if id == 0 {
+        do { return .category(try toCategory(category)) } catch {
+            throw TuttiError(.invalidArgument, "\(field)_category: \(error.message)")
+        }
+    }
+    do { return .session(try session(engine, id).name) } catch {
+        throw TuttiError(.invalidArgument, "\(field)_session: \(error.message)")
+    }
+}
+
 /// The header's `tutti_outcome` order.
 private let outcomes: [InteractionOutcome] = [.mix, .duck, .interrupt, .reject, .silence]
 
@@ -143,18 +158,8 @@ public func tuttiEngineSetInteractions(
         var rules: [InteractionRule] = []
         for i in 0..<Int(count) {
             let row = rows![i]
-            func side(_ id: tutti_session, _ category: tutti_category, _ field: String) throws(TuttiError) -> DuckingTarget {
-                if id == 0 {
-                    do { return .category(try toCategory(category)) } catch {
-                        throw TuttiError(.invalidArgument, "rows[\(i)].\(field)_category: \(error.message)")
-                    }
-                }
-                do { return .session(try session(engine, id).name) } catch {
-                    throw TuttiError(.invalidArgument, "rows[\(i)].\(field)_session: \(error.message)")
-                }
-            }
-            let active = try side(row.active_session, row.active_category, "active")
-            let incoming = try side(row.incoming_session, row.incoming_category, "incoming")
+            let active = try side(engine, row.active_session, row.active_category, "rows[\(i)].active")
+            let incoming = try side(engine, row.incoming_session, row.incoming_category, "rows[\(i)].incoming")
             guard row.outcome >= 0, Int(row.outcome) < outcomes.count else {
                 throw TuttiError(.invalidArgument, "rows[\(i)].outcome \(row.outcome) is not a tutti_outcome (0…\(outcomes.count - 1))")
             }
@@ -202,18 +207,8 @@ public func tuttiEngineSetDuckingRules(
         var rules: [DuckingRule] = []
         for i in 0..<Int(count) {
             let row = rows![i]
-            func side(_ id: tutti_session, _ category: tutti_category, _ field: String) throws(TuttiError) -> DuckingTarget {
-                if id == 0 {
-                    do { return .category(try toCategory(category)) } catch {
-                        throw TuttiError(.invalidArgument, "rules[\(i)].\(field)_category: \(error.message)")
-                    }
-                }
-                do { return .session(try session(engine, id).name) } catch {
-                    throw TuttiError(.invalidArgument, "rules[\(i)].\(field)_session: \(error.message)")
-                }
-            }
-            let by = try side(row.by_session, row.by_category, "by")
-            let duck = try side(row.duck_session, row.duck_category, "duck")
+            let by = try side(engine, row.by_session, row.by_category, "rules[\(i)].by")
+            let duck = try side(engine, row.duck_session, row.duck_category, "rules[\(i)].duck")
             for (field, value) in [
                 ("level_db", row.level_db), ("attack_seconds", row.attack_seconds), ("release_seconds", row.release_seconds),
             ]

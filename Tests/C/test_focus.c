@@ -114,7 +114,7 @@ static void accessibility_ducks_the_others(void) {
           tone_amplitude(x + 19200, 9600, 1, 440));
     CHECK(fabs(tone_amplitude(x + 19200, 9600, 1, 1000) - 0.25) < 0.005, "reader: %f", tone_amplitude(x + 19200, 9600, 1, 1000));
     free(x);
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "attributes", tutti_session_create_with(engine, "x", TUTTI_CATEGORY_PLAYBACK, 16u, &reader));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "attributes", tutti_session_create_with(engine, "x", TUTTI_CATEGORY_PLAYBACK, 32u, &reader));
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "category", tutti_session_create_with(engine, "x", 99, 0, &reader));
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "out", tutti_session_create_with(engine, "x", TUTTI_CATEGORY_PLAYBACK, 0, NULL));
     tutti_engine_destroy(engine);

@@ -101,6 +101,19 @@ def test_duck_others_lowers_the_music_by_the_default_15_db(engine, music):
     assert any(e.type == tutti.EventType.DUCKING_ENDED and e.session is music for e in engine.events())
 
 
+def test_the_engines_duck_envelope_is_a_config_field():
+    with tutti.Engine(channels=1, ducking_level_db=-20.0, ducking_attack_seconds=0.0) as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        music.tone(440.0, 0.5).play()
+        before = rms(engine.render(RATE)[RATE // 2 :, 0])
+        nav = engine.session("nav", tutti.Category.PLAYBACK, options=tutti.Option.DUCK_OTHERS)
+        nav.activate()
+        ducked = rms(engine.render(RATE // 10)[RATE // 20 :, 0])  # no attack: ducked within 50 ms
+        assert db(ducked / before) == pytest.approx(-20.0, abs=0.2)
+    with pytest.raises(tutti.InvalidArgumentError, match="ducking_level_db"):
+        tutti.Engine(ducking_level_db=-100.0)
+
+
 def test_pan_pause_and_seek(engine, music, tmp_path):
     tone = music.tone(1000.0, 0.5)
     tone.set_pan(-1.0)

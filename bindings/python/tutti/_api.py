@@ -84,6 +84,7 @@ class Attribute(enum.IntFlag):
     SPEECH = C.TUTTI_SESSION_SPEECH
     ACCEPTS_DELAYED_ACTIVATION = C.TUTTI_SESSION_ACCEPTS_DELAYED_ACTIVATION
     ACCESSIBILITY = C.TUTTI_SESSION_ACCESSIBILITY
+    MANUAL_RESUME = C.TUTTI_SESSION_MANUAL_RESUME
 
 
 class Focus(enum.IntEnum):
@@ -396,6 +397,9 @@ class Engine:
         limiter_release_seconds: Optional[float] = None,
         limiter_lookahead_seconds: Optional[float] = None,
         loss_fade_seconds: Optional[float] = None,
+        ducking_level_db: Optional[float] = None,
+        ducking_attack_seconds: Optional[float] = None,
+        ducking_release_seconds: Optional[float] = None,
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
@@ -411,6 +415,9 @@ class Engine:
             ("limiter_release_seconds", limiter_release_seconds),
             ("limiter_lookahead_seconds", limiter_lookahead_seconds),
             ("loss_fade_seconds", loss_fade_seconds),
+            ("ducking_level_db", ducking_level_db),
+            ("ducking_attack_seconds", ducking_attack_seconds),
+            ("ducking_release_seconds", ducking_release_seconds),
         ):
             if value is not None:
                 if field.endswith("_frames") or field.startswith("max_") or field == "command_queue_capacity":

@@ -74,7 +74,7 @@ lib, library_path = _load()
 
 
 class EngineConfig(Structure):
-    """tutti_engine_config, the layout with `flags` (the fifth)."""
+    """tutti_engine_config, the fifth layout (`flags` and the engine's ducking envelope)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -92,6 +92,9 @@ class EngineConfig(Structure):
         ("limiter_lookahead_seconds", c_float),
         ("loss_fade_seconds", c_float),
         ("flags", c_uint32),
+        ("ducking_level_db", c_float),
+        ("ducking_attack_seconds", c_float),
+        ("ducking_release_seconds", c_float),
     ]
 
 
