@@ -18,18 +18,16 @@ extension SourceHandle {
 }
 
 extension AudioEngine {
-    /// Write `sampleCount` interleaved samples to stream or input `id` through the directory;
-    /// the errors are built (off the fast path) from the core, with the usual messages.
+    /// Write `sampleCount` interleaved samples to stream or input `id` through the directory.
+    /// Never takes the engine's lock, not even to fail (a failure only builds its message).
     func write(_ id: SourceID, _ samples: UnsafePointer<Float>, sampleCount: Int) throws(TuttiError) -> Int {
         switch directory.write(id, samples, count: sampleCount) {
         case .written(let frames): return frames
         case .partialFrame(let channels):
             throw TuttiError(.invalidArgument, "\(sampleCount) samples are not whole frames of \(channels) channels")
-        case .ended:
-            throw Self.endedError(id)
-        case .notFound, .notWritable:
-            try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
-            throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
+        case .ended: throw Self.endedError(id)
+        case .notFound: throw Self.notFoundError(id)
+        case .notWritable: throw Self.notWritableError(id)
         }
     }
 
@@ -37,14 +35,21 @@ extension AudioEngine {
         TuttiError(.state, "source \(id) was ended (endStream): it takes no more frames")
     }
 
+    static func notFoundError(_ id: SourceID) -> TuttiError {
+        TuttiError(.notFound, "no source \(id) (removed, or never created)")
+    }
+
+    static func notWritableError(_ id: SourceID) -> TuttiError {
+        TuttiError(.invalidArgument, "source \(id) is not a stream source")
+    }
+
     /// Write `frameCount` whole frames (of the source's channel count) to stream or input `id`.
     func writeFrames(_ id: SourceID, _ frames: UnsafePointer<Float>, frameCount: Int) throws(TuttiError) -> Int {
         switch directory.write(id, frames, count: frameCount, countIsFrames: true) {
         case .written(let n): return n
         case .ended: throw Self.endedError(id)
-        case .partialFrame, .notFound, .notWritable:
-            try withCore { (s) throws(TuttiError) in _ = try s.stream(id) }
-            throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
+        case .notFound: throw Self.notFoundError(id)
+        case .partialFrame, .notWritable: throw Self.notWritableError(id)
         }
     }
 }
