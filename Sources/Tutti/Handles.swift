@@ -395,7 +395,7 @@ public struct SourceHandle: Hashable, Sendable {
             guard engine.directory.isLive(id) else { throw TuttiError(.notFound, "no source \(id) (removed, or never created)") }
             return 0
         }
-        return try engine.write(id, base, sampleCount: samples.count)
+        return try engine.write(id, base, count: samples.count)
     }
 
     /// Streams: no more frames will come. Every frame written is heard — the converter's

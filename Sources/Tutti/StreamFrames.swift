@@ -13,43 +13,22 @@ extension SourceHandle {
             throw TuttiError(.invalidArgument, "frameCount must be ≥ 0, got \(frameCount)")
         }
         // The channel count is the source's own: ask for whole frames of it (1 or 2 channels).
-        return try engine.writeFrames(id, interleaved, frameCount: frameCount)
+        return try engine.write(id, interleaved, count: frameCount, countIsFrames: true)
     }
 }
 
 extension AudioEngine {
-    /// Write `sampleCount` interleaved samples to stream or input `id` through the directory.
-    /// Never takes the engine's lock, not even to fail (a failure only builds its message).
-    func write(_ id: SourceID, _ samples: UnsafePointer<Float>, sampleCount: Int) throws(TuttiError) -> Int {
-        switch directory.write(id, samples, count: sampleCount) {
+    /// Write `count` interleaved samples (or, with `countIsFrames`, whole frames of the
+    /// source's channel count) to stream or input `id` through the directory. Never takes the
+    /// engine's lock, not even to fail (a failure only builds its message).
+    func write(_ id: SourceID, _ samples: UnsafePointer<Float>, count: Int, countIsFrames: Bool = false) throws(TuttiError) -> Int {
+        switch directory.write(id, samples, count: count, countIsFrames: countIsFrames) {
         case .written(let frames): return frames
         case .partialFrame(let channels):
-            throw TuttiError(.invalidArgument, "\(sampleCount) samples are not whole frames of \(channels) channels")
-        case .ended: throw Self.endedError(id)
-        case .notFound: throw Self.notFoundError(id)
-        case .notWritable: throw Self.notWritableError(id)
-        }
-    }
-
-    static func endedError(_ id: SourceID) -> TuttiError {
-        TuttiError(.state, "source \(id) was ended (endStream): it takes no more frames")
-    }
-
-    static func notFoundError(_ id: SourceID) -> TuttiError {
-        TuttiError(.notFound, "no source \(id) (removed, or never created)")
-    }
-
-    static func notWritableError(_ id: SourceID) -> TuttiError {
-        TuttiError(.invalidArgument, "source \(id) is not a stream source")
-    }
-
-    /// Write `frameCount` whole frames (of the source's channel count) to stream or input `id`.
-    func writeFrames(_ id: SourceID, _ frames: UnsafePointer<Float>, frameCount: Int) throws(TuttiError) -> Int {
-        switch directory.write(id, frames, count: frameCount, countIsFrames: true) {
-        case .written(let n): return n
-        case .ended: throw Self.endedError(id)
-        case .notFound: throw Self.notFoundError(id)
-        case .partialFrame, .notWritable: throw Self.notWritableError(id)
+            throw TuttiError(.invalidArgument, "\(count) samples are not whole frames of \(channels) channels")
+        case .ended: throw TuttiError(.state, "source \(id) was ended (endStream): it takes no more frames")
+        case .notFound: throw TuttiError(.notFound, "no source \(id) (removed, or never created)")
+        case .notWritable: throw TuttiError(.invalidArgument, "source \(id) is not a stream source")
         }
     }
 }

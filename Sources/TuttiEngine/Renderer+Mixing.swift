@@ -24,7 +24,10 @@ extension Renderer {
             computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
             if let chain = busEffects[b] { chain.pointee.buffer.update(repeating: 0, count: n &* channelCount) }
         }
-        if let masterBuffers { masterBuffers.update(repeating: 0, count: routeCount &* maxChunk &* channelCount) }
+        if let masterBuffers {
+            // Each route's stage uses the chunk's first `n` frames of its `maxChunk` span.
+            for r in 0..<routeCount { (masterBuffers + r &* maxChunk &* channelCount).update(repeating: 0, count: n &* channelCount) }
+        }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if sources[i].running {
                 if masterBuffers == nil, !anyBusEffects {
@@ -41,11 +44,9 @@ extension Renderer {
             // A removal waited for its fade-out (or the end of the content).
             if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
         }
-        if masterBuffers != nil {
-            finishEffects(frameCount: n, systemRamping: systemRamping)
-        } else if anyBusEffects {
-            finishEffects(frameCount: n, systemRamping: systemRamping)
-        }
+        // `||`'s right side is an autoclosure: a plain Bool there captures no reference.
+        let busChains = anyBusEffects
+        if masterBuffers != nil || busChains { finishEffects(frameCount: n, systemRamping: systemRamping) }
         // The limiter is the last stage: what it outputs is what the caller gets.
         if let limiters {
             for r in 0..<routeCount { limiters[r].process(routeTargets[r], frameCount: n) }
