@@ -37,6 +37,10 @@ let package = Package(
             dependencies: [
                 .product(name: "TuttiScene", package: tutti), .product(name: "TuttiDSP", package: tutti),
             ]),
+        // `Benchmark.fail(_:)`: a failure that a direct run (no plugin, scripts/bench-smoke.sh) can see.
+        .target(
+            name: "BenchHarness",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")]),
         // The same fixtures with no harness, for callgrind / perf (see docs/performance.md).
         .executableTarget(
             name: "RenderProfile",
@@ -50,7 +54,7 @@ let package = Package(
             dependencies: [
                 "CReferenceKernel", "CNativeKernel", .product(name: "TuttiBenchSupport", package: tutti),
                 .product(name: "Tutti", package: tutti), .product(name: "TuttiDSP", package: tutti),
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchHarness",
             ],
             path: "Benchmarks/RenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
@@ -59,7 +63,7 @@ let package = Package(
             dependencies: [
                 "TuttiSceneBenchSupport",
                 .product(name: "TuttiScene", package: tutti), .product(name: "Tutti", package: tutti),
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchHarness",
             ],
             path: "Benchmarks/SceneBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
@@ -68,7 +72,7 @@ let package = Package(
             name: "PlotBenchmarks",
             dependencies: [
                 .product(name: "TuttiScene", package: tutti),
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchHarness",
             ],
             path: "Benchmarks/PlotBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),

@@ -11,6 +11,7 @@
 // Self-contained (its own scene, tones only, no files) so it does not depend on the shared
 // benchmark support. Environment: TUTTI_BENCH_SMOKE=1 renders 20 s, briefly.
 
+import BenchHarness
 import Benchmark
 import Foundation
 import TuttiScene
@@ -100,7 +101,7 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.measurement(perMille, Int((plotted.seconds / plain.seconds * 1000).rounded()))
             benchmark.measurement(svgKB, (plotted.svgBytes + 512) / 1024)
         } catch {
-            benchmark.error("\(error)")
+            benchmark.fail("\(error)")
         }
     } setup: {
         try Scene.decode(json: plotSceneJSON(seconds: seconds), baseDirectory: "")

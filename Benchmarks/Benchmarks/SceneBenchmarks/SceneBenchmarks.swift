@@ -17,6 +17,7 @@
 //
 // Environment: TUTTI_BENCH_SMOKE=1 renders 20 s scenes and sets up 100 / 1 000 sessions, briefly.
 
+import BenchHarness
 import Benchmark
 import Foundation
 import Tutti
@@ -65,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Offline render 8 sources 48kHz \(renderSeconds)s", configuration: configuration(samples: 10)) { benchmark, scene in
         let renderer: SceneRenderer
         do { renderer = try SceneRenderer(scene: scene) } catch {
-            benchmark.error("\(error)")
+            benchmark.fail("\(error)")
             return
         }
         var peak: Float = 0
@@ -79,11 +80,11 @@ let benchmarks: @Sendable () -> Void = {
                 if blocks & 63 == 0, let m = block.max(), m > peak { peak = m }
             }
         } catch {
-            benchmark.error("\(error)")
+            benchmark.fail("\(error)")
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         benchmark.stopMeasurement()
-        if peak == 0 { benchmark.error("the scene rendered silence") }
+        if peak == 0 { benchmark.fail("the scene rendered silence") }
         benchmark.measurement(xRealTime, Int(Double(renderSeconds) / wall))
     } setup: {
         try Scene.decode(json: sceneJSON(duration: renderSeconds), baseDirectory: audioFolder)
@@ -97,7 +98,7 @@ let benchmarks: @Sendable () -> Void = {
         do {
             _ = try SceneRenderer.renderFile(scenePath: paths.scene, outputPath: paths.output, eventsPath: nil, format: nil)
         } catch {
-            benchmark.error("\(error)")
+            benchmark.fail("\(error)")
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         benchmark.stopMeasurement()
@@ -128,7 +129,7 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.measurement(nsPerSession, Int(wall) / n)
                 blackHole(renderer)
             } catch {
-                benchmark.error("\(error)")
+                benchmark.fail("\(error)")
             }
         } setup: {
             manySessionsJSON(n)
