@@ -19,16 +19,31 @@ enum OutputFormatArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a scene file offline to a WAV file.",
+        abstract: "Render a scene file offline to a WAV file (or a batch of them: --batch).",
         discussion:
-            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched. SIGINT, SIGTERM or SIGHUP remove the temporary files and exit 130, 143 or 129."
+            "The output (and the events log) are written to temporary files and moved into place only when the render succeeded: on any error, nothing you had is touched. SIGINT, SIGTERM or SIGHUP remove the temporary files and exit 130, 143 or 129. With --batch MANIFEST.jsonl (one {\"scene\": …, \"output\": …} per line; docs/scaling.md) each entry is rendered by a child process, --jobs at a time, --shard I/N taking every N-th entry from I; a failed entry does not stop the others; a JSON report is written and the exit status is 1 when any entry failed."
     )
 
-    @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
-    var scene: String
+    @Argument(help: "The scene file (JSON; see docs/scene-format.md). Not with --batch.")
+    var scene: String?
 
-    @Option(name: .shortAndLong, help: "The WAV file to write.")
-    var output: String
+    @Option(name: .shortAndLong, help: "The WAV file to write. Not with --batch (each manifest line names its output).")
+    var output: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Render every entry of a JSON Lines manifest: {\"scene\": …, \"output\": …, \"events\", \"format\", \"resampler\"} per line, paths relative to the manifest.",
+            valueName: "MANIFEST.jsonl"))
+    var batch: String?
+
+    @Option(help: "With --batch: how many renders run at once (child processes; default: the number of CPUs).")
+    var jobs: Int?
+
+    @Option(help: ArgumentHelp("With --batch: render only entries I, I+N, I+2N, … (0 ≤ I < N; entries numbered from 0).", valueName: "I/N"))
+    var shard: String?
+
+    @Option(help: "With --batch: the JSON report to write (default: the manifest's name with .report.json, or .shard-I-of-N.report.json).")
+    var report: String?
 
     @Option(help: "Also write the policy events log as JSON lines.")
     var events: String?
@@ -69,7 +84,7 @@ struct Render: ParsableCommand {
     @Flag(
         name: .customLong("allow-writes-anywhere"),
         help: ArgumentHelp(
-            "Let the scene write its files (sessions' recordTo) outside its own folder and the output's folder (default: refused before anything is rendered, naming the JSON path)."
+            "Let the scene write its files (sessions' recordTo) outside its own folder and the output's folder (default: refused before anything is rendered, naming the JSON path); with --batch, also the entries' outputs outside the manifest's folder."
         ))
     var allowWritesAnywhere = false
 
@@ -79,6 +94,15 @@ struct Render: ParsableCommand {
     /// A bad `--plot` (unknown extension, a path that cannot be written, another output's
     /// path) is a usage error: nothing is rendered.
     func validate() throws {
+        if batch != nil {
+            try validateBatch()
+            return
+        }
+        for (given, name) in [(jobs != nil, "--jobs"), (shard != nil, "--shard"), (report != nil, "--report")] where given {
+            throw ValidationError("\(name) goes with --batch")
+        }
+        guard scene != nil else { throw ValidationError("a scene file (or --batch MANIFEST.jsonl) is required") }
+        guard let output else { throw ValidationError("--output is required (the WAV file to write)") }
         var paths = [output] + (events.map { [$0] } ?? []) + (plot.map { [$0] } ?? [])
         var names: Set<String> = []
         for (name, path) in try routeOutputs() {
@@ -101,6 +125,24 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// `--batch`: the manifest checked whole before anything is rendered, then its shard.
+    func runBatch(_ path: String) throws {
+        let failed: Int
+        do {
+            let manifest = try BatchManifest(path: path, allowWritesAnywhere: allowWritesAnywhere)
+            let shard = try shard.map { text throws(SceneError) in try BatchManifest.Shard(text) }
+            let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+            failed = try Batch(
+                manifest: manifest, shard: shard, jobs: jobs ?? max(1, cpus),
+                reportPath: report ?? Batch.defaultReportPath(manifest: path, shard: shard), defaultFormat: format?.sampleFormat,
+                defaultResampler: resampler, allowWritesAnywhere: allowWritesAnywhere, quiet: quiet
+            ).run()
+        } catch {
+            throw fail(error)
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
     /// `--route-output NAME=FILE` values, split.
     func routeOutputs() throws -> [(route: String, path: String)] {
         try routeOutput.map { value in
@@ -121,8 +163,31 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// With --batch: no scene, no single-render outputs; --jobs ≥ 1; --shard I/N well formed.
+    func validateBatch() throws {
+        if scene != nil { throw ValidationError("--batch: the scenes come from the manifest, not from an argument") }
+        let single: [(Bool, String)] = [
+            (output != nil, "--output"), (events != nil, "--events"), (plot != nil, "--plot"), (!routeOutput.isEmpty, "--route-output"),
+            (!inputs.isEmpty, "--input"),
+        ]
+        for (given, name) in single where given {
+            throw ValidationError(
+                "\(name) is per render: with --batch, give it on the manifest's lines (\"output\", \"events\") or render that scene alone")
+        }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs \(jobs): at least 1") }
+        if let shard {
+            do { _ = try BatchManifest.Shard(shard) } catch { throw ValidationError(error.description) }
+        }
+    }
+
     func run() throws {
         Interrupts.install()
+        if let batch {
+            try runBatch(batch)
+            return
+        }
+        let scene = scene!
+        let output = output!
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
             let report = try SceneRenderer.renderFile(
