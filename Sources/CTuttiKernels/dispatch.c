@@ -30,9 +30,9 @@ static int cpu_supports(tk_variant variant) {
     __builtin_cpu_init();
     switch (variant) {
     case TK_VARIANT_SSE2: return __builtin_cpu_supports("sse2");
-    case TK_VARIANT_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case TK_VARIANT_AVX2: return __builtin_cpu_supports("avx2");
     case TK_VARIANT_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2");
     default: return 0;
     }
 #else

@@ -15,6 +15,14 @@ extern const tk_kernels tk_avx2_kernels;
 extern const tk_kernels tk_avx512_kernels;
 #endif
 
+/// g·s + d as two roundings, the multiply then the add: the one arithmetic of every variant,
+/// vector lanes and tails alike (no fused multiply-add anywhere, FP_CONTRACT OFF), so every
+/// variant writes the same bytes for the same input.
+static inline float tk_mul_add(float g, float s, float d) {
+    const float p = g * s;
+    return d + p;
+}
+
 /// One sample to a `bits`-bit code: the arithmetic of TuttiDSP's `TPDFQuantizer`, step by
 /// step (multiply, add the dither, add ±0.5, clamp, truncate), so every variant agrees.
 static inline int32_t tk_quantize_one(float sample, const float *dither, size_t i, float scale) {

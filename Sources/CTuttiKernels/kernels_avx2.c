@@ -1,14 +1,12 @@
-// AVX2 + FMA variants: 8 floats per step. The mix kernels fuse g·src + dst (one rounding:
-// within 1 ulp of the scalar reference, and the same on every call: tails use fmaf, so a
-// sample's result never depends on where a block starts or ends). add and the quantizers
-// are bit-identical to the reference.
+// AVX2 variants: 8 floats per step. The mix kernels multiply then add (two roundings, no
+// fused multiply-add: tk_mul_add in the tails), so every kernel is bit-identical to the
+// scalar reference and a sample's result never depends on where a block starts or ends.
 #include "internal.h"
 
 #ifdef TK_HAVE_X86
 #include <immintrin.h>
-#include <math.h>
 
-#define TK_AVX2 __attribute__((target("avx2,fma")))
+#define TK_AVX2 __attribute__((target("avx2")))
 
 TK_AVX2 static void add_avx2(float *dst, const float *src, size_t count) {
     size_t i = 0;
@@ -30,26 +28,26 @@ TK_AVX2 static void mix_add_avx2(float *dst, const float *src, size_t count, flo
     const __m256 g = _mm256_set1_ps(gain);
     size_t i = 0;
     for (; i + 32 <= count; i += 32) {
-        __m256 a = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
-        __m256 b = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
-        __m256 c = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 16), _mm256_loadu_ps(dst + i + 16));
-        __m256 d = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 24), _mm256_loadu_ps(dst + i + 24));
+        __m256 a = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i));
+        __m256 b = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i + 8)), _mm256_loadu_ps(dst + i + 8));
+        __m256 c = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i + 16)), _mm256_loadu_ps(dst + i + 16));
+        __m256 d = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i + 24)), _mm256_loadu_ps(dst + i + 24));
         _mm256_storeu_ps(dst + i, a);
         _mm256_storeu_ps(dst + i + 8, b);
         _mm256_storeu_ps(dst + i + 16, c);
         _mm256_storeu_ps(dst + i + 24, d);
     }
     for (; i + 8 <= count; i += 8) {
-        _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));
+        _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i)));
     }
-    for (; i < count; i++) dst[i] = fmaf(gain, src[i], dst[i]);
+    for (; i < count; i++) dst[i] = tk_mul_add(gain, src[i], dst[i]);
 }
 
 TK_AVX2 static void mix_add_gains_avx2(float *dst, const float *src, const float *gains, size_t frame_count, size_t channel_count) {
     size_t f = 0;
     if (channel_count == 1) {
         for (; f + 8 <= frame_count; f += 8) {
-            _mm256_storeu_ps(dst + f, _mm256_fmadd_ps(_mm256_loadu_ps(gains + f), _mm256_loadu_ps(src + f), _mm256_loadu_ps(dst + f)));
+            _mm256_storeu_ps(dst + f, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(gains + f), _mm256_loadu_ps(src + f)), _mm256_loadu_ps(dst + f)));
         }
     } else if (channel_count == 2) {
         const __m256i pairs = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
@@ -60,13 +58,13 @@ TK_AVX2 static void mix_add_gains_avx2(float *dst, const float *src, const float
             const __m256 hi = _mm256_permutevar8x32_ps(_mm256_permute2f128_ps(g8, g8, 0x11), pairs);
             float *d = dst + 2 * f;
             const float *s = src + 2 * f;
-            _mm256_storeu_ps(d, _mm256_fmadd_ps(lo, _mm256_loadu_ps(s), _mm256_loadu_ps(d)));
-            _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(hi, _mm256_loadu_ps(s + 8), _mm256_loadu_ps(d + 8)));
+            _mm256_storeu_ps(d, _mm256_add_ps(_mm256_mul_ps(lo, _mm256_loadu_ps(s)), _mm256_loadu_ps(d)));
+            _mm256_storeu_ps(d + 8, _mm256_add_ps(_mm256_mul_ps(hi, _mm256_loadu_ps(s + 8)), _mm256_loadu_ps(d + 8)));
         }
     }
     for (; f < frame_count; f++) {
         const float g = gains[f];
-        for (size_t c = 0; c < channel_count; c++) dst[f * channel_count + c] = fmaf(g, src[f * channel_count + c], dst[f * channel_count + c]);
+        for (size_t c = 0; c < channel_count; c++) dst[f * channel_count + c] = tk_mul_add(g, src[f * channel_count + c], dst[f * channel_count + c]);
     }
 }
 
@@ -75,30 +73,30 @@ TK_AVX2 static void mix_add_pair_avx2(float *dst, const float *src, size_t frame
     const size_t count = 2 * frame_count;
     size_t i = 0;
     for (; i + 16 <= count; i += 16) {
-        __m256 a = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
-        __m256 b = _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
+        __m256 a = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i));
+        __m256 b = _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i + 8)), _mm256_loadu_ps(dst + i + 8));
         _mm256_storeu_ps(dst + i, a);
         _mm256_storeu_ps(dst + i + 8, b);
     }
-    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(g, _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_mul_ps(g, _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i)));
     for (; i < count; i += 2) {
-        dst[i] = fmaf(gain_l, src[i], dst[i]);
-        dst[i + 1] = fmaf(gain_r, src[i + 1], dst[i + 1]);
+        dst[i] = tk_mul_add(gain_l, src[i], dst[i]);
+        dst[i + 1] = tk_mul_add(gain_r, src[i + 1], dst[i + 1]);
     }
 }
 
 TK_AVX2 static void mix_add_sample_gains_avx2(float *dst, const float *src, const float *gains, size_t count) {
     size_t i = 0;
     for (; i + 16 <= count; i += 16) {
-        __m256 a = _mm256_fmadd_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i));
-        __m256 b = _mm256_fmadd_ps(_mm256_loadu_ps(gains + i + 8), _mm256_loadu_ps(src + i + 8), _mm256_loadu_ps(dst + i + 8));
+        __m256 a = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i));
+        __m256 b = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(gains + i + 8), _mm256_loadu_ps(src + i + 8)), _mm256_loadu_ps(dst + i + 8));
         _mm256_storeu_ps(dst + i, a);
         _mm256_storeu_ps(dst + i + 8, b);
     }
     for (; i + 8 <= count; i += 8) {
-        _mm256_storeu_ps(dst + i, _mm256_fmadd_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i), _mm256_loadu_ps(dst + i)));
+        _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(gains + i), _mm256_loadu_ps(src + i)), _mm256_loadu_ps(dst + i)));
     }
-    for (; i < count; i++) dst[i] = fmaf(gains[i], src[i], dst[i]);
+    for (; i < count; i++) dst[i] = tk_mul_add(gains[i], src[i], dst[i]);
 }
 
 /// Eight samples to codes (int32 lanes): the scalar steps, lane by lane.

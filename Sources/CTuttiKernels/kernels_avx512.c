@@ -1,12 +1,12 @@
 // AVX-512F variants: 16 floats per step, tails through a lane mask (no scalar loop). Same
-// arithmetic as the AVX2 variants (fused multiply-add in the mix kernels, the scalar steps
-// in the quantizers), so both give the same bits for every sample.
+// arithmetic as the scalar reference (multiply then add in the mix kernels, no fused
+// multiply-add; the scalar steps in the quantizers), so it gives the same bits for every sample.
 #include "internal.h"
 
 #ifdef TK_HAVE_X86
 #include <immintrin.h>
 
-#define TK_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define TK_AVX512 __attribute__((target("avx512f,avx2")))
 
 TK_AVX512 static inline __mmask16 tail_mask(size_t n) { return (__mmask16)((1u << n) - 1u); }
 
@@ -29,15 +29,15 @@ TK_AVX512 static void mix_add_avx512(float *dst, const float *src, size_t count,
     const __m512 g = _mm512_set1_ps(gain);
     size_t i = 0;
     for (; i + 32 <= count; i += 32) {
-        __m512 a = _mm512_fmadd_ps(g, _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i));
-        __m512 b = _mm512_fmadd_ps(g, _mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(dst + i + 16));
+        __m512 a = _mm512_add_ps(_mm512_mul_ps(g, _mm512_loadu_ps(src + i)), _mm512_loadu_ps(dst + i));
+        __m512 b = _mm512_add_ps(_mm512_mul_ps(g, _mm512_loadu_ps(src + i + 16)), _mm512_loadu_ps(dst + i + 16));
         _mm512_storeu_ps(dst + i, a);
         _mm512_storeu_ps(dst + i + 16, b);
     }
-    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, _mm512_fmadd_ps(g, _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i)));
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_mul_ps(g, _mm512_loadu_ps(src + i)), _mm512_loadu_ps(dst + i)));
     if (i < count) {
         const __mmask16 m = tail_mask(count - i);
-        _mm512_mask_storeu_ps(dst + i, m, _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(m, src + i), _mm512_maskz_loadu_ps(m, dst + i)));
+        _mm512_mask_storeu_ps(dst + i, m, _mm512_add_ps(_mm512_mul_ps(g, _mm512_maskz_loadu_ps(m, src + i)), _mm512_maskz_loadu_ps(m, dst + i)));
     }
 }
 
@@ -45,11 +45,11 @@ TK_AVX512 static void mix_add_gains_avx512(float *dst, const float *src, const f
     if (channel_count == 1) {
         size_t f = 0;
         for (; f + 16 <= frame_count; f += 16) {
-            _mm512_storeu_ps(dst + f, _mm512_fmadd_ps(_mm512_loadu_ps(gains + f), _mm512_loadu_ps(src + f), _mm512_loadu_ps(dst + f)));
+            _mm512_storeu_ps(dst + f, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(gains + f), _mm512_loadu_ps(src + f)), _mm512_loadu_ps(dst + f)));
         }
         if (f < frame_count) {
             const __mmask16 m = tail_mask(frame_count - f);
-            const __m512 r = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, gains + f), _mm512_maskz_loadu_ps(m, src + f), _mm512_maskz_loadu_ps(m, dst + f));
+            const __m512 r = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, gains + f), _mm512_maskz_loadu_ps(m, src + f)), _mm512_maskz_loadu_ps(m, dst + f));
             _mm512_mask_storeu_ps(dst + f, m, r);
         }
         return;
@@ -61,7 +61,7 @@ TK_AVX512 static void mix_add_gains_avx512(float *dst, const float *src, const f
         for (; f + 8 <= frame_count; f += 8) {
             const __m512 g = _mm512_permutexvar_ps(pairs, _mm512_castps256_ps512(_mm256_loadu_ps(gains + f)));
             float *d = dst + 2 * f;
-            _mm512_storeu_ps(d, _mm512_fmadd_ps(g, _mm512_loadu_ps(src + 2 * f), _mm512_loadu_ps(d)));
+            _mm512_storeu_ps(d, _mm512_add_ps(_mm512_mul_ps(g, _mm512_loadu_ps(src + 2 * f)), _mm512_loadu_ps(d)));
         }
         if (f < frame_count) {
             const size_t left = frame_count - f;
@@ -69,7 +69,7 @@ TK_AVX512 static void mix_add_gains_avx512(float *dst, const float *src, const f
             const __m512 g = _mm512_permutexvar_ps(pairs, _mm512_castps256_ps512(g8));
             const __mmask16 m = tail_mask(2 * left);
             float *d = dst + 2 * f;
-            _mm512_mask_storeu_ps(d, m, _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(m, src + 2 * f), _mm512_maskz_loadu_ps(m, d)));
+            _mm512_mask_storeu_ps(d, m, _mm512_add_ps(_mm512_mul_ps(g, _mm512_maskz_loadu_ps(m, src + 2 * f)), _mm512_maskz_loadu_ps(m, d)));
         }
         return;
     }
@@ -77,7 +77,7 @@ TK_AVX512 static void mix_add_gains_avx512(float *dst, const float *src, const f
         const float g = gains[f];
         for (size_t c = 0; c < channel_count; c++) {
             const size_t k = f * channel_count + c;
-            dst[k] = __builtin_fmaf(g, src[k], dst[k]);
+            dst[k] = tk_mul_add(g, src[k], dst[k]);
         }
     }
 }
@@ -87,22 +87,22 @@ TK_AVX512 static void mix_add_pair_avx512(float *dst, const float *src, size_t f
                                     gain_r, gain_l, gain_r);
     const size_t count = 2 * frame_count;
     size_t i = 0;
-    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, _mm512_fmadd_ps(g, _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i)));
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_mul_ps(g, _mm512_loadu_ps(src + i)), _mm512_loadu_ps(dst + i)));
     if (i < count) {
         // An even number of samples left: the lanes keep their left/right gains.
         const __mmask16 m = tail_mask(count - i);
-        _mm512_mask_storeu_ps(dst + i, m, _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(m, src + i), _mm512_maskz_loadu_ps(m, dst + i)));
+        _mm512_mask_storeu_ps(dst + i, m, _mm512_add_ps(_mm512_mul_ps(g, _mm512_maskz_loadu_ps(m, src + i)), _mm512_maskz_loadu_ps(m, dst + i)));
     }
 }
 
 TK_AVX512 static void mix_add_sample_gains_avx512(float *dst, const float *src, const float *gains, size_t count) {
     size_t i = 0;
     for (; i + 16 <= count; i += 16) {
-        _mm512_storeu_ps(dst + i, _mm512_fmadd_ps(_mm512_loadu_ps(gains + i), _mm512_loadu_ps(src + i), _mm512_loadu_ps(dst + i)));
+        _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(gains + i), _mm512_loadu_ps(src + i)), _mm512_loadu_ps(dst + i)));
     }
     if (i < count) {
         const __mmask16 m = tail_mask(count - i);
-        const __m512 r = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, gains + i), _mm512_maskz_loadu_ps(m, src + i), _mm512_maskz_loadu_ps(m, dst + i));
+        const __m512 r = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, gains + i), _mm512_maskz_loadu_ps(m, src + i)), _mm512_maskz_loadu_ps(m, dst + i));
         _mm512_mask_storeu_ps(dst + i, m, r);
     }
 }

@@ -1,11 +1,11 @@
 import CTuttiKernels
 
-/// One variant of the C kernels (scalar, SSE2, AVX2+FMA, AVX-512), callable directly: for
+/// One variant of the C kernels (scalar, SSE2, AVX2, AVX-512; all bit-identical), callable directly: for
 /// tests (every variant against the Swift references) and benchmarks. The render path uses
 /// `Kernels`, which calls the variant chosen at load time (`KernelVariant.active`).
 /// Immutable; any thread.
 public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvertible {
-    /// The variant's level: 0 scalar, 1 SSE2, 2 AVX2+FMA, 3 AVX-512.
+    /// The variant's level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512.
     public let level: Int
     @usableFromInline let table: UnsafePointer<tk_kernels>
 
@@ -41,10 +41,6 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
     public var name: String { String(cString: table.pointee.name) }
     /// The name.
     public var description: String { name }
-
-    /// True when the mix kernels fuse multiply and add (AVX2+FMA, AVX-512): one rounding,
-    /// within 1 ulp of the two-rounding references. add and the quantizers are exact anyway.
-    public var fusesMultiplyAdd: Bool { level >= 2 }
 
     /// Same level, same variant.
     public static func == (a: KernelVariant, b: KernelVariant) -> Bool { a.level == b.level }

@@ -1,7 +1,7 @@
 import CTuttiKernels
 
 // Flat mixing kernels over interleaved float samples. The fast ones call the C kernel table
-// (CTuttiKernels: SSE2 / AVX2+FMA / AVX-512 variants, one picked once when the library is
+// (CTuttiKernels: SSE2 / AVX2 / AVX-512 variants, one picked once when the library is
 // loaded); each has a scalar Swift reference (`…Reference`) that tests compare every
 // variant against. The C kernels neither allocate, lock nor call the system: they are
 // called inside `_unsafePerformance` from `@_noLocks` code.
@@ -14,8 +14,8 @@ public enum Kernels {
         for i in 0..<count { dst[i] += gain * src[i] }
     }
 
-    /// dst[i] += gain · src[i] over `count` samples, through the active C variant (FMA
-    /// variants round once: within 1 ulp of `mixAddReference`). Real-time safe.
+    /// dst[i] += gain · src[i] over `count` samples, through the active C variant (every
+    /// variant bit-identical to `mixAddReference`: multiply, then add). Real-time safe.
     @inlinable @inline(__always) @_noLocks
     public static func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
         _unsafePerformance { tk_mix_add(dst, src, count, gain) }

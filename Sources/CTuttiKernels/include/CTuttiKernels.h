@@ -1,4 +1,4 @@
-// Tutti's mix and conversion kernels: a scalar reference and SSE2 / AVX2+FMA / AVX-512
+// Tutti's mix and conversion kernels: a scalar reference and SSE2 / AVX2 / AVX-512
 // variants of each, one table of function pointers per variant. The best variant the CPU
 // supports is chosen ONCE, by a constructor that runs when the library is loaded (before
 // main, before any thread): `tk_active` is never written after that, so the render thread
@@ -21,8 +21,8 @@ extern "C" {
 typedef enum tk_variant {
     TK_VARIANT_SCALAR = 0,  ///< plain C, built for the baseline target (the reference)
     TK_VARIANT_SSE2 = 1,    ///< 4-wide SSE2 (every x86-64 CPU)
-    TK_VARIANT_AVX2 = 2,    ///< 8-wide AVX2 with FMA (mix kernels fuse g·src + dst)
-    TK_VARIANT_AVX512 = 3,  ///< 16-wide AVX-512F with FMA and masked tails
+    TK_VARIANT_AVX2 = 2,    ///< 8-wide AVX2 (multiply, then add: no FMA)
+    TK_VARIANT_AVX512 = 3,  ///< 16-wide AVX-512F with masked tails (no FMA)
     TK_VARIANT_COUNT = 4
 } tk_variant;
 
@@ -33,7 +33,8 @@ typedef struct tk_kernels {
     const char *name;
     /// dst[i] += src[i] (unity gain: exact).
     void (*add)(float *dst, const float *src, size_t count);
-    /// dst[i] += gain · src[i]. FMA variants round once (≤ 1 ulp from the scalar reference).
+    /// dst[i] += gain · src[i]: the product rounded, then the sum (no variant fuses them), so
+    /// every variant writes the same bytes as the scalar reference.
     void (*mix_add)(float *dst, const float *src, size_t count, float gain);
     /// dst[f·ch + c] += gains[f] · src[f·ch + c]: a gain per frame over interleaved frames.
     /// Vectorized for 1 and 2 channels; other channel counts run the scalar loop.
