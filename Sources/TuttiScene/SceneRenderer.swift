@@ -32,6 +32,13 @@ public final class SceneRenderer {
     private var probe: RenderProbe?
     private var recorder: TimelineRecorder?
 
+    /// When true, `render` adds the wall-clock time of each engine render call to
+    /// `engineNanoseconds` (CLOCK_MONOTONIC; the policy and the journal around the calls are
+    /// not counted): what `tutti bench scene` times per block. Control thread.
+    package var timesEngineCalls = false
+    /// Engine render time summed since the caller last reset it (see `timesEngineCalls`).
+    package var engineNanoseconds: UInt64 = 0
+
     /// Every value command sent while rendering, in order (for replaying the scene on a live engine).
     package var recordedCommands: [(frame: Int64, command: EngineCommand)] { system.recordedCommands }
     package var recordsCommands: Bool {
@@ -240,6 +247,7 @@ public final class SceneRenderer {
                         feedInputs(frameCount: Int(upTo - framePosition))
                         // Waits for streaming files instead of underrunning: the same output every run.
                         let at = Int(framePosition - blockStart) * ch
+                        let started = timesEngineCalls ? Self.monotonicNanoseconds() : 0
                         if routeCount > 1 {
                             routePointers[0] = out.baseAddress! + at
                             for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * block * ch + at }
@@ -248,6 +256,7 @@ public final class SceneRenderer {
                         } else {
                             engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
                         }
+                        if timesEngineCalls { engineNanoseconds &+= Self.monotonicNanoseconds() &- started }
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                         try drainRecordings()
@@ -272,6 +281,13 @@ public final class SceneRenderer {
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))
         }
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds.
+    package static func monotonicNanoseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 
     // MARK: - Events

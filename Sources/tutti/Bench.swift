@@ -9,13 +9,23 @@ import TuttiDSP
     import Glibc
 #endif
 
-/// `tutti bench`: the render-latency benchmark. It times the engine's real render path
-/// (`Engine.render(into:frameCount:)`, what a backend's real-time thread calls) block by
-/// block, and a reference computation on the same data in the same run, interleaved in
-/// rounds so that both see the same machine. See docs/performance.md.
+/// `tutti bench`: the benchmarks. `tutti bench [mix]` (the default, so today's flags work
+/// as they are) and `tutti bench scene SCENE.json`. See docs/performance.md.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure the engine's render latency per block, next to a reference kernel.",
+        abstract: "Measure the engine: synthetic sources (mix, the default) or your own scene (scene).",
+        subcommands: [BenchMix.self, BenchScene.self],
+        defaultSubcommand: BenchMix.self)
+}
+
+/// `tutti bench mix` (or plain `tutti bench`): the render-latency benchmark. It times the
+/// engine's real render path (`Engine.render(into:frameCount:)`, what a backend's real-time
+/// thread calls) block by block, and a reference computation on the same data in the same
+/// run, interleaved in rounds so that both see the same machine. See docs/performance.md.
+struct BenchMix: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mix",
+        abstract: "Measure the engine's render latency per block, next to a reference kernel (the default of tutti bench).",
         discussion: """
             N sources play through the full per-source chain (source gain, session bus with \
             gate and duck envelope, master volume) at 48 kHz stereo; every block is timed. The \
