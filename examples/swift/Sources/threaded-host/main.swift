@@ -10,7 +10,7 @@
 //                  memory; it hands the take over when it finishes.
 //   feeder thread  a decoder or network client: it generates a 440 Hz tone at 44.1 kHz (the
 //                  engine runs at 48 kHz; the stream converts) and writes it into a stream
-//                  source (`SourceHandle.write`) in 10 ms chunks, keeping at most the stream's
+//                  source (`SourceHandle.write`) in 10 ms chunks, keeping about the stream's
 //                  capacity (16384 frames, 0.37 s) ahead: when the stream is full it sleeps
 //                  5 ms and writes the rest. After 2 s of tone it calls `endStream()`: every
 //                  written frame is heard, then `sourceEnded`.
