@@ -16,9 +16,10 @@
  *                  before the "device" starts, then waits on the engine's event fd and prints
  *                  every event; once the engine clock passes 0.3 s it schedules a navigation
  *                  prompt (a second session, VOICE_PROMPT with DUCK_OTHERS, a 660 Hz tone)
- *                  for 0.5 s starting 0.1 s ahead, which ducks the music. When the stream's
- *                  SOURCE_ENDED arrives it stops the render thread, joins both threads,
- *                  destroys the engine and writes the first 2.5 s to the WAV file.
+ *                  for 0.5 s starting 0.1 s ahead, which ducks the music. Once the stream's
+ *                  SOURCE_ENDED has arrived and the take holds 2.5 s, it stops the render
+ *                  thread, joins both threads, destroys the engine and writes those 2.5 s to
+ *                  the WAV file.
  *
  * Then it checks its own result by measurement and exits 1 when it is wrong: the stream's
  * tone has its true pitch (440 Hz, not 479 Hz as a 44.1 kHz stream played at 48 kHz would
