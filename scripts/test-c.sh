@@ -8,9 +8,11 @@
 #   - the render path allocates nothing: a malloc-counting test, and RealtimeSanitizer
 #     (clang -fsanitize=realtime) around tutti_engine_render, with a self-test that it does
 #     catch an allocation made inside the library;
-#   - examples/c builds and writes its WAV; the README's C snippet is examples/c/minimal.c
-#     and runs; examples/swift (a separate package that depends on this checkout by path)
-#     builds and runs, and the README's Swift snippet is its `minimal` target.
+#   - examples/c builds and writes its WAV, and so does its threaded host (threaded.c: a
+#     render, a feeder and a main thread; it checks what it rendered and exits 1 when wrong);
+#     the README's C snippet is examples/c/minimal.c and runs; examples/swift (a separate
+#     package that depends on this checkout by path) builds and runs, threaded-host included,
+#     and the README's Swift snippet is its `minimal` target.
 #
 #   scripts/test-c.sh [--prefix DIR]    # DIR: use (and keep) this install prefix
 set -euo pipefail
@@ -107,6 +109,14 @@ cc "${cstrict[@]}" examples/c/host.c "${tutti_flags[@]}" -lm -o "$work/host"
 "$work/host" "$work/host.wav"
 bytes=$(stat -c %s "$work/host.wav")
 [ "$bytes" = $((44 + 3 * 48000 * 2 * 2)) ] || { echo "test-c: FAILED: host.wav has $bytes bytes" >&2; failed=1; }
+cc "${cstrict[@]}" examples/c/threaded.c "${tutti_flags[@]}" -lm -lpthread -o "$work/threaded"
+if ! "$work/threaded" "$work/threaded.wav"; then
+  echo "test-c: FAILED: examples/c/threaded.c" >&2
+  failed=1
+else
+  bytes=$(stat -c %s "$work/threaded.wav")
+  [ "$bytes" = $((44 + 48000 * 5 / 2 * 2 * 2)) ] || { echo "test-c: FAILED: threaded.wav has $bytes bytes" >&2; failed=1; }
+fi
 cc "${cstrict[@]}" examples/c/minimal.c "${tutti_flags[@]}" -o "$work/minimal-c"
 "$work/minimal-c"
 
@@ -120,6 +130,7 @@ swift build --package-path examples/swift --scratch-path "$root/.build-examples"
 bin=$(swift build --package-path examples/swift --scratch-path "$root/.build-examples" --show-bin-path)
 "$bin/swift-host"
 "$bin/minimal"
+"$bin/threaded-host"
 swift_seconds=$(( $(date +%s) - swift_start ))
 
 echo "test-c: install ${install_seconds} s, C checks $(( c_seconds - install_seconds )) s, Swift examples ${swift_seconds} s"

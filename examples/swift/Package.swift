@@ -6,6 +6,7 @@ import PackageDescription
 //
 //   swift run swift-host     # sessions, ducking, a stream at 22.05 kHz, events, a refusal
 //   swift run minimal        # the README's Swift example
+//   swift run threaded-host  # a render thread, a feeder thread and events on the main thread
 //
 // A path dependency's identity is its folder name, which depends on where the repository
 // was cloned, so it is read from the checkout here.
@@ -17,5 +18,6 @@ let package = Package(
     targets: [
         .executableTarget(name: "swift-host", dependencies: [.product(name: "Tutti", package: tutti)]),
         .executableTarget(name: "minimal", dependencies: [.product(name: "Tutti", package: tutti)]),
+        .executableTarget(name: "threaded-host", dependencies: [.product(name: "Tutti", package: tutti)]),
     ]
 )
