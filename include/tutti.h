@@ -360,6 +360,36 @@ tutti_result tutti_session_set_gain(tutti_engine *engine, tutti_session session,
 /* Resumes a session made with TUTTI_SESSION_MANUAL_RESUME at `at`, after an interruption
  * ended: it reactivates and plays again the sources the interruption paused. Any thread. */
 tutti_result tutti_session_resume(tutti_engine *engine, tutti_session session, tutti_frame at);
+
+/* A session's state as the policy renders it now (values in this order from 0). */
+typedef int32_t tutti_session_state;
+enum {
+    TUTTI_SESSION_STATE_INACTIVE = 0,   /* not active: nothing plays */
+    TUTTI_SESSION_STATE_AUDIBLE = 1,    /* its sources advance and are heard (possibly ducked) */
+    TUTTI_SESSION_STATE_SILENCED = 2,   /* its sources advance but are not heard */
+    TUTTI_SESSION_STATE_INTERRUPTED = 3 /* its sources are paused */
+};
+
+/* Why a TUTTI_SESSION_STATE_SILENCED session is silent (values in this order from 0). */
+typedef int32_t tutti_silence_reason;
+enum {
+    TUTTI_SILENCE_SILENT_SWITCH = 0,       /* the silent switch (ambient categories) */
+    TUTTI_SILENCE_LOCKED = 1,              /* the device is locked (ambient categories) */
+    TUTTI_SILENCE_BACKGROUND = 2,          /* in the background (ambient categories) */
+    TUTTI_SILENCE_RECORDING = 3,           /* another session records */
+    TUTTI_SILENCE_TRANSIENT_EXCLUSIVE = 4, /* a session holds the output exclusively */
+    TUTTI_SILENCE_INTERACTION = 5          /* a row of the interaction table (TUTTI_OUTCOME_SILENCE) */
+};
+
+/* What the policy says about `session` now, each skipped when NULL: *state
+ * (TUTTI_SESSION_STATE_*); *silence_reason (TUTTI_SILENCE_*, -1 unless SILENCED);
+ * *other_audio_playing (1 when a session other than it is heard, or a call is active);
+ * *silence_secondary_hint (1 when a non-mixable session other than it is heard, or a call
+ * is active). NOT_FOUND for a destroyed session. Any thread except the real-time one (it
+ * takes the engine's lock). (An addition.) */
+tutti_result tutti_session_get_state(tutti_engine *engine, tutti_session session, tutti_session_state *state,
+                                     tutti_silence_reason *silence_reason, int32_t *other_audio_playing,
+                                     int32_t *silence_secondary_hint);
 /* One ducking rule: when a session of the `by` side ducks one of the `duck` side, their
  * level and times. Each side is a session (a nonzero id) or, when the id is 0, every
  * session whose category in force is the category given. */
@@ -451,6 +481,10 @@ tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session sessio
  * engine's rate; amplitude (linear peak) in [0, 1]. Any thread. */
 tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session session, double frequency_hz, float amplitude,
                                       tutti_source *out);
+/* Creates a silent source (zeros on every channel): it takes part in the policy as any
+ * playing source does (a session's first play, a voice) with nothing heard. Any thread.
+ * (An addition.) */
+tutti_result tutti_source_create_silence(tutti_engine *engine, tutti_session session, tutti_source *out);
 /* Creates a source from audio in memory: `frames` interleaved frames (frames * channels
  * floats, copied now) at `sample_rate` Hz (8000..384000) with `channels` (1 or 2), converted
  * to the engine's format here (the engine's file quality); flags: TUTTI_SOURCE_LOOP. Any
@@ -537,6 +571,12 @@ tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source
  * TUTTI_CATEGORY_MULTI_ROUTE (a session that leaves multiRoute later plays its sources to
  * main until it returns). Any thread. (An addition.) */
 tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, const char *route, tutti_frame at);
+/* The output route the source plays to (what tutti_source_set_route last set, "main" by
+ * default), as a NUL-terminated UTF-8 name copied into `name` (`capacity` bytes; NULL with
+ * capacity 0 only asks for the length). *length (when not NULL) gets the name's length
+ * without the NUL. TUTTI_ERROR_INVALID_ARGUMENT, nothing written, when it does not fit.
+ * Any thread except the real-time one (it takes the engine's lock). (An addition.) */
+tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, char *name, size_t capacity, size_t *length);
 /* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or
  * TUTTI_FADE_DEFAULT): fade_in_frames on play/resume (default: none from the start, a 10 ms
  * de-click when resuming mid-way), fade_out_frames on pause/stop/destroy (default: a 10 ms
@@ -614,6 +654,15 @@ tutti_result tutti_system_end_phone_call(tutti_engine *engine, tutti_frame at);
 /* A remote command at `at`: it goes to the now-playing session if that session answers it,
  * else it is dropped. Any thread. */
 tutti_result tutti_system_remote_command(tutti_engine *engine, tutti_remote_command command, tutti_frame at);
+/* A press of the volume button at `at` (up: non-zero, else down): one step of 1/16 on the
+ * system volume when anything is heard or a call is active, on the ringer volume otherwise.
+ * Any thread. (An addition.) */
+tutti_result tutti_system_press_volume_button(tutti_engine *engine, int up, tutti_frame at);
+/* The device side of the policy now, each skipped when NULL: *volume and *ringer_volume
+ * (0..1), *route (TUTTI_ROUTE_*), *silent_switch, *locked, *mic_muted and *call_active (0 or
+ * 1). Any thread except the real-time one (it takes the engine's lock). (An addition.) */
+tutti_result tutti_system_get_state(tutti_engine *engine, float *volume, float *ringer_volume, tutti_route *route,
+                                    int32_t *silent_switch, int32_t *locked, int32_t *mic_muted, int32_t *call_active);
 /* Voices the whole engine may play at once from `at` on (1..65536; 0: no limit). A session's
  * own limit (tutti_session_set_max_voices) is checked first. Any thread. (An addition.) */
 tutti_result tutti_engine_set_max_voices(tutti_engine *engine, uint32_t max_voices, tutti_frame at);
@@ -780,6 +829,9 @@ tutti_result tutti_output_start(tutti_engine *engine, const tutti_output_config 
 /* Stops the output if one runs (its thread ends, the device closes); pull rendering works
  * again. TUTTI_OK when none runs. Any thread. */
 tutti_result tutti_output_stop(tutti_engine *engine);
+/* *running gets 1 while an output started by tutti_output_start runs, else 0. Any thread.
+ * (An addition.) */
+tutti_result tutti_output_is_running(tutti_engine *engine, int32_t *running);
 
 /* ------------------------------------------------------------------------------------------
  * Statistics

@@ -61,6 +61,15 @@ public func tuttiOutputStop(_ pointer: OpaquePointer?) -> tutti_result {
     call("tutti_output_stop") { () throws(TuttiError) in try engine(pointer).stopOutput() }
 }
 
+/// C ABI `tutti_output_is_running`. Any thread.
+@_cdecl("tutti_output_is_running")
+public func tuttiOutputIsRunning(_ pointer: OpaquePointer?, _ running: UnsafeMutablePointer<Int32>?) -> tutti_result {
+    call("tutti_output_is_running") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        try nonNull(running, "running").pointee = engine.isOutputRunning ? 1 : 0
+    }
+}
+
 /// `"NAME=DEST;NAME=DEST"` (DEST as the backend reads it: an ALSA PCM, or JACK ports
 /// separated by commas) → `busDestinations`, parsed by the output layer.
 private func busDestinations(_ text: String, backend: OutputConfiguration.Backend) throws(TuttiError) -> [String: [String]] {

@@ -194,6 +194,27 @@ public func tuttiSessionResume(_ pointer: OpaquePointer?, _ id: tutti_session, _
     }
 }
 
+/// C ABI `tutti_session_get_state`: the session's `state`, `isOtherAudioPlaying` and
+/// `secondaryAudioShouldBeSilencedHint`, read under the engine's lock once. Any thread but
+/// the real-time one.
+@_cdecl("tutti_session_get_state")
+public func tuttiSessionGetState(
+    _ pointer: OpaquePointer?, _ id: tutti_session, _ state: UnsafeMutablePointer<tutti_session_state>?,
+    _ silenceReason: UnsafeMutablePointer<tutti_silence_reason>?, _ otherAudioPlaying: UnsafeMutablePointer<Int32>?,
+    _ silenceSecondaryHint: UnsafeMutablePointer<Int32>?
+) -> tutti_result {
+    call("tutti_session_get_state") { () throws(TuttiError) in
+        let handle = session(try engine(pointer), id)
+        let (value, reason) = fromSessionState(try handle.state)
+        let other = try handle.isOtherAudioPlaying
+        let hint = try handle.secondaryAudioShouldBeSilencedHint
+        state?.pointee = value
+        silenceReason?.pointee = reason
+        otherAudioPlaying?.pointee = other ? 1 : 0
+        silenceSecondaryHint?.pointee = hint ? 1 : 0
+    }
+}
+
 /// C ABI `tutti_engine_set_ducking_rules`: the rules, each side a session (by id) or a
 /// category, as `AudioEngine.setDuckingRules` takes them. Any thread.
 @_cdecl("tutti_engine_set_ducking_rules")

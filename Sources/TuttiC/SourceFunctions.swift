@@ -41,6 +41,18 @@ public func tuttiSourceCreateTone(
     }
 }
 
+/// C ABI `tutti_source_create_silence`. Any thread.
+@_cdecl("tutti_source_create_silence")
+public func tuttiSourceCreateSilence(
+    _ pointer: OpaquePointer?, _ sessionID: tutti_session, _ out: UnsafeMutablePointer<tutti_source>?
+) -> tutti_result {
+    call("tutti_source_create_silence") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(out, "out")
+        out.pointee = try session(engine, sessionID).makeSilentSource().id.rawValue
+    }
+}
+
 /// C ABI `tutti_source_create_buffer`: copies and converts on the calling thread. Any thread.
 @_cdecl("tutti_source_create_buffer")
 public func tuttiSourceCreateBuffer(
@@ -238,5 +250,25 @@ public func tuttiSourceSetRoute(_ pointer: OpaquePointer?, _ id: tutti_source, _
         let engine = try engine(pointer)
         let name = try utf8(route, "route")
         try source(engine, id).setRoute(name, at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_source_get_route`: the route's name into the caller's buffer, NUL-terminated;
+/// nothing written when it does not fit. Any thread but the real-time one.
+@_cdecl("tutti_source_get_route")
+public func tuttiSourceGetRoute(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ name: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+    _ length: UnsafeMutablePointer<Int>?
+) -> tutti_result {
+    call("tutti_source_get_route") { () throws(TuttiError) in
+        let route = Array(try source(try engine(pointer), id).route.utf8)
+        length?.pointee = route.count
+        guard name != nil || capacity != 0 else { return }
+        let buffer = try nonNull(name, "name")
+        guard route.count < capacity else {
+            throw TuttiError(.invalidArgument, "capacity \(capacity) is too small for the route name (\(route.count + 1) bytes with its NUL)")
+        }
+        for (i, byte) in route.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+        buffer[route.count] = 0
     }
 }

@@ -75,3 +75,33 @@ public func tuttiEngineSetMaxVoices(_ pointer: OpaquePointer?, _ maxVoices: UInt
         try engine.setMaxVoices(maxVoices == 0 ? nil : Int(maxVoices), at: try engineTime(at))
     }
 }
+
+/// C ABI `tutti_system_press_volume_button`. Any thread.
+@_cdecl("tutti_system_press_volume_button")
+public func tuttiSystemPressVolumeButton(_ pointer: OpaquePointer?, _ up: Int32, _ at: tutti_frame) -> tutti_result {
+    call("tutti_system_press_volume_button") { () throws(TuttiError) in
+        try engine(pointer).pressVolumeButton(up: bool(up), at: try engineTime(at))
+    }
+}
+
+/// C ABI `tutti_system_get_state`: `deviceState` and `isPhoneCallActive`. Any thread but the
+/// real-time one.
+@_cdecl("tutti_system_get_state")
+public func tuttiSystemGetState(
+    _ pointer: OpaquePointer?, _ volume: UnsafeMutablePointer<Float>?, _ ringerVolume: UnsafeMutablePointer<Float>?,
+    _ route: UnsafeMutablePointer<tutti_route>?, _ silentSwitch: UnsafeMutablePointer<Int32>?, _ locked: UnsafeMutablePointer<Int32>?,
+    _ micMuted: UnsafeMutablePointer<Int32>?, _ callActive: UnsafeMutablePointer<Int32>?
+) -> tutti_result {
+    call("tutti_system_get_state") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let device = engine.deviceState
+        let call = engine.isPhoneCallActive
+        volume?.pointee = Float(device.volume)
+        ringerVolume?.pointee = Float(device.ringerVolume)
+        route?.pointee = fromRoute(device.route)
+        silentSwitch?.pointee = device.silentSwitch ? 1 : 0
+        locked?.pointee = device.locked ? 1 : 0
+        micMuted?.pointee = device.micMuted ? 1 : 0
+        callActive?.pointee = call ? 1 : 0
+    }
+}

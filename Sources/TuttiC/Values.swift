@@ -34,6 +34,22 @@ func toMode(_ value: tutti_mode) throws(TuttiError) -> Mode { try element(modes,
 
 func toRoute(_ value: tutti_route) throws(TuttiError) -> Route { try element(routes, value, "route", "tutti_route") }
 
+/// `route` as its `tutti_route` value.
+func fromRoute(_ route: Route) -> tutti_route { tutti_route(routes.firstIndex(of: route) ?? 0) }
+
+private let silenceReasons: [SilenceReason] = [.silentSwitch, .locked, .background, .recording, .transientExclusive, .interaction]
+
+/// A session state as `tutti_session_state` and `tutti_silence_reason` (-1 unless silenced).
+func fromSessionState(_ state: SessionRenderState) -> (tutti_session_state, tutti_silence_reason) {
+    switch state {
+    case .inactive: (tutti_session_state(TUTTI_SESSION_STATE_INACTIVE), -1)
+    case .audible: (tutti_session_state(TUTTI_SESSION_STATE_AUDIBLE), -1)
+    case .silenced(let reason):
+        (tutti_session_state(TUTTI_SESSION_STATE_SILENCED), tutti_silence_reason(silenceReasons.firstIndex(of: reason) ?? -1))
+    case .interrupted: (tutti_session_state(TUTTI_SESSION_STATE_INTERRUPTED), -1)
+    }
+}
+
 func toRemoteCommand(_ value: tutti_remote_command) throws(TuttiError) -> RemoteCommand {
     try element(remoteCommands, value, "command", "tutti_remote_command")
 }

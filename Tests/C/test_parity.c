@@ -1,5 +1,7 @@
 /* What the C ABI gained to match the Swift host API, measured in the output: session gain,
- * resuming a session, ducking rules and the engine's duck envelope, sources from memory. */
+ * resuming a session, ducking rules and the engine's duck envelope, sources from memory;
+ * the state reads (session state, the device side, a source's route, whether an output
+ * runs), the volume button and silent sources. */
 #include "harness.h"
 
 #define PI2 6.28318530717958647692
@@ -122,10 +124,128 @@ static void a_source_from_memory_plays_at_its_pitch_and_loops(void) {
     tutti_engine_destroy(engine);
 }
 
+/* The session's state as the policy renders it: inactive, audible, silenced (by the silent
+ * switch, an ambient session), interrupted (a call), and the two hints, read back from C. */
+static void a_sessions_state_is_read_back(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_session game = make_session(engine, "game", TUTTI_CATEGORY_AMBIENT, 0);
+    tutti_session_state state = -5;
+    tutti_silence_reason reason = -5;
+    int32_t other = -5, hint = -5;
+    tutti_source tone;
+    float *x;
+    OK(tutti_session_get_state(engine, music, &state, &reason, &other, &hint));
+    CHECK(state == TUTTI_SESSION_STATE_INACTIVE && reason == -1 && other == 0 && hint == 0, "inactive: %d %d %d %d", state, reason,
+          other, hint);
+    OK(tutti_session_get_state(engine, music, NULL, NULL, NULL, NULL)); /* every out pointer may be NULL */
+    OK(tutti_source_create_tone(engine, music, 440, 0.5f, &tone));
+    OK(tutti_source_play(engine, tone, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, game, 1, 0, TUTTI_NOW));
+    x = render_mono(engine, 480);
+    free(x);
+    OK(tutti_session_get_state(engine, music, &state, &reason, &other, &hint));
+    CHECK(state == TUTTI_SESSION_STATE_AUDIBLE && reason == -1, "music audible: %d %d", state, reason);
+    OK(tutti_session_get_state(engine, game, &state, &reason, &other, &hint));
+    CHECK(state == TUTTI_SESSION_STATE_AUDIBLE && other == 1 && hint == 1, "game hears music (non-mixable): %d %d %d", state, other,
+          hint);
+    OK(tutti_system_set_silent_switch(engine, 1, TUTTI_NOW));
+    x = render_mono(engine, 480);
+    free(x);
+    OK(tutti_session_get_state(engine, game, &state, &reason, NULL, NULL));
+    CHECK(state == TUTTI_SESSION_STATE_SILENCED && reason == TUTTI_SILENCE_SILENT_SWITCH, "game silenced by the switch: %d %d", state,
+          reason);
+    OK(tutti_system_begin_phone_call(engine, TUTTI_NOW));
+    x = render_mono(engine, 480);
+    free(x);
+    OK(tutti_session_get_state(engine, music, &state, NULL, &other, &hint));
+    CHECK(state == TUTTI_SESSION_STATE_INTERRUPTED && other == 1 && hint == 1, "music interrupted by the call: %d %d %d", state, other,
+          hint);
+    OK(tutti_session_destroy(engine, game, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "tutti_session_get_state", tutti_session_get_state(engine, game, &state, NULL, NULL, NULL));
+    tutti_engine_destroy(engine);
+}
+
+/* The device side read back after setting it, the call flag, and the volume button's steps:
+ * on the system volume while something is heard, on the ringer volume otherwise. */
+static void the_device_side_and_the_volume_button(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_source tone;
+    float volume = -1, ringer = -1;
+    tutti_route route = -1;
+    int32_t silent = -1, locked = -1, muted = -1, call = -1;
+    float *x;
+    OK(tutti_system_set_volume(engine, 0.5f, TUTTI_NOW));
+    OK(tutti_system_set_ringer_volume(engine, 0.25f, TUTTI_NOW));
+    OK(tutti_system_set_route(engine, TUTTI_ROUTE_HEADPHONES, TUTTI_NOW));
+    OK(tutti_system_set_locked(engine, 1, TUTTI_NOW));
+    OK(tutti_system_set_mic_muted(engine, 1, TUTTI_NOW));
+    OK(tutti_system_get_state(engine, &volume, &ringer, &route, &silent, &locked, &muted, &call));
+    CHECK(volume == 0.5f && ringer == 0.25f && route == TUTTI_ROUTE_HEADPHONES && silent == 0 && locked == 1 && muted == 1 && call == 0,
+          "read back: %f %f %d %d %d %d %d", volume, ringer, route, silent, locked, muted, call);
+    /* Nothing heard: the button steps the ringer volume by 1/16. */
+    OK(tutti_system_press_volume_button(engine, 1, TUTTI_NOW));
+    OK(tutti_system_get_state(engine, &volume, &ringer, NULL, NULL, NULL, NULL, NULL));
+    CHECK(volume == 0.5f && fabs(ringer - (0.25 + 1.0 / 16)) < 1e-6, "ringer up: %f %f", volume, ringer);
+    /* Music heard: the system volume, down one step, and the output 1/16 lower. */
+    OK(tutti_source_create_tone(engine, music, 440, 0.5f, &tone));
+    OK(tutti_source_play(engine, tone, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    x = render_mono(engine, 4800);
+    free(x);
+    OK(tutti_system_press_volume_button(engine, 0, TUTTI_NOW));
+    OK(tutti_system_get_state(engine, &volume, &ringer, NULL, NULL, NULL, NULL, NULL));
+    CHECK(fabs(volume - (0.5 - 1.0 / 16)) < 1e-6 && fabs(ringer - (0.25 + 1.0 / 16)) < 1e-6, "volume down: %f %f", volume, ringer);
+    OK(tutti_system_begin_phone_call(engine, TUTTI_NOW));
+    OK(tutti_system_get_state(engine, NULL, NULL, NULL, NULL, NULL, NULL, &call));
+    CHECK(call == 1, "a call is active: %d", call);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_system_get_state(NULL, &volume, NULL, NULL, NULL, NULL, NULL, NULL));
+    tutti_engine_destroy(engine);
+}
+
+/* A silent source plays (it counts as playing) and is not heard; a source's route is read
+ * back into a buffer that fits, the length alone with a NULL buffer, and a short buffer is
+ * refused with nothing written; no output runs on a pull engine. */
+static void silence_routes_and_the_output_flag(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_source quiet;
+    int32_t state = -1, running = -1;
+    char name[8];
+    size_t length = 0;
+    float *x;
+    OK(tutti_source_create_silence(engine, music, &quiet));
+    OK(tutti_source_play(engine, quiet, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    x = render_mono(engine, 4800);
+    CHECK(peak(x, 0, 4800) == 0, "silent: %f", peak(x, 0, 4800));
+    free(x);
+    OK(tutti_source_get_status(engine, quiet, &state, NULL, NULL));
+    CHECK(state == TUTTI_SOURCE_PLAYING, "it plays: %d", state);
+    OK(tutti_source_get_route(engine, quiet, name, sizeof name, &length));
+    CHECK(strcmp(name, "main") == 0 && length == 4, "route %s (%zu)", name, length);
+    length = 0;
+    OK(tutti_source_get_route(engine, quiet, NULL, 0, &length));
+    CHECK(length == 4, "length alone: %zu", length);
+    memset(name, 'x', sizeof name);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "capacity", tutti_source_get_route(engine, quiet, name, 4, NULL));
+    CHECK(name[0] == 'x', "nothing written into a short buffer");
+    OK(tutti_output_is_running(engine, &running));
+    CHECK(running == 0, "no output: %d", running);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "running", tutti_output_is_running(engine, NULL));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "tutti_source_create_silence", tutti_source_create_silence(engine, music + 999, &quiet));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(session_gain_scales_its_sources);
     TEST(a_session_resumes_after_an_interruption);
     TEST(ducking_rules_and_the_engines_envelope);
     TEST(a_source_from_memory_plays_at_its_pitch_and_loops);
+    TEST(a_sessions_state_is_read_back);
+    TEST(the_device_side_and_the_volume_button);
+    TEST(silence_routes_and_the_output_flag);
     return harness_done();
 }

@@ -165,6 +165,33 @@ class RouteChangeReason(enum.IntEnum):
     OVERRIDE = C.TUTTI_ROUTE_CHANGE_REASON_OVERRIDE
 
 
+class SessionState(enum.IntEnum):
+    """tutti_session_state (TUTTI_SESSION_STATE_*): what the policy renders a session as."""
+
+    INACTIVE = C.TUTTI_SESSION_STATE_INACTIVE
+    AUDIBLE = C.TUTTI_SESSION_STATE_AUDIBLE
+    SILENCED = C.TUTTI_SESSION_STATE_SILENCED
+    INTERRUPTED = C.TUTTI_SESSION_STATE_INTERRUPTED
+
+
+class SilenceReason(enum.IntEnum):
+    """tutti_silence_reason (TUTTI_SILENCE_*): why a SILENCED session is silent."""
+
+    SILENT_SWITCH = C.TUTTI_SILENCE_SILENT_SWITCH
+    LOCKED = C.TUTTI_SILENCE_LOCKED
+    BACKGROUND = C.TUTTI_SILENCE_BACKGROUND
+    RECORDING = C.TUTTI_SILENCE_RECORDING
+    TRANSIENT_EXCLUSIVE = C.TUTTI_SILENCE_TRANSIENT_EXCLUSIVE
+    INTERACTION = C.TUTTI_SILENCE_INTERACTION
+
+
+class SilenceHint(enum.IntEnum):
+    """Event.reason of SILENCE_SECONDARY_AUDIO_HINT (TUTTI_SILENCE_HINT_*)."""
+
+    BEGAN = C.TUTTI_SILENCE_HINT_BEGAN
+    ENDED = C.TUTTI_SILENCE_HINT_ENDED
+
+
 #: Each enum class and the prefix of its members' C names (tests check every member).
 ENUM_PREFIXES = {
     Category: "TUTTI_CATEGORY_",
@@ -177,6 +204,9 @@ ENUM_PREFIXES = {
     RemoteCommand: "TUTTI_REMOTE_",
     InterruptionReason: "TUTTI_INTERRUPTION_REASON_",
     RouteChangeReason: "TUTTI_ROUTE_CHANGE_REASON_",
+    SessionState: "TUTTI_SESSION_STATE_",
+    SilenceReason: "TUTTI_SILENCE_",
+    SilenceHint: "TUTTI_SILENCE_HINT_",
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -319,6 +349,28 @@ class SourceStatus(NamedTuple):
     state: SourceState
     position: int
     underrun_frames: int
+
+
+class SystemState(NamedTuple):
+    """tutti_system_get_state: the device side of the policy now."""
+
+    volume: float
+    ringer_volume: float
+    route: "Route"
+    silent_switch: bool
+    locked: bool
+    mic_muted: bool
+    call_active: bool
+
+
+class SessionStatus(NamedTuple):
+    """tutti_session_get_state: the session's state, why it is silenced (None unless
+    SILENCED), and the two hints of the policy."""
+
+    state: "SessionState"
+    silence_reason: Optional["SilenceReason"]
+    other_audio_playing: bool
+    silence_secondary_hint: bool
 
 
 class SourceInfo(NamedTuple):
@@ -620,6 +672,21 @@ class Engine:
         """tutti_system_remote_command (a RemoteCommand)."""
         _check(lib.tutti_system_remote_command(self.ptr, _int(command, -(1 << 31), (1 << 31) - 1, "command"), _at(at)))
 
+    def press_volume_button(self, up: bool, at: Optional[int] = None) -> None:
+        """tutti_system_press_volume_button: one step of 1/16 on the system volume when anything
+        is heard or a call is active, on the ringer volume otherwise."""
+        _check(lib.tutti_system_press_volume_button(self.ptr, 1 if up else 0, _at(at)))
+
+    def system_state(self) -> SystemState:
+        """tutti_system_get_state: volumes, route, switches and whether a call is active."""
+        volume, ringer = ctypes.c_float(), ctypes.c_float()
+        route, silent, locked, muted, call = (ctypes.c_int32() for _ in range(5))
+        _check(lib.tutti_system_get_state(
+            self.ptr, ctypes.byref(volume), ctypes.byref(ringer), ctypes.byref(route), ctypes.byref(silent),
+            ctypes.byref(locked), ctypes.byref(muted), ctypes.byref(call)))
+        return SystemState(volume.value, ringer.value, Route(route.value), bool(silent.value), bool(locked.value),
+                           bool(muted.value), bool(call.value))
+
 
 # ---------------------------------------------------------------------------------------------
 # Sessions
@@ -674,6 +741,15 @@ class Session:
         """tutti_session_set_max_voices (0: no limit of its own)."""
         _check(lib.tutti_session_set_max_voices(self.engine.ptr, self.id, _u32(max_voices, "max_voices"), _at(at)))
 
+    def status(self) -> SessionStatus:
+        """tutti_session_get_state: state, silence_reason, other_audio_playing,
+        silence_secondary_hint (NotFoundError once removed)."""
+        state, reason, other, hint = (ctypes.c_int32() for _ in range(4))
+        _check(lib.tutti_session_get_state(
+            self.engine.ptr, self.id, ctypes.byref(state), ctypes.byref(reason), ctypes.byref(other), ctypes.byref(hint)))
+        return SessionStatus(SessionState(state.value), SilenceReason(reason.value) if reason.value >= 0 else None,
+                             bool(other.value), bool(hint.value))
+
     def remove(self, at: Optional[int] = None) -> None:
         """tutti_session_destroy: the session and its sources at ``at``; their ids are stale at once."""
         _check(lib.tutti_session_destroy(self.engine.ptr, self.id, _at(at)))
@@ -688,6 +764,12 @@ class Session:
             lib.tutti_source_create_tone(self.engine.ptr, self.id, float(frequency_hz), float(amplitude), ctypes.byref(out))
         )
         return Source(self, out.value, "tone")
+
+    def silence(self) -> "Source":
+        """tutti_source_create_silence: plays (takes part in the policy) and is not heard. Stopped."""
+        out = ctypes.c_uint64()
+        _check(lib.tutti_source_create_silence(self.engine.ptr, self.id, ctypes.byref(out)))
+        return Source(self, out.value, "silence")
 
     def file(self, path, loop: bool = False) -> "Source":
         """tutti_source_create_file: any file libsndfile reads, 1 or 2 channels, converted to the
@@ -770,6 +852,15 @@ class Source:
     def remove(self, at: Optional[int] = None) -> None:
         """tutti_source_destroy: fades out if playing; the id is stale at once (no SOURCE_ENDED)."""
         _check(lib.tutti_source_destroy(self.engine.ptr, self.id, _at(at)))
+
+    @property
+    def route(self) -> str:
+        """tutti_source_get_route: the output route it plays to ("main" by default)."""
+        length = ctypes.c_size_t()
+        _check(lib.tutti_source_get_route(self.engine.ptr, self.id, None, 0, ctypes.byref(length)))
+        buffer = ctypes.create_string_buffer(length.value + 1)
+        _check(lib.tutti_source_get_route(self.engine.ptr, self.id, buffer, len(buffer), None))
+        return buffer.value.decode("utf-8")
 
     def status(self) -> SourceStatus:
         """tutti_source_get_status: state, position, underrun_frames (no lock taken)."""

@@ -19,6 +19,7 @@ from ctypes import (
     c_int,
     c_int32,
     c_int64,
+    c_size_t,
     c_uint32,
     c_uint64,
     c_void_p,
@@ -213,6 +214,18 @@ _PROTOTYPES = {
     "tutti_system_begin_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_end_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_remote_command": (result, [engine_p, c_int32, frame_t]),
+    "tutti_system_press_volume_button": (result, [engine_p, c_int, frame_t]),
+    "tutti_system_get_state": (
+        result,
+        [engine_p, POINTER(c_float), POINTER(c_float), POINTER(c_int32), POINTER(c_int32), POINTER(c_int32), POINTER(c_int32),
+         POINTER(c_int32)],
+    ),
+    "tutti_session_get_state": (
+        result,
+        [engine_p, session_t, POINTER(c_int32), POINTER(c_int32), POINTER(c_int32), POINTER(c_int32)],
+    ),
+    "tutti_source_create_silence": (result, [engine_p, session_t, POINTER(source_t)]),
+    "tutti_source_get_route": (result, [engine_p, source_t, c_char_p, c_size_t, POINTER(c_size_t)]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
