@@ -22,7 +22,6 @@ let package = Package(
         .library(name: "TuttiC", type: .dynamic, targets: ["TuttiC"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
@@ -43,10 +42,7 @@ let package = Package(
         // Pure policy logic: state + action → state, decisions, journal.
         .target(name: "TuttiPolicy"),
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
-        .target(name: "TuttiEngine", dependencies: [
-            "TuttiDSP", "CSndFile",
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        .target(name: "TuttiEngine", dependencies: ["TuttiDSP", "CSndFile"]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
         .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK"]),
         // Scene files, audio files (libsndfile), offline render driver.

@@ -46,7 +46,7 @@ if ! swift build --target Tutti --scratch-path "$scratch" \
   exit 1
 fi
 
-# Only our modules: the graphs of dependencies (Atomics, ...) and of the re-exported modules
+# Only our modules: the graphs of other packages' modules and of the re-exported modules
 # on their own (already inside Tutti's) stay out.
 input="$scratch/docc-input"
 rm -rf "$input" "$out"

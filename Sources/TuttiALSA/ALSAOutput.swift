@@ -169,10 +169,14 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         let priority = configuration.realtimePriority
         let set = functions.set_fifo_priority
         let started = renderStarted
-        renderThread = try startThread(name: "tutti-render") {
-            if let priority { core.schedulingResult.store(set(priority), ordering: .releasing) }
-            started.post()
-            core.run()
+        do throws(ThreadStartError) {
+            renderThread = try startThread(name: "tutti-render") {
+                if let priority { core.schedulingResult.store(set(priority), ordering: .releasing) }
+                started.post()
+                core.run()
+            }
+        } catch {
+            throw error.tuttiError
         }
         renderStarted.wait()
         // Logged here, on the control thread: the render loop never logs.
@@ -187,9 +191,13 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         } else {
             schedulingNote = "normal scheduling (real-time priority not requested)"
         }
-        supervisorThread = try startThread(name: "tutti-alsa-sup") { [self] in
-            supervise()
-            supervisorExited.post()
+        do throws(ThreadStartError) {
+            supervisorThread = try startThread(name: "tutti-alsa-sup") { [self] in
+                supervise()
+                supervisorExited.post()
+            }
+        } catch {
+            throw error.tuttiError
         }
     }
 

@@ -95,10 +95,12 @@ public final class Engine {
     /// Commands that may be in flight at once (the configured capacity, rounded up to a power of two).
     public var commandCapacity: Int { commands.indices.capacity }
     /// Commands sent and not yet applied by the render side.
-    public var commandsInFlight: Int { Int(Int64(truncatingIfNeeded: sequence) &- board.commandsApplied.load(ordering: .acquiring)) }
+    public var commandsInFlight: Int {
+        Int(Int64(truncatingIfNeeded: sequence) &- board.commandsApplied.pointee.load(ordering: .acquiring))
+    }
     /// Events the render side could not report (0 unless something is badly wrong: the ring is
     /// sized so it cannot fill).
-    public var eventsDropped: Int { Int(board.eventsDropped.load(ordering: .relaxed)) }
+    public var eventsDropped: Int { Int(board.eventsDropped.pointee.load(ordering: .relaxed)) }
     /// Live sources (added, not removed).
     public var sourceCount: Int { sourceSlots.liveCount }
     /// Live buses (added, not removed).

@@ -117,7 +117,7 @@ public final class FileStream: @unchecked Sendable {
     /// Why it stopped streaming, once the render side may know (nil while it streams).
     /// Any thread.
     public var failure: String? {
-        link.failed.load(ordering: .acquiring) != 0 ? failureReason : nil
+        link.failed.pointee.load(ordering: .acquiring) != 0 ? failureReason : nil
     }
 
     /// The render side's view, `dryFadeFrames` long fades around a dry spell.
@@ -139,11 +139,11 @@ public final class FileStream: @unchecked Sendable {
     /// frames into the ring (only when a useful amount is free). Returns the frames written
     /// (0: nothing to do, or failed).
     func service(budget: Int) -> Int {
-        if link.failed.load(ordering: .relaxed) != 0 { return 0 }
-        let wanted = link.requestedGeneration.load(ordering: .acquiring)
+        if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
+        let wanted = link.requestedGeneration.pointee.load(ordering: .acquiring)
         if wanted != servedGeneration {
-            startGeneration(wanted, at: link.requestedPosition.load(ordering: .relaxed))
-            if link.failed.load(ordering: .relaxed) != 0 { return 0 }
+            startGeneration(wanted, at: link.requestedPosition.pointee.load(ordering: .relaxed))
+            if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
         }
         let ch = channelCount
         var written = 0
@@ -183,9 +183,9 @@ public final class FileStream: @unchecked Sendable {
             seek(toFileFrame: target == frameCount ? 0 : target)
         }
         // Data of this generation starts at the ring's write counter; publish that first.
-        link.servedStart.store(ring.indices.writable().start, ordering: .relaxed)
+        link.servedStart.pointee.store(ring.indices.writable().start, ordering: .relaxed)
         servedGeneration = generation
-        link.servedGeneration.store(generation, ordering: .releasing)
+        link.servedGeneration.pointee.store(generation, ordering: .releasing)
     }
 
     private func seek(toFileFrame frame: Int) {
@@ -198,7 +198,7 @@ public final class FileStream: @unchecked Sendable {
     private func fail(_ reason: String) {
         guard failureReason == nil else { return }
         failureReason = reason
-        link.failed.store(1, ordering: .releasing)
+        link.failed.pointee.store(1, ordering: .releasing)
     }
 
     /// Up to `frameCount` frames at the engine rate and channel count into `out` (room for
@@ -212,7 +212,7 @@ public final class FileStream: @unchecked Sendable {
             return got
         }
         while true {
-            if link.failed.load(ordering: .relaxed) != 0 { return 0 }
+            if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
             let available = converter.availableFrameCount
             if available > 0 {
                 let n = min(available, dropFrames > 0 ? min(dropFrames, chunkFrames) : want)

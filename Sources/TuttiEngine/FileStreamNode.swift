@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,27 +16,28 @@ import Atomics
 /// before a seek is ever played after it, whatever the timing.
 @usableFromInline struct FileStreamLink: @unchecked Sendable {
     /// Render → worker: the generation wanted and the engine frame it starts at.
-    @usableFromInline let requestedGeneration: UnsafeAtomic<Int>
-    @usableFromInline let requestedPosition: UnsafeAtomic<Int>
+    @usableFromInline let requestedGeneration: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let requestedPosition: UnsafeMutablePointer<Atomic<Int>>
     /// Worker → render: the generation whose data the ring holds from `servedStart` (a sample
     /// counter of the ring, not masked).
-    @usableFromInline let servedGeneration: UnsafeAtomic<Int>
-    @usableFromInline let servedStart: UnsafeAtomic<Int>
+    @usableFromInline let servedGeneration: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let servedStart: UnsafeMutablePointer<Atomic<Int>>
     /// Worker → anyone: 1 once the file could not be read further (it stays silent from there).
-    @usableFromInline let failed: UnsafeAtomic<Int>
+    @usableFromInline let failed: UnsafeMutablePointer<Atomic<Int>>
 
     static func create() -> FileStreamLink {
         FileStreamLink(
-            requestedGeneration: .create(0), requestedPosition: .create(0), servedGeneration: .create(0), servedStart: .create(0),
-            failed: .create(0))
+            requestedGeneration: .allocateAtomic(0), requestedPosition: .allocateAtomic(0), servedGeneration: .allocateAtomic(0),
+            servedStart: .allocateAtomic(0),
+            failed: .allocateAtomic(0))
     }
 
     func destroy() {
-        requestedGeneration.destroy()
-        requestedPosition.destroy()
-        servedGeneration.destroy()
-        servedStart.destroy()
-        failed.destroy()
+        requestedGeneration.deallocateAtomic()
+        requestedPosition.deallocateAtomic()
+        servedGeneration.deallocateAtomic()
+        servedStart.deallocateAtomic()
+        failed.deallocateAtomic()
     }
 }
 
@@ -80,16 +81,16 @@ import Atomics
     @inlinable @_noLocks
     mutating func request(position: Int) {
         generation &+= 1
-        link.requestedPosition.store(position >= frameCount ? 0 : position, ordering: .relaxed)
-        link.requestedGeneration.store(generation, ordering: .releasing)
+        link.requestedPosition.pointee.store(position >= frameCount ? 0 : position, ordering: .relaxed)
+        link.requestedGeneration.pointee.store(generation, ordering: .releasing)
     }
 
     /// Frames of the current generation readable now, after releasing stale ones; -1 while the
     /// worker has not taken up the current generation.
     @inlinable @_noLocks
     func readableFrames() -> Int {
-        guard link.servedGeneration.load(ordering: .acquiring) == generation else { return -1 }
-        let start = link.servedStart.load(ordering: .relaxed)
+        guard link.servedGeneration.pointee.load(ordering: .acquiring) == generation else { return -1 }
+        let start = link.servedStart.pointee.load(ordering: .relaxed)
         let r = ring.indices.readable()
         // Samples before `start` belong to an older generation: drop them unread.
         if r.start &- start < 0 { ring.release(start &- r.start) }
@@ -99,7 +100,7 @@ import Atomics
     /// Whether `frameCount` frames can be read without running dry (or never will: failed).
     @inlinable @_noLocks
     func isReady(frameCount n: Int) -> Bool {
-        if link.failed.load(ordering: .relaxed) != 0 { return true }
+        if link.failed.pointee.load(ordering: .relaxed) != 0 { return true }
         return readableFrames() >= n
     }
 

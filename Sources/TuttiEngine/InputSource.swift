@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -30,8 +30,8 @@ public final class InputSource: @unchecked Sendable {
     let tapRing: SampleRing?
     /// Render-side counters: the engine frame of the first captured frame (-1 before), and
     /// tap frames dropped because the recorder did not keep up.
-    let counters: UnsafeAtomic<Int>
-    let droppedCounter: UnsafeAtomic<Int>
+    let counters: UnsafeMutablePointer<Atomic<Int>>
+    let droppedCounter: UnsafeMutablePointer<Atomic<Int>>
 
     init(channelCount: Int, capacityFrames: Int, tapCapacityFrames: Int) {
         self.channelCount = channelCount
@@ -48,13 +48,13 @@ public final class InputSource: @unchecked Sendable {
             tapRing = nil
             self.tapCapacityFrames = 0
         }
-        counters = .create(-1)
-        droppedCounter = .create(0)
+        counters = .allocateAtomic(-1)
+        droppedCounter = .allocateAtomic(0)
     }
 
     deinit {
-        counters.destroy()
-        droppedCounter.destroy()
+        counters.deallocateAtomic()
+        droppedCounter.deallocateAtomic()
     }
 
     /// Producer thread: append whole interleaved frames (engine rate, `channelCount`
@@ -105,12 +105,12 @@ public final class InputSource: @unchecked Sendable {
     /// Any thread: the engine frame at which the input first captured (the recording's
     /// first frame), nil before.
     public var recordingStartFrame: Int64? {
-        let f = counters.load(ordering: .acquiring)
+        let f = counters.pointee.load(ordering: .acquiring)
         return f < 0 ? nil : Int64(f)
     }
 
     /// Any thread: recorded frames lost because the tap ring was full (the recorder fell behind).
-    public var droppedRecordedFrames: Int { droppedCounter.load(ordering: .relaxed) }
+    public var droppedRecordedFrames: Int { droppedCounter.pointee.load(ordering: .relaxed) }
 
     var node: InputNode {
         InputNode(ring: ring, tap: tapRing, channelCount: channelCount, startFrame: counters, dropped: droppedCounter)
@@ -122,8 +122,8 @@ public final class InputSource: @unchecked Sendable {
     @usableFromInline let ring: SampleRing
     @usableFromInline let tap: SampleRing?
     @usableFromInline let channelCount: Int
-    @usableFromInline let startFrame: UnsafeAtomic<Int>
-    @usableFromInline let dropped: UnsafeAtomic<Int>
+    @usableFromInline let startFrame: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let dropped: UnsafeMutablePointer<Atomic<Int>>
     /// Frames taken from the ring in the current chunk (the rest is discarded at its end).
     @usableFromInline var consumedFrames = 0
     /// The tap records from the first captured frame on.
@@ -131,7 +131,10 @@ public final class InputSource: @unchecked Sendable {
     /// Frames that had to be captured as silence because the ring was empty.
     @usableFromInline var underrunFrames = 0
 
-    init(ring: SampleRing, tap: SampleRing?, channelCount: Int, startFrame: UnsafeAtomic<Int>, dropped: UnsafeAtomic<Int>) {
+    init(
+        ring: SampleRing, tap: SampleRing?, channelCount: Int, startFrame: UnsafeMutablePointer<Atomic<Int>>,
+        dropped: UnsafeMutablePointer<Atomic<Int>>
+    ) {
         self.ring = ring
         self.tap = tap
         self.channelCount = channelCount
@@ -162,10 +165,10 @@ public final class InputSource: @unchecked Sendable {
         if let tap {
             if !tapping {
                 tapping = true
-                startFrame.store(Int(frame), ordering: .releasing)
+                startFrame.pointee.store(Int(frame), ordering: .releasing)
             }
             let stored = tap.write(from: output, count: wanted)
-            if stored < wanted { dropped.wrappingIncrement(by: (wanted &- stored) / ch, ordering: .relaxed) }
+            if stored < wanted { dropped.pointee.wrappingAdd((wanted &- stored) / ch, ordering: .relaxed) }
         }
     }
 
@@ -187,7 +190,7 @@ public final class InputSource: @unchecked Sendable {
         }
         if tapping, let tap {
             let stored = tap.writeZeros(count: rest &* ch)
-            if stored < rest &* ch { dropped.wrappingIncrement(by: (rest &* ch &- stored) / ch, ordering: .relaxed) }
+            if stored < rest &* ch { dropped.pointee.wrappingAdd((rest &* ch &- stored) / ch, ordering: .relaxed) }
         }
     }
 }

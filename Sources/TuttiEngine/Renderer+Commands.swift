@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 import TuttiDSP
 
 // Applying commands and the transport (play, pause, stop, seek, remove) on the render thread.
@@ -11,7 +11,7 @@ extension Renderer {
         var c = RenderCommand(frame: 0, sequence: 0, action: .command(.setMasterVolume(gain: 1, rampFrames: 0)))
         while commands.pop(into: &c) {
             if c.frame < framePosition { c.frame = framePosition }
-            if !pending.push(c) { board.eventsDropped.wrappingIncrement(ordering: .relaxed) }
+            if !pending.push(c) { board.eventsDropped.pointee.wrappingAdd(1, ordering: .relaxed) }
         }
     }
 
@@ -23,12 +23,12 @@ extension Renderer {
             apply(c.action)
             applied &+= 1
         }
-        if applied > 0 { board.commandsApplied.wrappingIncrement(by: applied, ordering: .releasing) }
+        if applied > 0 { board.commandsApplied.pointee.wrappingAdd(applied, ordering: .releasing) }
     }
 
     @inlinable @inline(__always) @_noLocks
     func report(_ kind: RenderEvent.Kind, at frame: Int64) {
-        if !events.push(RenderEvent(frame: frame, kind: kind)) { board.eventsDropped.wrappingIncrement(ordering: .relaxed) }
+        if !events.push(RenderEvent(frame: frame, kind: kind)) { board.eventsDropped.pointee.wrappingAdd(1, ordering: .relaxed) }
     }
 
     /// The slot of a live source with exactly this id (generation included).

@@ -1,4 +1,3 @@
-import Atomics
 import TuttiDSP
 
 // The per-block mix on the render thread.

@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 import TuttiDSP
 
 /// The render side of an engine: sources → session buses (gate, duck, gain) → master (system
@@ -333,7 +333,7 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// Any thread: frames rendered so far (the engine clock), as last published.
-    public var framesRendered: Int64 { board.framesRendered.load(ordering: .acquiring) }
+    public var framesRendered: Int64 { board.framesRendered.pointee.load(ordering: .acquiring) }
 
     /// Any thread: what the render side last published about `id`, nil while its slot holds
     /// another source (not installed yet, or gone). No lock, no allocation (a seqlock read).
@@ -362,7 +362,7 @@ public final class Renderer: @unchecked Sendable {
                 if missed > 0 { report(.sourceUnderrun(sources[i].id, frames: missed), at: framePosition &- missed) }
             }
         }
-        board.framesRendered.store(framePosition, ordering: .releasing)
+        board.framesRendered.pointee.store(framePosition, ordering: .releasing)
     }
 }
 

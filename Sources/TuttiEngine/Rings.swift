@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,9 +14,9 @@ import Atomics
 /// Thread: one producer thread and one consumer thread at a time, named on each method.
 public struct RingIndices: @unchecked Sendable {
     /// Next slot to read; written by the consumer only.
-    @usableFromInline let head: UnsafeAtomic<Int>
+    @usableFromInline let head: UnsafeMutablePointer<Atomic<Int>>
     /// Next slot to write; written by the producer only.
-    @usableFromInline let tail: UnsafeAtomic<Int>
+    @usableFromInline let tail: UnsafeMutablePointer<Atomic<Int>>
     /// Slots in the ring: the requested capacity rounded up to a power of two.
     public let capacity: Int
     @usableFromInline let mask: Int
@@ -26,36 +26,36 @@ public struct RingIndices: @unchecked Sendable {
         while size < requested { size <<= 1 }
         capacity = size
         mask = size - 1
-        head = .create(0)
-        tail = .create(0)
+        head = .allocateAtomic(0)
+        tail = .allocateAtomic(0)
     }
 
     func destroy() {
-        head.destroy()
-        tail.destroy()
+        head.deallocateAtomic()
+        tail.deallocateAtomic()
     }
 
     /// Producer: first free slot and how many are free from it (in ring order).
     @inlinable @inline(__always)
     public func writable() -> (start: Int, count: Int) {
-        let t = tail.load(ordering: .relaxed)
-        return (t, capacity &- (t &- head.load(ordering: .acquiring)))
+        let t = tail.pointee.load(ordering: .relaxed)
+        return (t, capacity &- (t &- head.pointee.load(ordering: .acquiring)))
     }
 
     /// Producer: publish `n` slots written from `writable().start`.
     @inlinable @inline(__always)
-    public func publish(_ n: Int) { tail.store(tail.load(ordering: .relaxed) &+ n, ordering: .releasing) }
+    public func publish(_ n: Int) { tail.pointee.store(tail.pointee.load(ordering: .relaxed) &+ n, ordering: .releasing) }
 
     /// Consumer: first filled slot and how many are filled.
     @inlinable @inline(__always) @_noLocks
     public func readable() -> (start: Int, count: Int) {
-        let h = head.load(ordering: .relaxed)
-        return (h, tail.load(ordering: .acquiring) &- h)
+        let h = head.pointee.load(ordering: .relaxed)
+        return (h, tail.pointee.load(ordering: .acquiring) &- h)
     }
 
     /// Consumer: release `n` slots read from `readable().start`.
     @inlinable @inline(__always) @_noLocks
-    public func release(_ n: Int) { head.store(head.load(ordering: .relaxed) &+ n, ordering: .releasing) }
+    public func release(_ n: Int) { head.pointee.store(head.pointee.load(ordering: .relaxed) &+ n, ordering: .releasing) }
 
     /// Filled slots (exact when the other side is idle).
     public var count: Int { readable().count }
@@ -200,4 +200,21 @@ public struct SampleRing: @unchecked Sendable {
     /// Consumer: `n` samples of `readableSpan()` have been used.
     @inlinable @_noLocks
     public func release(_ n: Int) { indices.release(n) }
+}
+
+extension UnsafeMutablePointer where Pointee == Atomic<Int> {
+    /// One `Atomic<Int>` at a fixed address of its own (shared by reference between threads,
+    /// reached from trivial values), starting at `value`. Freed by `deallocateAtomic()`.
+    /// Control side.
+    static func allocateAtomic(_ value: Int) -> Self {
+        let p = Self.allocate(capacity: 1)
+        p.initialize(to: Atomic(value))
+        return p
+    }
+
+    /// Frees what `allocateAtomic(_:)` made. Control side, once no thread uses it.
+    func deallocateAtomic() {
+        deinitialize(count: 1)
+        deallocate()
+    }
 }

@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 
 /// Where a source is in its life, as the render side last published it. The raw values are
 /// the C ABI's `TUTTI_SOURCE_*`. Value type: any thread.
@@ -42,17 +42,17 @@ public struct SourceStatus: Hashable, Sendable {
     /// saw it grow (7, render side only).
     @inlinable static var fieldsPerSlot: Int { 8 }
     @usableFromInline let slots: Int
-    @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
+    @usableFromInline let storage: UnsafeMutablePointer<Atomic<Int64>>
     /// Engine counters: frames rendered, commands applied, events dropped (stays 0).
-    @usableFromInline let counters: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
+    @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int64>>
 
     init(slots: Int) {
         self.slots = slots
         let n = slots * StatusBoard.fieldsPerSlot
         storage = .allocate(capacity: n)
-        storage.initialize(repeating: UnsafeAtomic<Int64>.Storage(0), count: n)
+        for i in 0..<n { (storage + i).initialize(to: Atomic(0)) }
         counters = .allocate(capacity: 3)
-        counters.initialize(repeating: UnsafeAtomic<Int64>.Storage(0), count: 3)
+        for i in 0..<3 { (counters + i).initialize(to: Atomic(0)) }
     }
 
     func deallocate() {
@@ -60,36 +60,36 @@ public struct SourceStatus: Hashable, Sendable {
         counters.deallocate()
     }
 
-    @inlinable @inline(__always) @_noLocks func field(_ slot: Int, _ k: Int) -> UnsafeAtomic<Int64> {
-        UnsafeAtomic(at: storage + (slot &* StatusBoard.fieldsPerSlot &+ k))
+    @inlinable @inline(__always) @_noLocks func field(_ slot: Int, _ k: Int) -> UnsafeMutablePointer<Atomic<Int64>> {
+        storage + (slot &* StatusBoard.fieldsPerSlot &+ k)
     }
 
     /// Frames rendered so far: the engine clock.
-    @inlinable var framesRendered: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters) } }
+    @inlinable var framesRendered: UnsafeMutablePointer<Atomic<Int64>> { @_noLocks get { counters } }
     /// Commands applied by the render side (taken off the pending heap) so far.
-    @inlinable var commandsApplied: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters + 1) } }
+    @inlinable var commandsApplied: UnsafeMutablePointer<Atomic<Int64>> { @_noLocks get { counters + 1 } }
     /// Events the render side could not report (a bug if ever non-zero: the ring is sized so it cannot fill).
-    @inlinable var eventsDropped: UnsafeAtomic<Int64> { @_noLocks get { UnsafeAtomic(at: counters + 2) } }
+    @inlinable var eventsDropped: UnsafeMutablePointer<Atomic<Int64>> { @_noLocks get { counters + 2 } }
 
     /// Render thread: publish one slot.
     @inlinable @inline(__always) @_noLocks
     func publish(slot: Int, id: UInt64, state: PlaybackState, position: Int64, underrunFrames: Int64) {
         let seq = field(slot, 0)
-        let s = seq.load(ordering: .relaxed)
-        seq.store(s &+ 1, ordering: .relaxed)
+        let s = seq.pointee.load(ordering: .relaxed)
+        seq.pointee.store(s &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        field(slot, 1).store(Int64(bitPattern: id), ordering: .relaxed)
-        field(slot, 2).store(Int64(state.rawValue), ordering: .relaxed)
-        field(slot, 3).store(position, ordering: .relaxed)
-        field(slot, 4).store(underrunFrames, ordering: .relaxed)
-        seq.store(s &+ 2, ordering: .releasing)
+        field(slot, 1).pointee.store(Int64(bitPattern: id), ordering: .relaxed)
+        field(slot, 2).pointee.store(Int64(state.rawValue), ordering: .relaxed)
+        field(slot, 3).pointee.store(position, ordering: .relaxed)
+        field(slot, 4).pointee.store(underrunFrames, ordering: .relaxed)
+        seq.pointee.store(s &+ 2, ordering: .releasing)
     }
 
     /// Render thread: a new source in `slot` (no underrun seen, none being reported).
     @inlinable @inline(__always) @_noLocks
     func resetUnderruns(slot: Int) {
-        field(slot, 6).store(0, ordering: .relaxed)
-        field(slot, 7).store(0, ordering: .relaxed)
+        field(slot, 6).pointee.store(0, ordering: .relaxed)
+        field(slot, 7).pointee.store(0, ordering: .relaxed)
     }
 
     /// Render thread, once per render call: `total` underrun frames so far. Returns the frames
@@ -98,23 +98,23 @@ public struct SourceStatus: Hashable, Sendable {
     /// reports it; else 0.
     @inlinable @inline(__always) @_noLocks
     func noteUnderruns(slot: Int, total: Int64) -> Int64 {
-        let seen = field(slot, 6).load(ordering: .relaxed)
+        let seen = field(slot, 6).pointee.load(ordering: .relaxed)
         guard total != seen else {
-            field(slot, 7).store(0, ordering: .relaxed)
+            field(slot, 7).pointee.store(0, ordering: .relaxed)
             return 0
         }
-        field(slot, 6).store(total, ordering: .relaxed)
-        let wasGrowing = field(slot, 7).exchange(1, ordering: .relaxed) != 0
+        field(slot, 6).pointee.store(total, ordering: .relaxed)
+        let wasGrowing = field(slot, 7).pointee.exchange(1, ordering: .relaxed) != 0
         guard !wasGrowing, total > seen else { return 0 }
         // One report at a time per slot: the control side clears the flag as it takes it.
-        guard field(slot, 5).exchange(1, ordering: .acquiringAndReleasing) == 0 else { return 0 }
+        guard field(slot, 5).pointee.exchange(1, ordering: .acquiringAndReleasing) == 0 else { return 0 }
         return total &- seen
     }
 
     /// Control thread: the underrun report of `slot` was taken; the next run may be reported.
     func acknowledgeUnderrun(slot: Int) {
         guard slot >= 0, slot < slots else { return }
-        field(slot, 5).store(0, ordering: .releasing)
+        field(slot, 5).pointee.store(0, ordering: .releasing)
     }
 
     /// Any thread: the status last published for `id`, or nil when the slot holds another
@@ -124,14 +124,14 @@ public struct SourceStatus: Hashable, Sendable {
         guard slot >= 0, slot < slots else { return nil }
         let seq = field(slot, 0)
         while true {
-            let s1 = seq.load(ordering: .acquiring)
+            let s1 = seq.pointee.load(ordering: .acquiring)
             if s1 & 1 != 0 { continue }
-            let raw = UInt64(bitPattern: field(slot, 1).load(ordering: .relaxed))
-            let state = field(slot, 2).load(ordering: .relaxed)
-            let position = field(slot, 3).load(ordering: .relaxed)
-            let underruns = field(slot, 4).load(ordering: .relaxed)
+            let raw = UInt64(bitPattern: field(slot, 1).pointee.load(ordering: .relaxed))
+            let state = field(slot, 2).pointee.load(ordering: .relaxed)
+            let position = field(slot, 3).pointee.load(ordering: .relaxed)
+            let underruns = field(slot, 4).pointee.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
-            guard seq.load(ordering: .relaxed) == s1 else { continue }
+            guard seq.pointee.load(ordering: .relaxed) == s1 else { continue }
             guard raw == id.rawValue else { return nil }
             return SourceStatus(
                 state: PlaybackState(rawValue: Int32(truncatingIfNeeded: state)) ?? .stopped,

@@ -61,6 +61,8 @@ package struct ThreadStartError: Error, CustomStringConvertible {
     package let name: String
     package let code: Int32
     package var description: String { "pthread_create (\(name)): \(String(cString: strerror(code)))" }
+    /// The same failure as the project's one error (`device`), for the layers that throw `TuttiError`.
+    package var tuttiError: TuttiError { TuttiError(.device, description) }
 }
 
 /// Start a joinable pthread named `name` (≤ 15 bytes shown by `top -H`).

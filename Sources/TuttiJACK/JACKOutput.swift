@@ -190,10 +190,10 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         }
         // Joined by `stop`: no supervisor outlives its output (one left inside libjack would
         // hold libjack's process-wide lock against every other client of the process).
-        do {
+        do throws(ThreadStartError) {
             supervisorThread = try startThread(name: "tutti-jack-sup") { [self] in supervise() }
         } catch {
-            throw TuttiError(.device, "\(error)")
+            throw error.tuttiError
         }
     }
 

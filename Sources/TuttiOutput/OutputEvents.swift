@@ -31,11 +31,11 @@ package final class OutputEvents: Sendable {
     package init(onEvent: (@Sendable (OutputEvent) -> Void)?) throws(TuttiError) {
         self.onEvent = onEvent
         guard onEvent != nil else { return }
-        do {
+        do throws(ThreadStartError) {
             let thread = try startThread(name: "tutti-events") { [self] in deliver() }
             state.withLock { $0.thread = thread }
         } catch {
-            throw TuttiError(.device, "\(error)")
+            throw error.tuttiError
         }
     }
 

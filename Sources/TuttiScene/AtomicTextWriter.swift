@@ -39,9 +39,20 @@ public final class AtomicTextWriter {
     /// Move the temporary file into place (preparing it first if needed).
     public func commit() throws {
         if !prepared { try prepare() }
-        guard TemporaryFiles.moveIntoPlace(temporaryPath, to: destination) == 0 else {
+        try TemporaryFiles.together { try commit(in: &$0) }
+    }
+
+    /// Move the prepared temporary file into place inside `TemporaryFiles.together` (with other
+    /// outputs, all or none); `commit()` alone otherwise.
+    public func commit(in held: inout TemporaryFiles.Held) throws {
+        if !prepared {
+            let (path, bytes) = (temporaryPath, Array(text.utf8))
+            if let error = held.create(path, { Self.write(bytes, to: path) }) { throw SceneError(destination, error) }
+            prepared = true
+        }
+        guard held.moveIntoPlace(temporaryPath, to: destination) == 0 else {
             let reason = String(cString: strerror(errno))
-            discard()
+            held.remove(temporaryPath)
             throw SceneError(destination, "cannot move the finished file into place: \(reason)")
         }
     }
@@ -51,12 +62,14 @@ public final class AtomicTextWriter {
 
     private func write(_ bytes: [UInt8]) throws {
         let path = temporaryPath
-        let error: String? = TemporaryFiles.create(path) {
-            guard let f = fopen(path, "wb") else { return "cannot write: \(String(cString: strerror(errno)))" }
-            let n = fwrite(bytes, 1, bytes.count, f)
-            let closed = fclose(f)
-            return n == bytes.count && closed == 0 ? nil : "write failed: \(String(cString: strerror(errno)))"
-        }
-        if let error { throw SceneError(destination, error) }
+        if let error = TemporaryFiles.create(path, { Self.write(bytes, to: path) }) { throw SceneError(destination, error) }
+    }
+
+    /// Writes `bytes` to the file at `path`; nil, or what went wrong.
+    private static func write(_ bytes: [UInt8], to path: String) -> String? {
+        guard let f = fopen(path, "wb") else { return "cannot write: \(String(cString: strerror(errno)))" }
+        let n = fwrite(bytes, 1, bytes.count, f)
+        let closed = fclose(f)
+        return n == bytes.count && closed == 0 ? nil : "write failed: \(String(cString: strerror(errno)))"
     }
 }

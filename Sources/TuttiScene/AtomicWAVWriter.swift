@@ -120,16 +120,22 @@ public final class AtomicWAVWriter {
 
     /// Finish the file and move it into place.
     public func commit() throws {
+        try TemporaryFiles.together { try commit(in: &$0) }
+    }
+
+    /// Finish the file and move it into place inside `TemporaryFiles.together` (with other
+    /// outputs, all or none); `commit()` alone otherwise.
+    public func commit(in held: inout TemporaryFiles.Held) throws {
         guard let f = file else { throw SceneError(destination, "writer is closed") }
         file = nil
         let rc = sf_close(f)
         guard rc == 0 else {
-            TemporaryFiles.remove(temporaryPath)
+            held.remove(temporaryPath)
             throw SceneError(destination, "closing the file failed: \(String(cString: sf_error_number(rc)))")
         }
-        guard TemporaryFiles.moveIntoPlace(temporaryPath, to: destination) == 0 else {
+        guard held.moveIntoPlace(temporaryPath, to: destination) == 0 else {
             let reason = String(cString: strerror(errno))
-            TemporaryFiles.remove(temporaryPath)
+            held.remove(temporaryPath)
             throw SceneError(destination, "cannot move the finished file into place: \(reason)")
         }
     }

@@ -104,7 +104,7 @@ public final class LiveRecorder: @unchecked Sendable {
             throw failure
         }
         do {
-            try TemporaryFiles.together { for w in writers { try w.commit() } }
+            try TemporaryFiles.together { held in for w in writers { try w.commit(in: &held) } }
         } catch {
             discard()
             throw error

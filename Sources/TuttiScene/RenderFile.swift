@@ -105,12 +105,12 @@ extension SceneRenderer {
                 try plotWriter.prepare()
             }
             // All into place, or none if the process is stopped meanwhile.
-            try TemporaryFiles.together {
-                try writer.commit()
-                for w in routeWriters { try w.commit() }
-                for r in recordings { try r.commit() }
-                try eventsWriter?.commit()
-                try plotWriter?.commit()
+            try TemporaryFiles.together { held in
+                try writer.commit(in: &held)
+                for w in routeWriters { try w.commit(in: &held) }
+                for r in recordings { try r.commit(in: &held) }
+                try eventsWriter?.commit(in: &held)
+                try plotWriter?.commit(in: &held)
             }
         } catch {
             writer.discard()

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -7,55 +7,78 @@ import Foundation
 /// The temporary files the atomic writers have on disk (`.NAME.tutti-PID.tmp`), so that a
 /// process told to stop (SIGINT, SIGTERM, SIGHUP during `tutti render`) can remove them and
 /// leave every destination as it was. Creating a temporary file, moving it into place and
-/// removing it happen under one lock, so `removeAllForExit()` finds each file either still
-/// temporary or already in place, never half done.
+/// removing it happen under one lock, so `removeAllForExit(then:)` finds each file either
+/// still temporary or already in place, never half done.
 ///
-/// Thread: any (one recursive lock).
+/// The lock is not recursive: work that must see no other creation, move or removal in
+/// between (several outputs moved into place together) runs in `together`, which hands its
+/// body the `Held` list to move and remove through.
+///
+/// Thread: any (one `Mutex`).
 public enum TemporaryFiles {
-    private static let lock = NSRecursiveLock()
-    nonisolated(unsafe) private static var paths: Set<String> = []
+    /// The list of temporary files, reachable only while the lock is held (inside `together`).
+    /// Thread: the one holding the lock.
+    public struct Held: ~Copyable {
+        fileprivate var paths: Set<String> = []
+
+        /// Runs `create`, which makes the file at `path`, and remembers the path.
+        mutating func create<T>(_ path: String, _ create: () -> T) -> T {
+            paths.insert(path)
+            return create()
+        }
+
+        /// Renames `path` to `destination` and forgets it. Returns `rename`'s result (errno set on -1).
+        mutating func moveIntoPlace(_ path: String, to destination: String) -> Int32 {
+            let rc = rename(path, destination)
+            if rc == 0 { paths.remove(path) }
+            return rc
+        }
+
+        /// Removes the file at `path` and forgets it.
+        mutating func remove(_ path: String) {
+            unlink(path)
+            paths.remove(path)
+        }
+    }
+
+    private static let lock = Mutex(Held())
 
     /// Runs `create`, which makes the file at `path`, and remembers the path (until `remove`
     /// or `moveIntoPlace`).
-    static func create<T>(_ path: String, _ create: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        paths.insert(path)
-        return try create()
+    static func create<T>(_ path: String, _ create: () -> T) -> T {
+        var made: T?
+        lock.withLock { held in
+            held.paths.insert(path)
+            made = create()
+        }
+        return made!
     }
 
     /// Renames `path` to `destination` and forgets it. Returns `rename`'s result (errno set on -1).
     static func moveIntoPlace(_ path: String, to destination: String) -> Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        let rc = rename(path, destination)
-        if rc == 0 { paths.remove(path) }
-        return rc
+        lock.withLock { $0.moveIntoPlace(path, to: destination) }
     }
 
     /// Removes the file at `path` and forgets it.
     static func remove(_ path: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        unlink(path)
-        paths.remove(path)
+        lock.withLock { $0.remove(path) }
     }
 
     /// Runs `body` with no other creation, move or removal in between: several outputs moved
-    /// into place together are all moved or none (if the process is stopped meanwhile).
-    public static func together<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// into place together (through `held`) are all moved or none (if the process is stopped
+    /// meanwhile).
+    public static func together(_ body: (_ held: inout Held) throws -> Void) throws {
+        try lock.withLock { (held: inout Held) throws in try body(&held) }
     }
 
-    /// Removes every temporary file and keeps the lock for good: no writer creates or moves a
-    /// file after this (they wait). For a process about to exit; returns the removed paths.
-    public static func removeAllForExit() -> [String] {
-        lock.lock()
-        let removed = paths.sorted()
-        for p in removed { unlink(p) }
-        paths.removeAll()
-        return removed
+    /// Removes every temporary file, then runs `exit` (which ends the process) with the removed
+    /// paths, still holding the lock: no writer creates or moves a file after this (they wait).
+    public static func removeAllForExit(then exit: (_ removed: [String]) -> Never) -> Never {
+        lock.withLock { held -> Never in
+            let removed = held.paths.sorted()
+            for p in removed { unlink(p) }
+            held.paths.removeAll()
+            exit(removed)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TuttiEngine
 import TuttiScene
 
 /// `tutti play`'s control lines: a thread reads stdin line by line; the play loop takes what
@@ -19,17 +20,22 @@ final class ControlInput: Sendable {
     /// `lookaheadSeconds`: see `lookaheadFrames`.
     init(lookaheadSeconds: Double = 0.05) {
         self.lookaheadSeconds = lookaheadSeconds
-        let thread = Thread { [self] in
-            while let line = readLine(strippingNewline: true) {
-                state.withLock {
-                    $0.count += 1
-                    $0.lines.append(($0.count, line))
-                }
-            }
+        // Detached, never joined: it may be blocked reading stdin until the process exits.
+        do {
+            pthread_detach(
+                try startThread(name: "tutti-stdin") { [self] in
+                    while let line = readLine(strippingNewline: true) {
+                        state.withLock {
+                            $0.count += 1
+                            $0.lines.append(($0.count, line))
+                        }
+                    }
+                    state.withLock { $0.open = false }
+                })
+        } catch {
+            // No reader: no control lines (as for an empty stdin).
             state.withLock { $0.open = false }
         }
-        thread.name = "tutti-stdin"
-        thread.start()
     }
 
     /// Lines read since the last call, numbered from 1.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TuttiEngine
 import TuttiScene
 
 /// `tutti render`'s answer to SIGINT, SIGTERM and SIGHUP: remove the temporary outputs, leave
@@ -19,18 +20,26 @@ enum Interrupts {
         for s in signals { sigaddset(&set, s) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         let waited = set
-        let waiter = Thread {
-            var signals = waited
-            var signal: Int32 = 0
-            while sigwait(&signals, &signal) != 0 {}
-            let removed = TemporaryFiles.removeAllForExit()
+        // Detached, never joined: it waits for a signal until the process exits.
+        do {
+            pthread_detach(try startThread(name: "tutti-signals") { waitForSignal(waited) })
+        } catch {
+            // No thread to take them: the signals act as by default again.
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        }
+    }
+
+    /// The signal thread: waits for one of `waited`, removes the temporary outputs and exits.
+    private static func waitForSignal(_ waited: sigset_t) {
+        var signals = waited
+        var signal: Int32 = 0
+        while sigwait(&signals, &signal) != 0 {}
+        TemporaryFiles.removeAllForExit { removed in
             let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"][signal] ?? "signal \(signal)"
             let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
             let what = removed.isEmpty ? "nothing was written" : "removed \(removed.count) unfinished file\(removed.count == 1 ? "" : "s")"
             FileHandle.standardError.write(Data("\(clear)tutti: interrupted by \(name): \(what); existing outputs are untouched\n".utf8))
             _exit(128 + signal)
         }
-        waiter.name = "tutti-signals"
-        waiter.start()
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Tutti
+import TuttiEngine
 import TuttiScene
 
 /// `tutti play` with a scene that captures: which input the backend feeds, the live
@@ -68,19 +69,26 @@ final class PlayStopRequest: Sendable {
         for s in Interrupts.signals { sigaddset(&set, s) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         let waited = set
-        let thread = Thread { [self] in
-            var signals = waited
-            while true {
-                var number: Int32 = 0
-                while sigwait(&signals, &number) != 0 {}
-                if signal.exchange(number, ordering: .acquiringAndReleasing) != 0 {
-                    _ = TemporaryFiles.removeAllForExit()
-                    FileHandle.standardError.write(Data("tutti: interrupted again: the unfinished recordings were removed\n".utf8))
-                    _exit(128 + number)
-                }
-            }
+        // Detached, never joined: it waits for signals until the process exits.
+        do {
+            pthread_detach(
+                try startThread(name: "tutti-signals") { [self] in
+                    var signals = waited
+                    while true {
+                        var number: Int32 = 0
+                        while sigwait(&signals, &number) != 0 {}
+                        if signal.exchange(number, ordering: .acquiringAndReleasing) != 0 {
+                            TemporaryFiles.removeAllForExit { _ in
+                                FileHandle.standardError.write(
+                                    Data("tutti: interrupted again: the unfinished recordings were removed\n".utf8))
+                                _exit(128 + number)
+                            }
+                        }
+                    }
+                })
+        } catch {
+            // No thread to take them: the signals act as by default again.
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
-        thread.name = "tutti-signals"
-        thread.start()
     }
 }

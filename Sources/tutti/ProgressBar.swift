@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TuttiEngine
 import TuttiScene
 
 /// A one-line progress bar on stderr for the whole render job: loading and converting the
@@ -7,55 +9,57 @@ import TuttiScene
 /// it moves on (and names the file) even while one long file is being converted.
 ///
 /// Thread: `update` and `finish` from the job's thread; drawing on the bar's thread (one lock).
-final class ProgressBar: @unchecked Sendable {
-    private let lock = NSLock()
-    private var latest: RenderProgress?
-    private var drawn = false
-    private var finished = false
-    private let stopped = DispatchSemaphore(value: 0)
+final class ProgressBar: Sendable {
+    private struct State {
+        var latest: RenderProgress?
+        var drawn = false
+        var finished = false
+        /// The drawing thread, joined by `finish`.
+        var thread: pthread_t?
+    }
+    private let state = Mutex(State())
     private let enabled: Bool
 
     init(enabled: Bool) {
         self.enabled = enabled
         guard enabled else { return }
         let start = Date()
-        let thread = Thread { [self] in
+        // No thread (it could not start): no bar; the job goes on.
+        let thread = try? startThread(name: "tutti-progress") { [self] in
             while true {
                 usleep(100_000)
-                lock.lock()
-                if finished {
-                    if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-                    lock.unlock()
-                    stopped.signal()
-                    return
+                let finished = state.withLock { s in
+                    if s.finished {
+                        if s.drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                        return true
+                    }
+                    if Date().timeIntervalSince(start) > 1, let p = s.latest {
+                        FileHandle.standardError.write(Data("\r\(ProgressBar.line(p))\u{1B}[K".utf8))
+                        s.drawn = true
+                    }
+                    return false
                 }
-                if Date().timeIntervalSince(start) > 1, let p = latest {
-                    FileHandle.standardError.write(Data("\r\(ProgressBar.line(p))\u{1B}[K".utf8))
-                    drawn = true
-                }
-                lock.unlock()
+                if finished { return }
             }
         }
-        thread.name = "tutti-progress"
-        thread.start()
+        state.withLock { $0.thread = thread }
     }
 
     /// Record where the job is (drawn on the next tick).
     func update(_ progress: RenderProgress) {
         guard enabled else { return }
-        lock.lock()
-        latest = progress
-        lock.unlock()
+        state.withLock { $0.latest = progress }
     }
 
-    /// Clear the line and stop drawing; returns once the line is clear.
+    /// Clear the line and stop drawing; returns once the line is clear (the thread joined).
     func finish() {
         guard enabled else { return }
-        lock.lock()
-        let first = !finished
-        finished = true
-        lock.unlock()
-        if first { stopped.wait() }
+        let thread = state.withLock { s in
+            s.finished = true
+            defer { s.thread = nil }
+            return s.thread
+        }
+        if let thread { pthread_join(thread, nil) }
     }
 
     static func line(_ progress: RenderProgress) -> String {
