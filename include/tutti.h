@@ -574,7 +574,8 @@ tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, c
 /* The output route the source plays to (what tutti_source_set_route last set, "main" by
  * default), as a NUL-terminated UTF-8 name copied into `name` (`capacity` bytes; NULL with
  * capacity 0 only asks for the length). *length (when not NULL) gets the name's length
- * without the NUL. TUTTI_ERROR_INVALID_ARGUMENT, nothing written, when it does not fit.
+ * without the NUL, also when the name does not fit: then TUTTI_ERROR_INVALID_ARGUMENT and
+ * nothing is written into `name`.
  * Any thread except the real-time one (it takes the engine's lock). (An addition.) */
 tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, char *name, size_t capacity, size_t *length);
 /* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or

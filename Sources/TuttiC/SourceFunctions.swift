@@ -266,7 +266,8 @@ public func tuttiSourceGetRoute(
         guard name != nil || capacity != 0 else { return }
         let buffer = try nonNull(name, "name")
         guard route.count < capacity else {
-            throw TuttiError(.invalidArgument, "capacity \(capacity) is too small for the route name (\(route.count + 1) bytes with its NUL)")
+            throw TuttiError(
+                .invalidArgument, "capacity \(capacity) is too small for the route name (\(route.count + 1) bytes with its NUL)")
         }
         for (i, byte) in route.enumerated() { buffer[i] = CChar(bitPattern: byte) }
         buffer[route.count] = 0
