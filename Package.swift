@@ -46,7 +46,7 @@ let package = Package(
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
         .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK"]),
         // Scene files, audio files (libsndfile), offline render driver.
-        .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "CSndFile"]),
+        .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "TuttiEngine", "CSndFile"]),
         // The output interface every backend implements (OutputBackend), its settings, status,
         // events and error, and what backends share (event delivery, reconnect backoff,
         // real-time scope).
@@ -61,9 +61,9 @@ let package = Package(
         .target(name: "TuttiC", dependencies: ["Tutti", "CTuttiABI"]),
         // Benchmark set-ups shared by `tutti bench` and the Benchmarks/ package (engine
         // fixtures, references, the voice counter).
-        .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "CSoxr"]),
+        .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "TuttiEngine", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiALSA", "TuttiJACK", "TuttiBenchSupport",
+            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

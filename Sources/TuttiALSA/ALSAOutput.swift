@@ -282,7 +282,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
 
             // Watchdog: a write waiting for room for more than the threshold.
             let since = core.blockedSince.load(ordering: .relaxed)
-            let now = monotonicNanos()
+            let now = monotonicNanoseconds()
             if stallSince != 0, since != stallSince {
                 emit(.stallEnded(seconds: Double(now &- stallSince) / 1e9))
                 stallSince = 0

@@ -244,7 +244,7 @@ final class RenderCore: @unchecked Sendable {
         }
         // Watchdog stamp: from the first attempt at this data until the device takes some
         // (covers a write that blocks inside alsa-lib as well as EAGAIN + wait rounds).
-        if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanos(), ordering: .relaxed) }
+        if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanoseconds(), ordering: .relaxed) }
         let device = pcm
         let data = UnsafeRawPointer(deviceBuffer + pendingOffset &* frameBytes)
         let count = snd_pcm_uframes_t(pendingFrames)

@@ -129,7 +129,7 @@ final class RoutePCM: @unchecked Sendable {
             let err = written == 0 ? -EAGAIN : Int32(truncatingIfNeeded: written)
             if err == -EAGAIN || err == -EINTR {
                 // Watchdog stamp, as main's: from the first attempt at frames it does not take.
-                if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanos(), ordering: .relaxed) }
+                if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanoseconds(), ordering: .relaxed) }
                 return 0
             }
             if err == -EPIPE {
@@ -322,7 +322,7 @@ final class RouteSet: @unchecked Sendable {
         mainRunning: Bool, main: ALSANegotiated, configuration: ALSAOutputConfiguration, functions: ALSAFunctions,
         emit: (OutputEvent) -> Void, log: (String) -> Void
     ) {
-        let now = monotonicNanos()
+        let now = monotonicNanoseconds()
         for (k, r) in pcms.enumerated() {
             let x = r.xrunCount.load(ordering: .relaxed)
             while r.supervisorXruns < x {
@@ -399,7 +399,7 @@ final class RouteSet: @unchecked Sendable {
                 r.supervisorLastFailure = text
             }
             r.supervisorDelay = min(r.supervisorDelay * 2, configuration.reconnect.backoffMax.inSeconds)
-            r.supervisorNextAttempt = monotonicNanos() &+ UInt64(r.supervisorDelay * 1e9)
+            r.supervisorNextAttempt = monotonicNanoseconds() &+ UInt64(r.supervisorDelay * 1e9)
         }
     }
 

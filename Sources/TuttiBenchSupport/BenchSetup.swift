@@ -1,6 +1,7 @@
 import Foundation
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -64,12 +65,9 @@ public enum BenchSetup {
     }
 }
 
-/// Monotonic nanoseconds (vDSO clock_gettime: no system call, no allocation). Any thread.
-@inline(__always) public func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-}
+/// The engine's monotonic clock (`TuttiEngine.monotonicNanoseconds`), for the benchmarks
+/// package: nanoseconds, no system call, no allocation. Any thread.
+@inline(__always) public func monotonicNanoseconds() -> UInt64 { TuttiEngine.monotonicNanoseconds() }
 
 /// Nanoseconds `body` takes (monotonic clock).
 @inline(__always) public func timed(_ body: () -> Void) -> UInt64 {

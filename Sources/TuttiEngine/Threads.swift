@@ -40,12 +40,18 @@ package final class Semaphore: @unchecked Sendable {
     }
 }
 
-/// Monotonic clock in seconds (control and supervisor threads).
-package func monotonicSeconds() -> Double {
+/// The project's one monotonic clock: CLOCK_MONOTONIC in nanoseconds (through the vDSO: no
+/// system call, no allocation, no lock). Any thread, the render threads included.
+@inline(__always) @_noLocks
+package func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    _ = _unsafePerformance { clock_gettime(CLOCK_MONOTONIC, &ts) }
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }
+
+/// `monotonicNanoseconds()` in seconds (timeouts and backoff on control and supervisor
+/// threads). Any thread.
+package func monotonicSeconds() -> Double { Double(monotonicNanoseconds()) / 1e9 }
 
 private final class ThreadBody {
     let name: String

@@ -1,6 +1,7 @@
 import Foundation
 import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiPolicy
 
 /// Renders a scene offline: every scene event goes through the policy (`AudioSystem`);
@@ -252,7 +253,7 @@ public final class SceneRenderer {
                         feedInputs(frameCount: Int(upTo - framePosition))
                         // Waits for streaming files instead of underrunning: the same output every run.
                         let at = Int(framePosition - blockStart) * ch
-                        let started = timesEngineCalls ? Self.monotonicNanoseconds() : 0
+                        let started = timesEngineCalls ? monotonicNanoseconds() : 0
                         if routeCount > 1 {
                             routePointers[0] = out.baseAddress! + at
                             for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * routeStride + at }
@@ -261,7 +262,7 @@ public final class SceneRenderer {
                         } else {
                             engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
                         }
-                        if timesEngineCalls { engineNanoseconds &+= Self.monotonicNanoseconds() &- started }
+                        if timesEngineCalls { engineNanoseconds &+= monotonicNanoseconds() &- started }
                         framePosition = upTo
                         for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
                         try drainRecordings()
@@ -286,13 +287,6 @@ public final class SceneRenderer {
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))
         }
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds.
-    package static func monotonicNanoseconds() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 
     // MARK: - Events

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiScene
 
 #if canImport(Glibc)
@@ -303,11 +304,11 @@ enum SceneBench {
                 renderer.engineNanoseconds = 0
                 let frames = out.count / channels
                 // The reference, right after: the same frames, every source mixed.
-                let r0 = SceneRenderer.monotonicNanoseconds()
+                let r0 = monotonicNanoseconds()
                 for k in 0..<referenceSources {
                     Kernels.mixAdd(referenceOutput, referenceInput + k * samples, count: frames * channels, gain: 0.5)
                 }
-                let r1 = SceneRenderer.monotonicNanoseconds()
+                let r1 = monotonicNanoseconds()
                 while stretch + 1 < starts.count, starts[stretch + 1].frame <= blockStart { stretch += 1 }
                 engineTimes.append(t)
                 referenceTimes.append(r1 - r0)

@@ -33,12 +33,6 @@ enum WriteBench {
         var controlCalls: Int
     }
 
-    static func now() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
-    }
-
     static func figures(_ samples: inout [UInt64], count: Int) -> Figures {
         guard count > 0 else { return Figures(calls: 0, medianNs: 0, p99Ns: 0, p999Ns: 0, maxNs: 0) }
         samples[0..<count].sort()
@@ -92,22 +86,22 @@ enum WriteBench {
         var locked = [UInt64](repeating: 0, count: capacity)
         var (nw, nr, nl, written) = (0, 0, 0, 0)
         try data.withUnsafeBufferPointer { samples in
-            let end = now() &+ UInt64(seconds * 1e9)
-            while now() < end, nw < capacity {
-                let t0 = now()
+            let end = monotonicNanoseconds() &+ UInt64(seconds * 1e9)
+            while monotonicNanoseconds() < end, nw < capacity {
+                let t0 = monotonicNanoseconds()
                 let n = try stream.write(samples)
-                let t1 = now()
+                let t1 = monotonicNanoseconds()
                 _ = try stream.position
-                let t2 = now()
+                let t2 = monotonicNanoseconds()
                 writes[nw] = t1 &- t0
                 reads[nr] = t2 &- t1
                 nw += 1
                 nr += 1
                 written += n
                 if nw % 16 == 0, nl < capacity {
-                    let t3 = now()
+                    let t3 = monotonicNanoseconds()
                     _ = try stream.info
-                    locked[nl] = now() &- t3
+                    locked[nl] = monotonicNanoseconds() &- t3
                     nl += 1
                 }
                 // A full ring: wait a little for the render side (not timed), as a feeder would.

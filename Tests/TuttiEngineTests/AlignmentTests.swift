@@ -10,13 +10,6 @@ import TuttiTestSupport
 @Suite struct AlignmentTests {
     /// Frames rendered per scene.
     static let frames = 24_000
-    /// FNV-1a of the bit patterns of main then cue for `scene(folder:)` rendered by
-    /// `render(_:offset:)`, recorded on the engine before the buffers were aligned (16-byte
-    /// allocations, per-route and per-bus parts packed `maxBlockFrames` apart), on x86-64 with
-    /// glibc's libm and this machine's libsoxr (the scalar, SSE2 and AVX2 kernels all give it:
-    /// they are exact); another libm or libsoxr may give another hash.
-    static let referenceHash: UInt64 = 8_705_074_516_301_777_545
-
     /// An engine with every kind of render buffer: two routes, `maxBlockFrames` 250 (its
     /// chunks are not a whole number of 64-byte lines, so carved parts need their stride
     /// rounded), a bus chain with a delay, a master chain, a limiter with lookahead, and a
@@ -87,21 +80,9 @@ import TuttiTestSupport
         )
     }
 
-    /// 64-bit FNV-1a over the samples' bit patterns (little-endian bytes), from `seed`.
-    static func fnv1a(_ samples: [Float], _ seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
-        var h = seed
-        for s in samples {
-            var bits = s.bitPattern
-            for _ in 0..<4 {
-                h = (h ^ UInt64(bits & 0xff)) &* 0x100_0000_01b3
-                bits >>= 8
-            }
-        }
-        return h
-    }
-
-    /// The output, bit for bit, is what the engine gave before its buffers were aligned, and
-    /// does not depend on the caller's buffers' alignment (aligned or one float past).
+    /// The output, bit for bit, does not depend on the caller's buffers' alignment (aligned or
+    /// one float past). (When the buffers were aligned it was also checked against a hash of
+    /// the render from before; docs/performance.md, "Aligned buffers".)
     @Test func outputIsUnchangedBitForBit() throws {
         let folder = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -112,8 +93,6 @@ import TuttiTestSupport
         // Not silence: every route carries signal.
         #expect(aligned.main.map(abs).max()! > 0.05)
         #expect(aligned.cue.map(abs).max()! > 0.05)
-        let hash = Self.fnv1a(aligned.cue, Self.fnv1a(aligned.main))
-        #expect(hash == Self.referenceHash, "FNV-1a of the render: \(hash)")
     }
 
     /// Every buffer the render path touches starts on a 64-byte boundary: the route and
