@@ -65,12 +65,13 @@ import TuttiTestSupport
         #expect(x[600] == Double(Float(24_600) / 48_000))
         #expect(try src.position == 25_000)
         #expect(try src.state == .playing)
-        // While playing: fade out (10 ms), jump, fade back in.
+        // While playing: the old and the new position crossfade over 10 ms from the seek's
+        // frame (the start of the next block), so the position runs on from there.
         try src.seek(to: 1_000)
         x = render(engine, frames: 2_000)
-        #expect(try src.position == 1_000 + 2_000 - 480)
-        #expect(abs(x[1_999] - Double(1_000 + 2_000 - 480 - 1) / 48_000) < 1e-6)
-        // The jump of 0.5 is faded: no step larger than the fades' slope plus the ramp's.
+        #expect(try src.position == 1_000 + 2_000)
+        #expect(abs(x[1_999] - Double(1_000 + 2_000 - 1) / 48_000) < 1e-6)
+        // The jump of 0.5 is crossfaded: no step larger than the crossfade's slope plus the ramp's.
         let steps = zip(x.dropFirst(), x).map { abs($0 - $1) }
         #expect(steps.max()! < 0.002)
         try src.pause()
@@ -80,6 +81,72 @@ import TuttiTestSupport
         _ = render(engine, frames: 1_024)
         #expect(try src.state == .stopped)
         #expect(try src.position == 0)
+    }
+
+    /// 1 kHz in the first second, 3 kHz in the second (amplitude 0.5), mono 48 kHz.
+    static let twoTones: [Float] = (0..<96_000).map { k in
+        Float(0.5 * sin(2 * Double.pi * (k < 48_000 ? 1_000 : 3_000) * Double(k) / 48_000))
+    }
+
+    /// A seek while playing is heard at the frame asked: from that frame the old position
+    /// fades out and the new one fades in, linearly over the 10 ms de-click (480 frames), the
+    /// two gains summing to 1; after that exactly the new material, from the position asked.
+    /// The seek's frame is not on a block boundary (the block is split there).
+    @Test(arguments: [256, 100]) func seekIsHeardAtTheFrameAsked(block: Int) throws {
+        var config = AudioEngineConfiguration()
+        config.channelCount = 1
+        let engine = try AudioEngine(configuration: config)
+        let s = try engine.makeSession(named: "s", category: .playback)
+        let m = Self.twoTones
+        let src = try s.makeSource(buffer: AudioBuffer(interleaved: m, channelCount: 1, sampleRate: 48_000))
+        try s.setActive(true)
+        try src.play()
+        let (f, p) = (10_037, 60_000)
+        try src.seek(to: Int64(p), at: .frame(Int64(f)))
+        let x = render(engine, frames: 20_000, block: block)
+        var worst = 0.0
+        for t in 0..<20_000 {
+            let new = t >= f ? Double(m[p + t - f]) : 0
+            let k = Double(t - f + 1) / 480
+            let expected = t < f ? Double(m[t]) : t < f + 480 ? (1 - k) * Double(m[t]) + k * new : new
+            worst = max(worst, abs(x[t] - expected))
+        }
+        #expect(worst < 1e-5)
+        // By measurement: the new material's 3 kHz is there in the seek's first block (ramping
+        // in: about 0.05 over 100 frames, 0.13 over 256; none before), none of the old 1 kHz
+        // once the crossfade is over.
+        #expect(level(x, f - 480..<f, 3_000) < 1e-3)
+        #expect(level(x, f..<f + block, 3_000) > 0.02)
+        #expect(level(x, f + 480..<f + 2_400, 1_000) < 1e-3)
+        #expect(abs(level(x, f + 480..<f + 2_400, 3_000) - 0.5) < 0.01)
+        // The position ran on from the position asked at the frame asked.
+        #expect(try src.position == Int64(p + 20_000 - f))
+    }
+
+    /// A seek to just before the end: the new position ends (the source ends there) while
+    /// the old one goes on fading out to the end of its 10 ms, then silence.
+    @Test func aSeekNearTheEndLetsTheOldPositionFadeOut() throws {
+        var config = AudioEngineConfiguration()
+        config.channelCount = 1
+        let engine = try AudioEngine(configuration: config)
+        let s = try engine.makeSession(named: "s", category: .playback)
+        let m = Self.twoTones
+        let src = try s.makeSource(buffer: AudioBuffer(interleaved: m, channelCount: 1, sampleRate: 48_000))
+        try s.setActive(true)
+        try src.play()
+        let (f, p) = (1_000, 96_000 - 200)
+        try src.seek(to: Int64(p), at: .frame(Int64(f)))
+        let x = render(engine, frames: 3_000)
+        var worst = 0.0
+        for t in 0..<3_000 {
+            let k = Double(t - f + 1) / 480
+            let old = t < f ? Double(m[t]) : t < f + 480 ? (1 - k) * Double(m[t]) : 0
+            let new = t >= f && t < f + 200 ? k * Double(m[p + t - f]) : 0
+            worst = max(worst, abs(x[t] - (old + new)))
+        }
+        #expect(worst < 1e-5)
+        #expect(try src.state == .ended)
+        #expect(x[(f + 480)...].allSatisfy { $0 == 0 })
     }
 
     @Test func fadesShapePlayAndPause() throws {
