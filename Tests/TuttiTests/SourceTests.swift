@@ -149,6 +149,68 @@ import TuttiTestSupport
         #expect(x[(f + 480)...].allSatisfy { $0 == 0 })
     }
 
+    /// A mono engine playing `twoTones` from frame 0, with `schedule` applied before any render.
+    func twoTonesPlaying(_ schedule: (SourceHandle) throws -> Void) throws -> AudioEngine {
+        var config = AudioEngineConfiguration()
+        config.channelCount = 1
+        let engine = try AudioEngine(configuration: config)
+        let s = try engine.makeSession(named: "s", category: .playback)
+        let src = try s.makeSource(buffer: AudioBuffer(interleaved: Self.twoTones, channelCount: 1, sampleRate: 48_000))
+        try s.setActive(true)
+        try src.play()
+        try schedule(src)
+        return engine
+    }
+
+    /// A seek's crossfade does not depend on how the blocks fall: the same samples, bit for
+    /// bit, in blocks of 256, 100 and 7 frames.
+    @Test func aSeeksCrossfadeDoesNotDependOnTheBlockSplit() throws {
+        var outputs: [[Double]] = []
+        for block in [256, 100, 7] {
+            let engine = try twoTonesPlaying { src in
+                try src.seek(to: 60_000, at: .frame(1_001))
+                try src.seek(to: 5_000, at: .frame(4_000))
+            }
+            outputs.append(render(engine, frames: 6_000, block: block))
+        }
+        #expect(outputs[0] == outputs[1])
+        #expect(outputs[0] == outputs[2])
+        #expect(outputs[0][1_001..<1_481].contains { $0 != 0 })
+    }
+
+    /// A pause with no fade-out during a seek's crossfade silences both positions at once.
+    @Test func aPauseWithoutFadeCutsTheCrossfade() throws {
+        let engine = try twoTonesPlaying { src in
+            try src.setFades(inFrames: nil, outFrames: 0)
+            try src.seek(to: 60_000, at: .frame(1_000))
+            try src.pause(at: .frame(1_100))
+        }
+        let x = render(engine, frames: 2_000)
+        #expect(x[1_000..<1_100].contains { $0 != 0 })
+        #expect(x[1_100...].allSatisfy { $0 == 0 })
+    }
+
+    /// A second seek while the first one's crossfade still runs: the old position finishes
+    /// its fade-out, the first new one fades out over 10 ms, then the second plays from its
+    /// position after a 10 ms fade-in (a third read head is not kept).
+    @Test func aSeekDuringACrossfadeFadesOutThenJumps() throws {
+        let m = Self.twoTones
+        let (f, p1, p2) = (1_000, 60_000, 70_000)
+        var handle: SourceHandle?
+        let engine = try twoTonesPlaying { src in
+            handle = src
+            try src.seek(to: Int64(p1), at: .frame(Int64(f)))
+            try src.seek(to: Int64(p2), at: .frame(Int64(f + 100)))
+        }
+        let x = render(engine, frames: 4_000)
+        let jump = f + 100 + 480
+        #expect(x[jump - 1] == 0)
+        var worst = 0.0
+        for t in jump + 480..<4_000 { worst = max(worst, abs(x[t] - Double(m[p2 + t - jump]))) }
+        #expect(worst < 1e-6)
+        #expect(try handle!.position == Int64(p2 + 4_000 - jump))
+    }
+
     @Test func fadesShapePlayAndPause() throws {
         var config = AudioEngineConfiguration()
         config.channelCount = 1
