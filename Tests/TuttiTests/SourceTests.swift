@@ -178,6 +178,33 @@ import TuttiTestSupport
         #expect(outputs[0][1_001..<1_481].contains { $0 != 0 })
     }
 
+    /// A panned source (stereo engine, mono material hard left) crossfades through its pan:
+    /// the left channel is the crossfade, the right one stays silent throughout.
+    @Test func aPannedSourceCrossfadesThroughItsPan() throws {
+        var config = AudioEngineConfiguration()
+        config.channelCount = 2
+        let engine = try AudioEngine(configuration: config)
+        let s = try engine.makeSession(named: "s", category: .playback)
+        let m = Self.twoTones
+        let src = try s.makeSource(buffer: AudioBuffer(interleaved: m, channelCount: 1, sampleRate: 48_000))
+        try src.setPan(-1, rampFrames: 0)
+        try s.setActive(true)
+        try src.play()
+        let (f, p) = (1_000, 60_000)
+        try src.seek(to: Int64(p), at: .frame(Int64(f)))
+        let x = render(engine, frames: 3_000)
+        var worst = 0.0
+        for t in 0..<3_000 {
+            let k = Double(t - f + 1) / 480
+            let new = t >= f ? Double(m[p + t - f]) : 0
+            let expected = t < f ? Double(m[t]) : t < f + 480 ? (1 - k) * Double(m[t]) + k * new : new
+            worst = max(worst, abs(x[2 * t] - expected))
+        }
+        #expect(worst < 1e-5)
+        #expect(stride(from: 1, to: x.count, by: 2).allSatisfy { x[$0] == 0 })
+        #expect(x[2 * (f + 10)] != 0)
+    }
+
     /// A pause with no fade-out during a seek's crossfade silences both positions at once.
     @Test func aPauseWithoutFadeCutsTheCrossfade() throws {
         let engine = try twoTonesPlaying { src in
