@@ -205,6 +205,22 @@ import TuttiTestSupport
         #expect(x[2 * (f + 10)] != 0)
     }
 
+    /// A negative seek is refused with an error naming the argument and changes nothing: the
+    /// source plays on from where it was, no crossfade. (A seek past the end is not an error:
+    /// it goes to the end, as documented.)
+    @Test func aNegativeSeekIsRefusedAndChangesNothing() throws {
+        var handle: SourceHandle?
+        let engine = try twoTonesPlaying { handle = $0 }
+        let src = try #require(handle)
+        _ = render(engine, frames: 1_000)
+        let error = #expect(throws: TuttiError.self) { try src.seek(to: -1) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("seek position") == true)
+        let x = render(engine, frames: 1_000)
+        #expect(zip(x, Self.twoTones[1_000..<2_000]).allSatisfy { $0 == Double($1) })
+        #expect(try src.position == 2_000)
+    }
+
     /// A pause with no fade-out during a seek's crossfade silences both positions at once.
     @Test func aPauseWithoutFadeCutsTheCrossfade() throws {
         let engine = try twoTonesPlaying { src in
