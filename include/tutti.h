@@ -146,7 +146,9 @@ typedef struct tutti_engine_config {
     uint32_t command_queue_capacity; /* changes that may wait for the render side at once,
                                         16..1048576; beyond it calls fail with
                                         TUTTI_ERROR_CAPACITY until rendering catches up;
-                                        default 4096 */
+                                        a policy action first makes room for a command per
+                                        session and source, so keep it above sessions +
+                                        sources + 4; default 4096 */
     /* Fields below were added after the first release: a struct_size of the first layout
      * (offsetof(tutti_engine_config, route_count)) reads them as their defaults (main alone);
      * a size between the two layouts is TUTTI_ERROR_VERSION. */

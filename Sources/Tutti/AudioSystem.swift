@@ -33,9 +33,11 @@ package final class AudioSystem {
     /// `hints` may be behind the policy (a source was removed without a pass): the next
     /// notification compares every session.
     private var hintsStale = false
-    /// Session and source views, and hints, the last policy action visited to send its
-    /// commands and events (a measure of work: it follows what the action changed, not how
-    /// many sessions there are, unless sessions or sources were removed).
+    /// Sessions the last policy action visited to derive their status
+    /// (`PolicyState.lastActionSessionVisits`), plus the session and source views and hints it
+    /// visited to send its commands and events: a measure of work that follows what the action
+    /// changed, not how many sessions there are (unless it changed what every session depends
+    /// on, or removed sessions or sources).
     package private(set) var lastActionVisits = 0
     /// The most `lastActionVisits` of any policy action or render report so far.
     package private(set) var maxActionVisits = 0
@@ -468,8 +470,9 @@ package final class AudioSystem {
             if change.isIncremental { view.apply(change) } else { view = policy.renderView }
             viewObserver?(e.frame, view)
             lastActionVisits =
-                change.isIncremental
-                ? (change.sessions?.count ?? 0) + (change.sources?.count ?? 0) : view.sessions.count + view.sources.count
+                policy.lastActionSessionVisits
+                + (change.isIncremental
+                    ? (change.sessions?.count ?? 0) + (change.sources?.count ?? 0) : view.sessions.count + view.sources.count)
             notify(outcome.journal, at: e.frame, change: change)
             maxActionVisits = max(maxActionVisits, lastActionVisits)
             // Kept for a caller that reads the journal (the scene driver); hosts get events.
@@ -567,7 +570,7 @@ package final class AudioSystem {
     /// stages, or (when sessions or sources were removed) everything that differs between
     /// the current view and the policy's.
     private func applyChange(_ change: ViewChange, at time: EngineTime, journal: [JournalEntry]) throws(TuttiError) {
-        lastActionVisits = 0
+        lastActionVisits = policy.lastActionSessionVisits
         let old = (systemVolume: view.systemVolume, ringerVolume: view.ringerVolume, callActive: view.callActive)
         // Incremental: the entries the change replaces, and whether each changed session had a
         // source running, taken before the view is patched in place (no copy of the view).

@@ -17,6 +17,10 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     public var maxSessions = 64
     /// Commands that may wait for the render side at once (each call that changes sound
     /// queues one or a few); beyond it calls fail with `capacity` until rendering catches up.
+    /// A policy action makes room for a command per session and source first (a phone call
+    /// changes them all), so with thousands of sessions keep it above sessions + sources + 4
+    /// (`tutti render` sizes it from the scene); below that every action fails with
+    /// `capacity`, saying so.
     public var commandQueueCapacity = 4096
     /// The engine's duck envelope (rule 3): level, attack, release — what applies when no
     /// ducking rule does and the ducker has none of its own (`AudioEngine.setDuckingRules`).

@@ -1,6 +1,7 @@
 import CALSA
 import Glibc
 import Synchronization
+import TuttiDSP
 import TuttiEngine
 import TuttiOutput
 
@@ -91,12 +92,10 @@ final class CaptureSide: @unchecked Sendable {
         freeBuffers() // the previous open's, by the previous format
         negotiated = n
         let samples = n.periodFrames * input.channelCount
-        let float = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        let float = allocateAudio(Float.self, capacity: samples)
         float.initialize(repeating: 0, count: samples)
         floatBuffer = float
-        deviceBuffer =
-            n.format == .float32
-            ? UnsafeMutableRawPointer(float) : UnsafeMutableRawPointer.allocate(byteCount: n.periodFrames * n.frameBytes, alignment: 16)
+        deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(float) : allocateAudioBytes(n.periodFrames * n.frameBytes)
         info.withLock {
             $0.negotiated = n
             $0.linked = linked
@@ -111,7 +110,7 @@ final class CaptureSide: @unchecked Sendable {
 
     private func freeBuffers() {
         if let d = deviceBuffer, negotiated?.format != .float32 { d.deallocate() }
-        floatBuffer?.deallocate()
+        if let floatBuffer { deallocateAudio(floatBuffer) }
         floatBuffer = nil
         deviceBuffer = nil
     }

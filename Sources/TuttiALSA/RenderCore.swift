@@ -116,15 +116,15 @@ final class RenderCore: @unchecked Sendable {
         dither = configuration.dither
         ditherSeed = configuration.ditherSeed
         quantizer = TPDFQuantizer(format: .s16, seed: configuration.ditherSeed, dither: configuration.dither)
-        floatBuffer = .allocate(capacity: 1)
+        floatBuffer = allocateAudio(Float.self, capacity: 1)
         deviceBuffer = UnsafeMutableRawPointer(floatBuffer)
-        ditherScratch = .allocate(capacity: 1)
+        ditherScratch = allocateAudio(Float.self, capacity: 1)
     }
 
     deinit {
         if deviceFormat != .float32 { deviceBuffer.deallocate() }
-        floatBuffer.deallocate()
-        ditherScratch.deallocate()
+        deallocateAudio(floatBuffer)
+        deallocateAudio(ditherScratch)
     }
 
     /// Take over an opened device (not on the render thread: before start, or while it is
@@ -140,16 +140,14 @@ final class RenderCore: @unchecked Sendable {
         let keep = pendingFrames > 0 && newFormat == deviceFormat && n.frameBytes == frameBytes ? pendingFrames : 0
         let capacity = max(n.periodFrames, keep)
         let samples = capacity * channelCount
-        let newFloat = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        let newFloat = allocateAudio(Float.self, capacity: samples)
         newFloat.initialize(repeating: 0, count: samples)
-        let newDevice =
-            newFormat == .float32
-            ? UnsafeMutableRawPointer(newFloat) : UnsafeMutableRawPointer.allocate(byteCount: capacity * n.frameBytes, alignment: 16)
+        let newDevice = newFormat == .float32 ? UnsafeMutableRawPointer(newFloat) : allocateAudioBytes(capacity * n.frameBytes)
         if keep > 0 { newDevice.copyMemory(from: deviceBuffer + pendingOffset * frameBytes, byteCount: keep * frameBytes) }
-        let newScratch = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+        let newScratch = allocateAudio(Float.self, capacity: samples)
         if deviceFormat != .float32 { deviceBuffer.deallocate() }
-        floatBuffer.deallocate()
-        ditherScratch.deallocate()
+        deallocateAudio(floatBuffer)
+        deallocateAudio(ditherScratch)
         floatBuffer = newFloat
         deviceBuffer = newDevice
         ditherScratch = newScratch

@@ -61,16 +61,14 @@ final class RoutePCM: @unchecked Sendable {
         pcm = device.handle
         let n = device.negotiated
         let samples = periodFrames * channelCount
-        floatBuffer = .allocate(capacity: samples)
+        floatBuffer = allocateAudio(Float.self, capacity: samples)
         floatBuffer.initialize(repeating: 0, count: samples)
-        deviceBuffer =
-            n.format == .float32
-            ? UnsafeMutableRawPointer(floatBuffer) : .allocate(byteCount: periodFrames * n.frameBytes, alignment: 16)
-        ditherScratch = .allocate(capacity: samples)
+        deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(floatBuffer) : allocateAudioBytes(periodFrames * n.frameBytes)
+        ditherScratch = allocateAudio(Float.self, capacity: samples)
         quantizer = TPDFQuantizer(
             format: n.format.quantizerFormat ?? .s16, seed: configuration.ditherSeed, dither: configuration.dither)
         ringFrames = periodFrames * (RouteSet.slackPeriods + 1)
-        ring = .allocate(byteCount: ringFrames * n.frameBytes, alignment: 16)
+        ring = allocateAudioBytes(ringFrames * n.frameBytes)
     }
 
     // MARK: Render thread
@@ -147,8 +145,8 @@ final class RoutePCM: @unchecked Sendable {
 
     deinit {
         if deviceBuffer != UnsafeMutableRawPointer(floatBuffer) { deviceBuffer.deallocate() }
-        floatBuffer.deallocate()
-        ditherScratch.deallocate()
+        deallocateAudio(floatBuffer)
+        deallocateAudio(ditherScratch)
         ring.deallocate()
     }
 }

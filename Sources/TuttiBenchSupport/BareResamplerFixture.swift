@@ -37,23 +37,23 @@ public final class BareResamplerFixture {
         }
         inputFrames = Int(BenchSetup.streamInputRate) * 2
         let material = BenchSetup.material(frames: inputFrames, seed: 99, rate: BenchSetup.streamInputRate)
-        input = .allocate(capacity: material.count)
+        input = allocateAudio(Float.self, capacity: material.count)
         input.initialize(from: material, count: material.count)
         positions = (0..<sources).map { ($0 &* 7_919) % (Int(BenchSetup.streamInputRate) * 2 - 1_024) }
         staged = Array(repeating: 0, count: sources)
         gains = (0..<sources).map { BenchSetup.gain($0, of: sources) }
         let samples = blockFrames * BenchSetup.channelCount
-        output = .allocate(capacity: samples)
+        output = allocateAudio(Float.self, capacity: samples)
         output.initialize(repeating: 0, count: samples)
-        scratch = .allocate(capacity: samples)
+        scratch = allocateAudio(Float.self, capacity: samples)
         scratch.initialize(repeating: 0, count: samples)
         for _ in 0..<64 { render() }
     }
 
     deinit {
-        input.deallocate()
-        output.deallocate()
-        scratch.deallocate()
+        deallocateAudio(input)
+        deallocateAudio(output)
+        deallocateAudio(scratch)
     }
 
     /// The measured call: every source converts one block's worth of output (and, with

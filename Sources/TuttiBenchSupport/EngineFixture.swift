@@ -65,7 +65,7 @@ public final class EngineFixture {
         // Installing and starting every source goes through the command ring at once.
         config.commandQueueCapacity = max(config.commandQueueCapacity, 2 * total + 256)
         engine = try Engine(configuration: config)
-        output = .allocate(capacity: blockFrames * BenchSetup.channelCount)
+        output = allocateAudio(Float.self, capacity: blockFrames * BenchSetup.channelCount)
         output.initialize(repeating: 0, count: blockFrames * BenchSetup.channelCount)
 
         for _ in 0..<BenchSetup.busCount(forSources: total) { busIDs.append(try engine.addBus()) }
@@ -103,7 +103,7 @@ public final class EngineFixture {
         prepare(blocks: 1)
     }
 
-    deinit { output.deallocate() }
+    deinit { deallocateAudio(output) }
 
     /// The measured call: one block through `Engine.render(into:frameCount:)`.
     @inline(__always)

@@ -64,13 +64,13 @@ public final class FileConversionFixture {
         let frames = Int(inRate) * 2
         inputFrames = frames
         let material = BenchSetup.material(frames: frames, seed: 98, rate: inRate)
-        input = .allocate(capacity: material.count)
+        input = allocateAudio(Float.self, capacity: material.count)
         input.initialize(from: material, count: material.count)
         positions = (0..<sources).map { ($0 &* 7_919) % (frames - 8_192) }
         owed = Array(repeating: 0, count: sources)
         // Bare calls may return more than a block at once (what the library had buffered).
         outputCapacity = blockFrames * 4 + 8_192
-        output = .allocate(capacity: outputCapacity * ch)
+        output = allocateAudio(Float.self, capacity: outputCapacity * ch)
         output.initialize(repeating: 0, count: outputCapacity * ch)
         // Warm up past the converters' start-up latency.
         for _ in 0..<(8_192 / blockFrames + 16) { render() }
@@ -78,8 +78,8 @@ public final class FileConversionFixture {
 
     deinit {
         for s in bareSoxr { soxr_delete(s) }
-        input.deallocate()
-        output.deallocate()
+        deallocateAudio(input)
+        deallocateAudio(output)
     }
 
     /// The measured call: one block of output for every source.

@@ -61,7 +61,7 @@ public final class ReferenceFixture {
         pointers.initialize(repeating: nil, count: count)
         self.gains = .allocate(capacity: count)
         self.gains.initialize(from: gains, count: count)
-        output = .allocate(capacity: blockFrames * BenchSetup.channelCount)
+        output = allocateAudio(Float.self, capacity: blockFrames * BenchSetup.channelCount)
         output.initialize(repeating: 0, count: blockFrames * BenchSetup.channelCount)
         for _ in 0..<loopFrames / blockFrames { render() }
     }
@@ -69,7 +69,7 @@ public final class ReferenceFixture {
     deinit {
         pointers.deallocate()
         gains.deallocate()
-        output.deallocate()
+        deallocateAudio(output)
     }
 
     /// The measured call: one block of the reference mix.

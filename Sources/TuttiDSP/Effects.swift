@@ -204,7 +204,7 @@ public struct EffectUnit {
             coefficients = BiquadCoefficients(k, frequencyHz: f, q: q, gainDB: g, sampleRate: rate)
             state = .allocate(capacity: 4 * channelCount)
             state.initialize(repeating: 0, count: 4 * channelCount)
-            line = .allocate(capacity: 1)
+            line = allocateAudio(Float.self, capacity: 1)
         case .compressor(let t, let r, let a, let rel, let m):
             kind = .compressor
             thresholdPower = Float(pow(10, t / 10))
@@ -214,11 +214,11 @@ public struct EffectUnit {
             makeup = Float(pow(10, m / 20))
             detector = Float(exp(-1 / (0.01 * rate)))
             state = .allocate(capacity: 1)
-            line = .allocate(capacity: 1)
+            line = allocateAudio(Float.self, capacity: 1)
         case .delay(let t, let fb, let mix):
             kind = .delay
             lineFrames = max(1, Int((t * rate).rounded()))
-            line = .allocate(capacity: lineFrames * channelCount)
+            line = allocateAudio(Float.self, capacity: lineFrames * channelCount)
             line.initialize(repeating: 0, count: lineFrames * channelCount)
             feedback = Float(fb)
             wet = Float(mix)
@@ -227,10 +227,14 @@ public struct EffectUnit {
         }
     }
 
+    /// The delay line's first byte (a one-sample placeholder for other effects; 64-byte
+    /// aligned: `allocateAudio`). Tests and debugging: read it while nothing processes.
+    package var lineAddress: UnsafeRawPointer { UnsafeRawPointer(line) }
+
     /// Frees its memory. Control side, once no thread processes with it.
     public func deallocate() {
         state.deallocate()
-        line.deallocate()
+        deallocateAudio(line)
     }
 
     /// Process `n` interleaved frames of `buffer` in place. Render thread.
@@ -448,8 +452,8 @@ public struct EffectChain {
     public let units: UnsafeMutablePointer<EffectUnit>
     /// How many effects.
     public let count: Int
-    /// The bus's mix buffer (`maxFrames` interleaved frames): its sources mix here, the
-    /// chain processes it, then it joins the output.
+    /// The bus's mix buffer (`maxFrames` interleaved frames, 64-byte aligned): its sources mix
+    /// here, the chain processes it, then it joins the output.
     public let buffer: UnsafeMutablePointer<Float>
 
     /// A chain of `settings` (valid: see `EffectSettings.problem`) for `channelCount` channels
@@ -461,7 +465,7 @@ public struct EffectChain {
         for (i, s) in settings.enumerated() {
             (units + i).initialize(to: EffectUnit(s, sampleRate: sampleRate, channelCount: channelCount))
         }
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames * channelCount)
+        let buffer = allocateAudio(Float.self, capacity: maxFrames * channelCount)
         buffer.initialize(repeating: 0, count: maxFrames * channelCount)
         let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
         chain.initialize(to: EffectChain(units: units, count: settings.count, buffer: buffer))
@@ -473,7 +477,7 @@ public struct EffectChain {
         let c = chain.pointee
         for i in 0..<c.count { c.units[i].deallocate() }
         c.units.deinitialize(count: c.count).deallocate()
-        c.buffer.deallocate()
+        deallocateAudio(c.buffer)
         chain.deinitialize(count: 1).deallocate()
     }
 

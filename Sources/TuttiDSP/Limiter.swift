@@ -86,7 +86,7 @@ public struct PeakLimiter {
         release = releaseFrames > 0 ? Float(exp(-1 / releaseFrames)) : 0
         let l = settings.lookaheadFrames(sampleRate: sampleRate)
         lookaheadFrames = l
-        delay = .allocate(capacity: max(l * channelCount, 1))
+        delay = allocateAudio(Float.self, capacity: l * channelCount)
         delay.initialize(repeating: 0, count: max(l * channelCount, 1))
         minFrames = .allocate(capacity: l + 1)
         minFrames.initialize(repeating: 0, count: l + 1)
@@ -97,9 +97,13 @@ public struct PeakLimiter {
         windowSum = Double(l + 1)
     }
 
+    /// The lookahead delay line's first byte (64-byte aligned: `allocateAudio`). Tests and
+    /// debugging: read it while nothing processes.
+    package var delayLineAddress: UnsafeRawPointer { UnsafeRawPointer(delay) }
+
     /// Frees its memory. Control side, once no thread processes with it.
     public func deallocate() {
-        delay.deallocate()
+        deallocateAudio(delay)
         minFrames.deallocate()
         minGains.deallocate()
         window.deallocate()

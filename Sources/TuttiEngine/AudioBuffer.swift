@@ -13,6 +13,7 @@ public final class AudioBuffer: @unchecked Sendable {
     /// (a mono file or buffer converted to stereo), else `channelCount`. Pan places mono
     /// material with the constant-power law and balances stereo material (`PanLaw`).
     public let contentChannelCount: Int
+    /// The samples, from `allocateAudio` (64-byte aligned).
     let storage: UnsafeMutableBufferPointer<Float>
 
     /// Copies `samples` (interleaved, `channelCount` per frame; a whole number of frames or it
@@ -24,11 +25,11 @@ public final class AudioBuffer: @unchecked Sendable {
         self.channelCount = channelCount
         self.contentChannelCount = min(max(contentChannelCount ?? channelCount, 1), channelCount)
         frameCount = samples.count / channelCount
-        storage = .allocate(capacity: max(samples.count, 1))
+        storage = UnsafeMutableBufferPointer(start: allocateAudio(Float.self, capacity: samples.count), count: max(samples.count, 1))
         _ = storage.initialize(from: samples)
     }
 
-    deinit { storage.deallocate() }
+    deinit { deallocateAudio(storage.baseAddress!) }
 
     /// The interleaved samples (`frameCount × channelCount`); valid while the buffer lives.
     public var samples: UnsafeBufferPointer<Float> { UnsafeBufferPointer(rebasing: storage[0..<frameCount * channelCount]) }

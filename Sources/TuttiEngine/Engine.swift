@@ -371,6 +371,12 @@ public final class Engine {
 
     /// Throws unless `count` more commands fit now.
     public func checkRoom(_ count: Int) throws(TuttiError) {
+        guard count <= commands.indices.capacity else {
+            throw TuttiError(
+                .capacity,
+                "this change needs room for \(count) commands, more than the command queue holds (\(commands.indices.capacity)): "
+                    + "raise commandQueueCapacity")
+        }
         guard commandsInFlight + count <= commands.indices.capacity else {
             throw TuttiError(
                 .capacity,

@@ -100,7 +100,7 @@ extension Renderer {
             let last = offset &+ count &- 1
             let row = p.gains + record &* p.busSlots
             for b in 0..<min(busHighWater, p.busSlots) where busOccupied[b] {
-                row[b] = busRamping[b] ? busGains[b &* maxChunk &+ last] : busScalar[b]
+                row[b] = busRamping[b] ? busGains[b &* busGainStride &+ last] : busScalar[b]
             }
             if record &+ 1 > p.recordCount.pointee { p.recordCount.pointee = record &+ 1 }
             offset &+= count

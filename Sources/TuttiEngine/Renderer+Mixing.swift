@@ -25,7 +25,7 @@ extension Renderer {
         }
         if let masterBuffers {
             // Each route's stage uses the chunk's first `n` frames of its `maxChunk` span.
-            for r in 0..<routeCount { (masterBuffers + r &* maxChunk &* channelCount).update(repeating: 0, count: n &* channelCount) }
+            for r in 0..<routeCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
         }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             // No `||` (its autoclosure would capture self: reference counting).
@@ -76,7 +76,7 @@ extension Renderer {
             return
         }
         busRamping[b] = true
-        let gains = busGains + b &* maxChunk
+        let gains = busGains + b &* busGainStride
         for f in 0..<n {
             let v = volumeRamping ? volumeGains[f] : volumeValue
             gains[f] = buses[b].gate.next() * buses[b].gain.next() * buses[b].duck.next() * v
@@ -99,7 +99,7 @@ extension Renderer {
         if route == 0, let chain = busEffects[b] {
             renderSource(&node, into: chain.pointee.buffer, frameCount: n, gainSlot: maxBuses)
         } else if let masterBuffers, !buses[b].isRinger {
-            renderSource(&node, into: masterBuffers + route &* maxChunk &* channelCount, frameCount: n)
+            renderSource(&node, into: masterBuffers + route &* routeStride, frameCount: n)
         } else {
             renderSource(&node, into: routeTargets[route], frameCount: n)
         }
@@ -118,7 +118,7 @@ extension Renderer {
                 var dst = routeTargets[0]
                 if let masterBuffers, !buses[b].isRinger { dst = masterBuffers }
                 if busRamping[b] {
-                    Kernels.mixAddGains(dst, chain.pointee.buffer, gains: busGains + b &* maxChunk, frameCount: n, channelCount: ch)
+                    Kernels.mixAddGains(dst, chain.pointee.buffer, gains: busGains + b &* busGainStride, frameCount: n, channelCount: ch)
                 } else if busScalar[b] != 0 {
                     Kernels.mixAdd(dst, chain.pointee.buffer, count: n &* ch, gain: busScalar[b])
                 }
@@ -127,7 +127,7 @@ extension Renderer {
         guard let masterBuffers, let masterEffects else { return }
         for i in 0..<masterEffects.pointee.count { masterEffects.pointee.units[i].process(masterBuffers, frameCount: n) }
         for r in 0..<routeCount {
-            let src = masterBuffers + r &* maxChunk &* ch
+            let src = masterBuffers + r &* routeStride
             if systemRamping {
                 Kernels.mixAddGains(routeTargets[r], src, gains: systemVolumeGains, frameCount: n, channelCount: ch)
             } else if volume.value != 0 {
@@ -312,7 +312,7 @@ extension Renderer {
         }
         let gains = frameGains
         if busRamping[b] {
-            let busGain = busGains + (b &* maxChunk &+ offset)
+            let busGain = busGains + (b &* busGainStride &+ offset)
             for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain[f] }
         } else {
             let busGain = busScalar[b]
@@ -336,7 +336,7 @@ extension Renderer {
         }
         let gains = sampleGains
         if busRamping[b] {
-            let busGain = busGains + (b &* maxChunk &+ offset)
+            let busGain = busGains + (b &* busGainStride &+ offset)
             for f in 0..<frameCount {
                 let g = node.gain.next() * node.fade.next() * busGain[f]
                 gains[2 &* f] = g * node.panLeft.next()

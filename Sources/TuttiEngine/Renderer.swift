@@ -24,8 +24,15 @@ public final class Renderer: @unchecked Sendable {
     /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
     /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
     @usableFromInline let routeTargets: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    /// One chunk per route past main (`maxBlockFrames × channelCount` each).
+    /// One chunk per route past main (`maxBlockFrames × channelCount` each, `routeStride`
+    /// apart so each starts on an `audioBufferAlignment` boundary).
     @usableFromInline let routeScratch: UnsafeMutablePointer<Float>
+    /// Floats from one route's chunk to the next in `routeScratch` and `masterBuffers`:
+    /// `maxBlockFrames × channelCount` rounded up to a multiple of 16 (64 bytes).
+    @usableFromInline let routeStride: Int
+    /// Floats from one bus's row to the next in `busGains`: `maxBlockFrames` rounded up to a
+    /// multiple of 16 (64 bytes).
+    @usableFromInline let busGainStride: Int
 
     // Graph storage (render thread only after construction).
     @usableFromInline let sources: UnsafeMutablePointer<SourceNode>
@@ -34,7 +41,8 @@ public final class Renderer: @unchecked Sendable {
     @usableFromInline let buses: UnsafeMutablePointer<BusNode>
     @usableFromInline let busOccupied: UnsafeMutablePointer<Bool>
     @usableFromInline @exclusivity(unchecked) var busHighWater = 0
-    /// Per bus: its gain for the current chunk, a scalar when settled, per frame while ramping.
+    /// Per bus: its gain for the current chunk, a scalar when settled, per frame while ramping
+    /// (`busGains`: one row of `maxBlockFrames` per bus, `busGainStride` apart).
     @usableFromInline let busScalar: UnsafeMutablePointer<Float>
     @usableFromInline let busRamping: UnsafeMutablePointer<Bool>
     @usableFromInline let busGains: UnsafeMutablePointer<Float>
@@ -72,7 +80,8 @@ public final class Renderer: @unchecked Sendable {
     /// The master effect chain when `configuration.effects` is set (nil: no master stage).
     @usableFromInline let masterEffects: UnsafeMutablePointer<EffectChain>?
     /// With a master stage: per route, the mix of every non-ringer bus before the system
-    /// volume (`maxChunk × channelCount` each); the master chain runs on route 0's.
+    /// volume (`maxChunk × channelCount` each, `routeStride` apart); the master chain runs on
+    /// route 0's.
     @usableFromInline let masterBuffers: UnsafeMutablePointer<Float>?
 
     /// Filled after every chunk when attached (offline inspection).
@@ -109,8 +118,12 @@ public final class Renderer: @unchecked Sendable {
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
         routeCount = max(configuration.routes.count, 1)
-        let routeChunk = configuration.maxBlockFrames * configuration.channelCount
-        routeScratch = .allocate(capacity: max(routeCount - 1, 1) * routeChunk)
+        // Every float buffer below comes from `allocateAudio` (64-byte aligned); buffers carved
+        // per route or per bus are strided so each part starts aligned too.
+        let routeChunk = alignedAudioStride(configuration.maxBlockFrames * configuration.channelCount, of: Float.self)
+        routeStride = routeChunk
+        busGainStride = alignedAudioStride(configuration.maxBlockFrames, of: Float.self)
+        routeScratch = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeChunk)
         routeScratch.initialize(repeating: 0, count: max(routeCount - 1, 1) * routeChunk)
         routeTargets = .allocate(capacity: EngineConfiguration.maxRouteCount)
         routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxRouteCount)
@@ -130,29 +143,29 @@ public final class Renderer: @unchecked Sendable {
         busScalar.initialize(repeating: 1, count: maxBuses + 1)
         busRamping = .allocate(capacity: maxBuses + 1)
         busRamping.initialize(repeating: false, count: maxBuses + 1)
-        busGains = .allocate(capacity: maxChunk * maxBuses)
-        busGains.initialize(repeating: 0, count: maxChunk * maxBuses)
+        busGains = allocateAudio(Float.self, capacity: busGainStride * maxBuses)
+        busGains.initialize(repeating: 0, count: busGainStride * maxBuses)
         busEffects = .allocate(capacity: maxBuses)
         busEffects.initialize(repeating: nil, count: maxBuses)
         if let effects = configuration.effects {
             masterEffects = EffectChain.make(
                 effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount, maxFrames: 1)
-            let buffers = UnsafeMutablePointer<Float>.allocate(capacity: routeCount * maxChunk * channelCount)
-            buffers.initialize(repeating: 0, count: routeCount * maxChunk * channelCount)
+            let buffers = allocateAudio(Float.self, capacity: routeCount * routeChunk)
+            buffers.initialize(repeating: 0, count: routeCount * routeChunk)
             masterBuffers = buffers
         } else {
             masterEffects = nil
             masterBuffers = nil
         }
-        systemVolumeGains = .allocate(capacity: maxChunk)
+        systemVolumeGains = allocateAudio(Float.self, capacity: maxChunk)
         systemVolumeGains.initialize(repeating: 0, count: maxChunk)
-        ringerVolumeGains = .allocate(capacity: maxChunk)
+        ringerVolumeGains = allocateAudio(Float.self, capacity: maxChunk)
         ringerVolumeGains.initialize(repeating: 0, count: maxChunk)
-        frameGains = .allocate(capacity: maxChunk)
+        frameGains = allocateAudio(Float.self, capacity: maxChunk)
         frameGains.initialize(repeating: 0, count: maxChunk)
-        sampleGains = .allocate(capacity: maxChunk * 2)
+        sampleGains = allocateAudio(Float.self, capacity: maxChunk * 2)
         sampleGains.initialize(repeating: 0, count: maxChunk * 2)
-        scratch = .allocate(capacity: maxChunk * 2)
+        scratch = allocateAudio(Float.self, capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
         if let settings = configuration.limiter {
             let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: routeCount)
@@ -176,17 +189,17 @@ public final class Renderer: @unchecked Sendable {
         busOccupied.deallocate()
         busScalar.deallocate()
         busRamping.deallocate()
-        busGains.deallocate()
+        deallocateAudio(busGains)
         for b in 0..<maxBuses { if let chain = busEffects[b] { EffectChain.destroy(chain) } }
         busEffects.deallocate()
         if let masterEffects { EffectChain.destroy(masterEffects) }
-        masterBuffers?.deallocate()
-        systemVolumeGains.deallocate()
-        ringerVolumeGains.deallocate()
-        frameGains.deallocate()
-        sampleGains.deallocate()
-        scratch.deallocate()
-        routeScratch.deallocate()
+        if let masterBuffers { deallocateAudio(masterBuffers) }
+        deallocateAudio(systemVolumeGains)
+        deallocateAudio(ringerVolumeGains)
+        deallocateAudio(frameGains)
+        deallocateAudio(sampleGains)
+        deallocateAudio(scratch)
+        deallocateAudio(routeScratch)
         routeTargets.deallocate()
         if let limiters {
             for r in 0..<routeCount { limiters[r].deallocate() }
@@ -269,7 +282,7 @@ public final class Renderer: @unchecked Sendable {
                     if let routes, r < given {
                         routeTargets[r] = routes[r] + at
                     } else {
-                        routeTargets[r] = routeScratch + (r &- 1) &* maxChunk &* ch
+                        routeTargets[r] = routeScratch + (r &- 1) &* routeStride
                     }
                 }
             }

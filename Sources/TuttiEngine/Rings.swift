@@ -1,4 +1,5 @@
 import Synchronization
+import TuttiDSP
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +62,9 @@ public struct RingIndices: @unchecked Sendable {
     public var count: Int { readable().count }
 }
 
-/// Owns a ring's memory; lives on the control side.
+/// Owns a ring's memory; lives on the control side. The elements start on an
+/// `audioBufferAlignment` boundary (`allocateAudio`): sample rings are audio buffers, and
+/// command and event rings share the code.
 final class RingStorage<Element>: @unchecked Sendable {
     let indices: RingIndices
     let elements: UnsafeMutablePointer<Element>
@@ -69,11 +72,11 @@ final class RingStorage<Element>: @unchecked Sendable {
     init(capacity: Int) {
         precondition(capacity > 0 && _isPOD(Element.self), "rings hold trivial elements only")
         indices = RingIndices(capacity: capacity)
-        elements = .allocate(capacity: indices.capacity)
+        elements = allocateAudio(Element.self, capacity: indices.capacity)
     }
 
     deinit {
-        elements.deallocate()
+        deallocateAudio(elements)
         indices.destroy()
     }
 }

@@ -1,6 +1,7 @@
 import CJACK
 import Glibc
 import Synchronization
+import TuttiDSP
 import TuttiEngine
 import TuttiOutput
 
@@ -50,11 +51,15 @@ final class ProcessCore: @unchecked Sendable {
     let channelCount: Int
     /// The engine's output routes: one port group each (main first).
     let routeCount: Int
-    /// Interleaved render buffer, one stretch of `scratchFrames` per route; cycles longer than
-    /// `scratchFrames` are rendered in pieces (the engine's output does not depend on block
-    /// size), so any buffer size JACK picks later is served without reallocating.
+    /// Interleaved render buffer (64-byte aligned), one stretch of `scratchFrames` per route
+    /// (`routeStride` apart); cycles longer than `scratchFrames` are rendered in pieces (the
+    /// engine's output does not depend on block size), so any buffer size JACK picks later is
+    /// served without reallocating.
     let scratch: UnsafeMutablePointer<Float>
     let scratchFrames: Int
+    /// Floats from one route's stretch of `scratch` to the next: `scratchFrames × channelCount`
+    /// rounded up to a multiple of 16, so each stretch starts 64-byte aligned.
+    let routeStride: Int
     /// Route r's stretch of `scratch` (for `Renderer.render(routes:…)`).
     let routeScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     /// One `jack_port_t` per output channel of each route, route-major: route r's channel c
@@ -85,10 +90,12 @@ final class ProcessCore: @unchecked Sendable {
         self.channelCount = channelCount
         routeCount = renderer.routeCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        scratch = .allocate(capacity: scratchFrames * channelCount * routeCount)
-        scratch.initialize(repeating: 0, count: scratchFrames * channelCount * routeCount)
+        // Each route's stretch starts on a 64-byte boundary (`audioBufferAlignment`).
+        routeStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
+        scratch = allocateAudio(Float.self, capacity: routeStride * routeCount)
+        scratch.initialize(repeating: 0, count: routeStride * routeCount)
         routeScratch = .allocate(capacity: routeCount)
-        for r in 0..<routeCount { (routeScratch + r).initialize(to: scratch + r * scratchFrames * channelCount) }
+        for r in 0..<routeCount { (routeScratch + r).initialize(to: scratch + r * routeStride) }
         outputPorts = .allocate(capacity: channelCount * routeCount)
         outputPorts.initialize(repeating: nil, count: channelCount * routeCount)
         self.capture = capture
@@ -96,7 +103,7 @@ final class ProcessCore: @unchecked Sendable {
         captureChannels = capture?.channelCount ?? 0
         inputPorts = .allocate(capacity: max(captureChannels, 1))
         inputPorts.initialize(repeating: nil, count: max(captureChannels, 1))
-        captureScratch = .allocate(capacity: scratchFrames * max(captureChannels, 1))
+        captureScratch = allocateAudio(Float.self, capacity: scratchFrames * max(captureChannels, 1))
         captureScratch.initialize(repeating: 0, count: scratchFrames * max(captureChannels, 1))
         shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
         shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
@@ -106,11 +113,11 @@ final class ProcessCore: @unchecked Sendable {
     }
 
     deinit {
-        scratch.deallocate()
+        deallocateAudio(scratch)
         routeScratch.deallocate()
         outputPorts.deallocate()
         inputPorts.deallocate()
-        captureScratch.deallocate()
+        deallocateAudio(captureScratch)
         shutdownReason.deallocate()
     }
 
@@ -184,7 +191,7 @@ final class ProcessCore: @unchecked Sendable {
     func deinterleave(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
         let channels = channelCount
         for r in 0..<routeCount {
-            let source = scratch + r &* scratchFrames &* channels
+            let source = scratch + r &* routeStride
             for c in 0..<channels {
                 let port = outputPorts[r &* channels &+ c]
                 guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }

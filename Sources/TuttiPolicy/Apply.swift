@@ -24,31 +24,217 @@ extension PolicyState {
 
     /// ``apply(_:)``, also saying what changed in the render view: the view of the state
     /// before, patched with `change` (``RenderView/apply(_:)``), is ``renderView`` of the
-    /// state after. Costs one pass over the sessions and sources without hashing, and a
-    /// change as large as what the action touched. Control side.
+    /// state after. Control side.
+    ///
+    /// Cost: what the action touched. The state keeps every session's derived status (silenced,
+    /// ducked, heard) and the facts it depends on; an action recomputes them only for the
+    /// sessions it wrote or whose sources it wrote, as long as the facts every session depends
+    /// on stay the same (no ducker, `record` session, silent switch, lock or call changed). Any
+    /// other action — one that changes those, removes a session or source, or sets the ducking
+    /// rules or the interaction table, and every action while an interaction table is set —
+    /// takes one full pass over the sessions and sources.
     ///
     /// The action runs on this state in place (no copy of the sessions): every refusal is
     /// decided before anything changes, so a refused action leaves the state as it was (the
     /// property tests check it on every refused step).
     package mutating func applyTracked(_ action: PolicyAction) -> (outcome: PolicyOutcome, change: ViewChange) {
+        // Flags only: a second reference to the kept arrays would make patching them copy.
+        let valid = derivedCache.value.valid
+        if valid, !derivedCache.value.alwaysFull, interactions.isEmpty, !Self.changesEveryone(action) {
+            return applyIncrementally(action)
+        }
         var journal: [JournalEntry] = []
-        let (before, beforeFacts) = derivedStatusAndFacts()
+        let (before, beforeFacts) = valid ? (derivedCache.value.derived, derivedCache.value.facts) : derivedStatusAndFacts()
         let old = ViewSnapshot(self, beforeFacts)
         do {
             try perform(action, journal: &journal)
             reconcileDuckPauses(journal: &journal)
         } catch {
-            switch error {
-            case .insufficientPriority(let session), .cannotInterruptOthers(let session, _), .rejectedByTable(let session, _, _):
-                journal.append(.activationFailed(session: session, error: error))
-            default:
-                journal = []
-            }
-            return (PolicyOutcome(journal: journal, error: error), globalChange(facts: beforeFacts))
+            keepDerived(before, beforeFacts, visits: sessions.count)
+            return refusal(error, journal: journal, facts: beforeFacts)
         }
         let (after, afterFacts) = derivedStatusAndFacts()
         appendDerivedTransitions(from: before, after: after, to: &journal)
+        keepDerived(after, afterFacts, visits: sessions.count)
         return (PolicyOutcome(journal: journal), viewChange(from: old, before: before, after: after, afterFacts: afterFacts))
+    }
+
+    /// Actions that change what every session's status depends on, or move the indices.
+    static func changesEveryone(_ action: PolicyAction) -> Bool {
+        switch action {
+        case .removeSession, .removeSource, .setDuckingRules, .setInteractions, .silentSwitch, .lock, .unlock,
+            .phoneCallBegin, .phoneCallEnd:
+            return true
+        default:
+            return false
+        }
+    }
+
+    mutating func keepDerived(_ derived: [Derived], _ facts: Facts, visits: Int) {
+        derivedCache.value.derived = derived
+        derivedCache.value.facts = facts
+        derivedCache.value.valid = true
+        derivedCache.value.lastVisits = visits
+    }
+
+    /// The outcome of a refused action (the state is unchanged).
+    func refusal(_ error: PolicyError, journal: [JournalEntry], facts: Facts) -> (outcome: PolicyOutcome, change: ViewChange) {
+        var journal = journal
+        switch error {
+        case .insufficientPriority(let session), .cannotInterruptOthers(let session, _), .rejectedByTable(let session, _, _):
+            journal.append(.activationFailed(session: session, error: error))
+        default:
+            journal = []
+        }
+        return (PolicyOutcome(journal: journal, error: error), globalChange(facts: facts))
+    }
+
+    /// `applyTracked` for an action that does not change what every session depends on, with
+    /// the derived status of the state before kept: records which sessions and sources the
+    /// action writes, then derives the status, the journal's transitions, the view changes and
+    /// the hints of those sessions only. Falls back to a full pass (without recomputing the
+    /// state before) when the action turned out to change a ducker, a `record` session or a
+    /// global input.
+    mutating func applyIncrementally(_ action: PolicyAction) -> (outcome: PolicyOutcome, change: ViewChange) {
+        var cache = derivedCache.value
+        derivedCache.value = DerivedCache(alwaysFull: cache.alwaysFull) // no second reference to the arrays patched below
+        let globals = (device.silentSwitch, device.locked, callActive)
+        var journal: [JournalEntry] = []
+        sessions.beginTracking()
+        sources.beginTracking()
+        do {
+            try perform(action, journal: &journal)
+            reconcileDuckPauses(journal: &journal)
+        } catch {
+            _ = sessions.endTracking()
+            _ = sources.endTracking()
+            keepDerived(cache.derived, cache.facts, visits: 0)
+            return refusal(error, journal: journal, facts: cache.facts)
+        }
+        let (writtenSessions, sessionsMoved) = sessions.endTracking()
+        let (writtenSources, sourcesMoved) = sources.endTracking()
+        var oldSession: [Int: SessionState] = [:]
+        for (i, old) in writtenSessions { oldSession[i] = old }
+        var oldSource: [Int: SourceState] = [:]
+        for (k, old) in writtenSources { oldSource[k] = old }
+        var full = sessionsMoved || sourcesMoved || globals != (device.silentSwitch, device.locked, callActive)
+        var touched = writtenSessions.map(\.index)
+        if !full {
+            for (k, _) in writtenSources {
+                if let i = sessionIndex[sources[k].session] { touched.append(i) }
+            }
+            touched = Array(Set(touched)).sorted()
+            // Facts every session depends on: the duckers (and what they give), the active
+            // `record` sessions, a ruled session's category.
+            for i in touched {
+                let old = oldSession[i] ?? sessions[i]
+                let now = sessions[i]
+                let wasRecording = old.phase == .active && old.category == .record
+                let isRecording = now.phase == .active && now.category == .record
+                if wasRecording != isRecording || old.ducksOthers || now.ducksOthers
+                    || (old.category != now.category && duckingRules.duckedSessions.contains(now.id))
+                {
+                    full = true
+                    break
+                }
+            }
+        }
+        if full {
+            return finishInFull(journal, before: cache, oldSession: oldSession, oldSource: oldSource, callBefore: globals.2)
+        }
+        var f = cache.facts
+        cache.facts = Facts(playingSources: []) // `f` alone holds the arrays patched below
+        let heardNonMixableBefore = f.heardNonMixableCount
+        var sessionChanges: [(index: Int, view: SessionView)] = []
+        var sourceChanges: [(index: Int, view: SourceView)] = []
+        var oldOwnHint: [Int: Int] = [:]
+        for i in touched {
+            let old = oldSession[i] ?? sessions[i]
+            let wasExclusive = old.phase == .active && old.focus == .transientExclusive
+            let isExclusive = sessions[i].phase == .active && sessions[i].focus == .transientExclusive
+            f.activeExclusiveSessions += (isExclusive ? 1 : 0) - (wasExclusive ? 1 : 0)
+            var playing = 0
+            for k in sourcesOfSession[i] where sources[k].isPlaying { playing += 1 }
+            f.playingSources[i] = playing
+            let heard = playing > 0 && renderState(i, f) == .audible && hasOutput(at: i)
+            let ownBefore = f.heard[i] && !old.isMixable ? 1 : 0
+            let ownAfter = heard && !isMixable(at: i) ? 1 : 0
+            oldOwnHint[i] = ownBefore
+            f.heardCount += (heard ? 1 : 0) - (f.heard[i] ? 1 : 0)
+            f.heardNonMixableCount += ownAfter - ownBefore
+            f.heard[i] = heard
+            let b = cache.derived[i]
+            let a = derived(i, f)
+            cache.derived[i] = a
+            appendTransitions(of: i, from: b, to: a, journal: &journal)
+            let phase = sessions[i].phase
+            if old.phase != phase || b != a || old.hasOutput != hasOutput(at: i) {
+                sessionChanges.append((i, sessionView(i, a)))
+            }
+            let runningChanged = (old.phase == .active) != (phase == .active)
+            for k in sourcesOfSession[i] {
+                let was = oldSource[k] ?? sources[k]
+                if runningChanged || was.isPlaying != sources[k].isPlaying || was.rewinds != sources[k].rewinds {
+                    sourceChanges.append((k, sourceView(k, sessionActive: phase == .active)))
+                }
+            }
+        }
+        // Hints (rule 10): every session's when the count of heard non-mixable sessions
+        // changed, else the touched sessions' own.
+        var hintChanges: [(index: Int, hint: Bool)] = []
+        var visits = touched.count
+        func hintBefore(_ i: Int) -> Bool {
+            globals.2 || heardNonMixableBefore - (oldOwnHint[i] ?? (f.heard[i] && !isMixable(at: i) ? 1 : 0)) > 0
+        }
+        if f.heardNonMixableCount != heardNonMixableBefore {
+            visits += sessions.count
+            for i in sessions.indices {
+                let hint = hint(i, f)
+                if hint != hintBefore(i) { hintChanges.append((i, hint)) }
+            }
+        } else {
+            for i in touched {
+                let hint = hint(i, f)
+                if hint != hintBefore(i) { hintChanges.append((i, hint)) }
+            }
+        }
+        sourceChanges.sort { $0.index < $1.index }
+        var change = globalChange(facts: f)
+        change.sessions = sessionChanges
+        change.sources = sourceChanges
+        change.hints = hintChanges
+        cache.facts = f
+        cache.lastVisits = visits
+        derivedCache.value = cache
+        return (PolicyOutcome(journal: journal), change)
+    }
+
+    /// The end of an action that started incrementally but changed what every session depends
+    /// on: one full pass, against the derived status kept from before and the view before
+    /// rebuilt from the entries the action wrote (their old values).
+    mutating func finishInFull(
+        _ journal: [JournalEntry], before cache: DerivedCache, oldSession: [Int: SessionState], oldSource: [Int: SourceState],
+        callBefore: Bool
+    ) -> (outcome: PolicyOutcome, change: ViewChange) {
+        var journal = journal
+        let (after, afterFacts) = derivedStatusAndFacts()
+        appendDerivedTransitions(from: cache.derived, after: after, to: &journal)
+        var old = ViewSnapshot(self, cache.facts)
+        if old.phases.count == sessions.count, old.sources.count == sources.count {
+            for (i, s) in oldSession {
+                old.phases[i] = s.phase
+                old.hasOutput[i] = s.hasOutput
+            }
+            for (k, s) in oldSource { old.sources[k] = (s.isPlaying, s.rewinds) }
+            let b = cache.facts
+            for i in sessions.indices {
+                let mixable = oldSession[i]?.isMixable ?? isMixable(at: i)
+                old.hints[i] = callBefore || b.heardNonMixableCount - (b.heard[i] && !mixable ? 1 : 0) > 0
+            }
+        }
+        keepDerived(after, afterFacts, visits: sessions.count)
+        derivedCache.value.alwaysFull = cache.alwaysFull
+        return (PolicyOutcome(journal: journal), viewChange(from: old, before: cache.derived, after: after, afterFacts: afterFacts))
     }
 
     /// Applies actions in order; returns every outcome.
@@ -68,12 +254,14 @@ extension PolicyState {
 
     func derivedStatusAndFacts() -> ([Derived], Facts) {
         let f = facts()
-        let derived = sessions.indices.map { i in
-            let d = duck(of: i, f)
-            return Derived(
-                silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings)
-        }
-        return (derived, f)
+        return (sessions.indices.map { derived($0, f) }, f)
+    }
+
+    /// Session `i`'s derived status with these facts.
+    func derived(_ i: Int, _ f: Facts) -> Derived {
+        let d = duck(of: i, f)
+        return Derived(
+            silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings)
     }
 
     /// Silence and duck are states of an active session: they are journaled when
@@ -82,18 +270,21 @@ extension PolicyState {
     /// of the settings it gives is (ended, began).
     func appendDerivedTransitions(from before: [Derived], after: [Derived], to journal: inout [JournalEntry]) {
         for i in sessions.indices {
-            let id = sessions[i].id
-            let b = i < before.count ? before[i] : Derived()
-            let a = after[i]
-            let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
-            if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
-            if b.silence == nil, let reason = a.silence {
-                // A recording is another session's activation: the loss fade applies.
-                journal.append(.silenced(session: id, reason: reason, fadeSeconds: reason == .recording ? lossFadeSeconds : 0))
-            }
-            if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
-            if duckChanged, let by = a.duckedBy, let rule = a.duckRule { journal.append(.duckingBegan(session: id, by: by, rule: rule)) }
+            appendTransitions(of: i, from: i < before.count ? before[i] : Derived(), to: after[i], journal: &journal)
         }
+    }
+
+    /// The transitions of session `i` (see `appendDerivedTransitions`).
+    func appendTransitions(of i: Int, from b: Derived, to a: Derived, journal: inout [JournalEntry]) {
+        let id = sessions[i].id
+        let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
+        if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
+        if b.silence == nil, let reason = a.silence {
+            // A recording is another session's activation: the loss fade applies.
+            journal.append(.silenced(session: id, reason: reason, fadeSeconds: reason == .recording ? lossFadeSeconds : 0))
+        }
+        if b.silence != nil, a.silence == nil { journal.append(.unsilenced(session: id)) }
+        if duckChanged, let by = a.duckedBy, let rule = a.duckRule { journal.append(.duckingBegan(session: id, by: by, rule: rule)) }
     }
 
     // MARK: Dispatch
@@ -384,7 +575,7 @@ extension PolicyState {
     /// last, the interruption ends with shouldResume (rule 2.5 resumes it). Run after every
     /// action, until nothing changes. Nothing at all without such a session.
     mutating func reconcileDuckPauses(journal: inout [JournalEntry]) {
-        guard sessions.contains(where: { $0.configuration.pausesInsteadOfDucking }) else { return }
+        guard pausingSessions > 0 else { return }
         for _ in 0...(2 * sessions.count + 1) {
             var changed = false
             for i in sessions.indices where sessions[i].configuration.pausesInsteadOfDucking {

@@ -108,9 +108,9 @@ public struct SourceState: Hashable, Sendable {
 /// Value type: any thread; the engine's control side owns the live copy.
 public struct PolicyState: Hashable, Sendable {
     /// In registration order.
-    public internal(set) var sessions: [SessionState] = []
+    public internal(set) var sessions = PolicyList<SessionState>()
     /// In registration order.
-    public internal(set) var sources: [SourceState] = []
+    public internal(set) var sources = PolicyList<SourceState>()
     /// Silent switch, lock, volumes (clamped to 0…1), route and microphone.
     public internal(set) var device: DeviceState
     /// A phone call is in progress (every session is interrupted, activation is refused).
@@ -138,6 +138,11 @@ public struct PolicyState: Hashable, Sendable {
     /// Per session index: its sources' indices, in registration order.
     var sourcesOfSession: [[Int]] = []
     var nextActivationSerial = 1
+    /// Sessions whose configuration pauses them instead of being ducked.
+    var pausingSessions = 0
+    /// Every session's derived status and the facts, as of this state, kept up to date action
+    /// by action and registration (see `applyTracked`); not part of the value.
+    var derivedCache = Unhashed(DerivedCache())
 
     /// A state with these sessions and sources registered (inactive, not playing); throws what
     /// `addSession`/`addSource` throw, or `invalidValue` for a NaN volume or a `lossFade`
@@ -157,6 +162,7 @@ public struct PolicyState: Hashable, Sendable {
         try checkVolume(device.ringerVolume, name: "ringerVolume")
         self.device.volume = clampUnit(device.volume)
         self.device.ringerVolume = clampUnit(device.ringerVolume)
+        derivedCache.value.valid = true // no session: nothing derived
         for session in sessions { try addSession(session) }
         for source in sources { try addSource(source) }
     }
@@ -180,6 +186,11 @@ public struct PolicyState: Hashable, Sendable {
         sessionIndex[configuration.id] = sessions.count
         sessions.append(SessionState(configuration: configuration))
         sourcesOfSession.append([])
+        if configuration.pausesInsteadOfDucking { pausingSessions += 1 }
+        // An inactive session: no silence, no duck, nothing playing or heard.
+        derivedCache.value.derived.append(Derived())
+        derivedCache.value.facts.playingSources.append(0)
+        derivedCache.value.facts.heard.append(false)
     }
 
     /// Registers a source (not playing). Control API.
@@ -199,6 +210,8 @@ public struct PolicyState: Hashable, Sendable {
         for k in sources.indices {
             if let i = sessionIndex[sources[k].session] { sourcesOfSession[i].append(k) }
         }
+        pausingSessions = sessions.reduce(0) { $0 + ($1.configuration.pausesInsteadOfDucking ? 1 : 0) }
+        derivedCache.value.valid = false
     }
 
     /// Rule 1: every option must suit the category, and the alternative category too; a
@@ -233,9 +246,11 @@ public struct PolicyState: Hashable, Sendable {
     /// The facts every session's render state depends on, gathered in one pass over the
     /// sessions and sources, so that a whole view or journal costs O(sessions + sources)
     /// (plus, with ducking rules, O(duckers) per category and per session a rule names).
-    struct Facts {
+    struct Facts: Sendable {
         /// Active `record` sessions (rule 5).
         var activeRecordSessions = 0
+        /// Active sessions holding the focus `transientExclusive` (system sounds are suppressed).
+        var activeExclusiveSessions = 0
         /// Per session index: sources with playing intent.
         var playingSources: [Int]
         /// Active duckers (`duckOthers`), in registration order.
@@ -276,6 +291,7 @@ public struct PolicyState: Hashable, Sendable {
         }
         for i in sessions.indices where sessions[i].phase == .active {
             if category(at: i) == .record { f.activeRecordSessions += 1 }
+            if sessions[i].focus == .transientExclusive { f.activeExclusiveSessions += 1 }
             if ducksOthers(at: i) { f.duckers.append(i) }
         }
         if !f.duckers.isEmpty {
@@ -412,4 +428,54 @@ func clampUnit(_ v: Double) -> Double { min(max(v, 0), 1) }
 
 func checkVolume(_ v: Double, name: String) throws(PolicyError) {
     if v.isNaN { throw .invalidValue(name: name, value: v) }
+}
+
+/// A value carried along a `PolicyState` that is not part of it (derived data kept for speed):
+/// equality and hashing ignore it. Value type: any thread.
+struct Unhashed<Value: Sendable>: Hashable, Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (_: Unhashed, _: Unhashed) -> Bool { true }
+    func hash(into _: inout Hasher) {}
+}
+
+extension PolicyState {
+    /// The derived status of every session and the facts of a state, kept with it so that an
+    /// action recomputes only the sessions it touched (`applyTracked`).
+    struct DerivedCache: Sendable {
+        /// `derived` and `facts` describe the state now.
+        var valid = false
+        /// Per session index.
+        var derived: [Derived] = []
+        var facts = Facts(playingSources: [])
+        /// Sessions the last action visited to derive their status and hints (all of them
+        /// when it took the full pass).
+        var lastVisits = 0
+        /// Tests: every action takes the full pass (the reference the incremental one is
+        /// compared with).
+        var alwaysFull = false
+    }
+
+    /// How many sessions the last action visited to derive their status and hints: the ones
+    /// it touched, or all of them when it took the full pass (docs/performance.md). Control side.
+    package var lastActionSessionVisits: Int { derivedCache.value.lastVisits }
+
+    /// Tests: whether every action takes the full pass over the sessions (the reference the
+    /// incremental path is checked against). Not part of the value.
+    package var alwaysDerivesInFull: Bool {
+        get { derivedCache.value.alwaysFull }
+        set { derivedCache.value.alwaysFull = newValue }
+    }
+
+    /// Tests: whether the derived status kept with the state equals a full recomputation (true
+    /// when none is kept yet).
+    package var derivedCacheIsConsistent: Bool {
+        let cache = derivedCache.value
+        guard cache.valid else { return true }
+        let (derived, f) = derivedStatusAndFacts()
+        return cache.derived == derived && cache.facts.playingSources == f.playingSources && cache.facts.heard == f.heard
+            && cache.facts.heardCount == f.heardCount && cache.facts.heardNonMixableCount == f.heardNonMixableCount
+            && cache.facts.activeRecordSessions == f.activeRecordSessions
+            && cache.facts.activeExclusiveSessions == f.activeExclusiveSessions && cache.facts.duckers == f.duckers
+    }
 }

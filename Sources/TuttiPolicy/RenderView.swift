@@ -214,6 +214,12 @@ extension PolicyState {
             hasOutput: sessions[i].hasOutput)
     }
 
+    /// The view of source `k`, its session being active or not.
+    func sourceView(_ k: Int, sessionActive: Bool) -> SourceView {
+        SourceView(
+            id: sources[k].id, session: sources[k].session, isRunning: sources[k].isPlaying && sessionActive, rewinds: sources[k].rewinds)
+    }
+
     /// The hint of session `i` (rule 10) with these facts.
     func hint(_ i: Int, _ f: Facts) -> Bool {
         let own = f.heard[i] && !isMixable(at: i) ? 1 : 0
@@ -225,7 +231,8 @@ extension PolicyState {
         ViewChange(
             sessions: [], sources: [], hints: [], heardNonMixable: f.heardNonMixableCount, callActive: callActive,
             systemVolume: device.volume, ringerVolume: device.ringerVolume,
-            systemSoundsAllowed: !device.silentSwitch && f.activeRecordSessions == 0 && !exclusiveActive, route: device.route)
+            systemSoundsAllowed: !device.silentSwitch && f.activeRecordSessions == 0 && f.activeExclusiveSessions == 0,
+            route: device.route)
     }
 
     /// What changed from `old` (what the view depends on before the action, with the derived
@@ -250,13 +257,7 @@ extension PolicyState {
             for k in sourcesOfSession[i] {
                 let a = old.sources[k]
                 if runningChanged || a.isPlaying != sources[k].isPlaying || a.rewinds != sources[k].rewinds {
-                    sourceChanges.append(
-                        (
-                            k,
-                            SourceView(
-                                id: sources[k].id, session: sources[k].session, isRunning: sources[k].isPlaying && phase == .active,
-                                rewinds: sources[k].rewinds)
-                        ))
+                    sourceChanges.append((k, sourceView(k, sessionActive: phase == .active)))
                 }
             }
             let hint = hint(i, afterFacts)

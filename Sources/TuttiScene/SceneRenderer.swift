@@ -220,13 +220,17 @@ public final class SceneRenderer {
     ) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
-        var buffer = [Float](repeating: 0, count: block * ch)
+        // Main's block buffer and, for routes past main, theirs (`routeStride` apart), each
+        // 64-byte aligned like the engine's own (`allocateAudio`); the pointers handed to the engine.
+        let buffer = allocateAudio(Float.self, capacity: block * ch)
+        buffer.initialize(repeating: 0, count: block * ch)
         let routeCount = scene.engine.routes.count
-        // Routes past main: their block buffers, and the pointers handed to the engine.
-        let routeBuffers = UnsafeMutablePointer<Float>.allocate(capacity: max(routeCount - 1, 1) * block * ch)
+        let routeStride = alignedAudioStride(block * ch, of: Float.self)
+        let routeBuffers = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeStride)
         let routePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
         defer {
-            routeBuffers.deallocate()
+            deallocateAudio(buffer)
+            deallocateAudio(routeBuffers)
             routePointers.deallocate()
         }
         let events = scene.events
@@ -237,7 +241,8 @@ public final class SceneRenderer {
             // Render up to each event so render-side reports (a source that ended) reach the
             // policy before later events. The renderer splits at command frames anyway, so
             // the samples do not depend on this.
-            try buffer.withUnsafeMutableBufferPointer { out in
+            do {
+                let out = UnsafeMutableBufferPointer(start: buffer, count: block * ch)
                 while true {
                     var upTo = blockEnd
                     if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
@@ -250,7 +255,7 @@ public final class SceneRenderer {
                         let started = timesEngineCalls ? Self.monotonicNanoseconds() : 0
                         if routeCount > 1 {
                             routePointers[0] = out.baseAddress! + at
-                            for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * block * ch + at }
+                            for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * routeStride + at }
                             engine.renderWaitingForFiles(
                                 routes: routePointers, routeCount: routeCount, frameCount: Int(upTo - framePosition))
                         } else {
@@ -273,10 +278,10 @@ public final class SceneRenderer {
                 }
             }
             if blockEnd > blockStart {
-                try buffer.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(blockEnd - blockStart) * ch])) }
+                try sink(UnsafeBufferPointer(start: buffer, count: Int(blockEnd - blockStart) * ch))
                 for r in 1..<max(routeCount, 1) {
                     try routeSink(
-                        r, UnsafeBufferPointer(start: routeBuffers + (r - 1) * block * ch, count: Int(blockEnd - blockStart) * ch))
+                        r, UnsafeBufferPointer(start: routeBuffers + (r - 1) * routeStride, count: Int(blockEnd - blockStart) * ch))
                 }
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))

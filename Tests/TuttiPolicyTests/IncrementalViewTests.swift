@@ -28,6 +28,24 @@ import TuttiPolicy
             if view != full { v.append("step \(n) \(step.action): the patched view differs from the full one") }
             if hints != pass.hints { v.append("step \(n) \(step.action): the patched hints differ from the full pass") }
             if change.heardNonMixable != pass.heardNonMixable { v.append("step \(n): heardNonMixable differs") }
+            if !state.derivedCacheIsConsistent { v.append("step \(n) \(step.action): the derived status kept differs from a full pass") }
+            // The same step through the full pass (the reference): the same journal, state and change.
+            var reference = step.before
+            reference.alwaysDerivesInFull = true
+            let (referenceOutcome, referenceChange) = reference.applyTracked(step.action)
+            if referenceOutcome != outcome { v.append("step \(n) \(step.action): the journal differs from the full pass's") }
+            if reference != state { v.append("step \(n) \(step.action): the state differs from the full pass's") }
+            if referenceChange.isIncremental, change.isIncremental {
+                if referenceChange.sessions?.map(\.index) != change.sessions?.map(\.index)
+                    || referenceChange.sessions?.map(\.view) != change.sessions?.map(\.view)
+                    || referenceChange.sources?.map(\.index) != change.sources?.map(\.index)
+                    || referenceChange.sources?.map(\.view) != change.sources?.map(\.view)
+                    || referenceChange.hints?.map(\.index) != change.hints?.map(\.index)
+                    || referenceChange.hints?.map(\.hint) != change.hints?.map(\.hint)
+                {
+                    v.append("step \(n) \(step.action): the change listed differs from the full pass's")
+                }
+            }
             view = full
             hints = pass.hints
         }
@@ -58,5 +76,30 @@ import TuttiPolicy
             #expect(change.hints?.isEmpty == true)
         }
         #expect(state.renderView.sources.allSatisfy { $0.isRunning })
+    }
+
+    @Test("activating and playing one of N sessions derives the status of that one only, for N up to 10 000")
+    func workPerActionDoesNotGrow() throws {
+        for n in [10, 1_000, 10_000] {
+            var state = try PolicyState(
+                sessions: (0..<n).map { SessionConfiguration(id: "s\($0)", category: .ambient) },
+                sources: (0..<n).map { SourceConfiguration(id: "t\($0)", session: "s\($0)") })
+            var most = 0
+            for i in 0..<n {
+                for action in [PolicyAction.activate(session: "s\(i)"), .play(source: "t\(i)")] {
+                    let (outcome, change) = state.applyTracked(action)
+                    #expect(outcome.succeeded)
+                    // The first action takes the full pass (nothing is kept before it).
+                    if i > 0 { most = max(most, state.lastActionSessionVisits) }
+                    if i == n - 1, case .play = action { #expect(change.sources?.map(\.index) == [i]) }
+                }
+            }
+            #expect(most == 1, "\(n) sessions: an action visited \(most)")
+            let allActive = state.sessions.allSatisfy { $0.phase == .active }
+            let allPlaying = state.sources.allSatisfy { $0.isPlaying }
+            let allRunning = state.renderView.sources.allSatisfy { $0.isRunning }
+            #expect(allActive && allPlaying && allRunning)
+            #expect(state.derivedCacheIsConsistent)
+        }
     }
 }

@@ -14,6 +14,12 @@
 //       does before the first frame. Custom metrics: "heap bytes per session" (heap in use
 //       after the setup minus before, per session, from mallinfo) and "ns per session";
 //       both stay flat from 1 000 to 10 000 when setup is linear (issue 12: it was quadratic).
+//   Policy action N sessions
+//       The cost of one policy action with N sessions, all active (issue 24): a host's
+//       `pause()` then `play()` of one source (two actions, each through the policy, the
+//       render view and the engine's command queue), timed together and halved; a 64-frame
+//       render after each pair (not timed) takes the commands. N = 100, 1 000, 10 000: the
+//       custom metric "ns per action" stays flat when actions cost what they change.
 //
 // Environment: TUTTI_BENCH_SMOKE=1 renders 20 s scenes and sets up 100 / 1 000 sessions, briefly.
 
@@ -35,6 +41,41 @@ struct ScenePaths {
 let xRealTime = BenchmarkMetric.custom("x real time", polarity: .prefersLarger, useScalingFactor: false)
 let residentPerSession = BenchmarkMetric.custom("resident bytes per session", polarity: .prefersSmaller, useScalingFactor: false)
 let nsPerSession = BenchmarkMetric.custom("ns per session", polarity: .prefersSmaller, useScalingFactor: false)
+let nsPerAction = BenchmarkMetric.custom("ns per action", polarity: .prefersSmaller, useScalingFactor: false)
+
+/// An engine with N active sessions, a tone source in each; the first one plays.
+final class ManySessions {
+    let engine: AudioEngine
+    let source: SourceHandle
+    var block: [Float]
+
+    init(_ n: Int) throws {
+        var configuration = AudioEngineConfiguration()
+        configuration.maxSessions = n
+        configuration.maxSources = n
+        configuration.commandQueueCapacity = max(4_096, 4 * n) // room for an action on every session
+        let engine = try AudioEngine(configuration: configuration)
+        var block = [Float](repeating: 0, count: 64 * engine.channelCount)
+        func render() { block.withUnsafeMutableBufferPointer { _ = engine.render(into: $0.baseAddress!, frameCount: 64) } }
+        var first: SourceHandle?
+        for i in 0..<n {
+            let session = try engine.makeSession(named: "s\(i)", category: .ambient)
+            let tone = try session.makeToneSource(frequency: 440, amplitude: 0.01, name: "t\(i)")
+            try session.setActive(true)
+            if first == nil { first = tone }
+            if i % 64 == 63 { render() } // take the commands as they come
+        }
+        self.engine = engine
+        self.block = block
+        source = first!
+        try source.play()
+        self.render()
+    }
+
+    func render() {
+        block.withUnsafeMutableBufferPointer { _ = engine.render(into: $0.baseAddress!, frameCount: 64) }
+    }
+}
 
 /// Resident memory of the process now, bytes (/proc/self/statm).
 func residentBytes() -> Int {
@@ -133,6 +174,28 @@ let benchmarks: @Sendable () -> Void = {
             }
         } setup: {
             manySessionsJSON(n)
+        }
+    }
+
+    for n in smoke ? [100, 1_000] : [100, 1_000, 10_000] {
+        Benchmark(
+            "Policy action \(n) sessions",
+            configuration: .init(
+                metrics: [nsPerAction], timeUnits: .nanoseconds, warmupIterations: 10, scalingFactor: .one,
+                maxDuration: .seconds(smoke ? 1 : 5), maxIterations: smoke ? 200 : 5_000)
+        ) { benchmark, world in
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            do {
+                try world.source.pause()
+                try world.source.play()
+            } catch {
+                benchmark.fail("\(error)")
+            }
+            let wall = DispatchTime.now().uptimeNanoseconds - t0
+            benchmark.measurement(nsPerAction, Int(wall) / 2)
+            world.render()
+        } setup: {
+            try ManySessions(n)
         }
     }
 }
