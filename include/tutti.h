@@ -548,8 +548,14 @@ tutti_result tutti_source_play(tutti_engine *engine, tutti_source source, tutti_
 tutti_result tutti_source_pause(tutti_engine *engine, tutti_source source, tutti_frame at);
 /* Stops at `at`: fades out, then rewinds to the start. Any thread. */
 tutti_result tutti_source_stop(tutti_engine *engine, tutti_source source, tutti_frame at);
-/* Moves to `position` (frames at the engine rate, >= 0; past the end: the end) at `at`; a
- * playing source fades out, jumps and fades back in (10 ms de-clicks, whatever its fades).
+/* Moves to `position` (frames at the engine rate, >= 0; past the end: the end) at `at`. A
+ * playing source held in memory (a buffer, a file up to the streaming threshold) crossfades
+ * there: from frame `at` the old position fades out while the new one fades in, linearly over
+ * the 10 ms de-click whatever its fades (equal gain: the two gains sum to 1), so the new
+ * material is heard from `at` and the position counts from `position` at `at`. A playing
+ * streaming file, tone or silence source, one fading out for a pause or stop, and one still
+ * in an earlier seek's crossfade fade out, jump and fade back in (10 ms each): the new
+ * material from 10 ms after `at`. A source that is not playing just moves.
  * TUTTI_ERROR_STATE for a stream. Any thread. */
 tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_t position, tutti_frame at);
 /* Sets the gain (linear, finite, 0..16) at `at`: ramp_frames 0 is a step at `at`, otherwise a

@@ -285,8 +285,9 @@ package final class AudioSystem {
         try engine.setBusEffect(id.bus, index: index, to: settings, glideFrames: Int(frames), at: time)
     }
 
-    /// Move a source to `position` (frames at the engine rate; a playing source fades out,
-    /// jumps and fades back in). Streams cannot seek.
+    /// Move a source to `position` (frames at the engine rate; a playing buffer source
+    /// crossfades from the old position to the new one at `time`, other playing sources fade
+    /// out, jump and fade back in: see `SourceHandle.seek(to:at:)`). Streams cannot seek.
     package func seek(_ id: SourceID, to position: Int64, at time: EngineTime) throws(TuttiError) {
         _ = try source(id)
         if engine.stream(id) != nil { throw TuttiError(.state, "source \(id) is a stream: it cannot seek") }

@@ -278,8 +278,16 @@ public struct SourceHandle: Hashable, Sendable {
     /// Stop at `time`: fade out, then rewind to the start.
     public func stop(at time: EngineTime = .now) throws(TuttiError) { try perform(at: time) { .stop(source: $0) } }
 
-    /// Move to `position` (frames at the engine rate) at `time`; a playing source fades out,
-    /// jumps and fades back in. Throws `state` for a stream.
+    /// Move to `position` (frames at the engine rate, ≥ 0; past the end: the end) at `time`.
+    /// A playing source held in memory (a buffer, a file up to the streaming threshold)
+    /// crossfades there: from the frame of `time` the old position fades out while the new
+    /// one fades in, linearly over the 10 ms de-click whatever its fades (equal gain: the two
+    /// gains sum to 1), so the new material is heard from that frame and ``position`` counts
+    /// from `position` there. A playing streaming file, tone or silence source, one fading
+    /// out for a pause or stop, and one still in an earlier seek's crossfade fade out, jump
+    /// and fade back in (10 ms each): the new material from 10 ms after `time`. A source that
+    /// is not playing just moves. Throws `invalidArgument` for a negative position and
+    /// `state` for a stream (nothing changed). Any thread.
     public func seek(to position: Int64, at time: EngineTime = .now) throws(TuttiError) {
         try checkTime(time)
         try engine.withCore { (s) throws(TuttiError) in try s.seek(id, to: position, at: time) }

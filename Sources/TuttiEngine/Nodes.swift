@@ -47,6 +47,14 @@ import TuttiDSP
     @usableFromInline var pending = PendingHalt.none
     /// A seek waiting for the fade-out to reach zero (-1: none).
     @usableFromInline var pendingSeek: Int64 = -1
+    /// A buffer source's old position while a seek crossfades (-1: none): it plays on from
+    /// there under `tailFade` (down to 0 over the de-click time) while the new position fades
+    /// in, so the new material starts at the seek's frame. Set by `Renderer.seek`.
+    @usableFromInline var tailPosition = -1
+    /// The fade-out of the old position during a seek's crossfade: linear from the fade the
+    /// source had to 0 while `fade` goes linearly from 0 to 1 (equal gain: the two sum to 1
+    /// frame by frame when the source was at full level).
+    @usableFromInline var tailFade = LinearRamp(value: 0)
     /// Played past its end since the last play, seek or stop.
     @usableFromInline var ended = false
     /// Frames advanced since the last rewind (tones and silence too).

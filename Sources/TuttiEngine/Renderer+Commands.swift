@@ -74,6 +74,7 @@ extension Renderer {
             if sources[i].running, sources[i].fadeOutFrames > 0 {
                 sources[i].pending = PendingHalt.remove
                 sources[i].fade.ramp(to: 0, frameCount: sources[i].fadeOutFrames)
+                shortenTail(&sources[i], toFrames: sources[i].fadeOutFrames)
             } else {
                 finishRemove(i, at: framePosition)
             }
@@ -251,6 +252,7 @@ extension Renderer {
         report(.voiceStolen(sources[victim].id, by: sources[i].id), at: framePosition)
         sources[victim].pending = PendingHalt.stop
         sources[victim].fade.ramp(to: 0, frameCount: stealFadeFrames)
+        shortenTail(&sources[victim], toFrames: stealFadeFrames)
         if !sources[victim].fade.isRamping { finishFade(&sources[victim], at: framePosition) }
         return true
     }
@@ -295,6 +297,7 @@ extension Renderer {
             if case .remove = node.pending { return }
             node.pending = pending
             node.fade.ramp(to: 0, frameCount: node.fadeOutFrames)
+            shortenTail(&node, toFrames: node.fadeOutFrames)
             if !node.fade.isRamping { finishFade(&node, at: framePosition) }
         } else if case .stop = pending {
             rewind(&node)
@@ -302,18 +305,46 @@ extension Renderer {
         }
     }
 
+    /// A seek at the current frame. A playing buffer source crossfades: the old position
+    /// plays on fading out over the de-click time (`tailPosition`, `tailFade`) while the new
+    /// one fades in from this frame, so the new material starts at the frame asked. Other
+    /// playing sources, a buffer source fading out for a pause, stop or remove, and one whose
+    /// previous seek's crossfade still runs fade out first, then jump and fade back in. A
+    /// source that is not playing just moves.
     @inlinable @inline(__always) @_noLocks
     func seek(_ node: inout SourceNode, to position: Int64) {
         node.ended = false
         let target = max(position, 0)
         if node.running {
             if case .remove = node.pending { return }
+            if node.bufferData != nil, transportFadeFrames > 0, node.pendingSeek < 0, node.tailPosition < 0,
+                case .none = node.pending
+            {
+                node.tailPosition = node.position
+                // From the fade's value now (a copy of it, whatever it was doing) down to 0.
+                node.tailFade = node.fade
+                node.tailFade.ramp(to: 0, frameCount: transportFadeFrames)
+                if !node.tailFade.isRamping { node.tailPosition = -1 }
+                move(&node, to: Int(clamping: target))
+                node.fade.ramp(to: 0, frameCount: 0)
+                node.fade.ramp(to: 1, frameCount: transportFadeFrames)
+                return
+            }
             node.pendingSeek = target
             node.fade.ramp(to: 0, frameCount: transportFadeFrames)
             if !node.fade.isRamping { finishFade(&node, at: framePosition) }
         } else {
             move(&node, to: Int(clamping: target))
         }
+    }
+
+    /// A fade-out of the source over `frames` began: a seek's crossfade tail still sounding
+    /// is gone within it too (at once when `frames` is 0).
+    @inlinable @inline(__always) @_noLocks
+    func shortenTail(_ node: inout SourceNode, toFrames frames: Int) {
+        guard node.tailPosition >= 0, node.tailFade.framesRemaining > frames else { return }
+        node.tailFade.ramp(to: 0, frameCount: frames)
+        if !node.tailFade.isRamping { node.tailPosition = -1 }
     }
 
     /// A fade-out reached zero: apply the pending seek, then what was waiting for it.

@@ -28,7 +28,10 @@ extension Renderer {
             for r in 0..<routeCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
         }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
-            if sources[i].running {
+            // No `||` (its autoclosure would capture self: reference counting).
+            var sounding = sources[i].running
+            if sources[i].tailPosition >= 0 { sounding = true }
+            if sounding {
                 if masterBuffers == nil, !anyBusEffects {
                     renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
                 } else {
@@ -140,6 +143,9 @@ extension Renderer {
         guard busSlot >= 0, busSlot < maxBuses, busOccupied[busSlot] else { return }
         // The gains of the bus, or of the unity slot past the buses (mixing into a chain).
         let b = gainSlot >= 0 ? gainSlot : busSlot
+        // A seek's crossfade: the old position first, fading out (it may outlive the new one's end).
+        if node.tailPosition >= 0 { mixTail(&node, into: output, bus: b, frameCount: n) }
+        guard node.running else { return }
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
         if let data = node.bufferData, node.position &+ n < node.bufferFrames, !busRamping[b], !node.gain.isRamping,
@@ -230,6 +236,42 @@ extension Renderer {
             if node.running, halting, !node.fade.isRamping {
                 finishFade(&node, at: framePosition &+ Int64(offset))
             }
+        }
+    }
+
+    /// The old position of a buffer source during a seek's crossfade: mixed like the source
+    /// (its gain, pan and bus gains, frame for frame as the new position gets them) under
+    /// `tailFade` instead of `fade`, until that reaches 0 or the buffer ends (a loop wraps).
+    @inlinable @_noLocks
+    func mixTail(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, bus b: Int, frameCount n: Int) {
+        guard let data = node.bufferData else {
+            node.tailPosition = -1
+            return
+        }
+        let ch = channelCount
+        let count = node.bufferFrames
+        // A copy: its gain and pan ramps run through this chunk as the source's own will.
+        var tail = node
+        tail.fade = node.tailFade
+        var position = node.tailPosition
+        var offset = 0
+        while offset < n, tail.fade.isRamping {
+            let seg = min(min(n &- offset, tail.fade.framesRemaining), count &- position)
+            if seg > 0 {
+                mixSegment(&tail, from: data + position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
+                position &+= seg
+                offset &+= seg
+            }
+            if position >= count {
+                guard node.loop, count > 0 else { break }
+                position = 0
+            }
+        }
+        if tail.fade.isRamping, position < count {
+            node.tailPosition = position
+            node.tailFade = tail.fade
+        } else {
+            node.tailPosition = -1
         }
     }
 
