@@ -38,29 +38,11 @@ public struct SineOscillator: Sendable {
     /// Write `frameCount` frames (the same value on every channel) into `output`, overwriting it.
     @inlinable @_noLocks
     public mutating func render(into output: UnsafeMutablePointer<Float>, frameCount: Int, channelCount: Int) {
-        // Four frames at a time: the phases in order (the same sequence whatever the block
-        // size), then four sines at once (the same arithmetic as `sineOfPhase`, lane by lane).
-        var f = 0
-        while f &+ 4 <= frameCount {
-            var p = SIMD4<Double>()
-            for j in 0..<4 {
-                p[j] = phase
-                phase += increment
-                if phase >= 2 * Double.pi { phase -= 2 * Double.pi }
-            }
-            let v = sinesOfPhases(p)
-            for j in 0..<4 {
-                let s = amplitude * Float(v[j])
-                for c in 0..<channelCount { output[(f &+ j) &* channelCount &+ c] = s }
-            }
-            f &+= 4
-        }
-        while f < frameCount {
-            let s = amplitude * Float(sineOfPhase(phase))
-            for c in 0..<channelCount { output[f &* channelCount &+ c] = s }
+        for f in 0..<frameCount {
+            let v = amplitude * Float(sineOfPhase(phase))
+            for c in 0..<channelCount { output[f &* channelCount &+ c] = v }
             phase += increment
             if phase >= 2 * Double.pi { phase -= 2 * Double.pi }
-            f &+= 1
         }
     }
 }
@@ -82,26 +64,6 @@ public func sineOfPhase(_ phase: Double) -> Double {
     r = r * x2 - 1.0 / 5_040 // 1/7!
     r = r * x2 + 1.0 / 120 // 1/5!
     r = r * x2 - 1.0 / 6 // 1/3!
-    r = r * x2 + 1
-    return -(r * x)
-}
-
-/// `sineOfPhase` of four phases at once, lane by lane the same operations (so the same
-/// results). Any thread; real-time safe.
-@inlinable @_noLocks
-public func sinesOfPhases(_ phase: SIMD4<Double>) -> SIMD4<Double> {
-    let pi = Double.pi
-    var x = phase - pi
-    x.replace(with: pi - x, where: x .> pi / 2)
-    x.replace(with: -pi - x, where: x .< -pi / 2)
-    let x2 = x * x
-    var r = SIMD4<Double>(repeating: -1.0 / 1_307_674_368_000)
-    r = r * x2 + 1.0 / 6_227_020_800
-    r = r * x2 - 1.0 / 39_916_800
-    r = r * x2 + 1.0 / 362_880
-    r = r * x2 - 1.0 / 5_040
-    r = r * x2 + 1.0 / 120
-    r = r * x2 - 1.0 / 6
     r = r * x2 + 1
     return -(r * x)
 }

@@ -17,19 +17,6 @@ import TuttiDSP
         #expect(abs(sineOfPhase(Double.pi / 2) - 1) < 1e-11 && abs(sineOfPhase(3 * Double.pi / 2) + 1) < 1e-11)
     }
 
-    @Test("four lanes at once give the scalar results exactly")
-    func lanesEqualScalar() {
-        for i in 0..<100_000 {
-            let base = 2 * Double.pi * Double(i) / 100_000
-            let p = SIMD4<Double>(base, min(base + 1.1, 2 * Double.pi), base * 0.5, 2 * Double.pi - base)
-            let v = sinesOfPhases(p)
-            for j in 0..<4 where v[j] != sineOfPhase(p[j]) {
-                Issue.record("phase \(p[j]): lane \(v[j]), scalar \(sineOfPhase(p[j]))")
-                return
-            }
-        }
-    }
-
     @Test("the output does not depend on how the frames are split into blocks")
     func blockSplitDoesNotMatter() {
         var whole = SineOscillator(frequency: 441, amplitude: 0.7, sampleRate: 44_100)

@@ -93,16 +93,9 @@ import TuttiTestSupport
     /// two gains summing to 1; after that exactly the new material, from the position asked.
     /// The seek's frame is not on a block boundary (the block is split there).
     @Test(arguments: [256, 100]) func seekIsHeardAtTheFrameAsked(block: Int) throws {
-        var config = AudioEngineConfiguration()
-        config.channelCount = 1
-        let engine = try AudioEngine(configuration: config)
-        let s = try engine.makeSession(named: "s", category: .playback)
         let m = Self.twoTones
-        let src = try s.makeSource(buffer: AudioBuffer(interleaved: m, channelCount: 1, sampleRate: 48_000))
-        try s.setActive(true)
-        try src.play()
         let (f, p) = (10_037, 60_000)
-        try src.seek(to: Int64(p), at: .frame(Int64(f)))
+        let (engine, src) = try twoTonesPlaying { try $0.seek(to: Int64(p), at: .frame(Int64(f))) }
         let x = render(engine, frames: 20_000, block: block)
         var worst = 0.0
         for t in 0..<20_000 {
@@ -126,16 +119,9 @@ import TuttiTestSupport
     /// A seek to just before the end: the new position ends (the source ends there) while
     /// the old one goes on fading out to the end of its 10 ms, then silence.
     @Test func aSeekNearTheEndLetsTheOldPositionFadeOut() throws {
-        var config = AudioEngineConfiguration()
-        config.channelCount = 1
-        let engine = try AudioEngine(configuration: config)
-        let s = try engine.makeSession(named: "s", category: .playback)
         let m = Self.twoTones
-        let src = try s.makeSource(buffer: AudioBuffer(interleaved: m, channelCount: 1, sampleRate: 48_000))
-        try s.setActive(true)
-        try src.play()
         let (f, p) = (1_000, 96_000 - 200)
-        try src.seek(to: Int64(p), at: .frame(Int64(f)))
+        let (engine, src) = try twoTonesPlaying { try $0.seek(to: Int64(p), at: .frame(Int64(f))) }
         let x = render(engine, frames: 3_000)
         var worst = 0.0
         for t in 0..<3_000 {
@@ -149,8 +135,9 @@ import TuttiTestSupport
         #expect(x[(f + 480)...].allSatisfy { $0 == 0 })
     }
 
-    /// A mono engine playing `twoTones` from frame 0, with `schedule` applied before any render.
-    func twoTonesPlaying(_ schedule: (SourceHandle) throws -> Void) throws -> AudioEngine {
+    /// A mono engine playing `twoTones` from frame 0, with `schedule` applied before any
+    /// render; the engine and the source.
+    func twoTonesPlaying(_ schedule: (SourceHandle) throws -> Void) throws -> (engine: AudioEngine, source: SourceHandle) {
         var config = AudioEngineConfiguration()
         config.channelCount = 1
         let engine = try AudioEngine(configuration: config)
@@ -159,7 +146,7 @@ import TuttiTestSupport
         try s.setActive(true)
         try src.play()
         try schedule(src)
-        return engine
+        return (engine, src)
     }
 
     /// A seek's crossfade does not depend on how the blocks fall: the same samples, bit for
@@ -167,7 +154,7 @@ import TuttiTestSupport
     @Test func aSeeksCrossfadeDoesNotDependOnTheBlockSplit() throws {
         var outputs: [[Double]] = []
         for block in [256, 100, 7] {
-            let engine = try twoTonesPlaying { src in
+            let (engine, _) = try twoTonesPlaying { src in
                 try src.seek(to: 60_000, at: .frame(1_001))
                 try src.seek(to: 5_000, at: .frame(4_000))
             }
@@ -210,7 +197,7 @@ import TuttiTestSupport
     /// it goes to the end, as documented.)
     @Test func aNegativeSeekIsRefusedAndChangesNothing() throws {
         var handle: SourceHandle?
-        let engine = try twoTonesPlaying { handle = $0 }
+        let (engine, _) = try twoTonesPlaying { handle = $0 }
         let src = try #require(handle)
         _ = render(engine, frames: 1_000)
         let error = #expect(throws: TuttiError.self) { try src.seek(to: -1) }
@@ -223,7 +210,7 @@ import TuttiTestSupport
 
     /// A pause with no fade-out during a seek's crossfade silences both positions at once.
     @Test func aPauseWithoutFadeCutsTheCrossfade() throws {
-        let engine = try twoTonesPlaying { src in
+        let (engine, _) = try twoTonesPlaying { src in
             try src.setFades(inFrames: nil, outFrames: 0)
             try src.seek(to: 60_000, at: .frame(1_000))
             try src.pause(at: .frame(1_100))
@@ -240,7 +227,7 @@ import TuttiTestSupport
         let m = Self.twoTones
         let (f, p1, p2) = (1_000, 60_000, 70_000)
         var handle: SourceHandle?
-        let engine = try twoTonesPlaying { src in
+        let (engine, _) = try twoTonesPlaying { src in
             handle = src
             try src.seek(to: Int64(p1), at: .frame(Int64(f)))
             try src.seek(to: Int64(p2), at: .frame(Int64(f + 100)))
