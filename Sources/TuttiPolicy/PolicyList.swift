@@ -43,7 +43,9 @@ public struct PolicyList<Element: Hashable & Sendable>: RandomAccessCollection, 
         }
     }
 
+    /// The same entries in the same order (what an action wrote is not compared). Any thread.
     public static func == (a: PolicyList, b: PolicyList) -> Bool { a.elements == b.elements }
+    /// Hashes the entries in order (as `==` compares them). Any thread.
     public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 
     mutating func append(_ element: Element) {
