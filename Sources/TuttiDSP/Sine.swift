@@ -51,8 +51,7 @@ public struct SineOscillator: Sendable {
 /// exact value: the phase is folded onto [−π/2, π/2] (sin(p) = −sin(p − π) = sin(π − x)),
 /// then the Taylor series to x¹⁵ in Horner form, in multiplies and adds only (the same
 /// result on every CPU). Any thread; real-time safe.
-@inlinable @_noLocks
-public func sineOfPhase(_ phase: Double) -> Double {
+@inlinable @_noLocks public func sineOfPhase(_ phase: Double) -> Double {
     let pi = Double.pi
     var x = phase - pi // sin(phase) = −sin(x), x ∈ [−π, π]
     if x > pi / 2 { x = pi - x } else if x < -pi / 2 { x = -pi - x }

@@ -26,12 +26,12 @@ public struct PolicyList<Element: Hashable & Sendable>: RandomAccessCollection, 
 
     init() {}
 
-    /// The first index (0).
+    /// The first index (0). Any thread.
     public var startIndex: Int { 0 }
-    /// One past the last index (the count).
+    /// One past the last index (the count). Any thread.
     public var endIndex: Int { elements.count }
 
-    /// The entry at `i` (registration order). Written only by the policy.
+    /// The entry at `i` (registration order). Read on any thread; written only by the policy.
     public internal(set) subscript(i: Int) -> Element {
         get { elements[i] }
         _modify {

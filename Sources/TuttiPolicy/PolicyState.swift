@@ -107,9 +107,9 @@ public struct SourceState: Hashable, Sendable {
 /// Everything the rules need. Change it only through `apply(_:)`.
 /// Value type: any thread; the engine's control side owns the live copy.
 public struct PolicyState: Hashable, Sendable {
-    /// In registration order.
+    /// The sessions, in registration order (read like an array). Any thread holding the state.
     public internal(set) var sessions = PolicyList<SessionState>()
-    /// In registration order.
+    /// The sources, in registration order (read like an array). Any thread holding the state.
     public internal(set) var sources = PolicyList<SourceState>()
     /// Silent switch, lock, volumes (clamped to 0…1), route and microphone.
     public internal(set) var device: DeviceState
