@@ -838,6 +838,15 @@ tutti_result tutti_output_start(tutti_engine *engine, const tutti_output_config 
 /* Stops the output if one runs (its thread ends, the device closes); pull rendering works
  * again. TUTTI_OK when none runs. Any thread. */
 tutti_result tutti_output_stop(tutti_engine *engine);
+/* Flag of tutti_output_stop_with: stop rendering, then let the device play out what it already
+ * holds before it closes (the call blocks for about latency_frames; at most a second with
+ * JACK): the last frames rendered are heard, and reach a recording of the output. Without it
+ * they are dropped. */
+#define TUTTI_OUTPUT_STOP_DRAIN 1u
+/* tutti_output_stop with flags (an OR of TUTTI_OUTPUT_STOP_*; 0 is tutti_output_stop).
+ * TUTTI_ERROR_INVALID_ARGUMENT for an unknown flag (nothing stopped). Any thread but the
+ * output's own. (An addition.) */
+tutti_result tutti_output_stop_with(tutti_engine *engine, uint32_t flags);
 /* *running gets 1 while an output started by tutti_output_start runs, else 0. Any thread.
  * (An addition.) */
 tutti_result tutti_output_is_running(tutti_engine *engine, int32_t *running);

@@ -149,14 +149,17 @@ extension AudioEngine {
     }
 
     /// Stop the output (if one runs): its threads end and the device closes; pull rendering
-    /// works again. Never called from the output's own threads. Any thread.
-    public func stopOutput() {
+    /// works again. `drain`: first let the device play out what it already holds (nothing new
+    /// is rendered; the call blocks for about the output's latency, at most a second with
+    /// JACK), so the last frames rendered are heard (and reach a recording of the output);
+    /// without it they are dropped. Never called from the output's own threads. Any thread.
+    public func stopOutput(drain: Bool = false) {
         let stopped = output.withLock { (running: inout (any OutputBackend)?) -> (any OutputBackend)? in
             defer { running = nil }
             return running
         }
         guard let stopped else { return }
-        stopped.stop(drain: false)
+        stopped.stop(drain: drain)
         renderOwner.store(0, ordering: .releasing)
     }
 

@@ -207,8 +207,9 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
     }
 
-    /// Stop the threads (joined) and close the device. `drain`: play out what is buffered
-    /// first (blocking; only when the device is healthy). A supervisor inside a blocking
+    /// Stop the threads (joined) and close the device. `drain`: write what was rendered and
+    /// play out what is buffered first (blocking; only when the device takes the writes). A
+    /// supervisor inside a blocking
     /// alsa-lib call (a frozen sound server) is waited for: it is logged after 5 s, and no
     /// thread of the output outlives `stop`. Control thread or the event-delivery thread.
     public func stop(drain: Bool = false) {
@@ -230,6 +231,8 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         events.close()
         core.routes?.close(drain: drain, functions: functions)
         guard let d = device else { return }
+        // The period the render thread had rendered but not yet written is heard too.
+        let drain = drain && core.writePending(functions)
         device = nil
         core.releaseDevice()
         capture?.close(core)

@@ -166,6 +166,28 @@ final class RenderCore: @unchecked Sendable {
     /// Drop the device fields' handle (the caller closes it).
     func releaseDevice() { pcm = nil }
 
+    /// After the render thread ended, for a drained stop: write the period it had rendered
+    /// but not yet (all) written, waiting for room (the device plays on, so room comes within
+    /// a period; at most a second). False when the device refused it (then it is dropped,
+    /// not drained). Control thread, only once the render thread is joined.
+    func writePending(_ functions: ALSAFunctions) -> Bool {
+        guard let device = pcm else { return false }
+        let deadline = monotonicSeconds() + 1
+        while pendingFrames > 0 {
+            let data = UnsafeRawPointer(deviceBuffer + pendingOffset * frameBytes)
+            let written = functions.writei(device, data, snd_pcm_uframes_t(pendingFrames))
+            if written > 0 {
+                pendingOffset += Int(written)
+                pendingFrames -= Int(written)
+                framesWritten.add(Int64(written), ordering: .relaxed)
+                continue
+            }
+            guard written == 0 || written == -Int(EAGAIN) || written == -Int(EINTR), monotonicSeconds() < deadline else { return false }
+            _ = functions.wait(device, waitTimeoutMilliseconds)
+        }
+        return true
+    }
+
     // MARK: Render thread
 
     /// The thread body after scheduling set-up: cycles while running, parks otherwise.

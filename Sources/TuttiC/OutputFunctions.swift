@@ -61,6 +61,21 @@ public func tuttiOutputStop(_ pointer: OpaquePointer?) -> tutti_result {
     call("tutti_output_stop") { () throws(TuttiError) in try engine(pointer).stopOutput() }
 }
 
+/// C ABI `tutti_output_stop_with`: `TUTTI_OUTPUT_STOP_DRAIN` drains the device first. Any
+/// thread but the output's own.
+@_cdecl("tutti_output_stop_with")
+public func tuttiOutputStopWith(_ pointer: OpaquePointer?, _ flags: UInt32) -> tutti_result {
+    call("tutti_output_stop_with") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let known = UInt32(TUTTI_OUTPUT_STOP_DRAIN)
+        guard flags & ~known == 0 else {
+            throw TuttiError(
+                .invalidArgument, "flags has unknown bits 0x\(String(flags & ~known, radix: 16)) (known: TUTTI_OUTPUT_STOP_DRAIN)")
+        }
+        engine.stopOutput(drain: flags & known != 0)
+    }
+}
+
 /// C ABI `tutti_output_is_running`. Any thread.
 @_cdecl("tutti_output_is_running")
 public func tuttiOutputIsRunning(_ pointer: OpaquePointer?, _ running: UnsafeMutablePointer<Int32>?) -> tutti_result {

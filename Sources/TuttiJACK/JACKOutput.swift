@@ -204,8 +204,9 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     }
 
     /// Stop the supervisor (joined: it ends at once, or when a libjack call of a reconnect in
-    /// progress returns) and close the client. `drain`: first let JACK play out what was
-    /// rendered (the ports' playback latency plus a cycle; at most a second). Control thread.
+    /// progress returns) and close the client. `drain`: first stop rendering (silence from the
+    /// next cycle) and let JACK play out what was rendered (the ports' playback latency plus a
+    /// cycle; at most a second). Control thread.
     public func stop(drain: Bool = false) {
         if let thread = supervisorThread {
             supervisorStop.store(true, ordering: .releasing)
@@ -217,6 +218,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         }
         events.close()
         guard let c = client else { return }
+        // Still rendering (no frame limit, or not reached): silence from the next cycle on.
+        if drain { _ = core.phase.compareExchange(expected: .rendering, desired: .finished, ordering: .acquiringAndReleasing) }
         if drain, core.phase.load(ordering: .acquiring) == .finished, !core.lost.load(ordering: .acquiring) {
             let n = negotiated
             let cycles = Int64((n.latencyFrames + n.bufferFrames - 1) / max(n.bufferFrames, 1) + 1)

@@ -58,8 +58,9 @@ public protocol OutputBackend: AnyObject, Sendable {
     /// Starts playing from engine frame 0. With `frameLimit`, the output stops after that many
     /// frames and reports `finished`. Throws `TuttiError`. Control thread.
     func start(frameLimit: Int64?) throws(TuttiError)
-    /// Stops the output's threads (joined) and closes the device. `drain`: first let the
-    /// device play out what it holds (only when it is healthy and finished). Idempotent.
+    /// Stops the output's threads (joined) and closes the device. `drain`: first stop
+    /// rendering and let the device play out what it holds (only when it is healthy; blocks
+    /// for about the output's latency). Idempotent.
     /// Control thread, or the event-delivery thread (from `onEvent`).
     func stop(drain: Bool)
     /// Blocks until the frame limit has been played or the output gave up; false when

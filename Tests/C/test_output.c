@@ -46,6 +46,23 @@ static void alsa_null_output(void) {
     CHECK(tutti_engine_get_frame(engine) == before + 256, "pull rendering again: %lld", (long long)tutti_engine_get_frame(engine));
     OK(tutti_output_stop(engine)); /* twice is fine */
 
+    /* Stopping with a drain: an unknown flag is refused and the output keeps running; with
+     * TUTTI_OUTPUT_STOP_DRAIN the device plays out what it holds, then pull rendering works. */
+    OK(tutti_output_start(engine, &config));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "flags", tutti_output_stop_with(engine, 2u));
+    {
+        int32_t running = 0;
+        OK(tutti_output_is_running(engine, &running));
+        CHECK(running == 1, "an unknown flag stopped the output");
+    }
+    sleep_ms(50);
+    OK(tutti_output_stop_with(engine, TUTTI_OUTPUT_STOP_DRAIN));
+    before = tutti_engine_get_frame(engine);
+    OK(tutti_engine_render(engine, x, 256));
+    CHECK(tutti_engine_get_frame(engine) == before + 256, "pull rendering after a drained stop");
+    OK(tutti_output_stop_with(engine, TUTTI_OUTPUT_STOP_DRAIN)); /* none runs: fine */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_output_stop_with(NULL, 0));
+
     /* Destroying an engine stops its output; the device can be opened again at once. */
     OK(tutti_output_start(engine, &config));
     tutti_engine_destroy(engine);

@@ -56,6 +56,34 @@ import TuttiTestSupport
         box.output = nil
     }
 
+    /// `stop(drain: true)` while the output still renders (no frame limit): the render thread
+    /// ends first, the period it had rendered but not yet written is written, then the device
+    /// is asked to play out what it holds (`snd_pcm_drain`, never `snd_pcm_drop`): every frame
+    /// rendered reaches the device once, in order. Without `drain` the rest is dropped.
+    @Test(arguments: [true, false])
+    func stopWithDrainPlaysOutWhatTheDeviceHolds(_ drain: Bool) throws {
+        let device = MockDevice(uniqueName("drain-\(drain)"))
+        device.pace = 48_000 // a device that plays in real time: the render thread keeps a buffer ahead
+        let engine = try makeEngine()
+        let output = try ALSAOutput(
+            engine: engine, configuration: mockConfiguration(device.name), functions: .mock, log: { _ in }, onEvent: { _ in })
+        try output.start(frameLimit: nil)
+        let deadline = monotonic() + 10
+        while output.framesRendered < 4_800, monotonic() < deadline { usleep(1_000) }
+        #expect(output.framesRendered >= 4_800, "the mock device was not written")
+        output.stop(drain: drain)
+        #expect(device.count("drain") == (drain ? 1 : 0))
+        #expect(device.count("drop") == (drain ? 0 : 1))
+        let written = device.floats
+        if drain {
+            #expect(written.count == Int(output.framesRendered) * 2, "rendered \(output.framesRendered), written \(written.count / 2)")
+        } else {
+            #expect(written.count <= Int(output.framesRendered) * 2)
+        }
+        let reference = try offlineReference(frames: written.count / 2)
+        #expect(firstDifference(written, reference) == nil, "written samples differ from the offline render")
+    }
+
     @Test func estrpipeIsResumedOffTheRenderThread() throws {
         let device = MockDevice(uniqueName("estrpipe"))
         device.writeScript = [.accept(2_000), .error(-ESTRPIPE)]

@@ -123,6 +123,7 @@ TUTTI_SILENCE_HINT_ENDED = 1
 TUTTI_EVENT_SHOULD_RESUME = 1
 TUTTI_BACKEND_ALSA = 0
 TUTTI_BACKEND_JACK = 1
+TUTTI_OUTPUT_STOP_DRAIN = 1
 
 # Macros that are expressions, not numbers.
 #: ``at`` for "the first frame of the next block rendered" (``(tutti_frame)-1``).
