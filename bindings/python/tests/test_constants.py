@@ -69,6 +69,15 @@ def test_declared_functions_are_the_headers():
         assert re.search(rf"\b{name}\s*\(", text), f"{name} is not in include/tutti.h"
 
 
+def test_every_header_function_is_wrapped():
+    """Python = C: each function include/tutti.h declares has its prototype in the package."""
+    text = re.sub(r"/\*.*?\*/", "", header_path().read_text(), flags=re.S)
+    declared = set(re.findall(r"^\s*(?:const\s+)?[a-z_0-9]+\s*\*?\s*(tutti_[a-z0-9_]+)\s*\(", text, re.M))
+    assert len(declared) > 60, f"the regex found only {len(declared)} functions"
+    missing = sorted(declared - set(DECLARED))
+    assert not missing, f"functions of include/tutti.h the package does not wrap: {missing}"
+
+
 def test_package_version_is_the_headers():
     header = header_constants()
     major, minor, patch = (header[f"TUTTI_VERSION_{p}"] for p in ("MAJOR", "MINOR", "PATCH"))
@@ -97,8 +106,13 @@ def test_struct_layouts_are_the_librarys():
         (_native.EngineConfig, tutti._lib.tutti_engine_config_init),
         (_native.SourceInfo, tutti._lib.tutti_source_info_init),
         (_native.Stats, tutti._lib.tutti_stats_init),
+        (_native.OutputConfig, tutti._lib.tutti_output_config_init),
     ):
         buffer = (ctypes.c_uint8 * constants.TUTTI_MAX_STRUCT_SIZE)()
         init(ctypes.byref(buffer))
         assert ctypes.c_uint32.from_buffer(buffer).value == ctypes.sizeof(struct), struct.__name__
     assert ctypes.sizeof(_native.RawEvent) == 40  # int32 ×3, int64, uint64 ×2 on LP64
+    # The arrays the package passes: as include/tutti.h lays them out on LP64.
+    assert ctypes.sizeof(_native.Interaction) == 32  # uint64, int32 (+ padding), uint64, int32 ×2
+    assert ctypes.sizeof(_native.DuckingRule) == 40  # uint64, int32, uint64, int32, float ×3
+    assert ctypes.sizeof(_native.Effect) == 96  # int32 (+ padding), double ×11

@@ -15,12 +15,16 @@ import os
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Iterator, NamedTuple, Optional
+from typing import Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
 from . import constants as C
+from ._native import DuckingRule as _DuckingRule
+from ._native import Effect as _Effect
 from ._native import EngineConfig, RawEvent, SourceInfo as _SourceInfo, Stats as _Stats, init_struct, lib
+from ._native import Interaction as _Interaction
+from ._native import OutputConfig as _OutputConfig
 
 # ---------------------------------------------------------------------------------------------
 # Enums (values from constants, which tests/test_constants.py checks against the header)
@@ -192,8 +196,42 @@ class SilenceHint(enum.IntEnum):
     ENDED = C.TUTTI_SILENCE_HINT_ENDED
 
 
+class Outcome(enum.IntEnum):
+    """tutti_outcome: what an interaction table row does (TUTTI_OUTCOME_*)."""
+
+    MIX = C.TUTTI_OUTCOME_MIX
+    DUCK = C.TUTTI_OUTCOME_DUCK
+    INTERRUPT = C.TUTTI_OUTCOME_INTERRUPT
+    REJECT = C.TUTTI_OUTCOME_REJECT
+    SILENCE = C.TUTTI_OUTCOME_SILENCE
+
+
+class EffectType(enum.IntEnum):
+    """tutti_effect_type (TUTTI_EFFECT_*)."""
+
+    LOWPASS = C.TUTTI_EFFECT_LOWPASS
+    HIGHPASS = C.TUTTI_EFFECT_HIGHPASS
+    BANDPASS = C.TUTTI_EFFECT_BANDPASS
+    NOTCH = C.TUTTI_EFFECT_NOTCH
+    PEAKING = C.TUTTI_EFFECT_PEAKING
+    LOWSHELF = C.TUTTI_EFFECT_LOWSHELF
+    HIGHSHELF = C.TUTTI_EFFECT_HIGHSHELF
+    COMPRESSOR = C.TUTTI_EFFECT_COMPRESSOR
+    DELAY = C.TUTTI_EFFECT_DELAY
+
+
+class Backend(enum.IntEnum):
+    """tutti_output_config.backend (TUTTI_BACKEND_*)."""
+
+    ALSA = C.TUTTI_BACKEND_ALSA
+    JACK = C.TUTTI_BACKEND_JACK
+
+
 #: Each enum class and the prefix of its members' C names (tests check every member).
 ENUM_PREFIXES = {
+    Outcome: "TUTTI_OUTCOME_",
+    EffectType: "TUTTI_EFFECT_",
+    Backend: "TUTTI_BACKEND_",
     Category: "TUTTI_CATEGORY_",
     Mode: "TUTTI_MODE_",
     Option: "TUTTI_OPTION_",
@@ -397,6 +435,126 @@ class Stats(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Effect:
+    """tutti_effect: one effect of a session's chain (``Session.set_effects``). Build it with
+    the class methods (``Effect.lowpass(1000.0)``, ``Effect.compressor(-20.0, 4.0)``); fields its
+    type does not use are ignored. Ranges are the C header's (the library checks them and names
+    the field: ``effects[1].ratio``)."""
+
+    type: int
+    frequency_hz: float = 0.0
+    q: float = 0.0
+    gain_db: float = 0.0
+    threshold_db: float = 0.0
+    ratio: float = 0.0
+    attack_seconds: float = 0.0
+    release_seconds: float = 0.0
+    makeup_db: float = 0.0
+    time_seconds: float = 0.0
+    feedback: float = 0.0
+    mix: float = 0.0
+
+    @classmethod
+    def lowpass(cls, frequency_hz: float, q: float = 0.7071) -> "Effect":
+        """RBJ cookbook low-pass at ``frequency_hz`` (0 < f < half the rate), ``q`` in (0, 100]."""
+        return cls(EffectType.LOWPASS, frequency_hz=frequency_hz, q=q)
+
+    @classmethod
+    def highpass(cls, frequency_hz: float, q: float = 0.7071) -> "Effect":
+        """RBJ cookbook high-pass."""
+        return cls(EffectType.HIGHPASS, frequency_hz=frequency_hz, q=q)
+
+    @classmethod
+    def bandpass(cls, frequency_hz: float, q: float = 0.7071) -> "Effect":
+        """RBJ cookbook band-pass (0 dB at the centre)."""
+        return cls(EffectType.BANDPASS, frequency_hz=frequency_hz, q=q)
+
+    @classmethod
+    def notch(cls, frequency_hz: float, q: float = 0.7071) -> "Effect":
+        """RBJ cookbook notch."""
+        return cls(EffectType.NOTCH, frequency_hz=frequency_hz, q=q)
+
+    @classmethod
+    def peaking(cls, frequency_hz: float, q: float, gain_db: float) -> "Effect":
+        """RBJ cookbook peaking EQ, ``gain_db`` -60..60."""
+        return cls(EffectType.PEAKING, frequency_hz=frequency_hz, q=q, gain_db=gain_db)
+
+    @classmethod
+    def lowshelf(cls, frequency_hz: float, q: float, gain_db: float) -> "Effect":
+        """RBJ cookbook low shelf (Q, not the slope S)."""
+        return cls(EffectType.LOWSHELF, frequency_hz=frequency_hz, q=q, gain_db=gain_db)
+
+    @classmethod
+    def highshelf(cls, frequency_hz: float, q: float, gain_db: float) -> "Effect":
+        """RBJ cookbook high shelf."""
+        return cls(EffectType.HIGHSHELF, frequency_hz=frequency_hz, q=q, gain_db=gain_db)
+
+    @classmethod
+    def compressor(
+        cls, threshold_db: float, ratio: float, attack_seconds: float = 0.01, release_seconds: float = 0.1, makeup_db: float = 0.0
+    ) -> "Effect":
+        """A compressor: ``threshold_db`` -100..0, ``ratio`` 1..100, times 0..10 s, ``makeup_db``."""
+        return cls(
+            EffectType.COMPRESSOR, threshold_db=threshold_db, ratio=ratio, attack_seconds=attack_seconds,
+            release_seconds=release_seconds, makeup_db=makeup_db,
+        )
+
+    @classmethod
+    def delay(cls, time_seconds: float, feedback: float = 0.3, mix: float = 0.5) -> "Effect":
+        """A feedback delay: ``time_seconds`` (0, 10], ``feedback`` 0..0.95, ``mix`` 0..1."""
+        return cls(EffectType.DELAY, time_seconds=time_seconds, feedback=feedback, mix=mix)
+
+    def _native(self) -> _Effect:
+        native = _Effect()
+        native.type = _int(self.type, -(1 << 31), (1 << 31) - 1, "effect type")
+        for field in _Effect._fields_[1:]:
+            setattr(native, field[0], float(getattr(self, field[0])))
+        return native
+
+
+#: One side of a ducking rule or an interaction row: a Session, or a Category (every session
+#: whose category in force is that one).
+Side = Union["Session", int]
+
+
+def _side(value, what: str) -> tuple:
+    """(session id, category) of a rule's side: a Session → (its id, 0); a category → (0, it)."""
+    if isinstance(value, Session):
+        return value.id, 0
+    return 0, _int(value, -(1 << 31), (1 << 31) - 1, what)
+
+
+@dataclass(frozen=True)
+class DuckingRule:
+    """tutti_ducking_rule: when a session of the ``by`` side ducks one of the ``duck`` side,
+    the level (dB, -96..0) and times (s, 0..3600). Each side is a Session or a Category."""
+
+    by: Side
+    duck: Side
+    level_db: float
+    attack_seconds: float = 0.1
+    release_seconds: float = 0.4
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """tutti_interaction: what happens to the ``active`` side when the ``incoming`` side
+    activates after it (an Outcome). Each side is a Session or a Category."""
+
+    active: Side
+    incoming: Side
+    outcome: int
+
+
+class Recording(NamedTuple):
+    """tutti_input_get_recording: the engine frame of the recording's first frame (-1 before the
+    input first captured) and the recorded frames lost because the reader fell behind."""
+
+    start_frame: int
+    dropped_frames: int
+
+
+@dataclass(frozen=True)
 class Event:
     """Something that happened at a frame (tutti_event). ``type_name`` is
     tutti_event_type_string's name ("SOURCE_ENDED"); ``session`` / ``source`` are the handles
@@ -452,6 +610,7 @@ class Engine:
         ducking_level_db: Optional[float] = None,
         ducking_attack_seconds: Optional[float] = None,
         ducking_release_seconds: Optional[float] = None,
+        routes: Optional[Sequence[str]] = None,
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
@@ -475,6 +634,11 @@ class Engine:
                 if field.endswith("_frames") or field.startswith("max_") or field == "command_queue_capacity":
                     value = _u32(value, f"Engine: {field}")
                 setattr(config, field, value)
+        route_names = ["main"] if routes is None else [str(r) for r in routes]
+        names = (ctypes.c_char_p * len(route_names))(*[_name(r, "routes") for r in route_names])
+        if len(route_names) != 1:
+            config.route_count = _u32(len(route_names), "Engine: len(routes)")
+            config.route_names = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p))
         config.limiter_enabled = 1 if limiter else 0
         if offline:
             config.flags |= C.TUTTI_ENGINE_OFFLINE
@@ -484,6 +648,8 @@ class Engine:
         self.sample_rate = int(sample_rate)
         self.channels = int(channels)
         self.offline = bool(offline)
+        #: The output routes' names (``routes``; "main" first), for ``render_routes``.
+        self.routes = tuple(route_names)
         self._sessions: "weakref.WeakValueDictionary[int, Session]" = weakref.WeakValueDictionary()
         self._sources: "weakref.WeakValueDictionary[int, Source]" = weakref.WeakValueDictionary()
 
@@ -542,6 +708,19 @@ class Engine:
             )
         _check(lib.tutti_engine_render(self.ptr, out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames))
         return out
+
+    def render_routes(self, frames: int) -> dict:
+        """tutti_engine_render_routes: the next ``frames`` frames of every output route at once,
+        as {route name: float32 array of shape (frames, channels)} (``routes`` of the
+        constructor; a source plays to one with ``Source.set_route``). StateError while an
+        output runs or another thread renders."""
+        frames = _u32(frames, "Engine.render_routes: frames")
+        arrays = [np.zeros((frames, self.channels), dtype=np.float32) for _ in self.routes]
+        pointers = (ctypes.POINTER(ctypes.c_float) * len(arrays))(
+            *[a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
+        )
+        _check(lib.tutti_engine_render_routes(self.ptr, pointers, len(arrays), frames))
+        return dict(zip(self.routes, arrays))
 
     @property
     def frame(self) -> int:
@@ -635,6 +814,76 @@ class Engine:
     def set_max_voices(self, max_voices: int, at: Optional[int] = None) -> None:
         """tutti_engine_set_max_voices (0: no limit)."""
         _check(lib.tutti_engine_set_max_voices(self.ptr, _u32(max_voices, "max_voices"), _at(at)))
+
+    def set_ducking_rules(self, rules: Sequence[DuckingRule], at: Optional[int] = None) -> None:
+        """tutti_engine_set_ducking_rules: replaces the rules at ``at`` (empty: none; the
+        engine's envelope then). InvalidArgumentError names rules[i] and its field; nothing
+        changes then."""
+        rows = (_DuckingRule * max(len(rules), 1))()
+        for i, rule in enumerate(rules):
+            rows[i].by_session, rows[i].by_category = _side(rule.by, f"rules[{i}].by")
+            rows[i].duck_session, rows[i].duck_category = _side(rule.duck, f"rules[{i}].duck")
+            rows[i].level_db = float(rule.level_db)
+            rows[i].attack_seconds = float(rule.attack_seconds)
+            rows[i].release_seconds = float(rule.release_seconds)
+        _check(lib.tutti_engine_set_ducking_rules(self.ptr, rows, len(rules), _at(at)))
+
+    def set_interactions(self, rows: Sequence[Interaction], at: Optional[int] = None) -> None:
+        """tutti_engine_set_interactions: replaces the interaction table at ``at`` (empty: the
+        built-in rules alone). InvalidArgumentError names rows[i] and its field."""
+        native = (_Interaction * max(len(rows), 1))()
+        for i, row in enumerate(rows):
+            native[i].active_session, native[i].active_category = _side(row.active, f"rows[{i}].active")
+            native[i].incoming_session, native[i].incoming_category = _side(row.incoming, f"rows[{i}].incoming")
+            native[i].outcome = _int(row.outcome, -(1 << 31), (1 << 31) - 1, f"rows[{i}].outcome")
+        _check(lib.tutti_engine_set_interactions(self.ptr, native, len(rows), _at(at)))
+
+    # -- output to a device ---------------------------------------------------------------------
+
+    def start_output(
+        self,
+        backend: int = Backend.ALSA,
+        device: Optional[str] = None,
+        *,
+        period_frames: Optional[int] = None,
+        periods: Optional[int] = None,
+        capture: Optional["Input"] = None,
+        capture_from: Optional[str] = None,
+        routes: Union[Mapping[str, str], str, None] = None,
+    ) -> None:
+        """tutti_output_start: plays the engine on a device from the backend's real-time thread
+        (``render`` raises StateError meanwhile). ``device``: the ALSA PCM or JACK server (None:
+        the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
+        the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
+        comma-separated); ``routes``: where the routes past main play, {name: destination} or
+        "NAME=DEST;NAME=DEST". DeviceError says why a device cannot be opened."""
+        config = init_struct(_OutputConfig, lib.tutti_output_config_init)
+        config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
+        config.device = _name(device, "device")
+        if period_frames is not None:
+            config.period_frames = _u32(period_frames, "period_frames")
+        if periods is not None:
+            config.periods = _u32(periods, "periods")
+        if capture is not None:
+            config.capture = capture.id
+        config.capture_from = _name(capture_from, "capture_from")
+        if isinstance(routes, Mapping):
+            routes = ";".join(f"{name}={dest}" for name, dest in routes.items())
+        config.routes = _name(routes, "routes")
+        _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
+
+    def stop_output(self, drain: bool = False) -> None:
+        """tutti_output_stop_with: stops the output if one runs (pull rendering works again).
+        ``drain``: the device first plays out what it holds (blocks for about its latency);
+        otherwise that is dropped."""
+        _check(lib.tutti_output_stop_with(self.ptr, C.TUTTI_OUTPUT_STOP_DRAIN if drain else 0))
+
+    @property
+    def output_running(self) -> bool:
+        """tutti_output_is_running: whether an output started by ``start_output`` runs."""
+        running = ctypes.c_int32()
+        _check(lib.tutti_output_is_running(self.ptr, ctypes.byref(running)))
+        return bool(running.value)
 
     def set_silent_switch(self, on: bool, at: Optional[int] = None) -> None:
         """tutti_system_set_silent_switch."""
@@ -741,6 +990,34 @@ class Session:
         """tutti_session_set_max_voices (0: no limit of its own)."""
         _check(lib.tutti_session_set_max_voices(self.engine.ptr, self.id, _u32(max_voices, "max_voices"), _at(at)))
 
+    def set_gain(self, gain: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
+        """tutti_session_set_gain: the session bus's gain (linear 0..16, over its sources'
+        own), a step or a linear ramp over ``ramp_frames`` from ``at``."""
+        _check(lib.tutti_session_set_gain(self.engine.ptr, self.id, float(gain), _u32(ramp_frames, "ramp_frames"), _at(at)))
+
+    def resume(self, at: Optional[int] = None) -> None:
+        """tutti_session_resume: a session made with Attribute.MANUAL_RESUME reactivates after
+        an interruption ended and plays again what the interruption paused."""
+        _check(lib.tutti_session_resume(self.engine.ptr, self.id, _at(at)))
+
+    def set_effects(self, effects: Sequence[Effect], at: Optional[int] = None) -> None:
+        """tutti_session_set_effects: replaces the effect chain on the session's bus at ``at``
+        (empty: none). InvalidArgumentError names effects[i] and its field; nothing changes."""
+        native = (_Effect * max(len(effects), 1))()
+        for i, effect in enumerate(effects):
+            native[i] = effect._native()
+        _check(lib.tutti_session_set_effects(self.engine.ptr, self.id, native, len(effects), _at(at)))
+
+    def set_effect(self, index: int, effect: Effect, glide_frames: int = -1, at: Optional[int] = None) -> None:
+        """tutti_session_set_effect: turns the biquad at ``index`` of the chain into ``effect``
+        (another biquad), gliding over ``glide_frames`` (0: a step; negative: 10 ms)."""
+        native = effect._native()
+        _check(
+            lib.tutti_session_set_effect(
+                self.engine.ptr, self.id, _u32(index, "index"), ctypes.byref(native), _i64(glide_frames, "glide_frames"), _at(at)
+            )
+        )
+
     def status(self) -> SessionStatus:
         """tutti_session_get_state: state, silence_reason, other_audio_playing,
         silence_secondary_hint (NotFoundError once removed)."""
@@ -778,6 +1055,53 @@ class Session:
         flags = C.TUTTI_SOURCE_LOOP if loop else 0
         _check(lib.tutti_source_create_file(self.engine.ptr, self.id, _name(path, "path"), flags, ctypes.byref(out)))
         return Source(self, out.value, "file")
+
+    def buffer(self, samples, sample_rate: int, loop: bool = False) -> "Source":
+        """tutti_source_create_buffer: audio in memory (shape (frames,) mono or (frames,
+        channels) with 1 or 2 channels, at ``sample_rate`` Hz), copied and converted to the
+        engine's format now. Stopped."""
+        array = np.ascontiguousarray(samples, dtype=np.float32)
+        if array.ndim == 1:
+            channels = 1
+        elif array.ndim == 2 and array.shape[1] in (1, 2):
+            channels = array.shape[1]
+        else:
+            raise InvalidArgumentError(
+                C.TUTTI_ERROR_INVALID_ARGUMENT,
+                f"Session.buffer: samples must have shape (frames,) or (frames, 1 or 2), got {array.shape}",
+            )
+        out = ctypes.c_uint64()
+        _check(
+            lib.tutti_source_create_buffer(
+                self.engine.ptr,
+                self.id,
+                array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
+                _u32(array.shape[0], "frames"),
+                _u32(sample_rate, "sample_rate"),
+                channels,
+                C.TUTTI_SOURCE_LOOP if loop else 0,
+                ctypes.byref(out),
+            )
+        )
+        return Source(self, out.value, "buffer")
+
+    def input(self, channels: int = 1, capacity_frames: int = 48000, record_capacity_frames: int = 0) -> "Input":
+        """tutti_source_create_input: captured audio the host writes (``Input.write``, frames at
+        the ENGINE's rate) or a device's capture feeds (``Engine.start_output(capture=...)``);
+        it starts at gain 0 (not heard). ``record_capacity_frames`` > 0 adds a recording ring
+        (``Input.read_recorded``). StateError unless the category is RECORD or PLAY_AND_RECORD."""
+        out = ctypes.c_uint64()
+        _check(
+            lib.tutti_source_create_input(
+                self.engine.ptr,
+                self.id,
+                _u32(channels, "channels"),
+                _u32(capacity_frames, "capacity_frames"),
+                _u32(record_capacity_frames, "record_capacity_frames"),
+                ctypes.byref(out),
+            )
+        )
+        return Input(self, out.value, int(channels), int(capacity_frames))
 
     def stream(self, sample_rate: int, channels: int = 1, capacity_frames: int = 48000) -> "Stream":
         """tutti_source_create_stream: a source fed by ``Stream.write`` at ``sample_rate`` Hz
@@ -853,6 +1177,12 @@ class Source:
         """tutti_source_destroy: fades out if playing; the id is stale at once (no SOURCE_ENDED)."""
         _check(lib.tutti_source_destroy(self.engine.ptr, self.id, _at(at)))
 
+    def set_route(self, route: str, at: Optional[int] = None) -> None:
+        """tutti_source_set_route: the output route (a name of ``Engine.routes``) it plays to
+        from ``at`` on (a step: set it before playing). StateError for a route other than
+        "main" unless its session's category is MULTI_ROUTE."""
+        _check(lib.tutti_source_set_route(self.engine.ptr, self.id, _name(route, "route"), _at(at)))
+
     @property
     def route(self) -> str:
         """tutti_source_get_route: the output route it plays to ("main" by default)."""
@@ -903,28 +1233,67 @@ class Stream(Source):
         (frames, channels); float32 C-contiguous arrays pass without a copy, anything else is
         converted) and returns how many frames were taken (fewer when the ring is full: write
         the rest later). StateError after ``end()``."""
-        array = np.ascontiguousarray(samples, dtype=np.float32)
-        if array.ndim == 1 and self.channels == 1:
-            frames = array.shape[0]
-        elif array.ndim == 2 and array.shape[1] == self.channels:
-            frames = array.shape[0]
-        else:
-            wanted = "(frames,) or (frames, 1)" if self.channels == 1 else f"(frames, {self.channels})"
-            raise InvalidArgumentError(
-                C.TUTTI_ERROR_INVALID_ARGUMENT,
-                f"Stream.write: samples must have shape {wanted} for this {self.channels}-channel "
-                f"stream, got {array.shape}",
-            )
-        frames = _u32(frames, "Stream.write: frames")
-        written = ctypes.c_uint32()
-        _check(
-            lib.tutti_stream_write(
-                self.engine.ptr, self.id, array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames, ctypes.byref(written)
-            )
-        )
-        return written.value
+        return _write(self, samples)
 
     def end(self) -> None:
         """tutti_stream_end: every frame written is heard, then SOURCE_ENDED; later writes raise
         StateError."""
         _check(lib.tutti_stream_end(self.engine.ptr, self.id))
+
+
+class Input(Source):
+    """An input source: captured frames at the engine's rate with ``channels``, written by the
+    host (``write``) or fed by a device's capture; with a recording ring, ``read_recorded``."""
+
+    def __init__(self, session: Session, source_id: int, channels: int, capacity_frames: int):
+        super().__init__(session, source_id, "input")
+        self.channels = channels
+        self.capacity_frames = capacity_frames
+
+    def write(self, samples) -> int:
+        """tutti_stream_write: captured frames (shape (frames,) mono or (frames, channels)) at
+        the engine's rate; returns how many were taken. Real-time safe in the library."""
+        return _write(self, samples)
+
+    def read_recorded(self, max_frames: int = 48000) -> np.ndarray:
+        """tutti_input_read_recorded: up to ``max_frames`` recorded frames, shape (n, channels)
+        (n 0 when nothing waits); frame k is engine frame ``recording().start_frame`` + k of
+        all read so far. InvalidArgumentError without a recording ring. Not from the real-time
+        thread."""
+        out = np.empty((_u32(max_frames, "max_frames"), self.channels), dtype=np.float32)
+        got = ctypes.c_uint32()
+        _check(
+            lib.tutti_input_read_recorded(
+                self.engine.ptr, self.id, out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), max_frames, ctypes.byref(got)
+            )
+        )
+        return out[: got.value]
+
+    def recording(self) -> Recording:
+        """tutti_input_get_recording: the recording's start frame and dropped frames."""
+        start, dropped = ctypes.c_int64(), ctypes.c_uint64()
+        _check(lib.tutti_input_get_recording(self.engine.ptr, self.id, ctypes.byref(start), ctypes.byref(dropped)))
+        return Recording(start.value, dropped.value)
+
+
+def _write(source, samples) -> int:
+    """tutti_stream_write of ``samples`` to a Stream or an Input (``source.channels``)."""
+    name = type(source).__name__
+    array = np.ascontiguousarray(samples, dtype=np.float32)
+    if (array.ndim == 1 and source.channels == 1) or (array.ndim == 2 and array.shape[1] == source.channels):
+        frames = array.shape[0]
+    else:
+        wanted = "(frames,) or (frames, 1)" if source.channels == 1 else f"(frames, {source.channels})"
+        raise InvalidArgumentError(
+            C.TUTTI_ERROR_INVALID_ARGUMENT,
+            f"{name}.write: samples must have shape {wanted} for this {source.channels}-channel "
+            f"{name.lower()}, got {array.shape}",
+        )
+    frames = _u32(frames, f"{name}.write: frames")
+    written = ctypes.c_uint32()
+    _check(
+        lib.tutti_stream_write(
+            source.engine.ptr, source.id, array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames, ctypes.byref(written)
+        )
+    )
+    return written.value

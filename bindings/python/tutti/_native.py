@@ -140,6 +140,68 @@ class RawEvent(Structure):
     ]
 
 
+class Interaction(Structure):
+    """tutti_interaction: one row of the interaction table."""
+
+    _fields_ = [
+        ("active_session", c_uint64),
+        ("active_category", c_int32),
+        ("incoming_session", c_uint64),
+        ("incoming_category", c_int32),
+        ("outcome", c_int32),
+    ]
+
+
+class DuckingRule(Structure):
+    """tutti_ducking_rule."""
+
+    _fields_ = [
+        ("by_session", c_uint64),
+        ("by_category", c_int32),
+        ("duck_session", c_uint64),
+        ("duck_category", c_int32),
+        ("level_db", c_float),
+        ("attack_seconds", c_float),
+        ("release_seconds", c_float),
+    ]
+
+
+class Effect(Structure):
+    """tutti_effect."""
+
+    _fields_ = [("type", c_int32)] + [
+        (name, c_double)
+        for name in (
+            "frequency_hz",
+            "q",
+            "gain_db",
+            "threshold_db",
+            "ratio",
+            "attack_seconds",
+            "release_seconds",
+            "makeup_db",
+            "time_seconds",
+            "feedback",
+            "mix",
+        )
+    ]
+
+
+class OutputConfig(Structure):
+    """tutti_output_config, the third layout (capture, then routes)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("backend", c_int32),
+        ("device", c_char_p),
+        ("period_frames", c_uint32),
+        ("periods", c_uint32),
+        ("capture", c_uint64),
+        ("capture_from", c_char_p),
+        ("routes", c_char_p),
+    ]
+
+
 def init_struct(struct_type, init_function):
     """A struct filled by its ``..._init`` function with struct_size set to OUR layout.
 
@@ -226,6 +288,26 @@ _PROTOTYPES = {
     ),
     "tutti_source_create_silence": (result, [engine_p, session_t, POINTER(source_t)]),
     "tutti_source_get_route": (result, [engine_p, source_t, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "tutti_source_set_route": (result, [engine_p, source_t, c_char_p, frame_t]),
+    "tutti_engine_render_routes": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
+    "tutti_engine_set_ducking_rules": (result, [engine_p, POINTER(DuckingRule), c_uint32, frame_t]),
+    "tutti_engine_set_interactions": (result, [engine_p, POINTER(Interaction), c_uint32, frame_t]),
+    "tutti_session_set_gain": (result, [engine_p, session_t, c_float, c_uint32, frame_t]),
+    "tutti_session_resume": (result, [engine_p, session_t, frame_t]),
+    "tutti_session_set_effects": (result, [engine_p, session_t, POINTER(Effect), c_uint32, frame_t]),
+    "tutti_session_set_effect": (result, [engine_p, session_t, c_uint32, POINTER(Effect), c_int64, frame_t]),
+    "tutti_source_create_buffer": (
+        result,
+        [engine_p, session_t, POINTER(c_float), c_uint32, c_uint32, c_uint32, c_uint32, POINTER(source_t)],
+    ),
+    "tutti_source_create_input": (result, [engine_p, session_t, c_uint32, c_uint32, c_uint32, POINTER(source_t)]),
+    "tutti_input_read_recorded": (result, [engine_p, source_t, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
+    "tutti_input_get_recording": (result, [engine_p, source_t, POINTER(c_int64), POINTER(c_uint64)]),
+    "tutti_output_config_init": (None, [c_void_p]),
+    "tutti_output_start": (result, [engine_p, POINTER(OutputConfig)]),
+    "tutti_output_stop": (result, [engine_p]),
+    "tutti_output_stop_with": (result, [engine_p, c_uint32]),
+    "tutti_output_is_running": (result, [engine_p, POINTER(c_int32)]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

@@ -1,0 +1,150 @@
+"""What the package gained to match the C API, measured in render output: session gain and
+resume, ducking rules, the interaction table, bus effects, sources from memory, input sources
+and their recording, routes, and output to a device (ALSA's "null" PCM)."""
+
+import numpy as np
+import pytest
+
+import tutti
+from conftest import RATE, db, dominant_hz, rms
+
+
+def sine(frequency_hz: float, frames: int, amplitude: float = 0.5) -> np.ndarray:
+    return (amplitude * np.sin(2 * np.pi * frequency_hz * np.arange(frames) / RATE)).astype(np.float32)
+
+
+def test_session_gain_scales_its_sources(engine, music):
+    music.tone(440.0, 0.5).play()
+    before = rms(engine.render(RATE // 2)[:, 0])
+    music.set_gain(0.25)
+    after = rms(engine.render(RATE // 2)[RATE // 10 :, 0])
+    assert db(after / before) == pytest.approx(db(0.25), abs=0.05)
+    with pytest.raises(tutti.InvalidArgumentError, match="gain"):
+        music.set_gain(-1.0)
+
+
+def test_a_manual_resume_session_stays_paused_until_resumed(engine):
+    music = engine.session("music", tutti.Category.PLAYBACK, attributes=tutti.Attribute.MANUAL_RESUME)
+    music.tone(440.0, 0.5).play()
+    assert rms(engine.render(RATE // 4)[:, 0]) > 0.3
+    engine.begin_phone_call()
+    engine.render(RATE // 4)
+    engine.end_phone_call()
+    engine.render(RATE // 4)
+    assert rms(engine.render(RATE // 4)[:, 0]) < 1e-4, "resumed by itself"
+    music.resume()
+    engine.render(RATE // 10)  # the fade-in
+    assert rms(engine.render(RATE // 4)[:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=0.01)
+
+
+def test_a_ducking_rule_sets_the_level_between_two_sessions():
+    with tutti.Engine(channels=1) as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        nav = engine.session("nav", tutti.Category.PLAYBACK, options=tutti.Option.DUCK_OTHERS)
+        engine.set_ducking_rules([tutti.DuckingRule(by=nav, duck=music, level_db=-6.0, attack_seconds=0.0)])
+        music.tone(440.0, 0.5).play()
+        before = rms(engine.render(RATE // 2)[:, 0])
+        nav.activate()
+        ducked = rms(engine.render(RATE // 10)[RATE // 20 :, 0])
+        assert db(ducked / before) == pytest.approx(-6.0, abs=0.2)
+        with pytest.raises(tutti.InvalidArgumentError, match=r"rules\[0\]"):
+            engine.set_ducking_rules([tutti.DuckingRule(by=nav, duck=music, level_db=-200.0)])
+
+
+def test_an_interaction_row_rejects_an_incoming_category(engine, music):
+    music.tone(440.0, 0.5).play()
+    engine.render(256)
+    engine.set_interactions([tutti.Interaction(active=music, incoming=tutti.Category.AMBIENT, outcome=tutti.Outcome.REJECT)])
+    game = engine.session("game", tutti.Category.AMBIENT)
+    with pytest.raises(tutti.DeniedError):
+        game.activate()
+    assert game.status().state == tutti.SessionState.INACTIVE
+    engine.set_interactions([])
+    game.activate()
+    with pytest.raises(tutti.InvalidArgumentError, match=r"rows\[0\]"):
+        engine.set_interactions([tutti.Interaction(active=music, incoming=music, outcome=tutti.Outcome.MIX)])
+
+
+def test_a_lowpass_on_the_bus_keeps_the_low_tone_and_cuts_the_high_one(engine, music):
+    low, high = music.tone(100.0, 0.25), music.tone(5000.0, 0.25)
+    music.set_effects([tutti.Effect.lowpass(500.0)])
+    low.play()
+    high.play()
+    x = engine.render(RATE)[RATE // 2 :, 0].astype(np.float64)
+    spectrum = np.abs(np.fft.rfft(x * np.hanning(len(x))))
+    hz = np.fft.rfftfreq(len(x), 1.0 / RATE)
+    level = lambda f: spectrum[np.argmin(np.abs(hz - f))]  # noqa: E731
+    assert db(level(5000.0) / level(100.0)) < -30.0
+    assert dominant_hz(x) == pytest.approx(100.0, abs=0.5)
+    music.set_effect(0, tutti.Effect.highpass(2000.0), glide_frames=480)
+    y = engine.render(RATE)[RATE // 2 :, 0]
+    assert dominant_hz(y) == pytest.approx(5000.0, abs=1.0)
+    with pytest.raises(tutti.InvalidArgumentError, match=r"effects\[0\]"):
+        music.set_effects([tutti.Effect.lowpass(30000.0)])
+
+
+def test_a_buffer_source_plays_its_samples_and_loops(engine, music):
+    samples = np.linspace(-0.5, 0.5, 4800, dtype=np.float32)
+    source = music.buffer(samples, RATE, loop=True)
+    source.play()
+    out = engine.render(9600)
+    np.testing.assert_allclose(out[:4800, 0], samples, atol=1e-6)
+    np.testing.assert_allclose(out[:4800, 1], samples, atol=1e-6)
+    np.testing.assert_allclose(out[4800:, 0], samples, atol=1e-6)  # looped, sample-exact
+    with pytest.raises(tutti.InvalidArgumentError, match="shape"):
+        music.buffer(np.zeros((10, 3)), RATE)
+
+
+def test_an_input_is_heard_at_its_gain_and_recorded():
+    with tutti.Engine(channels=1) as engine:
+        call = engine.session("call", tutti.Category.PLAY_AND_RECORD)
+        mic = call.input(channels=1, capacity_frames=RATE, record_capacity_frames=RATE)
+        mic.set_gain(1.0)
+        mic.play()
+        captured = sine(1000.0, 4800)
+        assert mic.write(captured) == 4800
+        out = engine.render(4800)[:, 0]
+        assert rms(out[480:]) == pytest.approx(rms(captured[480:]), rel=0.02)
+        assert dominant_hz(out) == pytest.approx(1000.0, abs=2.0)
+        recorded = mic.read_recorded(RATE)
+        assert recorded.shape == (4800, 1)
+        np.testing.assert_array_equal(recorded[:, 0], captured)
+        assert mic.recording() == tutti.Recording(start_frame=0, dropped_frames=0)
+    with tutti.Engine() as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        with pytest.raises(tutti.StateError):
+            music.input()
+
+
+def test_a_source_plays_to_the_route_it_is_set_to():
+    with tutti.Engine(routes=["main", "cue"]) as engine:
+        assert engine.routes == ("main", "cue")
+        desk = engine.session("desk", tutti.Category.MULTI_ROUTE)
+        tone = desk.tone(440.0, 0.5)
+        tone.set_route("cue")
+        tone.play()
+        routes = engine.render_routes(RATE // 2)
+        assert rms(routes["cue"][:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=0.01)
+        assert np.max(np.abs(routes["main"])) == 0.0
+        assert tone.route == "cue"
+        with pytest.raises(tutti.InvalidArgumentError, match="nope"):
+            tone.set_route("nope")
+
+
+def test_output_to_a_device_then_pull_rendering_again(engine, music):
+    music.tone(440.0, 0.5).play()
+    engine.start_output(device="null", period_frames=256, periods=3)
+    assert engine.output_running
+    with pytest.raises(tutti.StateError):
+        engine.render(256)
+    with pytest.raises(tutti.StateError):
+        engine.start_output(device="null")
+    engine.stop_output(drain=True)
+    assert not engine.output_running
+    before = engine.frame
+    engine.render(256)
+    assert engine.frame == before + 256
+    with pytest.raises(tutti.DeviceError, match="hw:99,0"):
+        engine.start_output(device="hw:99,0")
+    assert not engine.output_running
+    engine.stop_output()  # none runs: fine
