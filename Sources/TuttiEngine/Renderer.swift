@@ -66,6 +66,14 @@ public final class Renderer: @unchecked Sendable {
     /// Counts voice starts (orders voices by age).
     @usableFromInline @exclusivity(unchecked) var voiceCounter: UInt64 = 0
 
+    /// The main output's levels since the engine started, as rendered (after the limiter and
+    /// the system volume): the largest |sample| as `Float` bits, and the samples beyond full
+    /// scale. The render thread folds each chunk into `meterPeakBits` / `meterClipped` and
+    /// stores them once per render call; any thread reads them (`outputLevels`).
+    @usableFromInline let meteredLevels: UnsafeMutablePointer<Atomic<UInt64>>
+    @usableFromInline @exclusivity(unchecked) var meterPeakBits: UInt32 = 0
+    @usableFromInline @exclusivity(unchecked) var meterClipped = 0
+
     /// One peak limiter per route when `configuration.limiter` is set (nil: none).
     @usableFromInline let limiters: UnsafeMutablePointer<PeakLimiter>?
     /// Frames the limiter delays the output by (its lookahead; 0 without a limiter or with no
@@ -167,6 +175,9 @@ public final class Renderer: @unchecked Sendable {
         sampleGains.initialize(repeating: 0, count: maxChunk * 2)
         scratch = allocateAudio(Float.self, capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
+        meteredLevels = .allocate(capacity: 2)
+        meteredLevels.initialize(to: Atomic(0))
+        (meteredLevels + 1).initialize(to: Atomic(0))
         if let settings = configuration.limiter {
             let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: routeCount)
             for r in 0..<routeCount {
@@ -207,6 +218,32 @@ public final class Renderer: @unchecked Sendable {
         }
         pending.deallocate()
         board.deallocate()
+        meteredLevels.deinitialize(count: 2).deallocate()
+    }
+
+    /// Any thread: the main output's peak (largest |sample|, linear: 1 is 0 dBFS) and the
+    /// samples beyond full scale (they clip on a device or in an integer format) over
+    /// everything rendered so far, as of the last render call. No lock, no allocation.
+    public var outputLevels: (peak: Float, clippedSampleCount: Int) {
+        let peak = meteredLevels[0].load(ordering: .relaxed)
+        let clipped = meteredLevels[1].load(ordering: .relaxed)
+        return (Float(bitPattern: UInt32(truncatingIfNeeded: peak)), Int(clipped))
+    }
+
+    /// Render thread: fold `count` samples of the output into the meter (the sign bit
+    /// cleared, finite floats order as their bits: an integer max and count, which the
+    /// compiler vectorises).
+    @inlinable @_noLocks
+    func meter(_ samples: UnsafePointer<Float>, count: Int) {
+        var peak = meterPeakBits
+        var clipped = 0
+        for i in 0..<count {
+            let bits = samples[i].bitPattern & 0x7FFF_FFFF
+            peak = Swift.max(peak, bits)
+            clipped &+= bits > 0x3F80_0000 ? 1 : 0
+        }
+        meterPeakBits = peak
+        meterClipped &+= clipped
     }
 
     /// Render thread: render `frameCount` interleaved frames into `output`, applying every
@@ -287,11 +324,14 @@ public final class Renderer: @unchecked Sendable {
                 }
             }
             renderChunk(frameCount: n)
+            meter(routeTargets[0], count: n &* ch)
             framePosition &+= Int64(n)
             done &+= n
         }
         applyDueCommands()
         publish()
+        meteredLevels[0].store(UInt64(meterPeakBits), ordering: .relaxed)
+        meteredLevels[1].store(UInt64(meterClipped), ordering: .relaxed)
         return done
     }
 

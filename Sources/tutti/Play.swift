@@ -26,7 +26,7 @@ struct Play: ParsableCommand {
             route R, silent on|off, lock, unlock, mic on|off, remote CMD, call begin|end, \
             play|pause|stop SOURCE, activate|deactivate SESSION (a bad line is one line on \
             stderr; playback goes on). Integer device formats are TPDF-dithered \
-            as `tutti render -f s16` is. At the end it prints the xruns and the negotiated latency. \
+            as `tutti render -f s16` is. At the end it prints the xruns, the negotiated latency and the output's peak in dBFS with the samples that clipped. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
             process callback (ports out_1 … out_N; docs/backends.md). \
             A scene with an input source captures live into it: ALSA full duplex from \
@@ -255,6 +255,10 @@ struct Play: ParsableCommand {
             String(
                 format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (%@)", Double(end.framesWritten) / Double(rate), wall,
                 end.xrunCount, end.latencySeconds * 1000, "\(end)") + others.joined())
+        // The main output as rendered, like `tutti render`'s report line.
+        var levels = OutputLevels()
+        (levels.peak, levels.clippedSampleCount) = playback.engine.renderer.outputLevels
+        print("output: \(levels.summary)")
     }
 
     /// Where the capture comes from, for the start line.

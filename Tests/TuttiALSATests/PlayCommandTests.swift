@@ -85,6 +85,12 @@ struct PlayCommandTests {
         #expect(offline.count == 10 * 48_000 * 2 * 4)
         #expect(teed.count == offline.count)
         #expect(teed == offline, "the tee'd samples differ from `tutti render`")
+        // The same samples, the same level line: render's report ends with "· peak …", play's
+        // with "output: peak …" (metered on the render thread).
+        let rendered = try Tool.run([Tool.tutti!, "render", scenePath, "-o", dir + "/again.wav"])
+        let peak = try #require(rendered.stderr.range(of: "peak "), "render's report: \(rendered.stderr)")
+        let line = rendered.stderr[peak.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(report.contains("output: \(line)\n"), "play: \(report)\nrender: \(line)")
     }
 
     /// Issue 12: `tutti play` retried for ever when the server never came back. With

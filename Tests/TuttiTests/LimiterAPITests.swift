@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import Tutti
 import TuttiTestSupport
+
+@testable import Tutti
 
 /// `AudioEngineConfiguration.limiter` through the host API: the ceiling holds in what
 /// `render` returns, its lookahead counts in the latency, bad settings are refused by name.
@@ -25,6 +26,30 @@ import TuttiTestSupport
         #expect(out[0..<(2 * 96)].allSatisfy { $0 == 0 })
         let (plain, _, _, _, _) = try makeEngine(channels: 2)
         #expect(plain.statistics.latencyFrames == 0)
+    }
+
+    /// The renderer's output meter (what `tutti play` reports) equals a measure of the samples
+    /// `render` returned: the largest |sample| and the count beyond full scale, over several
+    /// calls; with the limiter on, nothing clips.
+    @Test(arguments: [false, true])
+    func theOutputMeterMeasuresWhatWasRendered(_ limited: Bool) throws {
+        let (engine, music, _, song, _) = try makeEngine(channels: 2) {
+            if limited { $0.limiter = LimiterSettings(ceilingDB: -1) }
+        }
+        #expect(engine.renderer.outputLevels == (0, 0))
+        try music.setActive(true)
+        try song.setGain(2.5, rampFrames: 0)
+        try song.play()
+        let out = render(engine, frames: 9_600, block: 300)
+        let levels = engine.renderer.outputLevels
+        #expect(Double(levels.peak) == out.map(abs).max()!)
+        #expect(levels.clippedSampleCount == out.filter { abs($0) > 1 }.count)
+        if limited {
+            #expect(levels.clippedSampleCount == 0)
+            #expect(Double(levels.peak) <= Double(LimiterSettings(ceilingDB: -1).ceiling))
+        } else {
+            #expect(levels.peak > 1.2 && levels.clippedSampleCount > 1_000, "\(levels)")
+        }
     }
 
     @Test func badSettingsAreRefusedByName() throws {
