@@ -49,6 +49,15 @@ import TuttiTestSupport
         device.close(f)
     }
 
+    /// Every dlsym'd entry of both tables has its C declaration's type (the script
+    /// type-checks `let _: <entry's type> = <C function>` against the headers).
+    @Test(.enabled(if: swiftcPath != nil, "swiftc is not on PATH"))
+    func everyTableEntryHasTheTypeOfItsCDeclaration() throws {
+        let run = try Tool.run(["/bin/bash", Tool.repositoryRoot + "/scripts/check-function-tables.sh"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("71 functions, each the type of its C declaration"))
+    }
+
     /// `ldd` of the built `tutti`: libsndfile (linked) is listed, alsa-lib and libjack are not.
     @Test(.enabled(if: Tool.tutti != nil, "the tutti executable is not built"))
     func theToolDoesNotLinkAlsaLibOrLibjack() throws {
@@ -59,3 +68,6 @@ import TuttiTestSupport
         #expect(!ldd.stdout.contains("libjack"))
     }
 }
+
+private let swiftcPath: String? = (getenv("PATH").map { String(cString: $0) } ?? "/usr/bin").split(separator: ":")
+    .map { "\($0)/swiftc" }.first { access($0, X_OK) == 0 }
