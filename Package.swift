@@ -27,12 +27,15 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
-        // System libraries (pkg-config + apt providers).
+        // System libraries (pkg-config + apt providers), linked.
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
-        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        // The backends' libraries: headers only (libasound2-dev, libjack-jackd2-dev, in the
+        // standard include path), never linked (no pkg-config: it would add -lasound / -ljack).
+        // ALSAFunctions and JACKFunctions open them at run time, when the backend is used.
+        .systemLibrary(name: "CALSA"),
+        .systemLibrary(name: "CJACK"),
 
         // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
         // (per-function target attributes, no unsafe flags), one picked at load time.
@@ -49,7 +52,7 @@ let package = Package(
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "TuttiEngine", "CSndFile"]),
         // The output interface every backend implements (OutputBackend), its settings, status,
         // events and error, and what backends share (event delivery, reconnect backoff,
-        // real-time scope).
+        // real-time scope, their system library opened at run time).
         .target(name: "TuttiOutput", dependencies: ["TuttiEngine"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CALSA"]),

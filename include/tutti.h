@@ -1,7 +1,9 @@
 /*
  * tutti.h — the C ABI of Tutti, a real-time audio mixing engine with a phone-style audio
  * policy (categories, interruptions, ducking, silent switch, volumes, routes, remote
- * commands). Link with `pkg-config --cflags --libs tutti`.
+ * commands). Link with `pkg-config --cflags --libs tutti`. The library needs libsndfile,
+ * libsamplerate and libsoxr; it does not link alsa-lib or libjack: an output opens the one
+ * its backend needs (libasound.so.2, libjack.so.0) when it starts.
  *
  * This header is the contract of the C ABI; the C tests (Tests/C) check its promises. The
  * behaviour behind it is the Swift API's (`import Tutti`), which this ABI translates; the
@@ -98,7 +100,8 @@ enum {
     /* Not valid now (pull render while an output runs; an output already running; seeking a
      * stream). */
     TUTTI_ERROR_STATE = -7,
-    /* An output backend cannot be opened or failed (or is not built in). */
+    /* An output backend cannot be opened or failed (or is not built in, or its library is not
+     * installed: the message names the package). */
     TUTTI_ERROR_DEVICE = -8,
     /* A struct_size this library does not know. */
     TUTTI_ERROR_VERSION = -9
@@ -833,7 +836,10 @@ void tutti_output_config_init(tutti_output_config *config);
  * then DEVICE_LOST; when it is back, ROUTE_CHANGED with NEW_DEVICE_AVAILABLE, then
  * DEVICE_RESTORED. The backend reconnects by itself.
  * TUTTI_ERROR_STATE if an output already runs or a pull render is in progress,
- * TUTTI_ERROR_DEVICE when the device cannot be opened (the message says why). Any thread. */
+ * TUTTI_ERROR_DEVICE when the device cannot be opened (the message says why), also when the
+ * backend's library is missing: ALSA's libasound.so.2 (Debian package libasound2, named
+ * libasound2t64 since Debian 13 and Ubuntu 24.04), JACK's libjack.so.0 (libjack-jackd2-0),
+ * opened the first time that backend is used. Any thread. */
 tutti_result tutti_output_start(tutti_engine *engine, const tutti_output_config *config);
 /* Stops the output if one runs (its thread ends, the device closes); pull rendering works
  * again. TUTTI_OK when none runs. Any thread. */

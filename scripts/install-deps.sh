@@ -15,8 +15,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   # noninteractive: jackd2 asks (debconf) whether to enable real-time priority; unanswered, it is not.
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The C libraries the package links (pkg-config name → Debian package): say which one is
-# missing here rather than leave a link error to the build.
+# The C libraries the package links, and alsa-lib whose headers it builds against (it and
+# libjack are opened at run time, never linked), pkg-config name → Debian package: say which
+# one is missing here rather than leave a compile or link error to the build.
 for pair in samplerate:libsamplerate0-dev soxr:libsoxr-dev sndfile:libsndfile1-dev alsa:libasound2-dev; do
   pc=${pair%%:*} deb=${pair#*:}
   if ! pkg-config --exists "$pc"; then

@@ -3,7 +3,7 @@
 #   lib/libtutti.so.ABI       the C ABI of include/tutti.h: soname libtutti.so.ABI, only tutti_*
 #                             symbols exported (a linker version script), the Swift runtime
 #                             linked in (it needs only libc, libm, libstdc++, libgcc_s and the
-#                             system's libsndfile, libsamplerate and libasound)
+#                             system's libsndfile, libsamplerate and libsoxr)
 #   lib/libtutti.so           -> libtutti.so.ABI (for -ltutti)
 #   include/tutti.h
 #   lib/pkgconfig/tutti.pc    its version is the header's TUTTI_VERSION_* macros
@@ -11,6 +11,10 @@
 # A C program then builds with
 #   cc app.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs tutti)
 # and runs with at most LD_LIBRARY_PATH=DIR/lib.
+# Runtime dependencies (Debian): libsndfile1, libsamplerate0, libsoxr0. ALSA and JACK are
+# optional: alsa-lib (libasound2, named libasound2t64 since Debian 13 / Ubuntu 24.04) and libjack
+# (libjack-jackd2-0) are not linked but opened when an output first uses that backend
+# (checked below: neither the library nor the tool lists them as NEEDED).
 #
 #   scripts/install.sh --prefix DIR [--strip]     # --strip: strip the library and the tool
 #
@@ -28,7 +32,7 @@ while [ $# -gt 0 ]; do
     --prefix) [ $# -ge 2 ] || usage; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --strip) strip=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument \"$1\"" >&2; usage ;;
   esac
 done
@@ -73,6 +77,10 @@ readelf -d "$lib" | grep "Library soname: \[$soname\]" >/dev/null || { echo "ins
 others=$(readelf --dyn-syms -W "$lib" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $7 != "ABS" { print $8 }' \
   | sed 's/@.*//' | grep -v '^tutti_' || true)
 [ -z "$others" ] || { echo "install.sh: $lib exports more than tutti_*: $others" >&2; exit 1; }
+for file in "$lib" "$bin/tutti"; do
+  linked=$(readelf -d "$file" | grep -E 'NEEDED.*(libasound|libjack)' || true)
+  [ -z "$linked" ] || { echo "install.sh: $file links a backend's library (they are opened when used): $linked" >&2; exit 1; }
+done
 
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)

@@ -13,8 +13,11 @@ public struct ALSADeviceInfo: Sendable, Equatable {
 
 /// Lists the PCMs that can play. A namespace (no instances); any thread, not real-time.
 public enum ALSADevices {
-    /// Every PCM that can play (direction Output or unspecified). Any thread, not real-time.
-    public static func list(functions f: ALSAFunctions = .system) throws -> [ALSADeviceInfo] {
+    /// Every PCM that can play (direction Output or unspecified), through `functions`
+    /// (default: ``ALSAFunctions/system``; alsa-lib not installed is a `.device` `TuttiError`
+    /// naming the package). Any thread, not real-time.
+    public static func list(functions: ALSAFunctions? = nil) throws -> [ALSADeviceInfo] {
+        let f = try functions ?? ALSAFunctions.system
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         let rc = f.device_name_hint(-1, "pcm", &hints)
         guard rc >= 0, let hints else { throw ALSAError.call("snd_device_name_hint", code: rc, message: f.message(rc)) }

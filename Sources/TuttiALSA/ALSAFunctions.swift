@@ -3,12 +3,15 @@
 // The function table mirrors alsa-lib's C names on purpose.
 import CALSA
 import Glibc
+import TuttiEngine
+import TuttiOutput
 
 /// Every alsa-lib call the backend makes (plus the two scheduling syscalls), as plain C
-/// function pointers: the defaults are the real functions; tests swap in fakes to inject
-/// each error. C function pointers (not closures) so the render thread calls them without
-/// reference counting. A fake cannot capture context: it finds its state through the
-/// handle it gets (see the tests' `MockDevice`).
+/// function pointers: ``system`` holds the real functions, taken from alsa-lib opened at run
+/// time (`dlopen`: Tutti does not link it, so it runs without it until ALSA is asked for);
+/// tests swap in fakes to inject each error. C function pointers (not closures) so the
+/// render thread calls them without reference counting. A fake cannot capture context: it
+/// finds its state through the handle it gets (see the tests' `MockDevice`).
 ///
 /// Value type: any thread. The backend copies it at creation.
 public struct ALSAFunctions: @unchecked Sendable {
@@ -29,9 +32,11 @@ public struct ALSAFunctions: @unchecked Sendable {
     /// Calls alsa-lib's `snd_config_delete`.
     public var config_delete: @convention(c) (OpaquePointer?) -> Int32
 
-    // Open / close. `pcm_open` gets the loaded configuration, or nil for the global one.
-    /// `snd_pcm_open`, or `snd_pcm_open_lconf` when given a loaded configuration.
-    public var pcm_open:
+    // Open / close. `pcm_open_lconf` when a configuration was loaded (`alsaConfig`), else `pcm_open`.
+    /// Calls alsa-lib's `snd_pcm_open` (the global configuration).
+    public var pcm_open: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, snd_pcm_stream_t, Int32) -> Int32
+    /// Calls alsa-lib's `snd_pcm_open_lconf` (with a loaded configuration, never nil).
+    public var pcm_open_lconf:
         @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, snd_pcm_stream_t, Int32, OpaquePointer?) -> Int32
     /// Calls alsa-lib's `snd_pcm_close`.
     public var pcm_close: @convention(c) (PCM?) -> Int32
@@ -135,57 +140,63 @@ public struct ALSAFunctions: @unchecked Sendable {
     /// `mlockall(MCL_CURRENT | MCL_FUTURE)`; 0 or an errno.
     public var lock_memory: @convention(c) () -> Int32
 
-    /// The table of the real alsa-lib functions (``system`` is this).
-    public init() {
-        config_top = { snd_config_top($0) }
-        input_buffer_open = { snd_input_buffer_open($0, $1, $2) }
-        config_load = { snd_config_load($0, $1) }
-        input_close = { snd_input_close($0) }
-        config_delete = { snd_config_delete($0) }
-        pcm_open = { pcm, name, stream, mode, config in
-            config == nil ? snd_pcm_open(pcm, name, stream, mode) : snd_pcm_open_lconf(pcm, name, stream, mode, config)
-        }
-        pcm_close = { snd_pcm_close($0) }
-        pcm_nonblock = { snd_pcm_nonblock($0, $1) }
-        hw_params_malloc = { snd_pcm_hw_params_malloc($0) }
-        hw_params_free = { snd_pcm_hw_params_free($0) }
-        hw_params_any = { snd_pcm_hw_params_any($0, $1) }
-        hw_params_set_access = { snd_pcm_hw_params_set_access($0, $1, $2) }
-        hw_params_test_format = { snd_pcm_hw_params_test_format($0, $1, $2) }
-        hw_params_set_format = { snd_pcm_hw_params_set_format($0, $1, $2) }
-        hw_params_set_channels_near = { snd_pcm_hw_params_set_channels_near($0, $1, $2) }
-        hw_params_set_rate_near = { snd_pcm_hw_params_set_rate_near($0, $1, $2, $3) }
-        hw_params_set_period_size_near = { snd_pcm_hw_params_set_period_size_near($0, $1, $2, $3) }
-        hw_params_set_buffer_size_near = { snd_pcm_hw_params_set_buffer_size_near($0, $1, $2) }
-        hw_params = { snd_pcm_hw_params($0, $1) }
-        hw_params_get_format = { snd_pcm_hw_params_get_format($0, $1) }
-        hw_params_get_channels = { snd_pcm_hw_params_get_channels($0, $1) }
-        hw_params_get_rate = { snd_pcm_hw_params_get_rate($0, $1, $2) }
-        hw_params_get_period_size = { snd_pcm_hw_params_get_period_size($0, $1, $2) }
-        hw_params_get_buffer_size = { snd_pcm_hw_params_get_buffer_size($0, $1) }
-        sw_params_malloc = { snd_pcm_sw_params_malloc($0) }
-        sw_params_free = { snd_pcm_sw_params_free($0) }
-        sw_params_current = { snd_pcm_sw_params_current($0, $1) }
-        sw_params_set_start_threshold = { snd_pcm_sw_params_set_start_threshold($0, $1, $2) }
-        sw_params_set_avail_min = { snd_pcm_sw_params_set_avail_min($0, $1, $2) }
-        sw_params = { snd_pcm_sw_params($0, $1) }
-        writei = { snd_pcm_writei($0, $1, $2) }
-        wait = { snd_pcm_wait($0, $1) }
-        recover = { snd_pcm_recover($0, $1, $2) }
-        prepare = { snd_pcm_prepare($0) }
-        resume = { snd_pcm_resume($0) }
-        drop = { snd_pcm_drop($0) }
-        drain = { snd_pcm_drain($0) }
-        readi = { snd_pcm_readi($0, $1, $2) }
-        avail_update = { snd_pcm_avail_update($0) }
-        state = { snd_pcm_state($0) }
-        start = { snd_pcm_start($0) }
-        link = { snd_pcm_link($0, $1) }
-        unlink = { snd_pcm_unlink($0) }
-        strerror = { snd_strerror($0) }
-        device_name_hint = { snd_device_name_hint($0, $1, $2) }
-        device_name_get_hint = { snd_device_name_get_hint($0, $1) }
-        device_name_free_hint = { snd_device_name_free_hint($0) }
+    /// alsa-lib's file name, as `dlopen` finds it.
+    public static let libraryFileName = "libasound.so.2"
+    /// The Debian packages that install it (errors name them).
+    public static let libraryPackages = "libasound2 (named libasound2t64 since Debian 13 and Ubuntu 24.04)"
+
+    /// The table of `library`'s functions (alsa-lib's names: `pcm_open` is `snd_pcm_open`); the
+    /// two scheduling hooks are the real calls. Throws `.device` naming a function the library
+    /// lacks. Any thread, not real-time.
+    public init(library: SystemLibrary) throws(TuttiError) {
+        config_top = try library.function("snd_config_top")
+        input_buffer_open = try library.function("snd_input_buffer_open")
+        config_load = try library.function("snd_config_load")
+        input_close = try library.function("snd_input_close")
+        config_delete = try library.function("snd_config_delete")
+        pcm_open = try library.function("snd_pcm_open")
+        pcm_open_lconf = try library.function("snd_pcm_open_lconf")
+        pcm_close = try library.function("snd_pcm_close")
+        pcm_nonblock = try library.function("snd_pcm_nonblock")
+        hw_params_malloc = try library.function("snd_pcm_hw_params_malloc")
+        hw_params_free = try library.function("snd_pcm_hw_params_free")
+        hw_params_any = try library.function("snd_pcm_hw_params_any")
+        hw_params_set_access = try library.function("snd_pcm_hw_params_set_access")
+        hw_params_test_format = try library.function("snd_pcm_hw_params_test_format")
+        hw_params_set_format = try library.function("snd_pcm_hw_params_set_format")
+        hw_params_set_channels_near = try library.function("snd_pcm_hw_params_set_channels_near")
+        hw_params_set_rate_near = try library.function("snd_pcm_hw_params_set_rate_near")
+        hw_params_set_period_size_near = try library.function("snd_pcm_hw_params_set_period_size_near")
+        hw_params_set_buffer_size_near = try library.function("snd_pcm_hw_params_set_buffer_size_near")
+        hw_params = try library.function("snd_pcm_hw_params")
+        hw_params_get_format = try library.function("snd_pcm_hw_params_get_format")
+        hw_params_get_channels = try library.function("snd_pcm_hw_params_get_channels")
+        hw_params_get_rate = try library.function("snd_pcm_hw_params_get_rate")
+        hw_params_get_period_size = try library.function("snd_pcm_hw_params_get_period_size")
+        hw_params_get_buffer_size = try library.function("snd_pcm_hw_params_get_buffer_size")
+        sw_params_malloc = try library.function("snd_pcm_sw_params_malloc")
+        sw_params_free = try library.function("snd_pcm_sw_params_free")
+        sw_params_current = try library.function("snd_pcm_sw_params_current")
+        sw_params_set_start_threshold = try library.function("snd_pcm_sw_params_set_start_threshold")
+        sw_params_set_avail_min = try library.function("snd_pcm_sw_params_set_avail_min")
+        sw_params = try library.function("snd_pcm_sw_params")
+        writei = try library.function("snd_pcm_writei")
+        wait = try library.function("snd_pcm_wait")
+        recover = try library.function("snd_pcm_recover")
+        prepare = try library.function("snd_pcm_prepare")
+        resume = try library.function("snd_pcm_resume")
+        drop = try library.function("snd_pcm_drop")
+        drain = try library.function("snd_pcm_drain")
+        readi = try library.function("snd_pcm_readi")
+        avail_update = try library.function("snd_pcm_avail_update")
+        state = try library.function("snd_pcm_state")
+        start = try library.function("snd_pcm_start")
+        link = try library.function("snd_pcm_link")
+        unlink = try library.function("snd_pcm_unlink")
+        strerror = try library.function("snd_strerror")
+        device_name_hint = try library.function("snd_device_name_hint")
+        device_name_get_hint = try library.function("snd_device_name_get_hint")
+        device_name_free_hint = try library.function("snd_device_name_free_hint")
         set_fifo_priority = { priority in
             var param = sched_param()
             param.sched_priority = priority
@@ -194,8 +205,31 @@ public struct ALSAFunctions: @unchecked Sendable {
         lock_memory = { mlockall(MCL_CURRENT | MCL_FUTURE) == 0 ? 0 : errno }
     }
 
-    /// The real alsa-lib.
-    public static let system = ALSAFunctions()
+    /// Opens alsa-lib under `fileName` (default: ``libraryFileName``) and takes every function
+    /// of the table from it. A library that is not there is a `.device` error naming the
+    /// package to install. Opened anew each call: use ``system`` for the shared one. Any
+    /// thread, not real-time.
+    public static func load(fileName: String = libraryFileName) throws(TuttiError) -> ALSAFunctions {
+        try ALSAFunctions(library: SystemLibrary.open(fileName, backend: "ALSA", packages: libraryPackages))
+    }
+
+    private static let loaded: Result<ALSAFunctions, TuttiError> = {
+        do throws(TuttiError) { return .success(try load()) } catch { return .failure(error) }
+    }()
+
+    /// The real alsa-lib, loaded on first use (once per process; thread-safe). Throws the
+    /// error of ``load(fileName:)`` when alsa-lib is not installed. Any thread, not real-time.
+    public static var system: ALSAFunctions {
+        get throws(TuttiError) { try loaded.get() }
+    }
+
+    /// `pcm_open_lconf` with a loaded configuration, `pcm_open` without one.
+    func open(
+        _ pcm: UnsafeMutablePointer<OpaquePointer?>, _ name: String, _ stream: snd_pcm_stream_t, _ mode: Int32, config: OpaquePointer?
+    ) -> Int32 {
+        guard let config else { return pcm_open(pcm, name, stream, mode) }
+        return pcm_open_lconf(pcm, name, stream, mode, config)
+    }
 
     /// alsa-lib's message for a negative error code.
     public func message(_ code: Int32) -> String {

@@ -47,7 +47,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// Plays `engine`'s renderer: see `init(renderer:configuration:functions:log:onEvent:)`.
     public convenience init(
         engine: Engine, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
-        functions: ALSAFunctions = .system,
+        functions: ALSAFunctions? = nil,
         log: (@Sendable (String) -> Void)? = nil,
         onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
@@ -56,15 +56,18 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     }
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
-    /// rate and channel count. `log` receives human-readable lines (default: stderr);
+    /// rate and channel count. `functions`: alsa-lib's (``ALSAFunctions/system``, loaded now if
+    /// not yet: a `.device` `TuttiError` naming the package when it is not installed) unless
+    /// given. `log` receives human-readable lines (default: stderr);
     /// `onEvent` gets each event, in order, on the output's event-delivery thread (it may call
     /// `stop()`), as well as `pollEvents()` on the control thread. Control thread.
     public init(
         renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
-        functions: ALSAFunctions = .system,
+        functions: ALSAFunctions? = nil,
         log: (@Sendable (String) -> Void)? = nil,
         onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
+        let functions = try functions ?? ALSAFunctions.system
         self.renderer = renderer
         self.configuration = configuration
         self.functions = functions

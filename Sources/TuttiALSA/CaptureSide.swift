@@ -75,7 +75,7 @@ final class CaptureSide: @unchecked Sendable {
         var opened: OpaquePointer?
         // The playback's local configuration (if any) is alive while this opens: a PCM does
         // not keep it after the open.
-        let rc = f.pcm_open(&opened, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK, playback.localConfig)
+        let rc = f.open(&opened, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK, config: playback.localConfig)
         guard rc >= 0, let handle = opened else {
             let code = rc < 0 ? rc : -ENODEV
             throw ALSAError.capture(device: name, reason: "snd_pcm_open failed: \(f.message(code)) (\(code))")

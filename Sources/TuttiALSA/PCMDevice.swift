@@ -45,7 +45,7 @@ struct PCMDevice {
             }
         }
         var pcm: OpaquePointer?
-        let opened = f.pcm_open(&pcm, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, localConfig)
+        let opened = f.open(&pcm, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, config: localConfig)
         guard opened >= 0, let handle = pcm else {
             if localConfig != nil { _ = f.config_delete(localConfig) }
             throw ALSAError.call(

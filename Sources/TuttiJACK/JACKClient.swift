@@ -18,33 +18,34 @@ public final class JACKClient: @unchecked Sendable {
     public let sampleRate: Int
     /// Frames per process cycle when the client was opened.
     public let bufferFrames: Int
+    /// The libjack functions it calls (its output's too).
+    public let functions: JACKFunctions
     /// The `jack_client_t`; nil once closed.
     private(set) var handle: OpaquePointer?
 
-    /// Open a client (never starts a server). Throws `JACKError.noServer` when none runs
-    /// under that name.
-    public init(configuration: JACKOutputConfiguration = JACKOutputConfiguration()) throws {
+    /// Open a client (never starts a server) through `functions` (default:
+    /// ``JACKFunctions/system``, libjack loaded now if not yet: not installed is a `.device`
+    /// `TuttiError` naming the package). Throws `JACKError.noServer` when no server runs under
+    /// that name.
+    public init(configuration: JACKOutputConfiguration = JACKOutputConfiguration(), functions: JACKFunctions? = nil) throws {
         try configuration.validate()
+        let functions = try functions ?? JACKFunctions.system
+        self.functions = functions
         self.configuration = configuration
         serverName = configuration.resolvedServerName
-        if !configuration.libjackMessages { tutti_jack_silence_messages() }
+        if !configuration.libjackMessages { functions.silenceMessages() }
         var status = jack_status_t(0)
-        let options = JackNoStartServer.rawValue
-        let opened: OpaquePointer? =
-            if let server = configuration.serverName {
-                tutti_jack_client_open_server(configuration.clientName, options, &status, server)
-            } else {
-                tutti_jack_client_open(configuration.clientName, options, &status)
-            }
+        let opened = functions.openClient(
+            configuration.clientName, options: JackNoStartServer.rawValue, status: &status, serverName: configuration.serverName)
         guard let opened else {
             // With JackNoStartServer, "no server" is JackServerFailed (the socket connect failed).
             if status.rawValue & JackServerFailed.rawValue != 0 { throw JACKError.noServer(serverName: serverName) }
             throw JACKError.openFailed(serverName: serverName, status: status.rawValue)
         }
         handle = opened
-        clientName = jack_get_client_name(opened).map { String(cString: $0) } ?? configuration.clientName
-        sampleRate = Int(jack_get_sample_rate(opened))
-        bufferFrames = Int(jack_get_buffer_size(opened))
+        clientName = functions.get_client_name(opened).map { String(cString: $0) } ?? configuration.clientName
+        sampleRate = Int(functions.get_sample_rate(opened))
+        bufferFrames = Int(functions.get_buffer_size(opened))
     }
 
     deinit { close() }
@@ -53,7 +54,7 @@ public final class JACKClient: @unchecked Sendable {
     public func close() {
         guard let h = handle else { return }
         handle = nil
-        _ = jack_client_close(h)
+        _ = functions.client_close(h)
     }
 
     /// Full names of the server's physical audio ports: `playback` true for the ones that
@@ -65,8 +66,8 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     func ports(flags: UInt) -> [String] {
-        guard let handle, let list = jack_get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, flags) else { return [] }
-        defer { jack_free(list) }
+        guard let handle, let list = functions.get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, flags) else { return [] }
+        defer { functions.free(UnsafeMutableRawPointer(list)) }
         var names: [String] = []
         var i = 0
         while let p = list[i] {
@@ -89,8 +90,8 @@ public final class JACKClient: @unchecked Sendable {
         case .ports(let names):
             guard names.count == channelCount else { throw JACKError.connectionCount(ports: names.count, channels: channelCount) }
             for name in names {
-                guard let handle, let port = jack_port_by_name(handle, name) else { throw JACKError.unknownPort(name) }
-                guard UInt32(bitPattern: jack_port_flags(port)) & JackPortIsInput.rawValue != 0 else {
+                guard let handle, let port = functions.port_by_name(handle, name) else { throw JACKError.unknownPort(name) }
+                guard UInt32(bitPattern: functions.port_flags(port)) & JackPortIsInput.rawValue != 0 else {
                     throw JACKError.notAnInputPort(name)
                 }
             }

@@ -29,6 +29,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// The client's configuration (`JACKClient.configuration`).
     public let configuration: JACKOutputConfiguration
     let core: ProcessCore
+    /// The libjack functions of the client it was made with (every reconnect opens with them).
+    let functions: JACKFunctions
     let wakeSupervisor = Semaphore()
     let log: @Sendable (String) -> Void
     /// Events (polled and delivered to `onEvent` on their own thread), finish and failure.
@@ -78,12 +80,13 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         }
         self.renderer = renderer
         configuration = client.configuration
+        functions = client.functions
         // Default log: one write(2) per line to stderr (no Foundation: the C library stays small).
         self.log = log ?? { message in _ = "tutti: jack: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         events = try OutputEvents(onEvent: onEvent)
         core = ProcessCore(
-            renderer: renderer, channelCount: renderer.configuration.channelCount, scope: client.configuration.realtimeScope,
-            wakeSupervisor: wakeSupervisor.raw, capture: client.configuration.capture)
+            renderer: renderer, channelCount: renderer.configuration.channelCount, functions: client.functions,
+            scope: client.configuration.realtimeScope, wakeSupervisor: wakeSupervisor.raw, capture: client.configuration.capture)
         granted = Mutex(
             JACKNegotiated(
                 serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
@@ -183,8 +186,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             core.client = nil
             throw TuttiError(.device, "\(error)")
         }
-        if let h = client.handle, jack_is_realtime(h) != 0 {
-            schedulingNote = "JACK's process thread, SCHED_FIFO priority \(jack_client_real_time_priority(h))"
+        if let h = client.handle, functions.is_realtime(h) != 0 {
+            schedulingNote = "JACK's process thread, SCHED_FIFO priority \(functions.client_real_time_priority(h))"
         } else {
             schedulingNote = "JACK's process thread, normal scheduling (the server runs without real-time)"
         }
@@ -242,7 +245,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             let prefix = core.routeCount == 1 ? configuration.outputPortPrefix : routes[r]
             for c in 0..<channelCount {
                 let name = "\(prefix)_\(c + 1)"
-                guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+                guard let port = functions.port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
                     throw JACKError.call("jack_port_register \(name)", code: -1)
                 }
                 core.outputPorts[r * channelCount + c] = port
@@ -250,7 +253,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         }
         for c in 0..<core.captureChannels {
             let name = "\(configuration.inputPortPrefix)_\(c + 1)"
-            guard let port = jack_port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0) else {
+            guard let port = functions.port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0) else {
                 throw JACKError.call("jack_port_register \(name)", code: -1)
             }
             core.inputPorts[c] = port
@@ -265,12 +268,12 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         for r in 1..<core.routeCount {
             guard let ports = configuration.routeConnections[routes[r]] else { continue }
             for (c, destination) in ports.prefix(channelCount).enumerated() {
-                guard let own = jack_port_name(core.outputPorts[r * channelCount + c]) else { continue }
-                if !strict, jack_port_by_name(h, destination) == nil {
+                guard let own = functions.port_name(core.outputPorts[r * channelCount + c]) else { continue }
+                if !strict, functions.port_by_name(h, destination) == nil {
                     log("port \"\(destination)\" is not on the server now; \(String(cString: own)) left unconnected")
                     continue
                 }
-                let rc = jack_connect(h, own, destination)
+                let rc = functions.connect(h, own, destination)
                 if rc != 0 && rc != EEXIST {
                     let error = JACKError.call("jack_connect \(String(cString: own)) → \(destination)", code: rc)
                     if strict { throw error }
@@ -284,14 +287,14 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     private func connectCapture(_ h: OpaquePointer, strict: Bool) throws {
         var pairs: [(String, String)] = []
         for c in 0..<core.captureChannels {
-            guard let own = jack_port_name(core.inputPorts[c]) else { continue }
+            guard let own = functions.port_name(core.inputPorts[c]) else { continue }
             if c < configuration.captureFrom.count { pairs.append((configuration.captureFrom[c], String(cString: own))) }
-            if configuration.loopback, c < channelCount, let out = jack_port_name(core.outputPorts[c]) {
+            if configuration.loopback, c < channelCount, let out = functions.port_name(core.outputPorts[c]) {
                 pairs.append((String(cString: out), String(cString: own)))
             }
         }
         for (source, destination) in pairs {
-            let r = jack_connect(h, source, destination)
+            let r = functions.connect(h, source, destination)
             if r != 0 && r != EEXIST {
                 let error = JACKError.call("jack_connect \(source) → \(destination)", code: r)
                 if strict { throw error }
@@ -307,8 +310,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         guard let h = client.handle else { throw JACKError.call("jack_activate (closed client)", code: -1) }
         try core.install(on: h)
         core.client = h
-        core.bufferFrames.store(Int(jack_get_buffer_size(h)), ordering: .relaxed)
-        let rc = jack_activate(h)
+        core.bufferFrames.store(Int(functions.get_buffer_size(h)), ordering: .relaxed)
+        let rc = functions.activate(h)
         guard rc == 0 else { throw JACKError.call("jack_activate", code: rc) }
 
         let destinations: [[String]]
@@ -318,12 +321,12 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             destinations = lenientDestinations(client)
         }
         for (c, ports) in destinations.enumerated() {
-            guard let own = jack_port_name(core.outputPorts[c]) else { continue }
+            guard let own = functions.port_name(core.outputPorts[c]) else { continue }
             if ports.isEmpty, configuration.connection == .physical {
                 log("the server has no physical playback port for \(String(cString: own)); left unconnected")
             }
             for destination in ports {
-                let r = jack_connect(h, own, destination)
+                let r = functions.connect(h, own, destination)
                 if r != 0 && r != EEXIST {
                     let error = JACKError.call("jack_connect \(String(cString: own)) → \(destination)", code: r)
                     if strict { throw error }
@@ -350,12 +353,12 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         var latencies = [Int](repeating: 0, count: core.routeCount)
         for r in 0..<core.routeCount {
             for c in 0..<channelCount {
-                jack_port_get_latency_range(core.outputPorts[r * channelCount + c], JackPlaybackLatency, &range)
+                functions.port_get_latency_range(core.outputPorts[r * channelCount + c], JackPlaybackLatency, &range)
                 latencies[r] = max(latencies[r], Int(range.max))
             }
         }
         let negotiated = JACKNegotiated(
-            serverName: client.serverName, clientName: client.clientName, sampleRate: Int(jack_get_sample_rate(h)),
+            serverName: client.serverName, clientName: client.clientName, sampleRate: Int(functions.get_sample_rate(h)),
             channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latencies[0],
             routeLatencyFrames: core.routeCount > 1 ? latencies : [])
         granted.withLock { $0 = negotiated }
@@ -368,7 +371,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
                 ?? Array(repeating: [], count: channelCount)
         }
         return names.prefix(channelCount).map { name in
-            guard let h = client.handle, jack_port_by_name(h, name) != nil else {
+            guard let h = client.handle, functions.port_by_name(h, name) != nil else {
                 log("port \"\(name)\" is not on the server now; \(configuration.outputPortPrefix) port left unconnected")
                 return []
             }
@@ -442,7 +445,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         var lastFailure = ""
         while !stopping {
             do {
-                let c = try JACKClient(configuration: configuration)
+                let c = try JACKClient(configuration: configuration, functions: functions)
                 do {
                     guard c.sampleRate == renderer.configuration.sampleRate else {
                         throw JACKError.rateMismatch(engine: renderer.configuration.sampleRate, server: c.sampleRate)

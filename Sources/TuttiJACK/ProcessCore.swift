@@ -81,11 +81,20 @@ final class ProcessCore: @unchecked Sendable {
     /// Brackets each cycle (`JACKOutputConfiguration.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
+    /// libjack's functions (the callbacks are registered through them).
+    let functions: JACKFunctions
+    /// The two the process thread calls, copied out of the table: a plain load of a C
+    /// function pointer each cycle, no lock, no reference count.
+    let portGetBuffer: @convention(c) (OpaquePointer?, jack_nframes_t) -> UnsafeMutableRawPointer?
+    let lastFrameTime: @convention(c) (OpaquePointer?) -> jack_nframes_t
 
     init(
-        renderer: Renderer, channelCount: Int, scope: RealtimeScope?, wakeSupervisor: UnsafeMutablePointer<sem_t>,
-        capture: InputSource? = nil
+        renderer: Renderer, channelCount: Int, functions: JACKFunctions, scope: RealtimeScope?,
+        wakeSupervisor: UnsafeMutablePointer<sem_t>, capture: InputSource? = nil
     ) {
+        self.functions = functions
+        portGetBuffer = functions.port_get_buffer
+        lastFrameTime = functions.last_frame_time
         self.renderer = renderer
         self.channelCount = channelCount
         routeCount = renderer.routeCount
@@ -140,7 +149,8 @@ final class ProcessCore: @unchecked Sendable {
             let allowed = max(0, min(wanted, horizon.load(ordering: .acquiring) &- done))
             if done == 0, allowed > 0 {
                 let c = client
-                let time = _unsafePerformance { jack_last_frame_time(c) }
+                let frameTime = lastFrameTime
+                let time = _unsafePerformance { frameTime(c) }
                 startFrameTime.store(Int64(time), ordering: .relaxed)
             }
             rendered = Int(allowed)
@@ -173,9 +183,10 @@ final class ProcessCore: @unchecked Sendable {
     @inline(__always) @_noLocks
     func interleaveCapture(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
         let channels = captureChannels
+        let getBuffer = portGetBuffer
         for c in 0..<channels {
             let port = inputPorts[c]
-            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+            guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }
             let input = UnsafePointer(raw.assumingMemoryBound(to: Float.self)) + offset
             var i = c
             for f in 0..<frameCount {
@@ -190,11 +201,12 @@ final class ProcessCore: @unchecked Sendable {
     @inline(__always) @_noLocks
     func deinterleave(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
         let channels = channelCount
+        let getBuffer = portGetBuffer
         for r in 0..<routeCount {
             let source = scratch + r &* routeStride
             for c in 0..<channels {
                 let port = outputPorts[r &* channels &+ c]
-                guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+                guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }
                 let out = raw.assumingMemoryBound(to: Float.self) + offset
                 var i = c
                 for f in 0..<frameCount {
@@ -207,9 +219,10 @@ final class ProcessCore: @unchecked Sendable {
 
     @inline(__always) @_noLocks
     func silence(from start: Int, to end: Int, nframes: jack_nframes_t) {
+        let getBuffer = portGetBuffer
         for c in 0..<channelCount &* routeCount {
             let port = outputPorts[c]
-            guard let raw = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { continue }
+            guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }
             (raw.assumingMemoryBound(to: Float.self) + start).update(repeating: 0, count: end &- start)
         }
     }
@@ -234,13 +247,14 @@ final class ProcessCore: @unchecked Sendable {
     /// Register the callbacks on `client` (before activating it).
     func install(on client: OpaquePointer) throws {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var rc = jack_set_process_callback(client, jackProcess, me)
+        let f = functions
+        var rc = f.set_process_callback(client, jackProcess, me)
         if rc != 0 { throw JACKError.call("jack_set_process_callback", code: rc) }
-        rc = jack_set_xrun_callback(client, jackXrun, me)
+        rc = f.set_xrun_callback(client, jackXrun, me)
         if rc != 0 { throw JACKError.call("jack_set_xrun_callback", code: rc) }
-        rc = jack_set_buffer_size_callback(client, jackBufferSize, me)
+        rc = f.set_buffer_size_callback(client, jackBufferSize, me)
         if rc != 0 { throw JACKError.call("jack_set_buffer_size_callback", code: rc) }
-        jack_on_info_shutdown(client, jackShutdown, me)
+        f.on_info_shutdown(client, jackShutdown, me)
     }
 }
 

@@ -270,8 +270,13 @@ extension ALSAFunctions {
     /// Every PCM call goes to the `MockDevice` registered under the opened name; the
     /// configuration parser and `snd_strerror` stay real.
     static var mock: ALSAFunctions {
-        var f = ALSAFunctions()
-        f.pcm_open = { out, name, _, _, _ in
+        // alsa-lib is installed wherever these tests build (its headers are).
+        var f = try! ALSAFunctions.system
+        f.pcm_open = { out, name, _, _ in
+            guard let name, let d = MockDevice.named(String(cString: name)) else { return -ENOENT }
+            return d.open(out)
+        }
+        f.pcm_open_lconf = { out, name, _, _, _ in
             guard let name, let d = MockDevice.named(String(cString: name)) else { return -ENOENT }
             return d.open(out)
         }

@@ -142,8 +142,8 @@ import TuttiTestSupport
         #expect(!devices.contains { $0.direction == "Input" })
     }
 
-    @Test func aFailingHintCallIsAnError() {
-        var f = ALSAFunctions.system
+    @Test func aFailingHintCallIsAnError() throws {
+        var f = try ALSAFunctions.system
         f.device_name_hint = { _, _, _ in -ENOMEM }
         #expect(throws: ALSAError.self) { try ALSADevices.list(functions: f) }
     }

@@ -2,6 +2,7 @@ import CJACK
 import Foundation
 import Glibc
 import Synchronization
+import TuttiJACK
 
 /// A small JACK client for the tests: input ports `in_1 … in_N` whose every cycle is copied,
 /// with the cycle's frame time, into preallocated memory. Connected to another client's
@@ -10,6 +11,8 @@ import Synchronization
 /// Thread: the test's creates, reads and closes it; JACK's process thread runs `process`
 /// (copies only; the storage is never reallocated).
 final class Recorder: @unchecked Sendable {
+    /// libjack, as the backend loads it (the tests do not link it either).
+    let f: JACKFunctions
     let client: OpaquePointer
     let name: String
     let channelCount: Int
@@ -27,9 +30,12 @@ final class Recorder: @unchecked Sendable {
     private var closed = false
 
     init(server: String, name: String = "rec", channelCount: Int = 2, seconds: Double, sampleRate: Int = 48_000) throws {
+        let f = try JACKFunctions.system
         var status = jack_status_t(0)
-        guard let c = tutti_jack_client_open_server(name, JackNoStartServer.rawValue | JackUseExactName.rawValue, &status, server)
+        guard
+            let c = f.openClient(name, options: JackNoStartServer.rawValue | JackUseExactName.rawValue, status: &status, serverName: server)
         else { throw RecorderError.open(status: status.rawValue) }
+        self.f = f
         client = c
         self.name = name
         self.channelCount = channelCount
@@ -40,15 +46,15 @@ final class Recorder: @unchecked Sendable {
         cycleStarts = .allocate(capacity: Recorder.maxCycles)
         ports = .allocate(capacity: channelCount)
         for i in 0..<channelCount {
-            ports[i] = jack_port_register(c, "in_\(i + 1)", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)
+            ports[i] = f.port_register(c, "in_\(i + 1)", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)
         }
-        jack_set_process_callback(
+        _ = f.set_process_callback(
             c,
             { n, arg in
                 Unmanaged<Recorder>.fromOpaque(arg!).takeUnretainedValue().process(Int(n))
                 return 0
             }, Unmanaged.passUnretained(self).toOpaque())
-        guard jack_activate(c) == 0 else { throw RecorderError.activate }
+        guard f.activate(c) == 0 else { throw RecorderError.activate }
     }
 
     deinit {
@@ -69,14 +75,14 @@ final class Recorder: @unchecked Sendable {
 
     /// Connect `source` (another client's output port) to our `in_<channel>`; false on failure.
     func connect(_ source: String, toChannel channel: Int) -> Bool {
-        jack_connect(client, source, "\(name):in_\(channel)") == 0
+        f.connect(client, source, "\(name):in_\(channel)") == 0
     }
 
     /// Stop recording (closes the client). Idempotent.
     func close() {
         guard !closed else { return }
         closed = true
-        jack_client_close(client)
+        _ = f.client_close(client)
     }
 
     private func process(_ n: Int) {
@@ -86,10 +92,10 @@ final class Recorder: @unchecked Sendable {
             overflows.add(1, ordering: .relaxed)
             return
         }
-        cycleTimes[cycle] = jack_last_frame_time(client)
+        cycleTimes[cycle] = f.last_frame_time(client)
         cycleStarts[cycle] = start
         for c in 0..<channelCount {
-            guard let raw = jack_port_get_buffer(ports[c], jack_nframes_t(n)) else { continue }
+            guard let raw = f.port_get_buffer(ports[c], jack_nframes_t(n)) else { continue }
             let input = raw.assumingMemoryBound(to: Float.self)
             for f in 0..<n { samples[(start + f) * channelCount + c] = input[f] }
         }
