@@ -46,6 +46,17 @@ public enum BenchSetup {
         }
     }
 
+    /// The CPU's model name (the first `model name` of /proc/cpuinfo), or "unknown CPU".
+    public static let cpuModel: String = {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown CPU" }
+        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
+            if let colon = line.firstIndex(of: ":") {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return "unknown CPU"
+    }()
+
     /// Source k's constant gain, of `n` sources.
     public static func gain(_ k: Int, of n: Int) -> Float { 0.25 + 0.5 * Float(k) / Float(max(n, 1)) }
 

@@ -4,7 +4,8 @@ import TuttiDSP
 /// A reference mix on the same buffers and gains as a mix-only `EngineFixture`:
 /// out = Σ gain[k] · source[k], one pass per source into a zeroed block, walking through the
 /// looped buffers the way the engine does, with a kernel the caller picks (a plain C loop in
-/// Benchmarks/, the bare C kernel or the Swift reference loop in `tutti bench`).
+/// Benchmarks/; in `tutti bench` the same C loop compiled at start-up, `CLoopReference`, or
+/// without a C compiler the bare C kernel).
 ///
 /// Where in the loop: when the reference and the engine take turns, the reference stays half
 /// a loop away from the engine, so the slice each of them reads was last touched equally long

@@ -29,10 +29,13 @@ struct BenchMix: ParsableCommand {
         discussion: """
             N sources play through the full per-source chain (source gain, session bus with \
             gate and duck envelope, master volume) at 48 kHz stereo; every block is timed. The \
-            reference runs on the same data in the same run: without --resampler, the bare C \
-            mix kernel the engine uses (out[i] += g·in[i], the variant picked for this CPU; \
-            TUTTI_KERNELS=scalar|sse2|avx2|avx512 forces one) over the same buffers and gains; \
-            with --resampler, bare libsamplerate (src_process through TuttiDSP's \
+            reference runs on the same data in the same run: without --resampler, a plain C \
+            loop (out = Σ gain·src, one pass per source into a zeroed block) compiled with \
+            the system C compiler ($CC, else cc) at -O3 -march=native at start-up and loaded \
+            from a temporary folder; with no C compiler, the bare C mix kernel the engine \
+            uses (the variant picked for this CPU; TUTTI_KERNELS=scalar|sse2|avx2|avx512 \
+            forces one), and the report says why. The report names the CPU and the kernel \
+            variant; with --resampler, bare libsamplerate (src_process through TuttiDSP's \
             ResamplerKernel) on the same input, one converter per source.
             With --write: stream writes and status reads timed call by call while a render \
             thread and a control thread run, next to a call that takes the engine's lock.
@@ -174,6 +177,9 @@ final class BenchRun {
     let fixture: EngineFixture
     let mixReference: ReferenceFixture?
     let bareReference: BareResamplerFixture?
+    /// The compiled C loop (mix mode with a C compiler), or why there is none (nil with
+    /// --resampler).
+    let cLoop: Result<CLoopReference.Compiled, CLoopReference.Unavailable>?
 
     init(sources: Int, block: Int, quality: ResamplerQuality?) throws {
         sourceCount = sources
@@ -185,11 +191,23 @@ final class BenchRun {
                 streamRingFrames: max(16_384, 2 * block + 2_048))
             mixReference = nil
             bareReference = try BareResamplerFixture(sources: sources, quality: quality, blockFrames: block)
+            cLoop = nil
         } else {
             fixture = try EngineFixture(bufferSources: sources, blockFrames: block)
-            // The engine's own C kernel with no engine around it: its overhead is what is left.
-            mixReference = ReferenceFixture(
-                sharing: fixture, kernelName: "C kernel", kernel: ReferenceFixture.cKernel(KernelVariant.active))
+            do {
+                cLoop = .success(try CLoopReference.compile())
+            } catch let e as CLoopReference.Unavailable {
+                cLoop = .failure(e)
+            }
+            switch cLoop {
+            case .success(let c):
+                // A plain C loop built for this CPU: the limit the engine is measured against.
+                mixReference = ReferenceFixture(sharing: fixture, kernelName: CLoopReference.name, kernel: c.kernel)
+            default:
+                // No C compiler: the engine's own C kernel with no engine around it.
+                mixReference = ReferenceFixture(
+                    sharing: fixture, kernelName: "C kernel", kernel: ReferenceFixture.cKernel(KernelVariant.active))
+            }
             bareReference = nil
         }
     }
@@ -242,10 +260,27 @@ final class BenchRun {
             engineTotal: engineTotal, referenceTotal: referenceTotal, outputEnergy: energy)
     }
 
+    /// The reference's short name: "C loop, cc -O3 -march=native", "C kernel" or "src_process".
+    var referenceShortName: String {
+        switch cLoop {
+        case .success: CLoopReference.name
+        case .failure: "C kernel"
+        case nil: "src_process"
+        }
+    }
+
     var referenceName: String {
-        quality == nil
-            ? "the bare C kernel (CTuttiKernels mix_add, \(KernelVariant.active.name)), one call per source over the same buffers and gains, into a zeroed block"
-            : "bare src_process (libsamplerate through TuttiDSP's ResamplerKernel.process), one converter per source, same input and 512-frame chunks, no ring, no mixing"
+        switch cLoop {
+        case .success(let c):
+            return
+                "\(CLoopReference.name): the plain loop out[i] += g*in[i] (Benchmarks/ reference_kernel.c), one pass per source over the same buffers and gains into a zeroed block, built by \(c.commandLine)\(c.compilerVersion.isEmpty ? "" : " (\(c.compilerVersion))")"
+        case .failure(let why):
+            return
+                "the bare C kernel (CTuttiKernels mix_add, \(KernelVariant.active.name)), one call per source over the same buffers and gains, into a zeroed block (no C-loop reference: \(why))"
+        case nil:
+            return
+                "bare src_process (libsamplerate through TuttiDSP's ResamplerKernel.process), one converter per source, same input and 512-frame chunks, no ring, no mixing"
+        }
     }
 }
 
@@ -271,7 +306,13 @@ struct BenchResult {
     }
 
     struct Reference: Encodable {
+        /// "C loop, cc -O3 -march=native", "C kernel" (no C compiler) or "src_process".
+        var name: String
         var kernel: String
+        /// The C loop's compiler (path and first line of --version).
+        var compiler: String?
+        /// Why the C loop is not the reference (mix mode without a C compiler).
+        var cLoopUnavailable: String?
         var latencyNs: Latency
         var nsPerSourceFrame: Double
     }
@@ -279,6 +320,7 @@ struct BenchResult {
     struct JSONReport: Encodable {
         var command = "tutti bench"
         var kernels = KernelVariant.active.name
+        var cpuModel = BenchSetup.cpuModel
         var sources: Int
         var blockFrames: Int
         var sampleRate: Int
@@ -295,6 +337,9 @@ struct BenchResult {
         var reference: Reference
         var ratioToReferenceP50: Double
         var ratioToReferenceMean: Double
+        /// The same ratios when the reference is the C loop (nil otherwise).
+        var ratioToCLoopP50: Double?
+        var ratioToCLoopMean: Double?
         var overheadPerSourcePerBlockNs: Double
     }
 
@@ -302,6 +347,8 @@ struct BenchResult {
     let block: Int
     let quality: ResamplerQuality?
     let referenceName: String
+    let referenceShortName: String
+    let cLoop: Result<CLoopReference.Compiled, CLoopReference.Unavailable>?
     let blocks: Int
     let engine: Latency
     let reference: Latency
@@ -317,6 +364,8 @@ struct BenchResult {
         block = setup.block
         quality = setup.quality
         referenceName = setup.referenceName
+        referenceShortName = setup.referenceShortName
+        cLoop = setup.cLoop
         self.blocks = blocks
         self.engine = Latency(engine)
         self.reference = Latency(reference)
@@ -331,6 +380,9 @@ struct BenchResult {
     var ratioMean: Double { engine.mean / max(reference.mean, 1) }
     var overheadPerSource: Double { (Double(engine.p50) - Double(reference.p50)) / Double(sources) }
 
+    var compiled: CLoopReference.Compiled? { if case .success(let c) = cLoop { c } else { nil } }
+    var unavailable: String? { if case .failure(let why) = cLoop { why.description } else { nil } }
+
     var jsonObject: JSONReport {
         JSONReport(
             sources: sources, blockFrames: block, sampleRate: BenchSetup.sampleRate, channels: BenchSetup.channelCount,
@@ -340,9 +392,11 @@ struct BenchResult {
             latencyNs: engine, deadlineShareP99: Double(engine.p99) / deadlineNs,
             nsPerSourceFrame: Double(engine.p50) / sourceFrames,
             reference: Reference(
-                kernel: referenceName, latencyNs: reference,
+                name: referenceShortName, kernel: referenceName, compiler: compiled.map { "\($0.compilerPath): \($0.compilerVersion)" },
+                cLoopUnavailable: unavailable, latencyNs: reference,
                 nsPerSourceFrame: Double(reference.p50) / sourceFrames),
             ratioToReferenceP50: ratioP50, ratioToReferenceMean: ratioMean,
+            ratioToCLoopP50: compiled == nil ? nil : ratioP50, ratioToCLoopMean: compiled == nil ? nil : ratioMean,
             overheadPerSourcePerBlockNs: overheadPerSource)
     }
 
@@ -358,7 +412,8 @@ struct BenchResult {
         let what = quality.map { "stream sources resampled 44.1 → 48 kHz at \($0.rawValue)" } ?? "buffer sources (mixing only)"
         var s = "tutti bench: \(sources) sources × \(block)-frame blocks, \(BenchSetup.sampleRate) Hz stereo, \(what)\n"
         s += "chain: source gain → session bus (gate, duck envelope) → master volume; up to 8 buses\n"
-        s += "mix kernels: \(KernelVariant.active.name) (best on this CPU: \(KernelVariant.best.name))\n"
+        s += "CPU: \(BenchSetup.cpuModel); mix kernels picked at load: \(KernelVariant.active.name)"
+        s += " (best on this CPU: \(KernelVariant.best.name))\n"
         s += String(
             format: "measured %d blocks of the engine (%.2f s) and as many of the reference, interleaved in rounds of 32\n\n",
             blocks, Double(engineTotal) / 1e9)
@@ -372,8 +427,9 @@ struct BenchResult {
         s += String(
             format: "  p50 %.1f µs, p99 %.1f µs, %.3f ns per source-frame\n",
             Double(reference.p50) / 1000, Double(reference.p99) / 1000, Double(reference.p50) / sourceFrames)
-        s += String(format: "engine / reference: %.2f× (p50), %.2f× (mean)\n", ratioP50, ratioMean)
-        s += String(format: "engine overhead over the reference: %.1f ns per source per block (p50)", overheadPerSource)
+        let versus = compiled == nil ? "reference" : "C loop"
+        s += "engine / \(versus): " + String(format: "%.2f× (p50), %.2f× (mean)\n", ratioP50, ratioMean)
+        s += "engine overhead over the \(versus): " + String(format: "%.1f ns per source per block (p50)", overheadPerSource)
         return s
     }
 }
