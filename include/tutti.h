@@ -460,6 +460,9 @@ tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session sessio
 #define TUTTI_SOURCE_LOOP 1u
 /* tutti_source_set_fades: "the default fade" for either length. */
 #define TUTTI_FADE_DEFAULT 0xFFFFFFFFu
+/* tutti_source_set_loop: end_frame "the source's end"; count "endless". */
+#define TUTTI_LOOP_TO_END (-1)
+#define TUTTI_LOOP_FOREVER (-1)
 
 /* Where a source is in its life (tutti_source_info.state). */
 enum {
@@ -592,6 +595,23 @@ tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, c
  * de-click). Applies from the next block. Any thread. */
 tutti_result tutti_source_set_fades(tutti_engine *engine, tutti_source source, uint32_t fade_in_frames,
                                     uint32_t fade_out_frames);
+/* Turns looping on (loop != 0) or off at `at`, with a loop region and a count (buffer and
+ * file sources). While looping, playback that reaches end_frame goes on at start_frame
+ * sample-exactly (no fade at the seam, as at the end of a whole-file loop: a seamless region
+ * is the material's), `count` times (TUTTI_LOOP_FOREVER: endless); after the last wrap it
+ * plays on to the source's end and ends there (TUTTI_EVENT_SOURCE_ENDED), so the region is
+ * heard count + 1 times. The count starts over with this call and at every rewind (stop,
+ * end); a seek keeps it; playback from past end_frame (after a seek) wraps at the source's
+ * end. Frames at the engine rate, the source's own (its position counts them); start_frame 0
+ * with TUTTI_LOOP_TO_END loops it whole, as TUTTI_SOURCE_LOOP at creation does.
+ * INVALID_ARGUMENT (the message names the argument; nothing changes) for start_frame < 0,
+ * end_frame past the source's length or < -1, an empty or reversed region (end_frame <=
+ * start_frame), count 0 or < -1, and a source with no length (tone, silence, stream, input);
+ * STATE for a region other than the whole file on a file that streams (longer than the
+ * streaming threshold: it loops whole only, with a count). Any thread except the real-time
+ * one (it takes the engine's lock). (An addition.) */
+tutti_result tutti_source_set_loop(tutti_engine *engine, tutti_source source, int loop, int64_t start_frame, int64_t end_frame,
+                                   int32_t count, tutti_frame at);
 /* Destroys the source at `at` (it fades out if it plays). Its id is stale at once. No
  * SOURCE_ENDED event. Any thread. */
 tutti_result tutti_source_destroy(tutti_engine *engine, tutti_source source, tutti_frame at);

@@ -315,6 +315,33 @@ public struct SourceHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSourcePan(id, pan, rampFrames: rampFrames, at: time) }
     }
 
+    /// Loop on or off from `time`, with a loop region and a count (buffers and files).
+    /// While `loop` is on, playback that reaches `endFrame` goes on at `startFrame`
+    /// sample-exactly — no fade at the seam, as at the end of a whole-file loop: a seamless
+    /// region is the material's — `count` times (nil: endless); after the last wrap it plays
+    /// on to the source's end and ends there (`AudioEvent.sourceEnded`), so the region is
+    /// heard `count` + 1 times. The count starts over with this call and at every rewind
+    /// (stop, end); a seek keeps it. Playback from past `endFrame` (after a seek) wraps at the
+    /// source's end. Frames at the engine rate (the source's own frames: ``position`` counts
+    /// them); `startFrame` 0 and `endFrame` nil (the source's end) loop it whole, as the
+    /// `loop` flag of its creation does.
+    ///
+    /// Throws `invalidArgument` naming the argument for `startFrame` < 0, `endFrame` past the
+    /// source's length, an empty or reversed region (`endFrame` ≤ `startFrame`), `count` < 1,
+    /// and for a source with no length (tone, silence, stream, input); `state` for a region
+    /// other than the whole file on a file that streams (longer than
+    /// `AudioEngineConfiguration.streamingThresholdSeconds`: its worker reads it whole,
+    /// cyclically; a count applies). Nothing changes when it throws. Any thread (through the
+    /// engine's lock).
+    public func setLoop(_ loop: Bool, startFrame: Int64 = 0, endFrame: Int64? = nil, count: Int? = nil, at time: EngineTime = .now)
+        throws(TuttiError)
+    {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in
+            try s.setLoop(id, loop, startFrame: startFrame, endFrame: endFrame, count: count, at: time)
+        }
+    }
+
     /// Fades in frames: `fadeInFrames` on play/resume (nil: the default, none from the start
     /// and a 10 ms de-click when resuming mid-way), `fadeOutFrames` on pause/stop/seek/remove
     /// (nil: the default 10 ms de-click). Applies from the next block.

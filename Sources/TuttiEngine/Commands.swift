@@ -24,6 +24,12 @@ public enum EngineCommand: Sendable, Hashable {
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)
     /// Whether a file source starts again at its end instead of ending.
     case setLoop(SourceID, Bool)
+    /// The loop region of a buffer source, frames of its content: while looping, playback
+    /// that reaches `endFrame` goes on at `startFrame` sample-exactly (no fade at the seam),
+    /// `count` times (-1: endless; then on to the end, where it ends); the count starts over
+    /// now and at every rewind (stop, end). A streaming file takes only its whole length
+    /// (0 ..< its frame count) with a count. 0 ≤ `startFrame` < `endFrame` ≤ the length.
+    case setLoopRegion(SourceID, startFrame: Int64, endFrame: Int64, count: Int32)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
     /// The output route the source mixes into from this frame on (an index into
