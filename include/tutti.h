@@ -479,7 +479,10 @@ enum {
  * worker in constant memory (underruns counted in underrun_frames; a file that cannot be
  * read further: TUTTI_EVENT_SOURCE_FAILED): TUTTI_ERROR_IO if it is
  * missing, unreadable, a directory or a FIFO; TUTTI_ERROR_FORMAT if it is not audio Tutti
- * plays; the message names the path. Stopped at its start. Any thread. */
+ * plays; the message names the path. With TUTTI_SOURCE_LOOP, a WAV file's sampler loop (the
+ * first forward loop of its smpl chunk) is its loop region, endless (the chunk's play count
+ * is not used; see tutti_source_set_loop), and such a file is loaded whole whatever its
+ * length. Stopped at its start. Any thread. */
 tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session session, const char *path, uint32_t flags,
                                       tutti_source *out);
 /* Creates a sine source on every channel: frequency_hz finite, > 0 and below half the

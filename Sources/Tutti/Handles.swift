@@ -212,16 +212,34 @@ public struct SessionHandle: Hashable, Sendable {
     /// `fileQuality`). A file up to `streamingThresholdSeconds` long is decoded and converted
     /// now, on this thread (not under the engine's lock); a longer one streams: its first
     /// 100 ms are read now, the rest by the engine's file worker while it plays, in constant
-    /// memory. Throws `io` (missing, unreadable, not a regular file) or `format` (not audio,
-    /// too long to hold), naming the file.
+    /// memory. With `loop`, a WAV file's sampler loop (its `smpl` chunk's first forward loop)
+    /// is its loop region (see `setLoop(_:startFrame:endFrame:count:at:)`; endless, the
+    /// chunk's play count is not used; each end rounded to the nearest frame at the engine
+    /// rate), and such a file is loaded whole whatever its length. Throws `io` (missing,
+    /// unreadable, not a regular file) or `format` (not audio, too long to hold), naming the
+    /// file.
     public func makeFileSource(path: String, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
-        let kind = try AudioFile.sourceKind(
-            path: path, configuration: engine.configuration.engineConfiguration, quality: quality ?? engine.configuration.fileQuality)
-        return try makeSource(kind, loop: loop, name: name)
+        let sampleLoop = loop ? AudioFile.sampleLoop(path: path, sampleRate: engine.sampleRate) : nil
+        var configuration = engine.configuration.engineConfiguration
+        // A region needs the file in memory (a streaming file loops whole only).
+        if sampleLoop != nil { configuration.streamingThresholdSeconds = .infinity }
+        let kind = try AudioFile.sourceKind(path: path, configuration: configuration, quality: quality ?? engine.configuration.fileQuality)
+        let source = try makeSource(kind, loop: loop, name: name)
+        if let sampleLoop, case .buffer(let buffer) = kind, sampleLoop.lowerBound < min(sampleLoop.upperBound, buffer.frameCount) {
+            do {
+                try source.setLoop(
+                    true, startFrame: Int64(sampleLoop.lowerBound), endFrame: Int64(min(sampleLoop.upperBound, buffer.frameCount)))
+            } catch {
+                // Only a full command queue gets here: leave nothing behind.
+                try? source.remove()
+                throw error
+            }
+        }
+        return source
     }
 
     /// A source that plays nothing (it advances like any other).

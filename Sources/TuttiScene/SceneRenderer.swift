@@ -116,12 +116,14 @@ public final class SceneRenderer {
         }
         for s in scene.sources {
             var kind: SourceKind
+            var sampleLoop: Range<Int>?
             if case .input(let channels) = s.audio {
                 kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
             } else {
-                kind = try loader.kind(s.audio, place: s.place, whole: s.loopStart != nil || s.loopEnd != nil)
+                sampleLoop = SceneRenderer.sampleLoop(of: s, scene: scene)
+                kind = try loader.kind(s.audio, place: s.place, whole: s.loopStart != nil || s.loopEnd != nil || sampleLoop != nil)
             }
-            let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate)
+            let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
                 let id = try system.addSource(
@@ -159,13 +161,20 @@ public final class SceneRenderer {
     /// A source's loop region in frames at the engine rate (seconds rounded to the nearest
     /// frame; nil: it has no loop key), checked against the file's length there: errors name
     /// the key (`sources[i].loopStart`, `.loopEnd`).
-    static func loopRegion(of s: Scene.Source, kind: SourceKind, sampleRate: Int) throws -> (start: Int64, end: Int64?)? {
-        guard s.loop, s.loopStart != nil || s.loopEnd != nil || s.loopCount != nil else { return nil }
+    static func loopRegion(of s: Scene.Source, kind: SourceKind, sampleRate: Int, sampleLoop: Range<Int>? = nil) throws -> (
+        start: Int64, end: Int64?
+    )? {
+        guard s.loop, s.loopStart != nil || s.loopEnd != nil || s.loopCount != nil || sampleLoop != nil else { return nil }
         let length: Int64
         switch kind {
         case .buffer(let b): length = Int64(b.frameCount)
         case .file(let f): length = Int64(f.frameCount)
         default: return nil
+        }
+        // The file's own loop (no region keys): kept when it still holds a frame once converted.
+        if let sampleLoop, s.loopStart == nil, s.loopEnd == nil {
+            let end = min(Int64(sampleLoop.upperBound), length)
+            if Int64(sampleLoop.lowerBound) < end { return (Int64(sampleLoop.lowerBound), end) }
         }
         let seconds = Double(length) / Double(sampleRate)
         // A scene built in code has not been through the decoder's checks.
@@ -195,6 +204,13 @@ public final class SceneRenderer {
                 "the region is empty at \(sampleRate) Hz (loopStart frame \(start), loopEnd frame \(end)): empty or reversed")
         }
         return (start, s.loopEnd == nil ? nil : end)
+    }
+
+    /// The sampler loop of a looping file source without `loopStart` / `loopEnd` (a WAV
+    /// `smpl` chunk's first forward loop), in frames at the engine rate; nil otherwise.
+    static func sampleLoop(of s: Scene.Source, scene: Scene) -> Range<Int>? {
+        guard s.loop, s.loopStart == nil, s.loopEnd == nil, case .file(let path) = s.audio else { return nil }
+        return AudioFile.sampleLoop(path: scene.resolve(path), sampleRate: scene.engine.sampleRate)
     }
 
     /// A source's own fades (`fadeIn` / `fadeOut`, seconds) as the engine's, in frames.

@@ -119,4 +119,20 @@ import TuttiTestSupport
         #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "no error")")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))
     }
+
+    /// A WAV's `smpl` loop (frames 960 … 2399, end inclusive) is the region of a looping
+    /// source without `loopStart` / `loopEnd`, with `loopCount` applied; the keys win over it.
+    @Test func aWAVsSampleLoopIsTheRegion() throws {
+        let dir = makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        writeWAVWithSampleLoop(dir + "/smpl.wav", Self.samples, rate: 48_000, loopStart: 960, loopEnd: 2_399)
+        let counted = try render(Self.scene(#", "loop": true, "loopCount": 2"#, file: "smpl.wav"), in: dir)
+        var frames = Array(0..<2_400) + Array(960..<2_400) + Array(960..<2_400) + Array(2_400..<4_800)
+        var expected = frames.map { Self.samples[$0] }
+        #expect(counted == expected + [Float](repeating: 0, count: 9_600 - expected.count))
+        let keys = try render(Self.scene(#", "loop": true, "loopStart": 0.05"#, file: "smpl.wav"), in: dir)
+        frames = (0..<9_600).map { $0 < 4_800 ? $0 : 2_400 + ($0 - 4_800) % 2_400 }
+        expected = frames.map { Self.samples[$0] }
+        #expect(keys == expected)
+    }
 }

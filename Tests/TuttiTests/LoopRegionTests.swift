@@ -138,4 +138,29 @@ import TuttiTestSupport
         #expect(x.suffix(2_400).allSatisfy { $0 == 0 })
         #expect(try src.state == .ended)
     }
+
+    /// A WAV's `smpl` loop (frames 200 … 499, end inclusive) is the region of a file source
+    /// made with `loop` (loaded whole even above the streaming threshold); without `loop` the
+    /// file plays through and ends.
+    @Test(arguments: [10.0, 0.005]) func aWAVsSampleLoopIsTheRegion(streamingThreshold: Double) throws {
+        let dir = makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        writeWAVWithSampleLoop(dir + "/smpl.wav", (0..<1_000).map { Float($0 + 1) }, rate: 48_000, loopStart: 200, loopEnd: 499)
+        var config = AudioEngineConfiguration()
+        config.channelCount = 1
+        config.streamingThresholdSeconds = streamingThreshold
+        let engine = try AudioEngine(configuration: config)
+        let s = try engine.makeSession(named: "s", category: .playback)
+        try s.setActive(true)
+        let looped = try s.makeFileSource(path: dir + "/smpl.wav", loop: true)
+        try looped.play()
+        let x = render(engine, frames: 1_100)
+        #expect(x == values(Array(0..<500) + Array(200..<500) + Array(200..<500)))
+        try looped.remove()
+        _ = render(engine, frames: 1_000)
+        let plain = try s.makeFileSource(path: dir + "/smpl.wav")
+        try plain.play()
+        let y = render(engine, frames: 1_100)
+        #expect(y == values(Array(0..<1_000)) + [Double](repeating: 0, count: 100))
+    }
 }
