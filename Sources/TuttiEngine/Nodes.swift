@@ -65,6 +65,9 @@ import TuttiDSP
     /// source had to 0 while `fade` goes linearly from 0 to 1 (equal gain: the two sum to 1
     /// frame by frame when the source was at full level).
     @usableFromInline var tailFade = LinearRamp(value: 0)
+    /// The old position's loop wraps left during a seek's crossfade (as `loopsLeft` was at the
+    /// seek): it wraps through the region on its own count, whatever the new position does.
+    @usableFromInline var tailLoopsLeft = -1
     /// Played past its end since the last play, seek or stop.
     @usableFromInline var ended = false
     /// Frames advanced since the last rewind (tones and silence too).

@@ -324,6 +324,7 @@ extension Renderer {
                 case .none = node.pending
             {
                 node.tailPosition = node.position
+                node.tailLoopsLeft = node.loopsLeft
                 // From the fade's value now (a copy of it, whatever it was doing) down to 0.
                 node.tailFade = node.fade
                 node.tailFade.ramp(to: 0, frameCount: transportFadeFrames)

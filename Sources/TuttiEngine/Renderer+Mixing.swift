@@ -237,7 +237,7 @@ extension Renderer {
     /// The old position of a buffer source during a seek's crossfade: mixed like the source
     /// (its gain, pan and bus gains, frame for frame as the new position gets them) under
     /// `tailFade` instead of `fade`, until that reaches 0 or the buffer ends (a loop wraps
-    /// through the source's region).
+    /// through the source's region, spending `tailLoopsLeft`).
     @inlinable @_noLocks
     func mixTail(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, bus b: Int, frameCount n: Int) {
         guard let data = node.bufferData else {
@@ -250,9 +250,10 @@ extension Renderer {
         var tail = node
         tail.fade = node.tailFade
         tail.position = node.tailPosition
+        tail.loopsLeft = node.tailLoopsLeft
         var offset = 0
         while offset < n, tail.fade.isRamping {
-            // The loop region as the source has it (its wraps are not spent here).
+            // The loop region as the source has it, on the tail's own count of wraps.
             let end = tail.wrapFrame(count: count)
             let seg = min(min(n &- offset, tail.fade.framesRemaining), end &- tail.position)
             if seg > 0 {
@@ -268,6 +269,7 @@ extension Renderer {
         if tail.fade.isRamping, position < count {
             node.tailPosition = position
             node.tailFade = tail.fade
+            node.tailLoopsLeft = tail.loopsLeft
         } else {
             node.tailPosition = -1
         }
