@@ -469,7 +469,7 @@ enum {
     TUTTI_SOURCE_STOPPED = 0, /* not playing, at its start */
     TUTTI_SOURCE_PLAYING = 1, /* advancing (heard when its session is audible) */
     TUTTI_SOURCE_PAUSED = 2,  /* not playing, holding a position past its start */
-    TUTTI_SOURCE_ENDED = 3    /* played past its last frame (not looping); rewound */
+    TUTTI_SOURCE_ENDED = 3    /* played past its last frame (not looping, or out of loop wraps); rewound */
 };
 
 /* Creates a source of `session` that plays an audio file (any format libsndfile reads, any
@@ -710,8 +710,9 @@ enum {
     TUTTI_EVENT_INTERRUPTION_BEGAN = 0,
     /* The interruption ended; flags may hold TUTTI_EVENT_SHOULD_RESUME; reason 0. */
     TUTTI_EVENT_INTERRUPTION_ENDED = 1,
-    /* A source that does not loop played past its last frame (not sent on stop or destroy);
-     * frame: the frame after its last sample; source and session set; reason 0. */
+    /* A source that does not loop (or ran out of loop wraps) played past its last frame (not
+     * sent on stop or destroy); frame: the frame after its last sample; source and session
+     * set; reason 0. */
     TUTTI_EVENT_SOURCE_ENDED = 2,
     /* The output route changed; reason: tutti_route_change_reason. */
     TUTTI_EVENT_ROUTE_CHANGED = 3,

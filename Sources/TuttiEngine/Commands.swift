@@ -107,7 +107,7 @@ public enum EngineCommand: Sendable, Hashable {
     }
 
     @usableFromInline enum Kind {
-        /// A non-looping source played past its last frame (it is now stopped and rewound);
+        /// A source not looping (or out of loop wraps) played past its last frame (now stopped and rewound);
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
         /// A fade-out for pause or stop (or a steal) finished: the source no longer advances.
@@ -149,7 +149,7 @@ public struct EngineEvent: Hashable, Sendable {
 
     /// What happened.
     public enum Kind: Hashable, Sendable {
-        /// A non-looping source played past its last frame; it is stopped and rewound.
+        /// A source not looping (or out of loop wraps) played past its last frame; it is stopped and rewound.
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
         /// A pause or stop (or steal) fade-out finished.
