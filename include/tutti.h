@@ -463,13 +463,16 @@ tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session sessio
 #define TUTTI_SOURCE_LOOP 1u
 /* tutti_source_set_fades: "the default fade" for either length. */
 #define TUTTI_FADE_DEFAULT 0xFFFFFFFFu
+/* tutti_source_set_loop: end_frame "the source's end"; count "endless". */
+#define TUTTI_LOOP_TO_END (-1)
+#define TUTTI_LOOP_FOREVER (-1)
 
 /* Where a source is in its life (tutti_source_info.state). */
 enum {
     TUTTI_SOURCE_STOPPED = 0, /* not playing, at its start */
     TUTTI_SOURCE_PLAYING = 1, /* advancing (heard when its session is audible) */
     TUTTI_SOURCE_PAUSED = 2,  /* not playing, holding a position past its start */
-    TUTTI_SOURCE_ENDED = 3    /* played past its last frame (not looping); rewound */
+    TUTTI_SOURCE_ENDED = 3    /* played past its last frame (not looping, or out of loop wraps); rewound */
 };
 
 /* Creates a source of `session` that plays an audio file (any format libsndfile reads, any
@@ -479,7 +482,10 @@ enum {
  * worker in constant memory (underruns counted in underrun_frames; a file that cannot be
  * read further: TUTTI_EVENT_SOURCE_FAILED): TUTTI_ERROR_IO if it is
  * missing, unreadable, a directory or a FIFO; TUTTI_ERROR_FORMAT if it is not audio Tutti
- * plays; the message names the path. Stopped at its start. Any thread. */
+ * plays; the message names the path. With TUTTI_SOURCE_LOOP, a WAV file's sampler loop (the
+ * first forward loop of its smpl chunk) is its loop region, endless (the chunk's play count
+ * is not used; see tutti_source_set_loop), and such a file is loaded whole whatever its
+ * length. Stopped at its start. Any thread. */
 tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session session, const char *path, uint32_t flags,
                                       tutti_source *out);
 /* Creates a sine source on every channel: frequency_hz finite, > 0 and below half the
@@ -595,6 +601,23 @@ tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, c
  * de-click). Applies from the next block. Any thread. */
 tutti_result tutti_source_set_fades(tutti_engine *engine, tutti_source source, uint32_t fade_in_frames,
                                     uint32_t fade_out_frames);
+/* Turns looping on (loop != 0) or off at `at`, with a loop region and a count (buffer and
+ * file sources). While looping, playback that reaches end_frame goes on at start_frame
+ * sample-exactly (no fade at the seam, as at the end of a whole-file loop: a seamless region
+ * is the material's), `count` times (TUTTI_LOOP_FOREVER: endless); after the last wrap it
+ * plays on to the source's end and ends there (TUTTI_EVENT_SOURCE_ENDED), so the region is
+ * heard count + 1 times. The count starts over with this call and at every rewind (stop,
+ * end); a seek keeps it; playback from past end_frame (after a seek) wraps at the source's
+ * end. Frames at the engine rate, the source's own (its position counts them); start_frame 0
+ * with TUTTI_LOOP_TO_END loops it whole, as TUTTI_SOURCE_LOOP at creation does.
+ * INVALID_ARGUMENT (the message names the argument; nothing changes) for start_frame < 0,
+ * end_frame past the source's length or < -1, an empty or reversed region (end_frame <=
+ * start_frame), count 0 or < -1, and a source with no length (tone, silence, stream, input);
+ * STATE for a region other than the whole file on a file that streams (longer than the
+ * streaming threshold: it loops whole only, with a count). Any thread except the real-time
+ * one (it takes the engine's lock). (An addition.) */
+tutti_result tutti_source_set_loop(tutti_engine *engine, tutti_source source, int loop, int64_t start_frame, int64_t end_frame,
+                                   int32_t count, tutti_frame at);
 /* Destroys the source at `at` (it fades out if it plays). Its id is stale at once. No
  * SOURCE_ENDED event. Any thread. */
 tutti_result tutti_source_destroy(tutti_engine *engine, tutti_source source, tutti_frame at);
@@ -690,8 +713,9 @@ enum {
     TUTTI_EVENT_INTERRUPTION_BEGAN = 0,
     /* The interruption ended; flags may hold TUTTI_EVENT_SHOULD_RESUME; reason 0. */
     TUTTI_EVENT_INTERRUPTION_ENDED = 1,
-    /* A source that does not loop played past its last frame (not sent on stop or destroy);
-     * frame: the frame after its last sample; source and session set; reason 0. */
+    /* A source that does not loop (or ran out of loop wraps) played past its last frame (not
+     * sent on stop or destroy); frame: the frame after its last sample; source and session
+     * set; reason 0. */
     TUTTI_EVENT_SOURCE_ENDED = 2,
     /* The output route changed; reason: tutti_route_change_reason. */
     TUTTI_EVENT_ROUTE_CHANGED = 3,

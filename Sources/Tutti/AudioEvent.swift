@@ -30,7 +30,7 @@ public struct AudioEvent: Hashable, Sendable {
         case duckingEnded(session: SessionID)
         /// The output route changed (rule 7).
         case routeChanged(reason: RouteChangeReason, previous: Route, current: Route)
-        /// A non-looping source played past its last frame; `frame` is the frame after its
+        /// A source that does not loop (or whose loop count ran out) played past its last frame; `frame` is the frame after its
         /// last sample. Not sent on stop or remove.
         case sourceEnded(source: SourceID, session: SessionID)
         /// A voice limit took `source`'s voice for `by` (of `session`): it fades out, stops and

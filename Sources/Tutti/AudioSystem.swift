@@ -52,6 +52,8 @@ package final class AudioSystem {
         var pan: Float?
         /// Frames of content at the engine rate; nil for endless sources.
         let frameCount: Int64?
+        /// A file streamed by the engine's worker (a loop region must be the whole file).
+        var streams = false
         /// The route it asked for (index into `configuration.routes`) and the one the engine
         /// has: the same while its session's category is multiRoute, else main (0).
         var route = 0
@@ -157,7 +159,9 @@ package final class AudioSystem {
         do { try policy.addSource(SourceConfiguration(id: name, session: sessionName)) } catch {
             preconditionFailure("checked above: \(error)")
         }
-        sources[id] = SourceRecord(name: name, session: session, gain: gain, frameCount: AudioSystem.frameCount(of: kind))
+        sources[id] = SourceRecord(
+            name: name, session: session, gain: gain, frameCount: AudioSystem.frameCount(of: kind),
+            streams: AudioSystem.streams(kind))
         sourceIDs[name] = id
         view.sources.append(SourceView(id: name, session: sessionName, isRunning: false))
         return id
@@ -167,8 +171,15 @@ package final class AudioSystem {
     /// outside the policy.
     package func addEngineSource(_ kind: SourceKind, bus: BusID, loop: Bool = false) throws(TuttiError) -> SourceID {
         let id = try engine.addSource(kind, bus: bus, loop: loop)
-        sources[id] = SourceRecord(name: "engine#\(id.slot)", session: nil, gain: 1, frameCount: AudioSystem.frameCount(of: kind))
+        sources[id] = SourceRecord(
+            name: "engine#\(id.slot)", session: nil, gain: 1, frameCount: AudioSystem.frameCount(of: kind),
+            streams: AudioSystem.streams(kind))
         return id
+    }
+
+    private static func streams(_ kind: SourceKind) -> Bool {
+        if case .file = kind { return true }
+        return false
     }
 
     private static func frameCount(of kind: SourceKind) -> Int64? {
@@ -293,6 +304,39 @@ package final class AudioSystem {
         if engine.stream(id) != nil { throw TuttiError(.state, "source \(id) is a stream: it cannot seek") }
         guard position >= 0 else { throw TuttiError(.invalidArgument, "seek position must be ≥ 0 frames, got \(position)") }
         try send(.seek(id, position: position), at: time)
+    }
+
+    /// Loop on or off from `time`, with its region (`startFrame` ..< `endFrame`, frames at the
+    /// engine rate; nil end: the source's end) and `count` wraps (nil: endless): see
+    /// `SourceHandle.setLoop(_:startFrame:endFrame:count:at:)`. Checks everything first
+    /// (argument names in the messages); a failed call changes nothing.
+    package func setLoop(
+        _ id: SourceID, _ loop: Bool, startFrame: Int64, endFrame: Int64?, count: Int?, at time: EngineTime
+    ) throws(TuttiError) {
+        let record = try source(id)
+        guard let length = record.frameCount else {
+            throw TuttiError(.invalidArgument, "source \(id) has no length to loop (a tone, silence, stream or input)")
+        }
+        let end = endFrame ?? length
+        guard startFrame >= 0 else { throw TuttiError(.invalidArgument, "startFrame must be ≥ 0, got \(startFrame)") }
+        guard end <= length else {
+            throw TuttiError(.invalidArgument, "endFrame must be ≤ the source's length (\(length) frames), got \(end)")
+        }
+        guard end > startFrame else {
+            throw TuttiError(.invalidArgument, "endFrame (\(end)) must be > startFrame (\(startFrame)): the region is empty or reversed")
+        }
+        if let count, count < 1 || count > Int(Int32.max) {
+            throw TuttiError(.invalidArgument, "count must be in 1…\(Int32.max) (nil: endless), got \(count)")
+        }
+        if record.streams, startFrame != 0 || end != length {
+            throw TuttiError(
+                .state,
+                "source \(id) streams from its file (longer than the streaming threshold): it loops whole only "
+                    + "(startFrame 0, endFrame its length \(length)); a region needs a source held in memory")
+        }
+        try engine.checkRoom(2)
+        try send(.setLoop(id, loop), at: time)
+        try send(.setLoopRegion(id, startFrame: startFrame, endFrame: end, count: Int32(count ?? -1)), at: time)
     }
 
     /// Fades applied on play/resume (nil: the default, a de-click only when resuming mid-way)

@@ -212,16 +212,34 @@ public struct SessionHandle: Hashable, Sendable {
     /// `fileQuality`). A file up to `streamingThresholdSeconds` long is decoded and converted
     /// now, on this thread (not under the engine's lock); a longer one streams: its first
     /// 100 ms are read now, the rest by the engine's file worker while it plays, in constant
-    /// memory. Throws `io` (missing, unreadable, not a regular file) or `format` (not audio,
-    /// too long to hold), naming the file.
+    /// memory. With `loop`, a WAV file's sampler loop (its `smpl` chunk's first forward loop)
+    /// is its loop region (see `setLoop(_:startFrame:endFrame:count:at:)`; endless, the
+    /// chunk's play count is not used; each end rounded to the nearest frame at the engine
+    /// rate), and such a file is loaded whole whatever its length. Throws `io` (missing,
+    /// unreadable, not a regular file) or `format` (not audio, too long to hold), naming the
+    /// file.
     public func makeFileSource(path: String, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
         throws(TuttiError) -> SourceHandle
     {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
-        let kind = try AudioFile.sourceKind(
-            path: path, configuration: engine.configuration.engineConfiguration, quality: quality ?? engine.configuration.fileQuality)
-        return try makeSource(kind, loop: loop, name: name)
+        let sampleLoop = loop ? AudioFile.sampleLoop(path: path, sampleRate: engine.sampleRate) : nil
+        var configuration = engine.configuration.engineConfiguration
+        // A region needs the file in memory (a streaming file loops whole only).
+        if sampleLoop != nil { configuration.streamingThresholdSeconds = .infinity }
+        let kind = try AudioFile.sourceKind(path: path, configuration: configuration, quality: quality ?? engine.configuration.fileQuality)
+        let source = try makeSource(kind, loop: loop, name: name)
+        if let sampleLoop, case .buffer(let buffer) = kind, sampleLoop.lowerBound < min(sampleLoop.upperBound, buffer.frameCount) {
+            do {
+                try source.setLoop(
+                    true, startFrame: Int64(sampleLoop.lowerBound), endFrame: Int64(min(sampleLoop.upperBound, buffer.frameCount)))
+            } catch {
+                // Only a full command queue gets here: leave nothing behind.
+                try? source.remove()
+                throw error
+            }
+        }
+        return source
     }
 
     /// A source that plays nothing (it advances like any other).
@@ -313,6 +331,33 @@ public struct SourceHandle: Hashable, Sendable {
         try checkPan(pan)
         try checkTime(time)
         try engine.withCore { (s) throws(TuttiError) in try s.setSourcePan(id, pan, rampFrames: rampFrames, at: time) }
+    }
+
+    /// Loop on or off from `time`, with a loop region and a count (buffers and files).
+    /// While `loop` is on, playback that reaches `endFrame` goes on at `startFrame`
+    /// sample-exactly — no fade at the seam, as at the end of a whole-file loop: a seamless
+    /// region is the material's — `count` times (nil: endless); after the last wrap it plays
+    /// on to the source's end and ends there (`AudioEvent.sourceEnded`), so the region is
+    /// heard `count` + 1 times. The count starts over with this call and at every rewind
+    /// (stop, end); a seek keeps it. Playback from past `endFrame` (after a seek) wraps at the
+    /// source's end. Frames at the engine rate (the source's own frames: ``position`` counts
+    /// them); `startFrame` 0 and `endFrame` nil (the source's end) loop it whole, as the
+    /// `loop` flag of its creation does.
+    ///
+    /// Throws `invalidArgument` naming the argument for `startFrame` < 0, `endFrame` past the
+    /// source's length, an empty or reversed region (`endFrame` ≤ `startFrame`), `count` < 1,
+    /// and for a source with no length (tone, silence, stream, input); `state` for a region
+    /// other than the whole file on a file that streams (longer than
+    /// `AudioEngineConfiguration.streamingThresholdSeconds`: its worker reads it whole,
+    /// cyclically; a count applies). Nothing changes when it throws. Any thread (through the
+    /// engine's lock).
+    public func setLoop(_ loop: Bool, startFrame: Int64 = 0, endFrame: Int64? = nil, count: Int? = nil, at time: EngineTime = .now)
+        throws(TuttiError)
+    {
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in
+            try s.setLoop(id, loop, startFrame: startFrame, endFrame: endFrame, count: count, at: time)
+        }
     }
 
     /// Fades in frames: `fadeInFrames` on play/resume (nil: the default, none from the start

@@ -184,6 +184,35 @@ public func tuttiSourceSetFades(_ pointer: OpaquePointer?, _ id: tutti_source, _
     }
 }
 
+/// C ABI `tutti_source_set_loop`: `TUTTI_LOOP_TO_END` / `TUTTI_LOOP_FOREVER` are the Swift
+/// API's nil end and count. Any thread except the real-time one (the engine's lock).
+@_cdecl("tutti_source_set_loop")
+public func tuttiSourceSetLoop(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ loop: Int32, _ startFrame: Int64, _ endFrame: Int64, _ count: Int32,
+    _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_source_set_loop") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        guard endFrame >= 0 || endFrame == Int64(TUTTI_LOOP_TO_END) else {
+            throw TuttiError(.invalidArgument, "end_frame must be ≥ 0 or TUTTI_LOOP_TO_END (-1), got \(endFrame)")
+        }
+        guard count >= 1 || count == Int32(TUTTI_LOOP_FOREVER) else {
+            throw TuttiError(.invalidArgument, "count must be ≥ 1 or TUTTI_LOOP_FOREVER (-1), got \(count)")
+        }
+        guard startFrame >= 0 else { throw TuttiError(.invalidArgument, "start_frame must be ≥ 0, got \(startFrame)") }
+        do throws(TuttiError) {
+            try source(engine, id).setLoop(
+                loop != 0, startFrame: startFrame, endFrame: endFrame < 0 ? nil : endFrame, count: count < 0 ? nil : Int(count),
+                at: try engineTime(at))
+        } catch {
+            // The Swift API's argument names, as the C ABI spells them.
+            throw TuttiError(
+                error.code,
+                error.message.replacing("startFrame", with: "start_frame").replacing("endFrame", with: "end_frame"))
+        }
+    }
+}
+
 /// C ABI `tutti_source_destroy`. Any thread.
 @_cdecl("tutti_source_destroy")
 public func tuttiSourceDestroy(_ pointer: OpaquePointer?, _ id: tutti_source, _ at: tutti_frame) -> tutti_result {

@@ -125,6 +125,33 @@ public enum AudioFile {
         return .buffer(try load(path: path, sampleRate: rate, channelCount: channels, quality: quality, converted: &converted))
     }
 
+    /// The first forward loop of the file's sampler data (a WAV `smpl` chunk, as libsndfile's
+    /// `SFC_GET_INSTRUMENT` reads it: start inclusive, end exclusive), in frames at
+    /// `sampleRate` (each end rounded to the nearest frame of the converted file); nil when
+    /// the file has none, it is not forward, it is empty or outside the file, or the file
+    /// cannot be read (loading it says why). Its play count is not used. Control side (I/O).
+    public static func sampleLoop(path: String, sampleRate: Int) -> Range<Int>? {
+        guard let fd = try? RegularFile.open(path) else { return nil }
+        defer { close(fd) }
+        var info = SF_INFO()
+        guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else { return nil }
+        defer { sf_close(file) }
+        var instrument = SF_INSTRUMENT()
+        let size = Int32(MemoryLayout<SF_INSTRUMENT>.size)
+        guard sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, size) == Int32(SF_TRUE) else { return nil }
+        var mode: Int32 = 0
+        var loopStart: UInt32 = 0
+        var loopEnd: UInt32 = 0
+        guard tutti_sf_first_loop(&instrument, &mode, &loopStart, &loopEnd) == 1 else { return nil }
+        let fileFrames = Int(max(info.frames, 0))
+        guard mode == Int32(SF_LOOP_FORWARD), loopStart < loopEnd, Int(loopEnd) <= fileFrames, info.samplerate > 0 else {
+            return nil
+        }
+        let start = convertedFrameCount(Int(loopStart), from: Int(info.samplerate), to: sampleRate)
+        let end = convertedFrameCount(Int(loopEnd), from: Int(info.samplerate), to: sampleRate)
+        return start < end ? start..<end : nil
+    }
+
     /// What the header of the regular file at `path` says (nothing decoded).
     package static func readHeader(path: String) throws(Failure) -> Header {
         let fd = try RegularFile.open(path, missing: "cannot read audio file: no such file")

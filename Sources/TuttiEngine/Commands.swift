@@ -24,6 +24,12 @@ public enum EngineCommand: Sendable, Hashable {
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)
     /// Whether a file source starts again at its end instead of ending.
     case setLoop(SourceID, Bool)
+    /// The loop region of a buffer source, frames of its content: while looping, playback
+    /// that reaches `endFrame` goes on at `startFrame` sample-exactly (no fade at the seam),
+    /// `count` times (-1: endless; then on to the end, where it ends); the count starts over
+    /// now and at every rewind (stop, end). A streaming file takes only its whole length
+    /// (0 ..< its frame count) with a count. 0 ≤ `startFrame` < `endFrame` ≤ the length.
+    case setLoopRegion(SourceID, startFrame: Int64, endFrame: Int64, count: Int32)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
     /// The output route the source mixes into from this frame on (an index into
@@ -101,7 +107,7 @@ public enum EngineCommand: Sendable, Hashable {
     }
 
     @usableFromInline enum Kind {
-        /// A non-looping source played past its last frame (it is now stopped and rewound);
+        /// A source not looping (or out of loop wraps) played past its last frame (now stopped and rewound);
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
         /// A fade-out for pause or stop (or a steal) finished: the source no longer advances.
@@ -143,7 +149,7 @@ public struct EngineEvent: Hashable, Sendable {
 
     /// What happened.
     public enum Kind: Hashable, Sendable {
-        /// A non-looping source played past its last frame; it is stopped and rewound.
+        /// A source not looping (or out of loop wraps) played past its last frame; it is stopped and rewound.
         /// `frame` is the frame after its last sample.
         case sourceEnded(SourceID)
         /// A pause or stop (or steal) fade-out finished.

@@ -360,7 +360,8 @@ public final class Engine {
 
     /// Queue a command for the render thread, to apply at `time`. Throws `notFound` for a
     /// removed or unknown id, `invalidArgument` for a gain that is not finite in [0, 16], a pan
-    /// that is not finite in [-1, 1] or a negative length, `capacity` when `commandQueueCapacity` commands are already in flight.
+    /// that is not finite in [-1, 1], a negative length, or a loop region that starts below 0,
+    /// is empty or reversed or has a count below 1 (other than -1), `capacity` when `commandQueueCapacity` commands are already in flight.
     /// Control thread.
     public func send(_ command: EngineCommand, at time: EngineTime = .now) throws(TuttiError) {
         try validate(command)
@@ -398,6 +399,11 @@ public final class Engine {
         case .seek(let id, let position):
             try checkLive(id)
             guard position >= 0 else { throw .invalid("seek position must be ≥ 0 frames, got \(position)") }
+        case .setLoopRegion(let id, let start, let end, let count):
+            try checkLive(id)
+            guard start >= 0 else { throw .invalid("loop startFrame must be ≥ 0, got \(start)") }
+            guard end > start else { throw .invalid("loop endFrame must be > startFrame (\(start)), got \(end)") }
+            guard count >= 1 || count == -1 else { throw .invalid("loop count must be ≥ 1 (or -1: endless), got \(count)") }
         case .setSourceGain(let id, let gain, let frames):
             try checkLive(id)
             try checkGain(gain, name: "gain")

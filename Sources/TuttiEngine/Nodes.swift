@@ -42,6 +42,16 @@ import TuttiDSP
     /// places it with the constant-power law): see `PanLaw`.
     @usableFromInline let stereoContent: Bool
     @usableFromInline var loop: Bool
+    /// The loop region, frames of the content: while `loop` is set and wraps remain, playback
+    /// that reaches `loopEnd` from before it goes on at `loopStart` sample-exactly (no fade:
+    /// the seam is the material's). Playback past `loopEnd` (a seek there) wraps at the
+    /// content's end instead. The whole content by default (a buffer's or file's length).
+    @usableFromInline var loopStart = 0
+    @usableFromInline var loopEnd: Int
+    /// Wraps allowed from the start (the region is heard `loopCount` + 1 times); -1: endless.
+    @usableFromInline var loopCount = -1
+    /// Wraps left until the next rewind (-1: endless); at 0 playback goes on to the end.
+    @usableFromInline var loopsLeft = -1
     // Transport.
     @usableFromInline var running = false
     @usableFromInline var pending = PendingHalt.none
@@ -55,6 +65,9 @@ import TuttiDSP
     /// source had to 0 while `fade` goes linearly from 0 to 1 (equal gain: the two sum to 1
     /// frame by frame when the source was at full level).
     @usableFromInline var tailFade = LinearRamp(value: 0)
+    /// The old position's loop wraps left during a seek's crossfade (as `loopsLeft` was at the
+    /// seek): it wraps through the region on its own count, whatever the new position does.
+    @usableFromInline var tailLoopsLeft = -1
     /// Played past its end since the last play, seek or stop.
     @usableFromInline var ended = false
     /// Frames advanced since the last rewind (tones and silence too).
@@ -94,9 +107,32 @@ import TuttiDSP
         }
         if case .input = content { isInput = true } else { isInput = false }
         self.loop = loop
+        switch content {
+        case .buffer(_, let count): loopEnd = count
+        case .file(let f): loopEnd = f.frameCount
+        case .tone, .silence, .stream, .input: loopEnd = 0
+        }
         self.gain = LinearRamp(value: gain)
         self.fadeOutFrames = fadeOutFrames
         self.priority = priority
+    }
+
+    /// Where playback from `position` wraps or ends in content of `count` frames: `loopEnd`
+    /// while the loop is on, wraps remain and the position is before it; else `count`.
+    @inlinable @inline(__always) @_noLocks
+    func wrapFrame(count: Int) -> Int {
+        guard loop, loopsLeft != 0, position < loopEnd else { return count }
+        return loopEnd
+    }
+
+    /// Playback reached `wrapFrame(count:)`: true (and at `loopStart`, one wrap fewer left)
+    /// when it loops, false when the content ends here.
+    @inlinable @inline(__always) @_noLocks
+    mutating func wrap(count: Int) -> Bool {
+        guard loop, loopsLeft != 0, count > 0 else { return false }
+        position = loopStart
+        if loopsLeft > 0 { loopsLeft &-= 1 }
+        return true
     }
 
     /// A pan stage applies: a pan gain is not 1 or ramps.

@@ -146,6 +146,9 @@ extension Renderer {
         case .setLoop(let id, let loop):
             guard let i = sourceIndex(id) else { return }
             sources[i].loop = loop
+        case .setLoopRegion(let id, let start, let end, let count):
+            guard let i = sourceIndex(id) else { return }
+            setLoopRegion(&sources[i], start: start, end: end, count: count)
         case .setPriority(let id, let priority):
             guard let i = sourceIndex(id) else { return }
             sources[i].priority = priority
@@ -321,6 +324,7 @@ extension Renderer {
                 case .none = node.pending
             {
                 node.tailPosition = node.position
+                node.tailLoopsLeft = node.loopsLeft
                 // From the fade's value now (a copy of it, whatever it was doing) down to 0.
                 node.tailFade = node.fade
                 node.tailFade.ramp(to: 0, frameCount: transportFadeFrames)
@@ -373,8 +377,29 @@ extension Renderer {
         }
     }
 
+    /// A loop region for a buffer (inside it) or a streaming file (the whole file only: its
+    /// worker writes it cyclically); anything else is ignored (the control side refuses it
+    /// first). The wraps start over.
+    @inlinable @inline(__always) @_noLocks
+    func setLoopRegion(_ node: inout SourceNode, start: Int64, end: Int64, count: Int32) {
+        guard start >= 0, end > start, count >= -1, count != 0 else { return }
+        switch node.content {
+        case .buffer(_, let frames):
+            guard end <= Int64(frames) else { return }
+        case .file(let f):
+            guard start == 0, end == Int64(f.frameCount) else { return }
+        case .tone, .silence, .stream, .input:
+            return
+        }
+        node.loopStart = Int(start)
+        node.loopEnd = Int(end)
+        node.loopCount = Int(count)
+        node.loopsLeft = Int(count)
+    }
+
     @inlinable @inline(__always) @_noLocks
     func rewind(_ node: inout SourceNode) {
+        node.loopsLeft = node.loopCount
         move(&node, to: 0)
         if case .stream(let s) = node.content { s.reset() }
     }

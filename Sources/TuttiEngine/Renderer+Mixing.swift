@@ -148,7 +148,7 @@ extension Renderer {
         guard node.running else { return }
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
-        if let data = node.bufferData, node.position &+ n < node.bufferFrames, !busRamping[b], !node.gain.isRamping,
+        if let data = node.bufferData, node.position &+ n < node.wrapFrame(count: node.bufferFrames), !busRamping[b], !node.gain.isRamping,
             !node.fade.isRamping, !node.isHalting, !node.panLeft.isRamping, !node.panRight.isRamping
         {
             let g = node.gain.value * node.fade.value * busScalar[b]
@@ -171,18 +171,15 @@ extension Renderer {
             if seg > 0 {
                 switch node.content {
                 case .buffer(let data, let count):
-                    let avail = count &- node.position
-                    seg = min(seg, avail)
+                    // Up to the loop's end (or the buffer's), then back to the loop's start.
+                    let end = node.wrapFrame(count: count)
+                    seg = min(seg, end &- node.position)
                     if seg > 0 {
                         mixSegment(&node, from: data + node.position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
                         node.position &+= seg
                     }
-                    if node.position >= count {
-                        if node.loop, count > 0 {
-                            node.position = 0
-                        } else {
-                            endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
-                        }
+                    if node.position >= end, !node.wrap(count: count) {
+                        endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
                     }
                 case .tone(var osc):
                     osc.render(into: scratch, frameCount: seg, channelCount: ch)
@@ -217,12 +214,10 @@ extension Renderer {
                         mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                         node.position &+= consumed
                     }
-                    if node.position >= f.frameCount {
-                        if node.loop {
-                            node.position = 0
-                        } else {
-                            endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
-                        }
+                    // A streaming file loops whole (its region is the file): the ring has its
+                    // start after its end.
+                    if node.position >= f.frameCount, !node.wrap(count: f.frameCount) {
+                        endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
                     }
                 case .silence:
                     node.gain.skip(seg)
@@ -241,7 +236,8 @@ extension Renderer {
 
     /// The old position of a buffer source during a seek's crossfade: mixed like the source
     /// (its gain, pan and bus gains, frame for frame as the new position gets them) under
-    /// `tailFade` instead of `fade`, until that reaches 0 or the buffer ends (a loop wraps).
+    /// `tailFade` instead of `fade`, until that reaches 0 or the buffer ends (a loop wraps
+    /// through the source's region, spending `tailLoopsLeft`).
     @inlinable @_noLocks
     func mixTail(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, bus b: Int, frameCount n: Int) {
         guard let data = node.bufferData else {
@@ -253,34 +249,40 @@ extension Renderer {
         // A copy: its gain and pan ramps run through this chunk as the source's own will.
         var tail = node
         tail.fade = node.tailFade
-        var position = node.tailPosition
+        tail.position = node.tailPosition
+        tail.loopsLeft = node.tailLoopsLeft
         var offset = 0
         while offset < n, tail.fade.isRamping {
-            let seg = min(min(n &- offset, tail.fade.framesRemaining), count &- position)
+            // The loop region as the source has it, on the tail's own count of wraps.
+            let end = tail.wrapFrame(count: count)
+            let seg = min(min(n &- offset, tail.fade.framesRemaining), end &- tail.position)
             if seg > 0 {
-                mixSegment(&tail, from: data + position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
-                position &+= seg
+                mixSegment(&tail, from: data + tail.position &* ch, into: output, bus: b, offset: offset, frameCount: seg)
+                tail.position &+= seg
                 offset &+= seg
             }
-            if position >= count {
-                guard node.loop, count > 0 else { break }
-                position = 0
+            if tail.position >= end {
+                guard tail.wrap(count: count) else { break }
             }
         }
+        let position = tail.position
         if tail.fade.isRamping, position < count {
             node.tailPosition = position
             node.tailFade = tail.fade
+            node.tailLoopsLeft = tail.loopsLeft
         } else {
             node.tailPosition = -1
         }
     }
 
-    /// A buffer played past its last frame (not looping): stopped, rewound, reported. A
+    /// A buffer played past its last frame (not looping, or its wraps spent): stopped, rewound
+    /// (its loop count restored), reported. A
     /// removal waiting for a fade-out happens now.
     @inlinable @inline(__always) @_noLocks
     func endOfContent(_ node: inout SourceNode, at frame: Int64) {
         node.running = false
         node.position = 0
+        node.loopsLeft = node.loopCount
         node.pendingSeek = -1
         if case .remove = node.pending { return }
         node.pending = PendingHalt.none

@@ -9,7 +9,7 @@ public enum PlaybackState: Int32, Sendable, CaseIterable {
     case playing = 1
     /// Not playing, holding a position past its start.
     case paused = 2
-    /// Played past its last frame (not looping); rewound, waiting for the next play.
+    /// Played past its last frame (not looping, or its loop count ran out); rewound, waiting for the next play.
     case ended = 3
 }
 

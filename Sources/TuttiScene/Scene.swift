@@ -80,6 +80,15 @@ public struct Scene: Sendable {
         public var gain: Double
         /// Restart at the end instead of ending.
         public var loop: Bool
+        /// Where the loop region starts, seconds into the file (`loopStart`; nil: 0). Only with
+        /// `loop`; a file with a region is loaded whole (it does not stream).
+        public var loopStart: Double?
+        /// Where playback wraps back to `loopStart`, seconds into the file (`loopEnd`; nil:
+        /// the file's end). Only with `loop`.
+        public var loopEnd: Double?
+        /// How many times playback wraps from `loopEnd` to `loopStart` before it plays on to
+        /// the file's end and ends (`loopCount`, ≥ 1; nil: endless). Only with `loop`.
+        public var loopCount: Int?
         /// Voice-stealing priority, 0…255 (default 128).
         public var priority: Int = 128
         /// The output route it plays to (`route`; only sources of multiRoute sessions may

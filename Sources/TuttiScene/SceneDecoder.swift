@@ -470,6 +470,19 @@ struct SceneDecoder {
         let gain = try r.number("gain", default: defaultGain, in: 0...1)
         let pan = try r.optionalNumber("pan", in: -1...1, unit: "")
         let loop = try r.bool("loop", default: false)
+        let loopStart = try loopSeconds(&r, "loopStart", loop: loop, audio: audio)
+        let loopEnd = try loopSeconds(&r, "loopEnd", loop: loop, audio: audio)
+        if let loopStart, let loopEnd, loopEnd <= loopStart {
+            throw SceneError(
+                r.child("loopEnd"),
+                "\(JSONWriter.number(loopEnd)) s must be after loopStart (\(JSONWriter.number(loopStart)) s): the region is empty or reversed"
+            )
+        }
+        var loopCount: Int?
+        if r.has("loopCount") {
+            try loopKeyAllowed(&r, "loopCount", loop: loop, audio: audio)
+            loopCount = try r.integer("loopCount", default: 1, in: 1...Int(Int32.max))
+        }
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)
         let route = r.has("route") ? try identifier(&r, "route") : "main"
@@ -478,7 +491,27 @@ struct SceneDecoder {
             id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
         source.route = route
         source.pan = pan
+        source.loopStart = loopStart
+        source.loopEnd = loopEnd
+        source.loopCount = loopCount
         return source
+    }
+
+    /// `loopStart` / `loopEnd`: seconds, finite and ≥ 0 (nil when absent).
+    func loopSeconds(_ r: inout FieldReader, _ key: String, loop: Bool, audio: Scene.Audio) throws -> Double? {
+        guard r.has(key) else { return nil }
+        try loopKeyAllowed(&r, key, loop: loop, audio: audio)
+        let seconds = try r.number(key)
+        guard seconds.isFinite, seconds >= 0 else {
+            throw SceneError(r.child(key), "expected a finite number of seconds ≥ 0, found \(JSONWriter.number(seconds))")
+        }
+        return seconds
+    }
+
+    /// A loop key needs `"loop": true` and a file source.
+    func loopKeyAllowed(_ r: inout FieldReader, _ key: String, loop: Bool, audio: Scene.Audio) throws {
+        guard case .file = audio else { throw SceneError(r.child(key), "only a file source has a loop region") }
+        guard loop else { throw SceneError(r.child(key), "needs \"loop\": true") }
     }
 
     func event(_ v: JSONValue, path: String, scene: Scene, sessions: Set<String>, sources: Set<String>) throws -> Scene.Event {

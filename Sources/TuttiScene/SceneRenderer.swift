@@ -116,11 +116,14 @@ public final class SceneRenderer {
         }
         for s in scene.sources {
             var kind: SourceKind
+            var sampleLoop: Range<Int>?
             if case .input(let channels) = s.audio {
                 kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
             } else {
-                kind = try loader.kind(s.audio, place: s.place)
+                sampleLoop = SceneRenderer.sampleLoop(of: s, scene: scene)
+                kind = try loader.kind(s.audio, place: s.place, whole: s.loopStart != nil || s.loopEnd != nil || sampleLoop != nil)
             }
+            let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
             do {
                 let id = try system.addSource(
@@ -130,6 +133,10 @@ public final class SceneRenderer {
                     inputs.append(SceneInput(sceneID: s.id, session: s.session, source: input, blockFrames: scene.engine.blockFrames))
                 }
                 try setFades(s.fades, of: id)
+                if let loopRegion {
+                    try system.setLoop(
+                        id, true, startFrame: loopRegion.start, endFrame: loopRegion.end, count: s.loopCount, at: .frame(0))
+                }
                 if let pan = s.pan { try system.setSourcePan(id, Float(pan), rampFrames: 0, at: .frame(0)) }
                 if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
             } catch {
@@ -149,6 +156,61 @@ public final class SceneRenderer {
                 do { try setFades(e.fades, of: id) } catch { throw SceneError(e.place, error.message) }
             }
         }
+    }
+
+    /// A source's loop region in frames at the engine rate (seconds rounded to the nearest
+    /// frame; nil: it has no loop key), checked against the file's length there: errors name
+    /// the key (`sources[i].loopStart`, `.loopEnd`).
+    static func loopRegion(of s: Scene.Source, kind: SourceKind, sampleRate: Int, sampleLoop: Range<Int>? = nil) throws -> (
+        start: Int64, end: Int64?
+    )? {
+        guard s.loop, s.loopStart != nil || s.loopEnd != nil || s.loopCount != nil || sampleLoop != nil else { return nil }
+        let length: Int64
+        switch kind {
+        case .buffer(let b): length = Int64(b.frameCount)
+        case .file(let f): length = Int64(f.frameCount)
+        default: return nil
+        }
+        // The file's own loop (no region keys): kept when it still holds a frame once converted.
+        if let sampleLoop, s.loopStart == nil, s.loopEnd == nil {
+            let end = min(Int64(sampleLoop.upperBound), length)
+            if Int64(sampleLoop.lowerBound) < end { return (Int64(sampleLoop.lowerBound), end) }
+        }
+        let seconds = Double(length) / Double(sampleRate)
+        // A scene built in code has not been through the decoder's checks.
+        for (key, t) in [("loopStart", s.loopStart), ("loopEnd", s.loopEnd)] {
+            if let t, !(t.isFinite && t >= 0) {
+                throw SceneError("\(s.place).\(key)", "expected a finite number of seconds ≥ 0, found \(t)")
+            }
+        }
+        if let count = s.loopCount, count < 1 || count > Int(Int32.max) {
+            throw SceneError("\(s.place).loopCount", "must be ≥ 1 (at most \(Int32.max)), found \(count)")
+        }
+        // Clamped: a time far past any file still converts (and is refused below).
+        func frames(_ t: Double) -> Int64 { Int64(min((t * Double(sampleRate)).rounded(), 9e18)) }
+        let start = frames(s.loopStart ?? 0)
+        let end = s.loopEnd.map(frames) ?? length
+        if let t = s.loopEnd, end > length {
+            throw SceneError(
+                "\(s.place).loopEnd", "\(JSONWriter.number(t)) s is past the end of the file (\(JSONWriter.number(seconds)) s)")
+        }
+        if let t = s.loopStart, start >= length {
+            throw SceneError(
+                "\(s.place).loopStart", "\(JSONWriter.number(t)) s is at or past the end of the file (\(JSONWriter.number(seconds)) s)")
+        }
+        guard end > start else {
+            throw SceneError(
+                "\(s.place).loopEnd",
+                "the region is empty at \(sampleRate) Hz (loopStart frame \(start), loopEnd frame \(end)): empty or reversed")
+        }
+        return (start, s.loopEnd == nil ? nil : end)
+    }
+
+    /// The sampler loop of a looping file source without `loopStart` / `loopEnd` (a WAV
+    /// `smpl` chunk's first forward loop), in frames at the engine rate; nil otherwise.
+    static func sampleLoop(of s: Scene.Source, scene: Scene) -> Range<Int>? {
+        guard s.loop, s.loopStart == nil, s.loopEnd == nil, case .file(let path) = s.audio else { return nil }
+        return AudioFile.sampleLoop(path: scene.resolve(path), sampleRate: scene.engine.sampleRate)
     }
 
     /// A source's own fades (`fadeIn` / `fadeOut`, seconds) as the engine's, in frames.
