@@ -95,6 +95,19 @@ def test_a_buffer_source_plays_its_samples_and_loops(engine, music):
         music.buffer(np.zeros((10, 3)), RATE)
 
 
+def test_a_loop_region_wraps_its_count_then_plays_to_the_end(engine, music):
+    samples = np.arange(1000, dtype=np.float32) / 1000.0
+    source = music.buffer(samples, RATE)
+    source.set_loop(True, start_frame=200, end_frame=400, count=2)
+    source.play()
+    out = engine.render(1600)[:, 0]
+    expected = np.concatenate([samples[:400], samples[200:400], samples[200:400], samples[400:], np.zeros(200)])
+    np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert source.state == tutti.SourceState.ENDED
+    with pytest.raises(tutti.InvalidArgumentError, match="end_frame"):
+        source.set_loop(True, start_frame=300, end_frame=300)
+
+
 def test_an_input_is_heard_at_its_gain_and_recorded():
     with tutti.Engine(channels=1) as engine:
         call = engine.session("call", tutti.Category.PLAY_AND_RECORD)

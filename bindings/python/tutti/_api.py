@@ -1177,6 +1177,17 @@ class Source:
         """tutti_source_destroy: fades out if playing; the id is stale at once (no SOURCE_ENDED)."""
         _check(lib.tutti_source_destroy(self.engine.ptr, self.id, _at(at)))
 
+    def set_loop(
+        self, loop: bool = True, start_frame: int = 0, end_frame: Optional[int] = None, count: Optional[int] = None,
+        at: Optional[int] = None,
+    ) -> None:
+        """tutti_source_set_loop: loops ``start_frame ..< end_frame`` (None: to the source's end)
+        sample-exactly, ``count`` wraps (None: endless), then plays on to the end (buffer and
+        file sources; a streaming file loops whole only)."""
+        end = -1 if end_frame is None else _i64(end_frame, "end_frame")
+        wraps = -1 if count is None else _int(count, -(1 << 31), (1 << 31) - 1, "count")
+        _check(lib.tutti_source_set_loop(self.engine.ptr, self.id, 1 if loop else 0, _i64(start_frame, "start_frame"), end, wraps, _at(at)))
+
     def set_route(self, route: str, at: Optional[int] = None) -> None:
         """tutti_source_set_route: the output route (a name of ``Engine.routes``) it plays to
         from ``at`` on (a step: set it before playing). StateError for a route other than
