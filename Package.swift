@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK → TuttiOutput → TuttiEngine → TuttiDSP →
+// Arrows point down: tutti (CLI) → TuttiScene → Tutti (host API) → TuttiALSA / TuttiJACK / TuttiPipeWire → TuttiOutput → TuttiEngine → TuttiDSP →
 // C kernels and system libraries; TuttiPolicy is pure and Tutti wires it to the engine. docs/architecture.md draws every
 // import between targets (checked by Tests/TuttiTests/ArchitectureTests.swift).
 let package = Package(
@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TuttiALSA", targets: ["TuttiALSA"]),
         .library(name: "TuttiBenchSupport", targets: ["TuttiBenchSupport"]),
         .library(name: "TuttiJACK", targets: ["TuttiJACK"]),
+        .library(name: "TuttiPipeWire", targets: ["TuttiPipeWire"]),
         .executable(name: "tutti", targets: ["tutti"]),
         // The C ABI (include/tutti.h). scripts/install.sh links it with the Swift runtime inside,
         // only tutti_* exported, and installs it as libtutti.so.<ABI>.
@@ -36,6 +37,9 @@ let package = Package(
         // ALSAFunctions and JACKFunctions open them at run time, when the backend is used.
         .systemLibrary(name: "CALSA"),
         .systemLibrary(name: "CJACK"),
+        // SPA's headers only (header-only; libspa-0.2's pkg-config links nothing): CPipeWire
+        // builds the stream's format pod with them; libpipewire itself is opened at run time.
+        .systemLibrary(name: "CSPA", pkgConfig: "libspa-0.2", providers: [.apt(["libspa-0.2-dev"])]),
 
         // Mix and conversion kernels in C: scalar reference + SSE2 / AVX2+FMA / AVX-512 variants
         // (per-function target attributes, no unsafe flags), one picked at load time.
@@ -47,7 +51,7 @@ let package = Package(
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
         .target(name: "TuttiEngine", dependencies: ["TuttiDSP", "CSndFile"]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
-        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK"]),
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK", "TuttiPipeWire"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "TuttiEngine", "CSndFile"]),
         // The output interface every backend implements (OutputBackend), its settings, status,
@@ -58,6 +62,11 @@ let package = Package(
         .target(name: "TuttiALSA", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CALSA"]),
         // JACK client: renders inside JACK's process callback, reconnects after a lost server.
         .target(name: "TuttiJACK", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CJACK"]),
+        // libpipewire-0.3 loaded at run time (dlopen): one pw_stream, its loop thread, the
+        // format pod (SPA headers); nothing links libpipewire.
+        .target(name: "CPipeWire", dependencies: ["CSPA"]),
+        // PipeWire output: one pw_stream rendered inside PipeWire's real-time data thread.
+        .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CPipeWire"]),
         // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
         // messages and version strings in C; TuttiC translates each C function to the Swift API.
         .target(name: "CTuttiABI"),
@@ -83,6 +92,7 @@ let package = Package(
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport", "TuttiBenchSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "TuttiOutput", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiPipeWireTests", dependencies: ["Tutti", "TuttiOutput", "TuttiPipeWire", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiOutput", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

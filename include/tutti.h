@@ -817,17 +817,21 @@ const char *tutti_event_type_string(int32_t type);
 /* tutti_output_config.backend */
 enum {
     TUTTI_BACKEND_ALSA = 0,
-    TUTTI_BACKEND_JACK = 1 /* a JACK client (ports out_1..N to the physical playback ports); the server
-                              sets the rate (must be the engine's) and the buffer size */
+    TUTTI_BACKEND_JACK = 1, /* a JACK client (ports out_1..N to the physical playback ports); the server
+                               sets the rate (must be the engine's) and the buffer size */
+    TUTTI_BACKEND_PIPEWIRE = 2 /* one PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
+                                  bus at the engine's rate (PipeWire resamples); device: the target node
+                                  (name or serial; NULL: the default sink); period_frames: node.latency */
 };
 
 /* Where an engine plays when it drives a device itself. Fill with tutti_output_config_init. */
 typedef struct tutti_output_config {
     uint32_t struct_size;
     int32_t backend;        /* TUTTI_BACKEND_*; default ALSA */
-    const char *device;     /* ALSA PCM name / JACK server name; NULL = default (copied) */
-    uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA only (JACK: must be 0) */
-    uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK: must be 0) */
+    const char *device;     /* ALSA PCM name / JACK server name / PipeWire target node; NULL = default (copied) */
+    uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA: the period, PipeWire: node.latency
+                               (JACK: must be 0) */
+    uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK, PipeWire: must be 0) */
     /* Capture (added after the first release: read only when struct_size covers them, so
      * callers built against the older, 24-byte-on-LP64 layout keep working). */
     tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture

@@ -11,7 +11,7 @@
 # The symbol graphs come from the compiler while it builds `Tutti` in its own folder
 # (.build-docs; the flags differ from the test build's, so sharing .build would rebuild it).
 # Tutti's graph holds the modules it re-exports (TuttiEngine, TuttiPolicy, TuttiDSP, TuttiOutput: one page
-# tree, as a host sees `import Tutti`); the backends TuttiALSA and TuttiJACK get their own.
+# tree, as a host sees `import Tutti`); the backends TuttiALSA, TuttiJACK and TuttiPipeWire get their own.
 # `swift package dump-symbol-graph` is not used: it builds every target, exits non-zero on the
 # test-discovery module, keeps the re-exports out of Tutti's graph and counts the standard
 # library's text as the abstract of every `init(rawValue:)`.
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 out=${1:-.build-docs/Tutti.doccarchive}
 scratch=.build-docs
 graphs="$PWD/$scratch/symbol-graphs"   # the compiler writes a module's graph when it compiles it
-modules=(Tutti TuttiALSA TuttiJACK)
+modules=(Tutti TuttiALSA TuttiJACK TuttiPipeWire)
 minimum=95
 start=$SECONDS
 

@@ -3,6 +3,7 @@ import TuttiALSA
 import TuttiEngine
 import TuttiJACK
 import TuttiOutput
+import TuttiPipeWire
 
 /// Where an `AudioEngine` plays when it drives a device itself. Value type: any thread.
 public struct OutputConfiguration: Sendable, Equatable {
@@ -15,15 +16,19 @@ public struct OutputConfiguration: Sendable, Equatable {
         /// playback ports; with several routes a group per route, `main_1 …`, `cue_1 …`). The
         /// server sets the rate (the engine's must match) and the buffer size.
         case jack = 1
+        /// One PipeWire stream (libpipewire-0.3, loaded at run time) playing main at the
+        /// engine's rate (PipeWire resamples to its graph's), linked to `device` (a node name
+        /// or serial; nil: the default sink); `periodFrames` asks for `node.latency`.
+        case pipewire = 2
     }
 
     /// The kind of device.
     public var backend = Backend.alsa
-    /// ALSA PCM name or JACK server name; nil: the backend's default.
+    /// ALSA PCM name, JACK server name or PipeWire target node; nil: the backend's default.
     public var device: String?
-    /// Period size to ask for, frames (16…65536); nil: the backend's default. ALSA only
-    /// (JACK's server sets its buffer size: giving one with `.jack` is an `invalidArgument`
-    /// error).
+    /// Period size to ask for, frames (16…65536); nil: the backend's default. ALSA: the
+    /// period; PipeWire: `node.latency` = "PERIOD/RATE" (the graph may grant another). JACK's
+    /// server sets its buffer size: giving one with `.jack` is an `invalidArgument` error.
     public var periodFrames: Int?
     /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
     public var periodCount: Int?
@@ -82,11 +87,12 @@ extension OutputConfiguration.Backend {
         switch self {
         case .alsa: ALSAOutput.self
         case .jack: JACKOutput.self
+        case .pipewire: PipeWireOutput.self
         }
     }
 
-    /// The backend named `name` as the CLI and the docs spell it ("alsa", "jack"); nil for
-    /// an unknown name.
+    /// The backend named `name` as the CLI and the docs spell it ("alsa", "jack",
+    /// "pipewire"); nil for an unknown name.
     public init?(name: String) {
         guard let found = Self.allCases.first(where: { $0.implementation.name == name }) else { return nil }
         self = found

@@ -103,6 +103,7 @@ struct BenchMix: ParsableCommand {
             throw ValidationError("--device and --capture-device are for --backend alsa (JACK: --jack-server)")
         }
         if backend == .alsa, jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
+        if backend == .pipewire { throw ValidationError("--loopback takes --backend alsa or jack") }
     }
 
     func run() throws {

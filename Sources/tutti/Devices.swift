@@ -16,6 +16,9 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         if backend == .jack { return try listJACK() }
+        if backend == .pipewire {
+            throw ValidationError("--backend pipewire: not listed yet (`pw-cli ls Node` lists the nodes for `tutti play --target`)")
+        }
         if jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
         let devices: [ALSADeviceInfo]
         do { devices = try ALSADevices.list() } catch { throw fail(error) }

@@ -17,7 +17,7 @@ enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a scene in real time on an ALSA device or as a JACK client.",
+        abstract: "Play a scene in real time on an ALSA device, as a JACK client or as a PipeWire stream.",
         discussion: """
             The device gets exactly the samples `tutti render` writes for the same scene: a \
             shadow render decides the scene a little ahead and its commands are queued for the \
@@ -29,6 +29,9 @@ struct Play: ParsableCommand {
             as `tutti render -f s16` is. At the end it prints the xruns, the negotiated latency and the output's peak in dBFS with the samples that clipped. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
             process callback (ports out_1 … out_N; docs/backends.md). \
+            With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
+            (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
+            (default: the default sink). \
             A scene with an input source captures live into it: ALSA full duplex from \
             --capture-device (default: --device), or JACK input ports in_1 … (--capture-from \
             connects them). Sessions' recordTo WAVs are written while playing and moved into \
@@ -41,7 +44,7 @@ struct Play: ParsableCommand {
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
     var scene: String
 
-    @Option(help: "Output backend: alsa or jack.")
+    @Option(help: "Output backend: alsa, jack or pipewire.")
     var backend = OutputConfiguration.Backend.alsa
 
     @OptionGroup(title: "JACK (with --backend jack)")
@@ -66,8 +69,18 @@ struct Play: ParsableCommand {
             valueName: "PCM"))
     var captureDevice: String?
 
-    @Option(help: "Period size to ask for, in frames (the device may grant another).")
-    var period = 1024
+    @Option(
+        help: ArgumentHelp(
+            "Period size to ask for, in frames (the device may grant another; ALSA default 1024). PipeWire: node.latency PERIOD/RATE (default: the graph's).",
+            valueName: "period"))
+    var period: Int?
+
+    @Option(
+        name: .customLong("target"),
+        help: ArgumentHelp(
+            "With --backend pipewire: the node to play to (target.object: a node name or serial; default: the default sink).",
+            valueName: "node"))
+    var target: String?
 
     @Option(help: "Number of periods in the buffer to ask for.")
     var periods = 4
@@ -81,7 +94,7 @@ struct Play: ParsableCommand {
     @Option(
         name: .customLong("reconnect-timeout"),
         help: ArgumentHelp(
-            "When the device (ALSA) or the server (JACK) is lost, give up after this many seconds without it: playback stops and tutti exits 1.",
+            "When the device (ALSA), the server (JACK) or the daemon (PipeWire) is lost, give up after this many seconds without it: playback stops and tutti exits 1.",
             valueName: "S"))
     var reconnectTimeout = 30.0
 
@@ -116,7 +129,7 @@ struct Play: ParsableCommand {
 
     /// Usage errors (exit 64, with the usage), before anything is loaded.
     func validate() throws {
-        guard period > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
+        guard (period ?? 1) > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
         guard controlLookahead.isFinite, controlLookahead > 0, controlLookahead <= 10 else {
             throw ValidationError("--control-lookahead must be a number of seconds above 0, at most 10")
         }
@@ -152,9 +165,7 @@ struct Play: ParsableCommand {
         var settings = try outputSettings(routes: scene.engine.routes)
         // Settings and destinations are checked before the scene is prepared (that takes a
         // while); a server that sets the rate (JACK) has the scene rendered at its rate.
-        if let rate = try backend.probe(settings, channelCount: scene.engine.channelCount, busNames: scene.engine.routes),
-            rate != scene.engine.sampleRate
-        {
+        if let rate = try probe(backend, settings, scene.engine), rate != scene.engine.sampleRate {
             say("the scene is at \(scene.engine.sampleRate) Hz, the \(backend.name) device runs at \(rate) Hz: rendering at \(rate) Hz")
             scene.engine.sampleRate = rate
         }
@@ -259,6 +270,17 @@ struct Play: ParsableCommand {
         var levels = OutputLevels()
         (levels.peak, levels.clippedSampleCount) = playback.engine.renderer.outputLevels
         print("output: \(levels.summary)")
+    }
+
+    /// The backend's probe; a PipeWire daemon that does not answer gets the way out added (a
+    /// library that cannot be loaded already names its package).
+    private func probe(_ backend: any OutputBackend.Type, _ settings: OutputSettings, _ engine: Scene.EngineSettings) throws -> Int? {
+        do throws(TuttiError) {
+            return try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.routes)
+        } catch {
+            guard self.backend == .pipewire, error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
+            throw TuttiError(.device, "\(error.message) (start pipewire, or use --backend alsa|jack)")
+        }
     }
 
     /// Where the capture comes from, for the start line.

@@ -50,6 +50,17 @@ struct JACKPlayOptions: ParsableArguments {
 extension Play {
     /// Usage errors (exit 64): options of the other backend, contradictions.
     func validateBackendOptions() throws {
+        if backend != .pipewire, target != nil { throw ValidationError("--target is for --backend pipewire") }
+        if backend == .pipewire {
+            try jack.rejectWithoutJACK()
+            if noRealtime { throw ValidationError("--no-realtime: with PipeWire the daemon schedules its data thread") }
+            if mlock { throw ValidationError("--mlock is for --backend alsa") }
+            if device != "default" { throw ValidationError("--device is for --backend alsa; name the PipeWire node with --target") }
+            if periods != 4 { throw ValidationError("--periods: PipeWire's graph sets the buffering") }
+            if format != nil && format?.format != .float32 { throw ValidationError("--format: the PipeWire stream is f32") }
+            if captureDevice != nil { throw ValidationError("--capture-device is for --backend alsa") }
+            return
+        }
         guard backend == .jack else {
             try jack.rejectWithoutJACK()
             return
@@ -57,7 +68,7 @@ extension Play {
         if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
         if mlock { throw ValidationError("--mlock is for --backend alsa") }
         if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
-        if period != 1024 || periods != 4 {
+        if period != nil || periods != 4 {
             throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
         }
         if format != nil { throw ValidationError("--format: JACK ports are float32") }
@@ -90,6 +101,9 @@ extension Play {
         if backend == .jack, jack.noConnect || !jack.connect.isEmpty {
             throw ValidationError("--route main=\(destination) and --connect / --no-connect both say where main goes: give one")
         }
+        if backend == .pipewire, let target {
+            throw ValidationError("--route main=\(destination) and --target \(target) both name main's node: give one")
+        }
     }
 
     /// What the options ask of the output, for a scene with output buses `routes` (main
@@ -103,7 +117,7 @@ extension Play {
                 "--route \(name)=\(ports.joined(separator: ",")): the scene has no route \"\(name)\" (engine.routes: \(routes.joined(separator: ", ")))"
             )
         }
-        var settings = OutputSettings(device: backend == .alsa ? device : jack.server)
+        var settings = OutputSettings(device: backend == .alsa ? device : backend == .jack ? jack.server : target)
         settings.busDestinations = destinations
         let main = routes.first ?? "main"
         switch backend {
@@ -114,7 +128,7 @@ extension Play {
                         "route \"\(name)\" of \(scene) has no PCM: add --route \(name)=PCM (every route plays on its own ALSA PCM)")
                 }
             }
-            settings.periodFrames = period
+            settings.periodFrames = period ?? 1024
             settings.periodCount = periods
             settings.sampleFormats = format.map { [$0.format] }
             settings.realtimePriority = noRealtime ? nil : 50
@@ -123,6 +137,8 @@ extension Play {
             settings.clientName = jack.name
             settings.leaveUnconnected = jack.noConnect
             if !jack.connect.isEmpty { settings.busDestinations[main] = jack.connect }
+        case .pipewire:
+            settings.periodFrames = period
         }
         settings.reconnect = ReconnectPolicy(timeout: .seconds(reconnectTimeout))
         if rtsan {

@@ -225,6 +225,7 @@ class Backend(enum.IntEnum):
 
     ALSA = C.TUTTI_BACKEND_ALSA
     JACK = C.TUTTI_BACKEND_JACK
+    PIPEWIRE = C.TUTTI_BACKEND_PIPEWIRE
 
 
 #: Each enum class and the prefix of its members' C names (tests check every member).
@@ -852,8 +853,8 @@ class Engine:
         routes: Union[Mapping[str, str], str, None] = None,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
-        (``render`` raises StateError meanwhile). ``device``: the ALSA PCM or JACK server (None:
-        the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
+        (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
+        PipeWire target node (None: the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
         the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
         comma-separated); ``routes``: where the routes past main play, {name: destination} or
         "NAME=DEST;NAME=DEST". DeviceError says why a device cannot be opened."""

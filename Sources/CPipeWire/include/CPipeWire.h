@@ -1,0 +1,75 @@
+// One PipeWire playback stream (pw_stream) for TuttiPipeWire, with libpipewire-0.3 loaded at
+// run time (dlopen): nothing here needs PipeWire's headers, and a binary that never plays
+// through PipeWire never needs the library.
+//
+// Threads: tpw_open / connect / close and the queries from the control thread (or the
+// output's supervisor); the render callback runs on PipeWire's real-time data thread.
+#ifndef TUTTI_CPIPEWIRE_H
+#define TUTTI_CPIPEWIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Fills `samples` with `frames` interleaved float32 frames; PipeWire's data thread. Called
+/// with NULL and 0 for a cycle that found no free buffer to fill (an underrun of the stream).
+typedef void (*tpw_render_fn)(void *user, float *samples, uint32_t frames);
+
+/// What one stream is opened with (strings are copied; NULL: not set).
+typedef struct tpw_config {
+    const char *node_name;        // node.name and application.name
+    const char *media_role;       // media.role
+    const char *target;           // target.object (a node name or serial), NULL: the default sink
+    const char *latency;          // node.latency, "FRAMES/RATE"
+    const char *remote;           // the daemon's socket (remote.name: a name in the runtime
+                                  // directory or an absolute path); NULL: $PIPEWIRE_REMOTE, else
+                                  // pipewire-0 in $PIPEWIRE_RUNTIME_DIR / $XDG_RUNTIME_DIR
+    uint32_t rate;                // frames per second of the stream's format
+    uint32_t channels;            // channels per frame
+    tpw_render_fn render;
+    void *user;
+} tpw_config;
+
+typedef struct tpw_stream tpw_stream;
+
+/// Loads libpipewire-0.3.so.0 and its functions once (thread-safe). 0, or -1 with a message
+/// in `error` naming the library and its Debian package.
+int tpw_load(char *error, size_t error_size);
+
+/// The loaded library's version ("0.3.65"); NULL before tpw_load succeeded.
+const char *tpw_library_version(void);
+
+/// Starts PipeWire's loop thread, connects to the daemon and creates the stream (not yet
+/// connected to the graph). NULL with a message in `error` when the daemon does not answer.
+tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size);
+
+/// Connects the stream for playback (AUTOCONNECT | MAP_BUFFERS | RT_PROCESS) with a float32
+/// interleaved format at the configured rate and channels. 0, or -1 with a message.
+int tpw_connect(tpw_stream *stream, char *error, size_t error_size);
+
+/// The stream's state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming. With a
+/// buffer, the last error message is copied into it (empty when none).
+int tpw_state(tpw_stream *stream, char *error, size_t error_size);
+
+/// Waits at most `seconds` for a state change (returns at once after one); control thread.
+void tpw_wait(tpw_stream *stream, int seconds);
+
+/// The stream's timing (pw_stream_get_time_n): delay to the device plus the frames buffered
+/// in its converter, in frames of the stream's rate, and the graph's quantum-rate
+/// denominator (the graph rate). 0, or -1 before the stream runs.
+int tpw_latency(tpw_stream *stream, int64_t *frames, uint32_t *graph_rate);
+
+/// The stream's node id in the graph (SPA_ID_INVALID before it is connected).
+uint32_t tpw_node_id(tpw_stream *stream);
+
+/// Destroys the stream (no render callback runs after it returns), disconnects, stops the
+/// loop thread and frees everything. NULL is ignored.
+void tpw_close(tpw_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,416 @@
+import CPipeWire
+import Glibc
+import Synchronization
+import TuttiEngine
+import TuttiOutput
+
+/// Plays a `Renderer`'s main output bus through one PipeWire stream (`pw_stream`, libpipewire
+/// 0.3 loaded at run time): float32 interleaved at the engine's rate and channel count
+/// (PipeWire converts and resamples to the graph's rate when they differ), rendered inside the
+/// stream's `process` callback on PipeWire's real-time data thread. The stream's node is
+/// `node.name` = `application.name` = `OutputSettings.clientName`, `media.type` Audio,
+/// `media.category` Playback, `media.role` Music; `target.object` is the device (a node name
+/// or serial; nil: the session manager's default sink); a period asks for `node.latency` =
+/// "PERIOD/RATE". Output buses past main are rendered and dropped.
+///
+/// Threads: the control thread creates, starts, stops and polls it. PipeWire's data thread
+/// renders (nothing else); PipeWire's loop thread ("tutti-pw-loop") runs the stream's state
+/// callback. A supervisor thread (normal priority) turns counters into events and reads the
+/// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
+/// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
+/// all.
+public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
+    /// "pipewire". Any thread.
+    public static let name = "pipewire"
+    /// The `media.role` the stream announces ("Music"). Any thread.
+    public static let mediaRole = "Music"
+    /// Seconds `start` waits for the stream to be linked and running.
+    static let startTimeoutSeconds = 10
+
+    /// The render side it drives (its render calls belong to PipeWire's data thread once
+    /// started; the reference may be read from any thread).
+    public let renderer: Renderer
+    /// What it was opened with.
+    let settings: OutputSettings
+    /// The daemon's socket (nil: the default).
+    let remote: String?
+    let core: StreamCore
+    private let log: @Sendable (String) -> Void
+    private let events: OutputEvents
+    /// The open stream: the control thread's until `start`, then shared read-only with the
+    /// supervisor until `stop` joined it.
+    private var stream: OpaquePointer?
+    private var started = false
+    private var supervisorThread: pthread_t?
+    private let supervisorStop = Atomic<Bool>(false)
+    private let wakeSupervisor = Semaphore()
+    /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
+    private let timing = Mutex((latencyFrames: 0, graphRate: 0))
+    private let lost = Atomic<Bool>(false)
+    /// How PipeWire schedules the data thread, once started (for reports); "not started"
+    /// before `start`. Control thread (`start` writes it).
+    public private(set) var schedulingNote = "not started"
+
+    /// Connects to the default PipeWire daemon (`$PIPEWIRE_REMOTE`, else `pipewire-0` in
+    /// `$XDG_RUNTIME_DIR`) and creates the stream as `settings` say: see
+    /// `init(renderer:settings:remote:log:onEvent:)`. Control thread.
+    public convenience init(
+        renderer: Renderer, settings: OutputSettings, log: (@Sendable (String) -> Void)?,
+        onEvent: (@Sendable (OutputEvent) -> Void)?
+    ) throws(TuttiError) {
+        try self.init(renderer: renderer, settings: settings, remote: nil, log: log, onEvent: onEvent)
+    }
+
+    /// Connects to the PipeWire daemon at `remote` (its socket: a name in the runtime
+    /// directory or an absolute path; nil: the default) and creates the stream as `settings`
+    /// say (see `OutputBackend`); nothing plays before `start`. A library that cannot be
+    /// loaded, a daemon that does not answer or a setting PipeWire cannot honour throw
+    /// `TuttiError` (`device`, `invalidArgument`). Control thread.
+    public init(
+        renderer: Renderer, settings: OutputSettings, remote: String?, log: (@Sendable (String) -> Void)?,
+        onEvent: (@Sendable (OutputEvent) -> Void)?
+    ) throws(TuttiError) {
+        try Self.check(settings, busNames: renderer.configuration.routes)
+        self.renderer = renderer
+        self.settings = settings
+        self.remote = remote
+        self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
+        core = StreamCore(renderer: renderer, scope: settings.realtimeScope)
+        events = try OutputEvents(onEvent: onEvent)
+        stream = try Self.open(
+            settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
+            channels: renderer.configuration.channelCount, remote: remote, core: core)
+    }
+
+    deinit { stop() }
+
+    /// Where main plays: `busDestinations[main]`, else `device`; nil: the default sink.
+    static func target(_ settings: OutputSettings, busNames: [String]) -> String? {
+        settings.busDestinations[busNames.first ?? "main"]?.first ?? settings.device
+    }
+
+    /// The checks before anything is opened: what PipeWire cannot honour is `invalidArgument`
+    /// naming the setting.
+    static func check(_ settings: OutputSettings, busNames: [String]) throws(TuttiError) {
+        try settings.validate(busNames: busNames)
+        if settings.periodCount != nil { throw TuttiError(.invalidArgument, "periodCount: PipeWire's graph sets the buffering") }
+        if let formats = settings.sampleFormats, formats != [.float32] {
+            throw TuttiError(.invalidArgument, "sampleFormats: the PipeWire stream is float32 (PipeWire converts)")
+        }
+        if settings.realtimePriority != OutputSettings().realtimePriority {
+            throw TuttiError(.invalidArgument, "realtimePriority: PipeWire schedules its data thread")
+        }
+        if settings.lockMemory { throw TuttiError(.invalidArgument, "lockMemory is for a backend with its own render thread (ALSA)") }
+        if settings.leaveUnconnected { throw TuttiError(.invalidArgument, "leaveUnconnected: not supported by PipeWire yet") }
+        if settings.capture != nil { throw TuttiError(.invalidArgument, "capture: not supported by PipeWire yet") }
+        let main = busNames.first ?? "main"
+        for (name, nodes) in settings.busDestinations.sorted(by: { $0.key < $1.key }) {
+            guard name == main else {
+                throw TuttiError(.invalidArgument, "busDestinations[\"\(name)\"]: PipeWire plays main only (one stream) for now")
+            }
+            guard nodes.count == 1 else {
+                throw TuttiError(.invalidArgument, "busDestinations[\"\(name)\"]: one PipeWire node, got \(nodes.count)")
+            }
+            if settings.device != nil {
+                throw TuttiError(.invalidArgument, "device and busDestinations[\"\(main)\"] both name main's target: give one")
+            }
+        }
+    }
+
+    /// Loads the library, connects to the daemon, creates the (unconnected) stream.
+    private static func open(
+        _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?
+    ) throws(TuttiError) -> OpaquePointer {
+        let target = target(settings, busNames: busNames)
+        let latency = settings.periodFrames.map { "\($0)/\(rate)" }
+        var message = [CChar](repeating: 0, count: 512)
+        let opened: OpaquePointer? = settings.clientName.withCString { name in
+            mediaRole.withCString { role in
+                withOptionalCString(target) { target in
+                    withOptionalCString(latency) { latency in
+                        withOptionalCString(remote) { remote in
+                            var config = tpw_config(
+                                node_name: name, media_role: role, target: target, latency: latency, remote: remote,
+                                rate: UInt32(rate), channels: UInt32(channels), render: pipeWireRender,
+                                user: core.map { Unmanaged.passUnretained($0).toOpaque() })
+                            return tpw_open(&config, &message, message.count)
+                        }
+                    }
+                }
+            }
+        }
+        guard let opened else { throw TuttiError(.device, text(message)) }
+        return opened
+    }
+
+    // MARK: OutputBackend
+
+    /// PipeWire plays at the engine's rate (the stream converts to the graph's): nil. Checks
+    /// the settings, loads the library and connects to the daemon once (a daemon that does not
+    /// answer is a `device` error). Control thread.
+    public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String]) throws(TuttiError) -> Int? {
+        try probe(settings, channelCount: channelCount, busNames: busNames, remote: nil)
+    }
+
+    /// `probe(_:channelCount:busNames:)` against the daemon at `remote` (nil: the default).
+    /// Control thread.
+    public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String], remote: String?) throws(TuttiError) -> Int?
+    {
+        try check(settings, busNames: busNames)
+        let stream = try open(settings, busNames: busNames, rate: 48_000, channels: channelCount, remote: remote, core: nil)
+        tpw_close(stream)
+        return nil
+    }
+
+    /// One node (name or serial): the whole text. Any thread.
+    public static func destinations(parsing text: String) -> [String] { [text] }
+
+    /// Xruns: process cycles that found no free buffer to fill (the stream's underruns; a
+    /// graph cycle the daemon ran without the stream's data is not seen here). Any thread.
+    public var xrunCount: Int { core.missedCycles.load(ordering: .relaxed) }
+    /// The engine clock: frames rendered so far. Any thread.
+    public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    /// Frames of silence played because the control thread had not moved `renderHorizon` far
+    /// enough. Any thread.
+    public var lateFrameCount: Int64 { core.lateFrames.load(ordering: .relaxed) }
+    /// True once the frame limit has been played, or the output gave up. Any thread.
+    public var isFinished: Bool { events.isFinished }
+    /// Why the output stopped for good (the stream did not come back within
+    /// `reconnect.timeout`); nil otherwise. Any thread.
+    public var failure: TuttiError? { events.failure }
+
+    /// Frames before this one may be rendered (default: no limit). The process callback cannot
+    /// wait: at the horizon it plays silence for the rest of the cycle (`commandsLate`) and
+    /// carries on from the same engine frame next cycle. Any thread.
+    public var renderHorizon: Int64 {
+        get { core.horizon.load(ordering: .acquiring) }
+        set { core.horizon.store(newValue, ordering: .releasing) }
+    }
+
+    /// The stream as it plays: rate (Hz) and channels (the engine's), the last cycle's frames
+    /// as the period (else the period asked for), the latency in frames at the engine's rate
+    /// as `pw_stream_get_time_n` gave it. Any thread.
+    public var status: OutputStatus {
+        let t = timing.withLock { $0 }
+        let xruns = xrunCount
+        let cycle = core.cycleFrames.load(ordering: .relaxed)
+        let period = cycle > 0 ? cycle : settings.periodFrames ?? 0
+        let target = Self.target(settings, busNames: renderer.configuration.routes) ?? "default"
+        let main = OutputBusStatus(
+            name: renderer.configuration.routes.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
+            framesDropped: 0, isLost: lost.load(ordering: .acquiring))
+        return OutputStatus(
+            backend: Self.name, device: "\(settings.clientName) → \(target)", sampleRate: renderer.configuration.sampleRate,
+            channelCount: renderer.configuration.channelCount, sampleFormat: .float32, periodFrames: period,
+            latencyFrames: t.latencyFrames, xrunCount: xruns, framesRendered: framesRendered, framesWritten: framesRendered,
+            buses: [main])
+    }
+
+    /// The graph's rate in frames per second as the stream last reported it (0 before it
+    /// runs; the stream converts from the engine's rate when they differ). Any thread.
+    public var graphRate: Int { timing.withLock { $0.graphRate } }
+
+    /// Events since the last call, in order. Control thread.
+    public func pollEvents() -> [OutputEvent] { events.poll() }
+
+    /// Connects the stream (PipeWire links it to the target), waits until it streams and has
+    /// run two cycles, then renders from engine frame 0. With `frameLimit`, rendering stops
+    /// after that many frames (the cycle is completed with silence) and `finished` is
+    /// reported. Throws `TuttiError` (`device`) when the stream fails or does not run within
+    /// 10 s. Control thread.
+    public func start(frameLimit: Int64? = nil) throws(TuttiError) {
+        guard !started, let stream else { throw TuttiError(.state, "the output is already started") }
+        started = true
+        core.frameLimit = frameLimit ?? -1
+        try connect(stream)
+        _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+        updateTiming()
+        schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)"
+        do throws(ThreadStartError) {
+            supervisorThread = try startThread(name: "tutti-pw-sup") { [self] in supervise() }
+        } catch {
+            throw error.tuttiError
+        }
+    }
+
+    /// Connects `stream` and waits until it streams and has run two cycles (linked: nothing
+    /// rendered is lost to a link not yet made). Control thread at start, the supervisor
+    /// after a reconnect (which `stop` ends: `state` error).
+    private func connect(_ stream: OpaquePointer) throws(TuttiError) {
+        var message = [CChar](repeating: 0, count: 512)
+        guard tpw_connect(stream, &message, message.count) == 0 else {
+            throw TuttiError(.device, "PipeWire: \(text(message))")
+        }
+        let deadline = monotonicSeconds() + Double(Self.startTimeoutSeconds)
+        var firstCycle: Int64?
+        while true {
+            let state = tpw_state(stream, &message, message.count)
+            if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
+            if state == 3 {
+                let now = core.cycleCount.load(ordering: .acquiring)
+                if let first = firstCycle {
+                    if now >= first + 2 { return }
+                } else {
+                    firstCycle = now
+                }
+            }
+            if stopping { throw TuttiError(.state, "stopped") }
+            if monotonicSeconds() > deadline {
+                let target = Self.target(settings, busNames: renderer.configuration.routes) ?? "the default sink"
+                throw TuttiError(
+                    .device, "the PipeWire stream to \(target) did not start within \(Self.startTimeoutSeconds) s (state \(state))")
+            }
+            usleep(1000)
+        }
+    }
+
+    /// Blocks until the frame limit has been played or the output gave up; false on timeout.
+    /// Control thread.
+    public func waitUntilFinished(timeoutSeconds: Double? = nil) -> Bool {
+        events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Stops the supervisor (joined) and destroys the stream (PipeWire's threads end).
+    /// `drain`: first stop rendering (silence from the next cycle) and let PipeWire play out
+    /// what was rendered (the latency plus a cycle; at most a second). Idempotent. Control
+    /// thread, or the event-delivery thread.
+    public func stop(drain: Bool = false) {
+        if let thread = supervisorThread {
+            supervisorStop.store(true, ordering: .releasing)
+            wakeSupervisor.post()
+            pthread_join(thread, nil)
+            supervisorThread = nil
+        }
+        events.close()
+        guard let s = stream else { return }
+        if drain, started {
+            _ = core.phase.compareExchange(expected: .rendering, desired: .finished, ordering: .acquiringAndReleasing)
+            if !lost.load(ordering: .acquiring) {
+                let cycle = max(core.cycleFrames.load(ordering: .relaxed), 1)
+                let latency = timing.withLock { $0.latencyFrames }
+                let target = core.cycleCount.load(ordering: .acquiring) + Int64((latency + cycle - 1) / cycle + 1)
+                let deadline = monotonicSeconds() + 1
+                while core.cycleCount.load(ordering: .acquiring) < target, monotonicSeconds() < deadline { usleep(1000) }
+            }
+        }
+        stream = nil
+        tpw_close(s)
+    }
+
+    // MARK: Supervisor thread
+
+    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+
+    private func updateTiming() {
+        guard let stream else { return }
+        var frames: Int64 = 0
+        var rate: UInt32 = 0
+        guard tpw_latency(stream, &frames, &rate) == 0 else { return }
+        timing.withLock { $0 = (Int(frames), Int(rate)) }
+    }
+
+    private func supervise() {
+        var seenLate: Int64 = 0
+        var lastLate: Int64 = 0
+        var lateSince = 0.0
+        var finishedReported = false
+        var lastTiming = 0.0
+        var message = [CChar](repeating: 0, count: 256)
+        while !stopping {
+            wakeSupervisor.wait(seconds: 0.005)
+            if stopping { break }
+            let now = monotonicSeconds()
+            events.reportXruns(total: xrunCount)
+            if now - lastTiming >= 0.1 {
+                updateTiming()
+                lastTiming = now
+            }
+            let late = core.lateFrames.load(ordering: .relaxed)
+            if late != seenLate {
+                if lateSince == 0 { lateSince = now }
+                if late == lastLate || now - lateSince >= 1 {
+                    events.emit(.commandsLate(frames: late - seenLate))
+                    seenLate = late
+                    lateSince = 0
+                }
+            }
+            lastLate = late
+            if let stream, tpw_state(stream, &message, message.count) < 2 {
+                let reason = text(message)
+                reconnect(reason: reason.isEmpty ? "the stream was disconnected" : reason)
+                continue
+            }
+            if !finishedReported, core.phase.load(ordering: .acquiring) == .finished {
+                finishedReported = true
+                events.finish(frames: core.framesRendered.load(ordering: .relaxed))
+            }
+        }
+    }
+}
+
+extension PipeWireOutput {
+    /// The stream left the graph (the daemon went away, the stream was removed): report it,
+    /// destroy the stream, then open and connect a new one with backoff until
+    /// `reconnect.timeout`. The engine stays where it was (nothing is rendered meanwhile), so
+    /// playback resumes from the same frame. Supervisor thread.
+    fileprivate func reconnect(reason: String) {
+        lost.store(true, ordering: .releasing)
+        events.emit(.deviceLost(reason: "PipeWire: \(reason)", code: 0))
+        let giveUp = settings.reconnect.timeout.map { "giving up after \($0.inSeconds) s" } ?? "never giving up"
+        log("stream lost: \(reason); reconnecting (\(giveUp))")
+        _ = core.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
+        if let old = stream {
+            stream = nil
+            tpw_close(old) // destroys the stream: no process callback runs after this
+        }
+        var backoff = ReconnectBackoff(settings.reconnect)
+        var lastFailure = ""
+        while !stopping {
+            do throws(TuttiError) {
+                let s = try Self.open(
+                    settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
+                    channels: renderer.configuration.channelCount, remote: remote, core: core)
+                do throws(TuttiError) {
+                    try connect(s)
+                } catch {
+                    tpw_close(s)
+                    throw error
+                }
+                stream = s
+                lost.store(false, ordering: .releasing)
+                _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+                updateTiming()
+                events.emit(.deviceRestored(status))
+                log("stream back: \(status)")
+                return
+            } catch {
+                if stopping { return }
+                if error.message != lastFailure {
+                    log("reconnect failed: \(error.message); retrying")
+                    lastFailure = error.message
+                }
+                if backoff.expired, let timeout = settings.reconnect.timeout {
+                    let failure = TuttiError(
+                        .device, "the PipeWire stream did not come back within \(timeout.inSeconds) s (last attempt: \(error.message))")
+                    log("\(failure)")
+                    events.giveUp(failure)
+                    while !stopping { wakeSupervisor.wait(seconds: 1) }
+                    return
+                }
+                wakeSupervisor.wait(seconds: backoff.nextWait())
+            }
+        }
+    }
+}
+
+/// A NUL-terminated message buffer as a String.
+private func text(_ buffer: [CChar]) -> String {
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// `body` with `text` as a C string, or NULL for nil.
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiTestSupport
+
+/// A private PipeWire daemon with a null sink "testsink" (48 kHz stereo), a private session bus
+/// and WirePlumber (which links streams to their target), all in a temporary folder given as
+/// XDG_RUNTIME_DIR, HOME and XDG_CONFIG_HOME, so tests never touch the machine's own daemon.
+/// Every process is killed and reaped when the server is dropped (or by `stop()`).
+/// Thread: the test's.
+final class PipeWireServer {
+    static func tool(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
+            let p = "\(dir)/\(name)"
+            if access(p, X_OK) == 0 { return p }
+        }
+        return nil
+    }
+    static let pipewire = tool("pipewire")
+    static let wireplumber = tool("wireplumber")
+    static let pwCli = tool("pw-cli")
+    static let pwRecord = tool("pw-record")
+    static let dbusDaemon = tool("dbus-daemon")
+    static var isAvailable: Bool {
+        pipewire != nil && wireplumber != nil && pwCli != nil && pwRecord != nil && dbusDaemon != nil
+            && dlopen("libpipewire-0.3.so.0", RTLD_NOW) != nil
+    }
+    static let skipReason: Comment =
+        "PipeWire tests skipped: install pipewire pipewire-bin wireplumber dbus (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber libpipewire-0.3-dev libspa-0.2-dev)"
+
+    /// The null sink's node name.
+    static let sink = "testsink"
+
+    let directory: String
+    /// The daemon's socket (an absolute path: `PipeWireOutput`'s `remote`, `PIPEWIRE_REMOTE`).
+    let socket: String
+    private(set) var busAddress = ""
+    private var daemon: Child?
+    private var sessionManager: Child?
+    private var busPid: pid_t?
+
+    init() throws {
+        directory = makeTemporaryFolder("tutti-pipewire")
+        socket = directory + "/run/pipewire-0"
+        let fm = FileManager.default
+        for sub in ["run", "home", "config/pipewire/pipewire.conf.d"] {
+            try fm.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
+        }
+        chmod(directory + "/run", 0o700)
+        try """
+        context.objects = [ { factory = adapter args = { factory.name = support.null-audio-sink node.name = "\(Self.sink)" \
+        media.class = "Audio/Sink" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } } ]
+
+        """.write(toFile: directory + "/config/pipewire/pipewire.conf.d/null.conf", atomically: true, encoding: .utf8)
+        do {
+            try start()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The environment of a client of this server: its folders, its bus and its socket.
+    var clientEnvironment: [String: String] {
+        [
+            "XDG_RUNTIME_DIR": directory + "/run", "HOME": directory + "/home", "XDG_CONFIG_HOME": directory + "/config",
+            "DBUS_SESSION_BUS_ADDRESS": busAddress, "PIPEWIRE_REMOTE": socket,
+        ]
+    }
+
+    /// The test process's environment without PipeWire's own variables, plus `clientEnvironment`.
+    private var childEnvironment: [String] {
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
+        for (k, v) in clientEnvironment where k != "PIPEWIRE_REMOTE" { env[k] = v }
+        return env.map { "\($0.key)=\($0.value)" }
+    }
+
+    private func start() throws {
+        // A private session bus: without one WirePlumber disconnects and nothing is linked.
+        let bus = try Tool.run([Self.dbusDaemon!, "--session", "--fork", "--print-address=1", "--print-pid=1"])
+        let lines = bus.stdout.split(separator: "\n").map(String.init)
+        guard bus.status == 0, lines.count >= 2, let pid = pid_t(lines[1]) else {
+            throw ServerError("dbus-daemon did not start: \(bus.stdout) \(bus.stderr)")
+        }
+        busAddress = lines[0]
+        busPid = pid
+        try startDaemon()
+    }
+
+    /// Starts the daemon and WirePlumber (again, after `stopDaemon`: same socket, same sink).
+    func startDaemon() throws {
+        daemon = try Child([Self.pipewire!], environment: childEnvironment, stdout: directory + "/pipewire.log")
+        try waitFor("the PipeWire daemon", seconds: 30) { (try? self.cli(["info", "0"]).status) == 0 }
+        sessionManager = try Child([Self.wireplumber!], environment: childEnvironment, stdout: directory + "/wireplumber.log")
+        try waitFor("WirePlumber", seconds: 30) {
+            guard let out = try? self.cli(["ls", "Client"]).stdout else { return false }
+            return out.contains("application.name = \"WirePlumber\"")
+        }
+    }
+
+    /// Stops WirePlumber and the daemon (the bus stays): its clients lose it.
+    func stopDaemon() {
+        sessionManager?.stop()
+        sessionManager = nil
+        daemon?.stop()
+        daemon = nil
+    }
+
+    /// `pw-cli ARGS` against this server.
+    func cli(_ arguments: [String]) throws -> Tool.Result { try Tool.run([Self.pwCli!] + arguments, environment: clientEnvironment) }
+
+    private func waitFor(_ what: String, seconds: Double, _ ready: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !ready() {
+            if let daemon, !daemon.isRunning { throw ServerError("pipewire exited: \(daemon.output)") }
+            if Date() > deadline { throw ServerError("\(what) was not ready within \(seconds) s") }
+            usleep(50_000)
+        }
+    }
+
+    /// Kills WirePlumber, the daemon and the bus (reaped). Idempotent.
+    func stop() {
+        stopDaemon()
+        if let pid = busPid {
+            kill(pid, SIGTERM)
+            for _ in 0..<200 where Self.isAlive(pid) { usleep(10_000) }
+            if Self.isAlive(pid) { kill(pid, SIGKILL) }
+            busPid = nil
+        }
+    }
+
+    /// Whether `pid` runs (a zombie, not ours to reap — the forked bus's parent is gone — does not).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// Records the sink's monitor as float32 stereo at 48 kHz (`pw-record --target testsink`)
+    /// until `finish()`. Ready (linked, data arriving) when `init` returns.
+    final class Recording {
+        let path: String
+        private let child: Child
+
+        init(_ server: PipeWireServer, name: String = "recording") throws {
+            path = server.directory + "/\(name).wav"
+            var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
+            for (k, v) in server.clientEnvironment { env[k] = v }
+            child = try Child(
+                [
+                    PipeWireServer.pwRecord!, "--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000", "--channels", "2",
+                    path,
+                ], environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
+            // Linked once the monitor's silence arrives: the file grows past its header.
+            let deadline = Date().addingTimeInterval(30)
+            while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 44 + 48_000 {
+                guard child.isRunning else { throw ServerError("pw-record exited: \(child.output)") }
+                guard Date() < deadline else { throw ServerError("pw-record recorded nothing within 30 s: \(child.output)") }
+                usleep(20_000)
+            }
+        }
+
+        /// Stops the recorder (SIGINT: it finishes the WAV header) and returns the left
+        /// channel.
+        func finish() throws -> [Float] {
+            kill(child.pid, SIGINT)
+            child.wait(seconds: 10)
+            let samples = try Tool.wavFloats(path)
+            return stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] }
+        }
+    }
+}
+
+struct ServerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiTestSupport
+
+/// `tutti play --backend pipewire` end to end, as a subprocess against a private daemon
+/// (`PipeWireServer`), recorded from the null sink's monitor.
+@Suite(
+    .serialized,
+    .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
+struct PlayPipeWireCommandTests {
+    /// A 1 kHz tone of amplitude 0.5 for `seconds`, at `sampleRate`.
+    static func toneScene(seconds: Double, sampleRate: Int) -> String {
+        """
+        {"engine": {"sampleRate": \(sampleRate), "channels": 2, "blockFrames": 256, "output": "float32"},
+         "duration": \(seconds),
+         "sessions": [{"id": "music", "category": "playback"}],
+         "sources": [{"id": "tone", "session": "music", "tone": {"frequency": 1000, "amplitude": 0.5}, "loop": true}],
+         "events": [{"at": 0.0, "session": "music", "action": "activate"}, {"at": 0.0, "source": "tone", "action": "play"}]}
+        """
+    }
+
+    /// The scene at 48 kHz and (resampled by PipeWire) at 44.1 kHz, with a period: the tone
+    /// arrives at 1 kHz and amplitude 0.5 for the scene's duration (gaps from a late graph
+    /// cycle aside: `playsTheMainBusIntoTheTargetSink` checks there are none at the default
+    /// quantum), and the report names the backend, the target and the granted period.
+    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason), arguments: [48_000, 44_100])
+    func playsASceneToTheTarget(sampleRate: Int) throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-play")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 2, sampleRate: sampleRate).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        let recording = try PipeWireServer.Recording(server)
+        let play = try Tool.run(
+            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--period", "512"],
+            environment: server.clientEnvironment)
+        let left = try recording.finish()
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("played 2.00 s"), "\(play.stdout)")
+        #expect(play.stdout.contains("pipewire \"tutti → testsink\": \(sampleRate) Hz, 2 ch, float32"), "\(play.stdout)")
+        // node.latency 512/RATE: the graph runs 512-frame cycles (at 48 kHz; the stream's
+        // share of a cycle at 44.1 kHz is about 470).
+        if sampleRate == 48_000 { #expect(play.stdout.contains("period 512 frames"), "\(play.stdout)") }
+        // Measured so that a cycle the graph ran late (a loaded machine, a 512-frame quantum,
+        // no real-time priority for the private daemon) cannot fail it: the played frames are
+        // the span less its zero runs, the tone the median of five windows.
+        let span = try #require(Measure.played(left), "the recording is silent")
+        let gaps = Measure.zeroRunFrames(left, in: span)
+        #expect(abs(span.count - gaps - 96_000) <= 1_024, "played \(span.count - gaps) frames at 48 kHz (\(gaps) in gaps)")
+        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
+        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)")
+        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
+    }
+
+    /// No daemon: exit 1 before anything plays, the library's message plus the CLI's way out.
+    @Test(.enabled(if: PipeWireOutputTests.libraryLoads, "libpipewire-0.3.so.0 is not installed"))
+    func aMissingDaemonIsAClearError() throws {
+        let dir = makeTemporaryFolder("tutti-pw-none")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 1, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        let play = try Tool.run(
+            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire"],
+            environment: ["XDG_RUNTIME_DIR": dir, "PIPEWIRE_REMOTE": "pipewire-0", "PIPEWIRE_RUNTIME_DIR": dir])
+        #expect(play.status == 1)
+        #expect(
+            play.stderr.contains("no PipeWire daemon answers at \(dir)/pipewire-0 (")
+                && play.stderr.contains("(start pipewire, or use --backend alsa|jack)"), "\(play.stderr)")
+    }
+
+    /// Options of the other backends are usage errors (exit 64) naming them.
+    @Test func optionsOfOtherBackendsAreUsageErrors() throws {
+        let dir = makeTemporaryFolder("tutti-pw-usage")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 1, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        for (extra, named) in [
+            (["--periods", "3"], "--periods"), (["--device", "hw:0"], "--device"), (["--jack-name", "x"], "--jack-name"),
+            (["--no-realtime"], "--no-realtime"),
+        ] {
+            let play = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire"] + extra)
+            #expect(play.status == 64 && play.stderr.contains(named), "\(extra): \(play.stderr)")
+        }
+        let alsa = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--target", "x"])
+        #expect(alsa.status == 64 && alsa.stderr.contains("--target is for --backend pipewire"), "\(alsa.stderr)")
+    }
+}
