@@ -63,8 +63,7 @@ public func tuttiOutputStop(_ pointer: OpaquePointer?) -> tutti_result {
 
 /// C ABI `tutti_output_stop_with`: `TUTTI_OUTPUT_STOP_DRAIN` drains the device first. Any
 /// thread but the output's own.
-@_cdecl("tutti_output_stop_with")
-public func tuttiOutputStopWith(_ pointer: OpaquePointer?, _ flags: UInt32) -> tutti_result {
+@_cdecl("tutti_output_stop_with") public func tuttiOutputStopWith(_ pointer: OpaquePointer?, _ flags: UInt32) -> tutti_result {
     call("tutti_output_stop_with") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let known = UInt32(TUTTI_OUTPUT_STOP_DRAIN)

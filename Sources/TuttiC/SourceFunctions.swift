@@ -186,8 +186,7 @@ public func tuttiSourceSetFades(_ pointer: OpaquePointer?, _ id: tutti_source, _
 
 /// C ABI `tutti_source_set_loop`: `TUTTI_LOOP_TO_END` / `TUTTI_LOOP_FOREVER` are the Swift
 /// API's nil end and count. Any thread except the real-time one (the engine's lock).
-@_cdecl("tutti_source_set_loop")
-public func tuttiSourceSetLoop(
+@_cdecl("tutti_source_set_loop") public func tuttiSourceSetLoop(
     _ pointer: OpaquePointer?, _ id: tutti_source, _ loop: Int32, _ startFrame: Int64, _ endFrame: Int64, _ count: Int32,
     _ at: tutti_frame
 ) -> tutti_result {
