@@ -200,7 +200,8 @@ final class EventDelivery: Sendable {
     }
 }
 
-private final class WeakEngine: @unchecked Sendable {
-    weak var engine: AudioEngine?
+/// The pump thread's reference to its engine: weak, so the engine can go while the pump runs.
+private final class WeakEngine: Sendable {
+    weak let engine: AudioEngine?
     init(_ engine: AudioEngine) { self.engine = engine }
 }

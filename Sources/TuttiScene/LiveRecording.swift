@@ -9,10 +9,11 @@ import Tutti
 /// and moves every file into place together, `discard` leaves the destinations untouched.
 ///
 /// Thread: the control thread creates it and calls `start`, `finish` and `discard`; the
-/// writers belong to the recorder thread between `start` and `finish`.
-public final class LiveRecorder: @unchecked Sendable {
+/// writers and the first write error live in a `Mutex` the recorder thread holds while it
+/// drains (every 10 ms) and the control thread while it stops, commits or discards.
+public final class LiveRecorder: Sendable {
     /// One recording: the session, its WAV, the live input it records.
-    public struct Recording {
+    public struct Recording: Sendable {
         /// The session's id in the scene.
         public var session: String
         /// The WAV written (the scene's `recordTo`, resolved against the scene's folder).
@@ -23,11 +24,16 @@ public final class LiveRecorder: @unchecked Sendable {
 
     /// The recordings, in the scene's session order (empty: the scene records nothing).
     public let recordings: [Recording]
-    private let writers: [AtomicWAVWriter]
+    /// What the recorder thread and the control thread share.
+    private struct State: ~Copyable {
+        var writers: [AtomicWAVWriter]
+        /// The first write error (the recorder stops writing at it).
+        var failure: Error?
+        /// The recorder thread between `start` and its join.
+        var thread: pthread_t?
+    }
+    private let state: Mutex<State>
     private let stopFlag = Atomic<Bool>(false)
-    private var thread: pthread_t?
-    /// The first write error (the recorder stops writing at it); read after the thread ended.
-    private var failure: Error?
 
     /// Creates the temporary WAVs (at the scene's rate, the input's channels, the scene's
     /// `engine.output` format) for each session of `playback` with a `recordTo` and an input.
@@ -54,25 +60,38 @@ public final class LiveRecorder: @unchecked Sendable {
             throw error
         }
         self.recordings = recordings
-        self.writers = writers
+        state = Mutex(State(writers: writers, failure: nil, thread: nil))
     }
 
     /// Start the recorder thread (nothing to do without recordings); joined by `finish` or
     /// `discard`. Throws when the thread cannot be started. Control thread.
     public func start() throws {
-        guard !recordings.isEmpty, thread == nil else { return }
-        thread = try startThread(name: "tutti-recorder") { [self] in
-            var scratch = [Float](repeating: 0, count: 8_192)
-            while !stopFlag.load(ordering: .acquiring) {
+        guard !recordings.isEmpty else { return }
+        try state.withLock { state in
+            guard state.thread == nil else { return }
+            state.thread = try startThread(name: "tutti-recorder") { [self] in
+                var scratch = [Float](repeating: 0, count: 8_192)
+                while !stopFlag.load(ordering: .acquiring) {
+                    drainAll(&scratch)
+                    usleep(10_000)
+                }
                 drainAll(&scratch)
-                usleep(10_000)
             }
-            drainAll(&scratch)
         }
     }
 
     private func drainAll(_ scratch: inout [Float]) {
-        guard failure == nil else { return }
+        state.withLock { state in
+            guard state.failure == nil else { return }
+            do {
+                try drain(into: state.writers, &scratch)
+            } catch {
+                state.failure = error
+            }
+        }
+    }
+
+    private func drain(into writers: [AtomicWAVWriter], _ scratch: inout [Float]) throws {
         do {
             for (r, w) in zip(recordings, writers) {
                 while true {
@@ -83,13 +102,11 @@ public final class LiveRecorder: @unchecked Sendable {
                     }
                 }
             }
-        } catch {
-            failure = error
         }
     }
 
     /// Frames each recording holds so far (after `finish`: its length).
-    public var framesWritten: [Int] { writers.map(\.framesWritten) }
+    public var framesWritten: [Int] { state.withLock { $0.writers.map(\.framesWritten) } }
 
     /// Recorded frames lost because the recorder fell behind the render thread, summed.
     public var droppedFrames: Int { recordings.reduce(0) { $0 + $1.input.droppedRecordedFrames } }
@@ -99,29 +116,30 @@ public final class LiveRecorder: @unchecked Sendable {
     /// discards them all). Control thread.
     public func finish() throws {
         stopRecorder()
-        if let failure {
-            discard()
-            throw failure
-        }
-        do {
-            try TemporaryFiles.together { held in for w in writers { try w.commit(in: &held) } }
-        } catch {
-            discard()
-            throw error
+        try state.withLock { state in
+            do {
+                if let failure = state.failure { throw failure }
+                let writers = state.writers
+                try TemporaryFiles.together { held in for w in writers { try w.commit(in: &held) } }
+            } catch {
+                for w in state.writers { w.discard() }
+                throw error
+            }
         }
     }
 
     /// Stop the thread and drop the temporary files; the destinations stay as they were. Control thread.
     public func discard() {
         stopRecorder()
-        for w in writers { w.discard() }
+        state.withLock { state in for w in state.writers { w.discard() } }
     }
 
+    /// Joins the recorder thread (outside the lock: it takes the lock to drain).
     private func stopRecorder() {
-        guard let t = thread else { return }
+        guard let t = state.withLock({ $0.thread }) else { return }
         stopFlag.store(true, ordering: .releasing)
         pthread_join(t, nil)
-        thread = nil
+        state.withLock { $0.thread = nil }
     }
 }
 
