@@ -78,6 +78,35 @@ import TuttiTestSupport
         #expect(Array(x[(Self.start + 1_000)...]) == y)
     }
 
+    /// Into a source already playing at full level: it stays there (no dip, no click) while
+    /// the old one fades out and stops.
+    @Test func intoAPlayingSourceItStaysAtFullLevel() throws {
+        let (engine, song, next, _, _) = try Self.setUp()
+        try next.play(at: .frame(0))
+        try next.crossfade(from: song, durationFrames: Int64(Self.length), at: .frame(Int64(Self.start)))
+        let x = render(engine, frames: Self.total)
+        let end = Self.start + Self.length
+        for range in [0..<Self.start, (Self.start + 48_000 - 600)..<(Self.start + 48_000 + 600), end..<Self.total] {
+            #expect(abs(level(x, range, 1_000) - 0.5) < 0.001, "1000 Hz in \(range)")
+        }
+        let dB = Analysis.dB(level(x, (Self.start + 48_000 - 600)..<(Self.start + 48_000 + 600), 440) / 0.5)
+        #expect(abs(dB - -3.0103) <= 0.05, "440 Hz half-way: \(dB) dB")
+        #expect(level(x, end..<Self.total, 440) < 0.001)
+        #expect(try song.state == .stopped)
+    }
+
+    /// At `.now`: the fades start at the next block; the old source is stopped `durationFrames` later.
+    @Test func atNowTheOldSourceStopsDurationFramesLater() throws {
+        let (engine, song, next, _, _) = try Self.setUp()
+        _ = render(engine, frames: 1_024)
+        try next.crossfade(from: song, durationFrames: 4_800)
+        _ = render(engine, frames: 4_800 - 256, block: 256)
+        #expect(try song.state == .playing)
+        _ = render(engine, frames: 256)
+        #expect(try song.state == .stopped)
+        #expect(try next.state == .playing)
+    }
+
     enum Bad: CaseIterable { case itself, otherSession, notPlaying, zero, negative, tooLong, removedFrom, removedSource }
 
     @Test(arguments: Bad.allCases)
