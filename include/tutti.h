@@ -567,6 +567,19 @@ tutti_result tutti_source_stop(tutti_engine *engine, tutti_source source, tutti_
  * material from 10 ms after `at`. A source that is not playing just moves.
  * TUTTI_ERROR_STATE for a stream. Any thread. */
 tutti_result tutti_source_seek(tutti_engine *engine, tutti_source source, int64_t position, tutti_frame at);
+/* An equal-power crossfade from `from` to `source` (two sources of one session) at `at`, over
+ * `duration_frames` (frames at the engine rate, 1..2147483647): `source` plays through the
+ * policy (as tutti_source_play; it may be TUTTI_ERROR_DENIED) and fades in along sin(pi*t/2),
+ * from silence when it starts at `at` (one already playing at full level stays there);
+ * `from` fades out along cos(pi*t/2) (each at -3.01 dB half-way: the powers sum to 1) and
+ * stops at the end exactly as tutti_source_stop stops it (rewound; the policy is told now,
+ * its journal entry at the crossfade's last frame, or now for TUTTI_NOW). Frame-exact. A stop
+ * of `from` meanwhile leaves its crossfade running. Fails changing nothing:
+ * INVALID_ARGUMENT naming `from` (the source itself, or of another session) or
+ * `duration_frames` (0 or too long); NOT_FOUND for a destroyed `source` or `from`; STATE when
+ * `from` is not playing. Any thread except the real-time one. */
+tutti_result tutti_source_crossfade(tutti_engine *engine, tutti_source source, tutti_source from, uint32_t duration_frames,
+                                    tutti_frame at);
 /* Sets the gain (linear, finite, 0..16) at `at`: ramp_frames 0 is a step at `at`, otherwise a
  * linear ramp from the current gain that starts at `at`. Any thread. */
 tutti_result tutti_source_set_gain(tutti_engine *engine, tutti_source source, float gain, uint32_t ramp_frames,

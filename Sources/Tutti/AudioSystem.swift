@@ -306,6 +306,52 @@ package final class AudioSystem {
         try send(.seek(id, position: position), at: time)
     }
 
+    /// An equal-power crossfade at `time` from `other` to `id`, two sources of one session,
+    /// over `durationFrames` (1…Int32.max frames at the engine rate): `id` plays through the
+    /// policy (`.play`, which may be `denied`) and fades in along sin(πt/2), `other` fades out
+    /// along cos(πt/2) and stops at the end (see `EngineCommand.crossfade`). `stopAt`: when
+    /// the policy is told that `other` stops (`.stop`, its journal entry at that frame); nil
+    /// leaves it to the caller (the scene driver does it at the crossfade's end). Checks
+    /// everything first, naming the argument (`from`, `durationFrames`): `from` removed or
+    /// unknown (`notFound`), the source itself or of another session (`invalidArgument`), not
+    /// playing (`state`); a failed call changes nothing. A play the policy refuses comes back
+    /// in the outcome's `error` (with its `activationFailed` entry), nothing else done;
+    /// otherwise the outcome holds the journal entries of the play and the stop.
+    @discardableResult
+    package func crossfade(
+        _ id: SourceID, from other: SourceID, durationFrames: Int64, at time: EngineTime, stopAt: EngineTime?
+    ) throws(TuttiError) -> PolicyOutcome {
+        absorbRenderEvents()
+        let record = try source(id)
+        guard let session = record.session else { throw TuttiError(.invalidArgument, "source \(id) is the engine's own") }
+        guard let from = sources[other], engine.contains(other) else {
+            throw TuttiError(.notFound, "from: no source \(other) (removed, or never created)")
+        }
+        guard other != id else {
+            throw TuttiError(.invalidArgument, "from: source \"\(record.name)\" cannot crossfade from itself")
+        }
+        guard from.session == session else {
+            let theirs = from.session.flatMap { sessionNames[$0] }.map { "session \"\($0)\"" } ?? "the engine"
+            throw TuttiError(
+                .invalidArgument,
+                "from: source \"\(from.name)\" belongs to \(theirs), not to session \"\(sessionNames[session] ?? "?")\" of \"\(record.name)\"; "
+                    + "a crossfade is between two sources of one session")
+        }
+        guard durationFrames > 0, durationFrames <= Int64(Int32.max) else {
+            throw TuttiError(.invalidArgument, "durationFrames must be in 1…\(Int32.max), got \(durationFrames)")
+        }
+        guard policy.source(from.name)?.isPlaying == true else {
+            throw TuttiError(.state, "from: source \"\(from.name)\" is not playing; a crossfade fades out a playing source")
+        }
+        // Both policy actions and the crossfade, or nothing.
+        try engine.checkRoom(2 * (view.sources.count + view.sessions.count + routedSources.count + 4) + 1)
+        var outcome = try perform(.play(source: record.name), at: time)
+        guard outcome.succeeded else { return outcome }
+        try send(.crossfade(id, from: other, frames: Int32(durationFrames)), at: time)
+        if let stopAt { outcome.journal += try perform(.stop(source: from.name), at: stopAt).journal }
+        return outcome
+    }
+
     /// Loop on or off from `time`, with its region (`startFrame` ..< `endFrame`, frames at the
     /// engine rate; nil end: the source's end) and `count` wraps (nil: endless): see
     /// `SourceHandle.setLoop(_:startFrame:endFrame:count:at:)`. Checks everything first

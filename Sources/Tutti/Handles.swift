@@ -296,6 +296,38 @@ public struct SourceHandle: Hashable, Sendable {
     /// Stop at `time`: fade out, then rewind to the start.
     public func stop(at time: EngineTime = .now) throws(TuttiError) { try perform(at: time) { .stop(source: $0) } }
 
+    /// An equal-power crossfade from `source` to this source at `time`, over `durationFrames`
+    /// (frames at the engine rate, 1…2147483647): this source plays (through the policy, as
+    /// `play(at:)`: it may be `denied`) and fades in along sin(πt/2) — from silence when it
+    /// starts at `time`; one already playing at full level stays there — while `source`, of
+    /// the same session and playing, fades out along cos(πt/2) (−3.01 dB each half-way: the
+    /// powers sum to 1) and stops at the end exactly as `stop(at:)` stops it (rewound; the
+    /// policy is told now, its journal entry at the crossfade's last frame, or now for
+    /// `.now`). Frame-exact: the curves start at the frame of `time`. A `stop` of `source`
+    /// meanwhile leaves its crossfade running; a pause, a play or a seek of either during it
+    /// works as on a normal fade (see `EngineCommand.crossfade`).
+    ///
+    /// Throws, changing nothing: `invalidArgument` naming `from` (the source itself, or one of
+    /// another session) or `durationFrames` (≤ 0 or too long), `notFound` for a removed handle
+    /// (naming `from` for `source`), `state` naming `from` when it is not playing, `denied`
+    /// when the policy refuses the play. Any thread (through the engine's lock).
+    public func crossfade(from source: SourceHandle, durationFrames: Int64, at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        guard source.engine === engine else {
+            throw TuttiError(.invalidArgument, "from: source \(source.id) belongs to another engine")
+        }
+        let stopAt: EngineTime
+        switch time {
+        case .now: stopAt = .now
+        case .frame(let f): stopAt = .frame(f &+ max(durationFrames, 0))
+        }
+        try engine.withCore { (s) throws(TuttiError) in
+            let outcome = try s.crossfade(id, from: source.id, durationFrames: durationFrames, at: time, stopAt: stopAt)
+            if let error = outcome.error { throw AudioSystem.error(error) }
+        }
+        engine.delivery.wake()
+    }
+
     /// Move to `position` (frames at the engine rate, ≥ 0; past the end: the end) at `time`.
     /// A playing source held in memory (a buffer, a file up to the streaming threshold)
     /// crossfades there: from the frame of `time` the old position fades out while the new

@@ -141,6 +141,21 @@ public func tuttiSourceSeek(_ pointer: OpaquePointer?, _ id: tutti_source, _ pos
     }
 }
 
+/// C ABI `tutti_source_crossfade`: an equal-power crossfade from `from` to `id` over
+/// `duration_frames` (1…2147483647), `SourceHandle.crossfade(from:durationFrames:at:)`.
+/// Any thread except the real-time one (the engine's lock).
+@_cdecl("tutti_source_crossfade") public func tuttiSourceCrossfade(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ from: tutti_source, _ durationFrames: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_source_crossfade") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        guard durationFrames >= 1, durationFrames <= UInt32(Int32.max) else {
+            throw TuttiError(.invalidArgument, "duration_frames must be in 1…\(Int32.max), got \(durationFrames)")
+        }
+        try source(engine, id).crossfade(from: source(engine, from), durationFrames: Int64(durationFrames), at: try engineTime(at))
+    }
+}
+
 /// C ABI `tutti_source_set_gain`. Any thread.
 @_cdecl("tutti_source_set_gain")
 public func tuttiSourceSetGain(_ pointer: OpaquePointer?, _ id: tutti_source, _ gain: Float, _ rampFrames: UInt32, _ at: tutti_frame)

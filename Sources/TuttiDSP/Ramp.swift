@@ -59,6 +59,94 @@ public struct LinearRamp: Sendable {
     @inlinable public var framesRemaining: Int { totalFrames &- elapsedFrames }
 }
 
+/// The transport fade of a source: a `LinearRamp`, or while a crossfade runs an
+/// equal-power segment (`rampEqualPower(to:frameCount:)`). In the linear shape it is exactly
+/// the `LinearRamp` it holds (same values, same bits). Owned by the render side.
+public struct FadeRamp: Sendable {
+    /// The linear ramp; in the equal-power shape it counts the frames and holds the target.
+    @usableFromInline var linear: LinearRamp
+    /// The last ramp started was equal-power: `value` follows the quarter sine.
+    @usableFromInline var equalPower = false
+    /// The equal-power segment's start value and the value of its last frame produced.
+    @usableFromInline var curveStart: Float = 0
+    @usableFromInline var curveValue: Float = 0
+
+    /// A settled fade at `value` (linear gain).
+    @inlinable public init(value: Float) { linear = LinearRamp(value: value) }
+
+    /// The gain of the last frame produced (linear; the start value before any frame).
+    @inlinable public var value: Float { equalPower ? curveValue : linear.value }
+    /// The gain it is heading to (linear); equals `value` when settled.
+    @inlinable public var target: Float { linear.target }
+    /// Whether frames remain before `target` is reached.
+    @inlinable public var isRamping: Bool { linear.isRamping }
+    /// Frames until settled (0 when settled).
+    @inlinable public var framesRemaining: Int { linear.framesRemaining }
+    /// An equal-power segment down to 0 is running (a crossfade's fade-out).
+    @inlinable public var isEqualPowerFadeOut: Bool {
+        @_noLocks get { equalPower && linear.isRamping && linear.target == 0 }
+    }
+
+    /// Start a linear ramp from the current value (`LinearRamp.ramp(to:frameCount:)`).
+    @inlinable @_noLocks public mutating func ramp(to newTarget: Float, frameCount: Int) {
+        if equalPower {
+            equalPower = false
+            linear = LinearRamp(value: curveValue)
+        }
+        linear.ramp(to: newTarget, frameCount: frameCount)
+    }
+
+    /// Start an equal-power segment from the current value v₀ to `newTarget` over
+    /// `frameCount` frames: at frame k of n (t = k/n) a rise is v₀ + (target − v₀)·sin(πt/2),
+    /// a fall target + (v₀ − target)·cos(πt/2) — from 1 to 0 and 0 to 1 the two sum to unit
+    /// power frame by frame. The value is computed from k (not accumulated; the sine is
+    /// `sineOfPhase`: the same bits on every machine) and the last frame is exactly the
+    /// target. `frameCount <= 0` jumps.
+    @inlinable @_noLocks public mutating func rampEqualPower(to newTarget: Float, frameCount: Int) {
+        let start = value
+        ramp(to: newTarget, frameCount: frameCount)
+        guard linear.isRamping else { return }
+        equalPower = true
+        curveStart = start
+        curveValue = start
+    }
+
+    /// The gain for the next frame.
+    @inlinable @inline(__always) @_noLocks public mutating func next() -> Float {
+        guard equalPower else { return linear.next() }
+        if linear.isRamping {
+            _ = linear.next()
+            curveValue = curve()
+        }
+        return curveValue
+    }
+
+    /// Advance `frameCount` frames without producing values.
+    @inlinable @_noLocks public mutating func skip(_ frameCount: Int) {
+        guard equalPower else {
+            linear.skip(frameCount)
+            return
+        }
+        guard linear.isRamping else { return }
+        linear.skip(frameCount)
+        curveValue = curve()
+    }
+
+    /// The equal-power value after the frames elapsed; exactly the target at the end.
+    @inlinable @inline(__always) @_noLocks func curve() -> Float {
+        let n = linear.totalFrames
+        let k = linear.elapsedFrames
+        let end = linear.target
+        if k >= n { return end }
+        let quarter = Double.pi / 2
+        if end >= curveStart {
+            return curveStart + (end - curveStart) * Float(sineOfPhase(quarter * (Double(k) / Double(n))))
+        }
+        // cos(πt/2) = sin(π(n − k)/2n).
+        return end + (curveStart - end) * Float(sineOfPhase(quarter * (Double(n &- k) / Double(n))))
+    }
+}
+
 /// A ducking envelope: gain moves linearly in decibels toward a target at a fixed
 /// rate in dB per frame (attack and release each define their own rate).
 /// Owned by the render side. At 0 dB the gain is exactly 1.

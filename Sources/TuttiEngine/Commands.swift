@@ -30,6 +30,13 @@ public enum EngineCommand: Sendable, Hashable {
     /// now and at every rewind (stop, end). A streaming file takes only its whole length
     /// (0 ..< its frame count) with a count. 0 ≤ `startFrame` < `endFrame` ≤ the length.
     case setLoopRegion(SourceID, startFrame: Int64, endFrame: Int64, count: Int32)
+    /// An equal-power crossfade from the second source to the first over `frames` frames
+    /// (> 0), both of one session. The first, if it plays (a play at this same frame, sent
+    /// before, starts it from silence), fades in along sin(πt/2) from its fade's value; the
+    /// second, if it plays and is not already fading out for a pause, stop or removal, fades
+    /// out along cos(πt/2) and stops at the end exactly as a stop does (rewound,
+    /// `sourceHalted`); a `stop` of it meanwhile leaves the crossfade running.
+    case crossfade(SourceID, from: SourceID, frames: Int32)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
     /// The output route the source mixes into from this frame on (an index into

@@ -404,6 +404,14 @@ public final class Engine {
             guard start >= 0 else { throw .invalid("loop startFrame must be ≥ 0, got \(start)") }
             guard end > start else { throw .invalid("loop endFrame must be > startFrame (\(start)), got \(end)") }
             guard count >= 1 || count == -1 else { throw .invalid("loop count must be ≥ 1 (or -1: endless), got \(count)") }
+        case .crossfade(let id, let from, let frames):
+            try checkLive(id)
+            try checkLive(from)
+            guard from != id else { throw .invalid("crossfade from must be another source than \(id)") }
+            guard frames > 0 else { throw .invalid("crossfade frames must be > 0, got \(frames)") }
+            guard busOfSource[id.slot] == busOfSource[from.slot] else {
+                throw .invalid("crossfade from \(from) belongs to another bus than \(id)")
+            }
         case .setSourceGain(let id, let gain, let frames):
             try checkLive(id)
             try checkGain(gain, name: "gain")

@@ -64,7 +64,7 @@ import TuttiDSP
     /// The fade-out of the old position during a seek's crossfade: linear from the fade the
     /// source had to 0 while `fade` goes linearly from 0 to 1 (equal gain: the two sum to 1
     /// frame by frame when the source was at full level).
-    @usableFromInline var tailFade = LinearRamp(value: 0)
+    @usableFromInline var tailFade = FadeRamp(value: 0)
     /// The old position's loop wraps left during a seek's crossfade (as `loopsLeft` was at the
     /// seek): it wraps through the region on its own count, whatever the new position does.
     @usableFromInline var tailLoopsLeft = -1
@@ -73,7 +73,11 @@ import TuttiDSP
     /// Frames advanced since the last rewind (tones and silence too).
     @usableFromInline var position = 0
     @usableFromInline var gain: LinearRamp
-    @usableFromInline var fade = LinearRamp(value: 1)
+    /// The transport fade: linear, or equal-power during a crossfade (`Renderer.crossfade`).
+    @usableFromInline var fade = FadeRamp(value: 1)
+    /// The frame it last started playing from not running (-1: never): a crossfade at that
+    /// very frame fades it in from silence.
+    @usableFromInline var playFrame: Int64 = -1
     /// Per-channel pan gains (stereo engines); both 1 until a pan is set (no pan stage).
     @usableFromInline var panLeft = LinearRamp(value: 1)
     @usableFromInline var panRight = LinearRamp(value: 1)

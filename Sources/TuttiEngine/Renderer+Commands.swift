@@ -130,6 +130,9 @@ extension Renderer {
         case .seek(let id, let position):
             guard let i = sourceIndex(id) else { return }
             seek(&sources[i], to: position)
+        case .crossfade(let id, let from, let frames):
+            guard let i = sourceIndex(id), let j = sourceIndex(from), i != j else { return }
+            crossfade(into: i, from: j, frameCount: Int(frames))
         case .setSourceGain(let id, let gain, let frames):
             guard let i = sourceIndex(id) else { return }
             sources[i].gain.ramp(to: gain, frameCount: Int(frames))
@@ -288,16 +291,39 @@ extension Renderer {
             return
         }
         node.running = true
+        node.playFrame = framePosition
         node.pending = PendingHalt.none
         let frames = fadeInFrames(node)
         node.fade.ramp(to: 0, frameCount: 0)
         node.fade.ramp(to: 1, frameCount: frames)
     }
 
+    /// An equal-power crossfade at the current frame from source `j` to source `i` over `n`
+    /// frames (`EngineCommand.crossfade`). `i`, if it plays and waits for no fade-out (pause,
+    /// stop, seek), rises along sin(πt/2) to 1: from silence when it started at this very
+    /// frame (nothing of it heard yet), else from its fade's value (a source at full level
+    /// stays there). `j`, if it plays and is not already on its way out, falls along
+    /// cos(πt/2) from its fade's value to 0 and then stops as a stop does (`finishFade`:
+    /// rewound, `sourceHalted` at the crossfade's last frame).
+    @inlinable @_noLocks
+    func crossfade(into i: Int, from j: Int, frameCount n: Int) {
+        if sources[i].running, case .none = sources[i].pending, sources[i].pendingSeek < 0 {
+            if sources[i].playFrame == framePosition { sources[i].fade.ramp(to: 0, frameCount: 0) }
+            sources[i].fade.rampEqualPower(to: 1, frameCount: n)
+        }
+        guard sources[j].running, case .none = sources[j].pending else { return }
+        sources[j].pending = PendingHalt.stop
+        sources[j].fade.rampEqualPower(to: 0, frameCount: n)
+        shortenTail(&sources[j], toFrames: n)
+        if !sources[j].fade.isRamping { finishFade(&sources[j], at: framePosition) }
+    }
+
     @inlinable @inline(__always) @_noLocks
     func halt(_ node: inout SourceNode, then pending: PendingHalt) {
         if node.running {
             if case .remove = node.pending { return }
+            // A crossfade's fade-out already ends in a stop: a stop keeps it.
+            if case .stop = pending, case .stop = node.pending, node.fade.isEqualPowerFadeOut { return }
             node.pending = pending
             node.fade.ramp(to: 0, frameCount: node.fadeOutFrames)
             shortenTail(&node, toFrames: node.fadeOutFrames)

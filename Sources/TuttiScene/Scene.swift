@@ -147,6 +147,11 @@ public struct Scene: Sendable {
         /// Its pan position (−1…1), each channel's gain ramped over `ramp` seconds (nil: the
         /// default 10 ms).
         case setPan(Double, ramp: Double?)
+        /// An equal-power crossfade from the source `from` (same session, playing) over
+        /// `duration` seconds (> 0): this source plays and fades in along sin(πt/2), `from`
+        /// fades out along cos(πt/2) and stops at the end (the policy's stop, journalled at
+        /// the crossfade's last frame).
+        case crossfade(from: String, duration: Double)
     }
 
     /// A change of the device (`"device": …, "value": …`). Value type: any thread.

@@ -533,7 +533,7 @@ struct SceneDecoder {
         case "source":
             let id = try r.string("source")
             guard sources.contains(id) else { throw SceneError(r.child("source"), "unknown source \"\(id)\"") }
-            action = .source(id, try sourceAction(&r))
+            action = .source(id, try sourceAction(&r, source: id, scene: scene))
         case "device":
             action = .device(try deviceAction(&r))
         case "system":
@@ -564,7 +564,7 @@ struct SceneDecoder {
     }
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain, setEffect }
-    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan }
+    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan, crossfade }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
     enum CallVerb: String, CaseIterable { case begin, end }
@@ -591,14 +591,44 @@ struct SceneDecoder {
         }
     }
 
-    func sourceAction(_ r: inout FieldReader) throws -> Scene.SourceAction {
+    func sourceAction(_ r: inout FieldReader, source: String, scene: Scene) throws -> Scene.SourceAction {
         switch try r.name("action", as: SourceVerb.self, what: "source action") {
         case .play: return .play
         case .pause: return .pause
         case .stop: return .stop
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
         case .setPan: return .setPan(try r.number("value", in: -1...1), ramp: try ramp(&r))
+        case .crossfade: return try crossfade(&r, source: source, scene: scene)
         }
+    }
+
+    /// `"action": "crossfade"`: `from` (another source of the same session) and `duration`
+    /// (seconds, finite, at least one frame, at most 2³¹ − 1 frames).
+    func crossfade(_ r: inout FieldReader, source: String, scene: Scene) throws -> Scene.SourceAction {
+        let from = try r.string("from")
+        guard let other = scene.sources.first(where: { $0.id == from }) else {
+            throw SceneError(r.child("from"), "unknown source \"\(from)\"")
+        }
+        guard from != source else { throw SceneError(r.child("from"), "source \"\(from)\" cannot crossfade from itself") }
+        let session = scene.sources.first { $0.id == source }?.session ?? ""
+        guard other.session == session else {
+            throw SceneError(
+                r.child("from"),
+                "source \"\(from)\" belongs to session \"\(other.session)\", not \"\(session)\"; "
+                    + "a crossfade is between two sources of one session")
+        }
+        let duration = try r.number("duration")
+        guard duration.isFinite, duration > 0 else {
+            throw SceneError(r.child("duration"), "expected a finite number of seconds > 0, found \(JSONWriter.number(duration))")
+        }
+        let frames = (duration * Double(scene.engine.sampleRate)).rounded()
+        guard frames >= 1, frames <= Double(Int32.max) else {
+            throw SceneError(
+                r.child("duration"),
+                "\(JSONWriter.number(duration)) s is \(JSONWriter.number(frames)) frames at \(scene.engine.sampleRate) Hz; "
+                    + "a crossfade lasts 1…\(Int32.max) frames")
+        }
+        return .crossfade(from: from, duration: duration)
     }
 
     func deviceAction(_ r: inout FieldReader) throws -> Scene.DeviceAction {

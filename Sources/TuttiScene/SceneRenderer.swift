@@ -17,6 +17,8 @@ public final class SceneRenderer {
     /// Call audio and system sounds, one source per scene event that has audio.
     private var eventSource: [Int: SourceID] = [:]
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
+    /// Sources a crossfade fades out, with the frame it ends: the policy stops them there.
+    private var crossfadeStops: [(frame: Int64, source: String)] = []
     /// The policy journal so far (what `--events` writes).
     public private(set) var journal: [LogEntry] = []
     /// Output frames rendered (or decided) so far.
@@ -310,6 +312,7 @@ public final class SceneRenderer {
                     var upTo = blockEnd
                     if nextEvent < events.count { upTo = min(upTo, scene.frame(at: events[nextEvent].at)) }
                     if let stop = stopsAfter.first { upTo = min(upTo, stop.frame) }
+                    if let stop = crossfadeStops.first { upTo = min(upTo, stop.frame) }
                     if upTo > framePosition {
                         // Inputs get exactly the frames about to be rendered: never an underrun.
                         feedInputs(frameCount: Int(upTo - framePosition))
@@ -332,6 +335,13 @@ public final class SceneRenderer {
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
                         stopsAfter.removeFirst()
                         try system.send(.stop(stop.source), at: .frame(stop.frame))
+                    }
+                    while let stop = crossfadeStops.first, stop.frame <= framePosition {
+                        crossfadeStops.removeFirst()
+                        // Unless something stopped it meanwhile.
+                        if system.policy.source(stop.source)?.isPlaying == true {
+                            log(try system.perform(.stop(source: stop.source), at: .frame(stop.frame)).journal, at: stop.frame)
+                        }
                     }
                     while nextEvent < events.count, scene.frame(at: events[nextEvent].at) <= framePosition {
                         try dispatch(events[nextEvent], index: nextEvent, frame: framePosition)
@@ -380,6 +390,23 @@ public final class SceneRenderer {
         case .source(let name, .setPan(let value, let ramp)):
             guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
             try system.setSourcePan(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
+        case .source(let name, .crossfade(let from, let duration)):
+            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            guard let other = sourceIDs[from] else { throw SceneError("\(event.place).from", "unknown source \"\(from)\"") }
+            guard system.policy.source(from)?.isPlaying == true else {
+                throw SceneError(
+                    "\(event.place).from",
+                    "source \"\(from)\" is not playing at \(JSONWriter.number(Double(frame) / Double(scene.engine.sampleRate))) s; "
+                        + "a crossfade fades out a playing source")
+            }
+            let frames = system.frames(forSeconds: duration)
+            let outcome = try system.crossfade(id, from: other, durationFrames: frames, at: .frame(frame), stopAt: nil)
+            log(outcome.journal, at: frame)
+            if outcome.succeeded {
+                // Stable: crossfades ending at the same frame stop in the order they began.
+                let at = crossfadeStops.firstIndex { $0.frame > frame + frames } ?? crossfadeStops.count
+                crossfadeStops.insert((frame + frames, from), at: at)
+            }
         case .session(let name, .setGain(let value, let ramp)):
             guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
@@ -427,7 +454,9 @@ public final class SceneRenderer {
         case .phoneCallEnd: .phoneCallEnd
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
         case .remote(let c): .remote(c)
-        case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan): fatalError("handled by the caller")
+        case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan),
+            .source(_, .crossfade):
+            fatalError("handled by the caller")
         }
     }
 

@@ -108,6 +108,48 @@ def test_a_loop_region_wraps_its_count_then_plays_to_the_end(engine, music):
         source.set_loop(True, start_frame=300, end_frame=300)
 
 
+def tone_level(x: np.ndarray, frequency_hz: float) -> float:
+    """The amplitude of a sine at frequency_hz in x (a Hann-windowed DFT bin)."""
+    w = np.hanning(len(x))
+    k = np.arange(len(x))
+    bin_ = np.sum(w * x.astype(np.float64) * np.exp(-2j * np.pi * frequency_hz * k / RATE))
+    return float(2 * np.abs(bin_) / np.sum(w))
+
+
+def test_a_crossfade_gives_way_at_equal_power_and_stops_the_old_source(engine, music):
+    old, new = music.tone(440.0, 0.5), music.tone(1000.0, 0.5)
+    old.play(at=0)
+    new.crossfade(old, 9600, at=4800)
+    out = engine.render(4800 + 9600 + 4800)[:, 0]
+    assert tone_level(out[:4800], 440.0) == pytest.approx(0.5, abs=0.005)
+    assert tone_level(out[:4800], 1000.0) < 0.001
+    middle = out[4800 + 4800 - 480 : 4800 + 4800 + 480]
+    assert db(tone_level(middle, 440.0) / 0.5) == pytest.approx(-3.0103, abs=0.1)
+    assert db(tone_level(middle, 1000.0) / 0.5) == pytest.approx(-3.0103, abs=0.1)
+    assert tone_level(out[14400:], 1000.0) == pytest.approx(0.5, abs=0.005)
+    assert tone_level(out[14400:], 440.0) < 0.001
+    assert old.state == tutti.SourceState.STOPPED
+    assert new.state == tutti.SourceState.PLAYING
+
+
+def test_a_bad_crossfade_fails_naming_the_argument(engine, music):
+    old, new, idle = music.tone(440.0, 0.5), music.tone(1000.0, 0.5), music.tone(2000.0, 0.5)
+    elsewhere = engine.session("other", tutti.Category.PLAYBACK).tone(3000.0, 0.5)
+    old.play()
+    with pytest.raises(tutti.InvalidArgumentError, match="from"):
+        old.crossfade(old, 4800)
+    with pytest.raises(tutti.InvalidArgumentError, match="from"):
+        elsewhere.crossfade(old, 4800)
+    with pytest.raises(tutti.InvalidArgumentError, match="duration_frames"):
+        new.crossfade(old, 0)
+    with pytest.raises(tutti.StateError, match="from"):
+        new.crossfade(idle, 4800)
+    out = engine.render(9600)[:, 0]
+    assert tone_level(out[4800:], 440.0) == pytest.approx(0.5, abs=0.005)
+    assert tone_level(out[4800:], 1000.0) < 0.001
+    assert new.state == tutti.SourceState.STOPPED
+
+
 def test_an_input_is_heard_at_its_gain_and_recorded():
     with tutti.Engine(channels=1) as engine:
         call = engine.session("call", tutti.Category.PLAY_AND_RECORD)

@@ -1156,6 +1156,18 @@ class Source:
         """tutti_source_seek to ``position`` frames (StateError for a stream)."""
         _check(lib.tutti_source_seek(self.engine.ptr, self.id, _i64(position, "position"), _at(at)))
 
+    def crossfade(self, from_source: "Source", duration_frames: int, at: Optional[int] = None) -> None:
+        """tutti_source_crossfade: an equal-power crossfade from ``from_source`` (a playing source
+        of the same session) to this one over ``duration_frames``: this one plays and fades in
+        along sin(pi*t/2), ``from_source`` fades out along cos(pi*t/2) and stops at the end."""
+        if not isinstance(from_source, Source):
+            raise InvalidArgumentError(C.TUTTI_ERROR_INVALID_ARGUMENT, f"from must be a Source, got {from_source!r}")
+        _check(
+            lib.tutti_source_crossfade(
+                self.engine.ptr, self.id, from_source.id, _u32(duration_frames, "duration_frames"), _at(at)
+            )
+        )
+
     def set_gain(self, gain: float, ramp_frames: int = 0, at: Optional[int] = None) -> None:
         """tutti_source_set_gain: linear 0..16; a linear ramp over ``ramp_frames`` from ``at``."""
         _check(lib.tutti_source_set_gain(self.engine.ptr, self.id, float(gain), _u32(ramp_frames, "ramp_frames"), _at(at)))

@@ -256,6 +256,7 @@ _PROTOTYPES = {
     "tutti_source_pause": (result, [engine_p, source_t, frame_t]),
     "tutti_source_stop": (result, [engine_p, source_t, frame_t]),
     "tutti_source_seek": (result, [engine_p, source_t, c_int64, frame_t]),
+    "tutti_source_crossfade": (result, [engine_p, source_t, source_t, c_uint32, frame_t]),
     "tutti_source_set_gain": (result, [engine_p, source_t, c_float, c_uint32, frame_t]),
     "tutti_source_set_pan": (result, [engine_p, source_t, c_float, c_uint32, frame_t]),
     "tutti_source_set_priority": (result, [engine_p, source_t, c_uint32, frame_t]),
