@@ -165,10 +165,9 @@ public func tuttiSourceSetPan(_ pointer: OpaquePointer?, _ id: tutti_source, _ p
 
 /// C ABI `tutti_source_set_rate`: `TUTTI_RAMP_DEFAULT` is the Swift API's nil ramp (the
 /// source gain ramp time). Any thread except the real-time one (the engine's lock).
-@_cdecl("tutti_source_set_rate")
-public func tuttiSourceSetRate(_ pointer: OpaquePointer?, _ id: tutti_source, _ rate: Double, _ rampFrames: UInt32, _ at: tutti_frame)
-    -> tutti_result
-{
+@_cdecl("tutti_source_set_rate") public func tuttiSourceSetRate(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ rate: Double, _ rampFrames: UInt32, _ at: tutti_frame
+) -> tutti_result {
     call("tutti_source_set_rate") { () throws(TuttiError) in
         let engine = try engine(pointer)
         var ramp: Int64?
