@@ -463,6 +463,8 @@ tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session sessio
 #define TUTTI_SOURCE_LOOP 1u
 /* tutti_source_set_fades: "the default fade" for either length. */
 #define TUTTI_FADE_DEFAULT 0xFFFFFFFFu
+/* tutti_source_set_rate: ramp over the default source gain ramp time (10 ms). */
+#define TUTTI_RAMP_DEFAULT 0xFFFFFFFFu
 /* tutti_source_set_loop: end_frame "the source's end"; count "endless". */
 #define TUTTI_LOOP_TO_END (-1)
 #define TUTTI_LOOP_FOREVER (-1)
@@ -608,6 +610,23 @@ tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, c
  * nothing is written into `name`.
  * Any thread except the real-time one (it takes the engine's lock). (An addition.) */
 tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, char *name, size_t capacity, size_t *length);
+/* Sets the playback rate at `at`: source frames per output frame, finite in 0.25..4 (1 as
+ * recorded, 2 twice as fast and an octave up, 0.5 half as fast and an octave down); pitch
+ * follows the rate (no time-stretching). The rate glides linearly from the current one over
+ * ramp_frames (0: a step; TUTTI_RAMP_DEFAULT: the source gain ramp time, 10 ms by default).
+ * The position, the length (tutti_source_info.length), seeks and loop regions stay in the
+ * source's own frames: at rate 2 a source of N frames ends after N/2 output frames. Read at a
+ * fractional position with 4-point, 3rd-order Hermite interpolation (no band-limiting: at
+ * rates above 1, content above the sample rate / (2 * rate) folds down); at exactly 1 from a
+ * whole frame (a new source, after a stop, a seek or the end) it mixes bit for bit as a
+ * source never given a rate. Buffer sources only (in memory, and files up to the streaming
+ * threshold). TUTTI_ERROR_INVALID_ARGUMENT (the message names `rate`; nothing changes) for a
+ * rate that is not finite or outside 0.25..4, a ramp_frames above 2147483647 (other than
+ * TUTTI_RAMP_DEFAULT), and a rate other than 1 on a tone, silence, stream or input;
+ * TUTTI_ERROR_STATE for a rate other than 1 on a file that streams (longer than the streaming
+ * threshold). Any thread except the real-time one (it takes the engine's lock). (An
+ * addition.) */
+tutti_result tutti_source_set_rate(tutti_engine *engine, tutti_source source, double rate, uint32_t ramp_frames, tutti_frame at);
 /* Sets the fades, in frames at the engine rate (0..2147483647 — 0 is a hard cut — or
  * TUTTI_FADE_DEFAULT): fade_in_frames on play/resume (default: none from the start, a 10 ms
  * de-click when resuming mid-way), fade_out_frames on pause/stop/destroy (default: a 10 ms

@@ -326,6 +326,12 @@ func checkPan(_ pan: Float) throws(TuttiError) {
     }
 }
 
+func checkRate(_ rate: Double) throws(TuttiError) {
+    guard rate.isFinite, (0.25...4).contains(rate) else {
+        throw TuttiError(.invalidArgument, "rate must be finite and in [0.25, 4], got \(rate)")
+    }
+}
+
 func checkGain(_ gain: Float) throws(TuttiError) {
     guard gain.isFinite, (0...16).contains(gain) else {
         throw TuttiError(.invalidArgument, "gain must be finite and in [0, 16], got \(gain)")

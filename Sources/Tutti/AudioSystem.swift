@@ -272,6 +272,32 @@ package final class AudioSystem {
         sources[id]?.pan = pan
     }
 
+    /// Source playback rate (0.25…4, checked by the caller): glides linearly from the current
+    /// rate over `rampFrames` (nil: the default gain ramp) from `time` on. Buffer sources only:
+    /// `state` for a streaming file and `invalidArgument` for a tone, silence, stream or input
+    /// when the rate is not 1 (nothing changed).
+    package func setSourceRate(_ id: SourceID, _ rate: Double, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
+        let record = try source(id)
+        if rate != 1 {
+            if record.streams {
+                throw TuttiError(
+                    .state,
+                    "rate must be 1 for source \(id), got \(rate): it streams from its file (longer than the streaming threshold); "
+                        + "a rate needs a source held in memory (a buffer, or a file up to AudioEngineConfiguration.streamingThresholdSeconds)"
+                )
+            }
+            guard record.frameCount != nil else {
+                throw TuttiError(
+                    .invalidArgument,
+                    "rate must be 1 for source \(id), got \(rate): a tone, silence, stream or input has no recorded content to play at a rate"
+                )
+            }
+        }
+        try send(
+            .setSourceRate(id, rate: Float(rate), rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)),
+            at: time)
+    }
+
     /// Session (bus) gain, below the policy's gate and duck and the system volume.
     package func setSessionGain(_ id: SessionID, _ gain: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
         _ = try sessionName(id)

@@ -365,6 +365,29 @@ public struct SourceHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSourcePan(id, pan, rampFrames: rampFrames, at: time) }
     }
 
+    /// Playback rate at `time`: source frames per output frame, finite in [0.25, 4] (1 as
+    /// recorded, 2 twice as fast and an octave up, 0.5 half as fast and an octave down). Pitch
+    /// follows the rate (no time-stretching). The rate glides linearly from the current one
+    /// over `rampFrames` (0 a step, nil the default 10 ms gain ramp), like a gain change.
+    /// ``position``, ``duration``, seeks and loop regions stay in the source's
+    /// own frames: at rate 2 a source of N frames ends after N/2 output frames. Read at a
+    /// fractional position with 4-point, 3rd-order Hermite interpolation (no band-limiting: at
+    /// rates above 1, content above the sample rate / (2 · rate) folds down); at exactly 1
+    /// from a whole frame (a new source, after a stop, a seek or the end) it mixes bit for bit
+    /// as a source never given a rate.
+    ///
+    /// Buffer sources (in memory, and files up to the streaming threshold). Throws
+    /// `invalidArgument` naming `rate` when it is not finite or outside [0.25, 4], and for a
+    /// rate other than 1 on a tone, silence, stream or input; `state` for a rate other than 1
+    /// on a file that streams (longer than
+    /// `AudioEngineConfiguration.streamingThresholdSeconds`). Nothing changes when it throws.
+    /// Any thread (through the engine's lock).
+    public func setRate(_ rate: Double, rampFrames: Int64? = nil, at time: EngineTime = .now) throws(TuttiError) {
+        try checkRate(rate)
+        try checkTime(time)
+        try engine.withCore { (s) throws(TuttiError) in try s.setSourceRate(id, rate, rampFrames: rampFrames, at: time) }
+    }
+
     /// Loop on or off from `time`, with a loop region and a count (buffers and files).
     /// While `loop` is on, playback that reaches `endFrame` goes on at `startFrame`
     /// sample-exactly — no fade at the seam, as at the end of a whole-file loop: a seamless

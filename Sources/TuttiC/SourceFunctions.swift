@@ -178,6 +178,24 @@ public func tuttiSourceSetPan(_ pointer: OpaquePointer?, _ id: tutti_source, _ p
     }
 }
 
+/// C ABI `tutti_source_set_rate`: `TUTTI_RAMP_DEFAULT` is the Swift API's nil ramp (the
+/// source gain ramp time). Any thread except the real-time one (the engine's lock).
+@_cdecl("tutti_source_set_rate") public func tuttiSourceSetRate(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ rate: Double, _ rampFrames: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_source_set_rate") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        var ramp: Int64?
+        if rampFrames != TUTTI_RAMP_DEFAULT {
+            guard rampFrames <= UInt32(Int32.max) else {
+                throw TuttiError(.invalidArgument, "ramp_frames must be in 0…\(Int32.max) or TUTTI_RAMP_DEFAULT, got \(rampFrames)")
+            }
+            ramp = Int64(rampFrames)
+        }
+        try source(engine, id).setRate(rate, rampFrames: ramp, at: try engineTime(at))
+    }
+}
+
 /// C ABI `tutti_source_set_fades`: `TUTTI_FADE_DEFAULT` is the Swift API's nil (the default).
 /// Any thread.
 @_cdecl("tutti_source_set_fades")

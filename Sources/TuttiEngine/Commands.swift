@@ -19,6 +19,14 @@ public enum EngineCommand: Sendable, Hashable {
     /// linearly over `rampFrames` (0: a step). A source never panned mixes as before (no pan
     /// stage at all); pan does nothing in a mono engine.
     case setSourcePan(SourceID, pan: Float, rampFrames: Int32)
+    /// Move a buffer source's playback rate (source frames per output frame, finite in
+    /// [0.25, 4]; 1: as recorded) from where it is, linearly over `rampFrames` (0: a step).
+    /// Pitch follows the rate (no time-stretching); position and length stay in the source's
+    /// own frames. At exactly 1 with no fraction of a frame pending, the source mixes exactly
+    /// as it does without a rate; otherwise it reads at a fractional position through 4-point
+    /// Hermite interpolation (`Hermite`). Other content ignores it (the control side refuses
+    /// a rate other than 1 for it).
+    case setSourceRate(SourceID, rate: Float, rampFrames: Int32)
     /// Fade lengths used on play/resume and on pause/stop/remove; a negative fade-in keeps
     /// the default (a de-click only when resuming mid-way).
     case setFades(SourceID, fadeInFrames: Int32, fadeOutFrames: Int32)

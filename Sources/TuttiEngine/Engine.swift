@@ -360,7 +360,7 @@ public final class Engine {
 
     /// Queue a command for the render thread, to apply at `time`. Throws `notFound` for a
     /// removed or unknown id, `invalidArgument` for a gain that is not finite in [0, 16], a pan
-    /// that is not finite in [-1, 1], a negative length, or a loop region that starts below 0,
+    /// that is not finite in [-1, 1], a rate that is not finite in [0.25, 4], a negative length, or a loop region that starts below 0,
     /// is empty or reversed or has a count below 1 (other than -1), `capacity` when `commandQueueCapacity` commands are already in flight.
     /// Control thread.
     public func send(_ command: EngineCommand, at time: EngineTime = .now) throws(TuttiError) {
@@ -415,6 +415,10 @@ public final class Engine {
         case .setSourceGain(let id, let gain, let frames):
             try checkLive(id)
             try checkGain(gain, name: "gain")
+            try checkFrames(frames, name: "rampFrames")
+        case .setSourceRate(let id, let rate, let frames):
+            try checkLive(id)
+            guard rate.isFinite, rate >= 0.25, rate <= 4 else { throw .invalid("rate must be finite and in [0.25, 4], got \(rate)") }
             try checkFrames(frames, name: "rampFrames")
         case .setSourcePan(let id, let pan, let frames):
             try checkLive(id)

@@ -72,6 +72,14 @@ import TuttiDSP
     @usableFromInline var ended = false
     /// Frames advanced since the last rewind (tones and silence too).
     @usableFromInline var position = 0
+    /// The fraction of a frame past `position` a buffer source reads at (0 ≤ phase < 1; 0
+    /// unless the rate is or was other than 1 since the last move). Source frames.
+    @usableFromInline var phase: Double = 0
+    /// The playback rate of a buffer source: source frames read per output frame (0.25…4,
+    /// 1 by default), gliding linearly to a new rate over the ramp a rate change asks for.
+    @usableFromInline var rate = LinearRamp(value: 1)
+    /// `phase` of the old position during a seek's crossfade (with `tailPosition`).
+    @usableFromInline var tailPhase: Double = 0
     @usableFromInline var gain: LinearRamp
     /// The transport fade: linear, or equal-power during a crossfade (`Renderer.crossfade`).
     @usableFromInline var fade = FadeRamp(value: 1)
@@ -136,6 +144,30 @@ import TuttiDSP
         guard loop, loopsLeft != 0, count > 0 else { return false }
         position = loopStart
         if loopsLeft > 0 { loopsLeft &-= 1 }
+        return true
+    }
+
+    /// Reads at a fractional position (`renderVarispeed`): the rate is not 1 or glides, or a
+    /// fraction of a frame is pending. False: the plain path, exactly as without a rate.
+    @inlinable var isVarispeed: Bool {
+        @_noLocks get {
+            if rate.isRamping { return true }
+            if rate.value != 1 { return true }
+            return phase != 0
+        }
+    }
+
+    /// Varispeed playback got to or past `wrapFrame(count:)`: wraps to `loopStart` plus the
+    /// frames it went past (modulo the region: a fast rate over a region of a few frames) and
+    /// returns true, or returns false when the content ends there (position left past it).
+    /// Playback before the wrap frame: true, nothing changes.
+    @inlinable @inline(__always) @_noLocks
+    mutating func wrapFractional(count: Int) -> Bool {
+        let end = wrapFrame(count: count)
+        guard position >= end else { return true }
+        let over = position &- end
+        guard wrap(count: count) else { return false }
+        position &+= over % (loopEnd &- loopStart)
         return true
     }
 

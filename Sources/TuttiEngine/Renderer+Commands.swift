@@ -136,6 +136,10 @@ extension Renderer {
         case .setSourceGain(let id, let gain, let frames):
             guard let i = sourceIndex(id) else { return }
             sources[i].gain.ramp(to: gain, frameCount: Int(frames))
+        case .setSourceRate(let id, let rate, let frames):
+            // Only a buffer source reads at a rate (the control side refuses the others).
+            guard let i = sourceIndex(id), sources[i].bufferData != nil else { return }
+            sources[i].rate.ramp(to: min(max(rate, 0.25), 4), frameCount: Int(frames))
         case .setSourcePan(let id, let pan, let frames):
             // A mono engine has nothing to pan.
             guard let i = sourceIndex(id), channelCount == 2 else { return }
@@ -350,6 +354,7 @@ extension Renderer {
                 case .none = node.pending
             {
                 node.tailPosition = node.position
+                node.tailPhase = node.phase
                 node.tailLoopsLeft = node.loopsLeft
                 // From the fade's value now (a copy of it, whatever it was doing) down to 0.
                 node.tailFade = node.fade
@@ -430,9 +435,10 @@ extension Renderer {
         if case .stream(let s) = node.content { s.reset() }
     }
 
-    /// Set the position of the content (clamped to a buffer's length).
+    /// Set the position of the content (clamped to a buffer's length), on a whole frame.
     @inlinable @inline(__always) @_noLocks
     func move(_ node: inout SourceNode, to position: Int) {
+        node.phase = 0
         switch node.content {
         case .buffer(_, let count):
             node.position = min(position, count)

@@ -149,7 +149,7 @@ extension Renderer {
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
         if let data = node.bufferData, node.position &+ n < node.wrapFrame(count: node.bufferFrames), !busRamping[b], !node.gain.isRamping,
-            !node.fade.isRamping, !node.isHalting, !node.panLeft.isRamping, !node.panRight.isRamping
+            !node.fade.isRamping, !node.isHalting, !node.panLeft.isRamping, !node.panRight.isRamping, !node.isVarispeed
         {
             let g = node.gain.value * node.fade.value * busScalar[b]
             let src = data + node.position &* ch
@@ -170,6 +170,14 @@ extension Renderer {
             if halting { seg = min(seg, node.fade.framesRemaining) }
             if seg > 0 {
                 switch node.content {
+                case .buffer(let data, let count) where node.isVarispeed:
+                    // At a rate: interpolated into scratch, wrapping inside; ends when it cannot wrap.
+                    let made = renderVarispeed(&node, data: data, count: count, into: scratch, frameCount: seg)
+                    if made > 0 { mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: made) }
+                    if node.position >= node.wrapFrame(count: count) {
+                        seg = made
+                        endOfContent(&node, at: framePosition &+ Int64(offset &+ made))
+                    }
                 case .buffer(let data, let count):
                     // Up to the loop's end (or the buffer's), then back to the loop's start.
                     let end = node.wrapFrame(count: count)
@@ -250,8 +258,18 @@ extension Renderer {
         var tail = node
         tail.fade = node.tailFade
         tail.position = node.tailPosition
+        tail.phase = node.tailPhase
         tail.loopsLeft = node.tailLoopsLeft
         var offset = 0
+        if tail.isVarispeed, tail.fade.isRamping {
+            // At a rate: the same reading as the source's, on the tail's own position.
+            let seg = min(n, tail.fade.framesRemaining)
+            let made = renderVarispeed(&tail, data: data, count: count, into: scratch, frameCount: seg)
+            if made > 0 { mixSegment(&tail, from: scratch, into: output, bus: b, offset: 0, frameCount: made) }
+            // Ended: past the buffer's end for good.
+            if tail.position >= tail.wrapFrame(count: count) { tail.position = count }
+            offset = n
+        }
         while offset < n, tail.fade.isRamping {
             // The loop region as the source has it, on the tail's own count of wraps.
             let end = tail.wrapFrame(count: count)
@@ -268,6 +286,7 @@ extension Renderer {
         let position = tail.position
         if tail.fade.isRamping, position < count {
             node.tailPosition = position
+            node.tailPhase = tail.phase
             node.tailFade = tail.fade
             node.tailLoopsLeft = tail.loopsLeft
         } else {
@@ -282,12 +301,71 @@ extension Renderer {
     func endOfContent(_ node: inout SourceNode, at frame: Int64) {
         node.running = false
         node.position = 0
+        node.phase = 0
         node.loopsLeft = node.loopCount
         node.pendingSeek = -1
         if case .remove = node.pending { return }
         node.pending = PendingHalt.none
         node.ended = true
         report(.sourceEnded(node.id), at: frame)
+    }
+
+    /// A buffer source at a rate (`SourceNode.isVarispeed`): up to `frameCount` frames into
+    /// `dst` (interleaved, the engine's channels), each read at the fractional position
+    /// `position` + `phase` with 4-point Hermite interpolation (`Hermite`), the position
+    /// advancing by the rate (its glide stepping once per frame). Reaching the loop's end (or
+    /// the buffer's) it wraps with the fraction kept (`SourceNode.wrapFractional`); the points
+    /// past it are the loop's start when it will wrap there, silence past the content's end,
+    /// and silence before frame 0. Returns the frames made: fewer than asked when the content
+    /// ended, which leaves `position` at or past `wrapFrame(count:)` (also when it ended
+    /// right after the last frame made).
+    @inlinable @_noLocks
+    func renderVarispeed(
+        _ node: inout SourceNode, data: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<Float>, frameCount n: Int
+    ) -> Int {
+        let ch = channelCount
+        var made = 0
+        while made < n {
+            guard node.wrapFractional(count: count) else { return made }
+            let i = node.position
+            let t = Float(node.phase)
+            let end = node.wrapFrame(count: count)
+            let out = dst + made &* ch
+            if i >= 1, i &+ 2 < end {
+                let p = data + (i &- 1) &* ch
+                for c in 0..<ch { out[c] = Hermite.interpolate(p[c], p[ch &+ c], p[2 &* ch &+ c], p[3 &* ch &+ c], t: t) }
+            } else {
+                let jm1 = varispeedIndex(node, i &- 1, end: end)
+                let j0 = varispeedIndex(node, i, end: end)
+                let j1 = varispeedIndex(node, i &+ 1, end: end)
+                let j2 = varispeedIndex(node, i &+ 2, end: end)
+                for c in 0..<ch {
+                    let xm1: Float = jm1 >= 0 ? data[jm1 &* ch &+ c] : 0
+                    let x0: Float = j0 >= 0 ? data[j0 &* ch &+ c] : 0
+                    let x1: Float = j1 >= 0 ? data[j1 &* ch &+ c] : 0
+                    let x2: Float = j2 >= 0 ? data[j2 &* ch &+ c] : 0
+                    out[c] = Hermite.interpolate(xm1, x0, x1, x2, t: t)
+                }
+            }
+            let advanced = node.phase + Double(node.rate.next())
+            let whole = Int(advanced)
+            node.position &+= whole
+            node.phase = advanced - Double(whole)
+            made &+= 1
+        }
+        _ = node.wrapFractional(count: count)
+        return made
+    }
+
+    /// The frame an interpolation point `j` reads for a source whose playback wraps or ends
+    /// at `end`: `j` itself inside the content, the loop's start onward past a wrap that will
+    /// happen, -1 (silence) before frame 0 and past the content's end.
+    @inlinable @inline(__always) @_noLocks
+    func varispeedIndex(_ node: SourceNode, _ j: Int, end: Int) -> Int {
+        if j < 0 { return -1 }
+        if j < end { return j }
+        guard node.loop, node.loopsLeft != 0, node.loopEnd > node.loopStart else { return -1 }
+        return node.loopStart &+ (j &- end) % (node.loopEnd &- node.loopStart)
     }
 
     /// output[offset…] += (gain · fade) · busGain · src over `frameCount` frames (× each

@@ -97,6 +97,10 @@ public struct Scene: Sendable {
         /// Pan position at the start, −1 (left) … +1 (right) (`pan`); nil: never panned (no
         /// pan stage; mono material at unity on both channels).
         public var pan: Double?
+        /// Playback rate at the start (`rate`), 0.25…4 source frames per output frame, pitch
+        /// following; nil: 1 (as recorded). File sources only; one with a rate (or a `setRate`
+        /// event) is loaded whole, even past the streaming threshold.
+        public var rate: Double?
         /// JSON path, for errors found later (e.g. when loading the file).
         public var place: String
         /// Fades on play/resume and on pause/stop (nil: the engine's defaults).
@@ -152,6 +156,9 @@ public struct Scene: Sendable {
         /// fades out along cos(πt/2) and stops at the end (the policy's stop, journalled at
         /// the crossfade's last frame).
         case crossfade(from: String, duration: Double)
+        /// Its playback rate (0.25…4; a file source), gliding linearly over `ramp` seconds
+        /// (nil: the default 10 ms, the gain ramp).
+        case setRate(Double, ramp: Double?)
     }
 
     /// A change of the device (`"device": …, "value": …`). Value type: any thread.

@@ -469,6 +469,10 @@ struct SceneDecoder {
         let defaultGain: Double = if case .input = audio { 0 } else { 1 }
         let gain = try r.number("gain", default: defaultGain, in: 0...1)
         let pan = try r.optionalNumber("pan", in: -1...1, unit: "")
+        let rate = try r.optionalNumber("rate", in: 0.25...4, unit: "")
+        if rate != nil, !SceneDecoder.playsAtARate(audio) {
+            throw SceneError(r.child("rate"), "only a file source has a playback rate (a tone, silence or input has no recorded content)")
+        }
         let loop = try r.bool("loop", default: false)
         let loopStart = try loopSeconds(&r, "loopStart", loop: loop, audio: audio)
         let loopEnd = try loopSeconds(&r, "loopEnd", loop: loop, audio: audio)
@@ -491,10 +495,17 @@ struct SceneDecoder {
             id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
         source.route = route
         source.pan = pan
+        source.rate = rate
         source.loopStart = loopStart
         source.loopEnd = loopEnd
         source.loopCount = loopCount
         return source
+    }
+
+    /// File sources play at a rate; tones, silence and inputs do not.
+    static func playsAtARate(_ audio: Scene.Audio) -> Bool {
+        if case .file = audio { return true }
+        return false
     }
 
     /// `loopStart` / `loopEnd`: seconds, finite and ≥ 0 (nil when absent).
@@ -533,7 +544,14 @@ struct SceneDecoder {
         case "source":
             let id = try r.string("source")
             guard sources.contains(id) else { throw SceneError(r.child("source"), "unknown source \"\(id)\"") }
-            action = .source(id, try sourceAction(&r, source: id, scene: scene))
+            let sourceAction = try sourceAction(&r, source: id, scene: scene)
+            if case .setRate = sourceAction, let audio = scene.sources.first(where: { $0.id == id })?.audio,
+                !SceneDecoder.playsAtARate(audio)
+            {
+                throw SceneError(
+                    r.child("source"), "source \"\(id)\" is not a file source: only a file source has a playback rate (setRate)")
+            }
+            action = .source(id, sourceAction)
         case "device":
             action = .device(try deviceAction(&r))
         case "system":
@@ -564,7 +582,7 @@ struct SceneDecoder {
     }
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain, setEffect }
-    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan, crossfade }
+    enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan, setRate, crossfade }
     enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
     enum CallVerb: String, CaseIterable { case begin, end }
@@ -598,6 +616,7 @@ struct SceneDecoder {
         case .stop: return .stop
         case .setGain: return .setGain(try r.number("value", in: 0...1), ramp: try ramp(&r))
         case .setPan: return .setPan(try r.number("value", in: -1...1), ramp: try ramp(&r))
+        case .setRate: return .setRate(try r.number("value", in: 0.25...4), ramp: try ramp(&r))
         case .crossfade: return try crossfade(&r, source: source, scene: scene)
         }
     }

@@ -116,6 +116,8 @@ public final class SceneRenderer {
                 throw SceneError("engine.policy.interactions", error.description)
             }
         }
+        // Sources that play at a rate are loaded whole: a file that streams takes none.
+        let rated = Set(scene.events.compactMap { e -> String? in if case .source(let name, .setRate) = e.action { name } else { nil } })
         for s in scene.sources {
             var kind: SourceKind
             var sampleLoop: Range<Int>?
@@ -123,7 +125,8 @@ public final class SceneRenderer {
                 kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
             } else {
                 sampleLoop = SceneRenderer.sampleLoop(of: s, scene: scene)
-                kind = try loader.kind(s.audio, place: s.place, whole: s.loopStart != nil || s.loopEnd != nil || sampleLoop != nil)
+                let whole = s.loopStart != nil || s.loopEnd != nil || sampleLoop != nil || s.rate != nil || rated.contains(s.id)
+                kind = try loader.kind(s.audio, place: s.place, whole: whole)
             }
             let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
             guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
@@ -143,6 +146,11 @@ public final class SceneRenderer {
                 if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
+            }
+            if let rate = s.rate, let id = sourceIDs[s.id] {
+                do { try system.setSourceRate(id, rate, rampFrames: 0, at: .frame(0)) } catch {
+                    throw SceneError("\(s.place).rate", error.message)
+                }
             }
         }
         for (i, e) in scene.events.enumerated() {
@@ -407,6 +415,11 @@ public final class SceneRenderer {
                 let at = crossfadeStops.firstIndex { $0.frame > frame + frames } ?? crossfadeStops.count
                 crossfadeStops.insert((frame + frames, from), at: at)
             }
+        case .source(let name, .setRate(let value, let ramp)):
+            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            do {
+                try system.setSourceRate(id, value, rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
+            } catch { throw SceneError(event.place, error.message) }
         case .session(let name, .setGain(let value, let ramp)):
             guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
@@ -455,7 +468,7 @@ public final class SceneRenderer {
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
         case .remote(let c): .remote(c)
         case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan),
-            .source(_, .crossfade):
+            .source(_, .setRate), .source(_, .crossfade):
             fatalError("handled by the caller")
         }
     }

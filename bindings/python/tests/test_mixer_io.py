@@ -150,6 +150,20 @@ def test_a_bad_crossfade_fails_naming_the_argument(engine, music):
     assert new.state == tutti.SourceState.STOPPED
 
 
+def test_a_rate_of_two_is_an_octave_up_and_half_as_long(engine, music):
+    source = music.buffer(sine(440.0, RATE), RATE)
+    source.set_rate(2.0, ramp_frames=0)
+    source.play()
+    out = engine.render(RATE // 4)[:, 0]
+    assert dominant_hz(out) == pytest.approx(880.0, abs=0.5)
+    assert source.position == RATE // 2
+    engine.render(RATE // 4 + 1)
+    assert source.state == tutti.SourceState.ENDED
+    for bad in (0.2, 4.5, float("nan")):
+        with pytest.raises(tutti.InvalidArgumentError, match="rate"):
+            source.set_rate(bad)
+
+
 def test_an_input_is_heard_at_its_gain_and_recorded():
     with tutti.Engine(channels=1) as engine:
         call = engine.session("call", tutti.Category.PLAY_AND_RECORD)

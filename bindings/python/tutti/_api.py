@@ -1201,6 +1201,14 @@ class Source:
         wraps = -1 if count is None else _int(count, -(1 << 31), (1 << 31) - 1, "count")
         _check(lib.tutti_source_set_loop(self.engine.ptr, self.id, 1 if loop else 0, _i64(start_frame, "start_frame"), end, wraps, _at(at)))
 
+    def set_rate(self, rate: float, ramp_frames: Optional[int] = None, at: Optional[int] = None) -> None:
+        """tutti_source_set_rate: playback rate 0.25..4 (source frames per output frame; pitch
+        follows), gliding linearly over ``ramp_frames`` (None: TUTTI_RAMP_DEFAULT, the source
+        gain ramp time; 0: a step). Position and length stay in source frames. Buffer sources
+        only (StateError for a file that streams)."""
+        ramp = C.TUTTI_RAMP_DEFAULT if ramp_frames is None else _u32(ramp_frames, "ramp_frames")
+        _check(lib.tutti_source_set_rate(self.engine.ptr, self.id, float(rate), ramp, _at(at)))
+
     def set_route(self, route: str, at: Optional[int] = None) -> None:
         """tutti_source_set_route: the output route (a name of ``Engine.routes``) it plays to
         from ``at`` on (a step: set it before playing). StateError for a route other than

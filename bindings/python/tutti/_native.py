@@ -291,6 +291,7 @@ _PROTOTYPES = {
     "tutti_source_get_route": (result, [engine_p, source_t, c_char_p, c_size_t, POINTER(c_size_t)]),
     "tutti_source_set_route": (result, [engine_p, source_t, c_char_p, frame_t]),
     "tutti_source_set_loop": (result, [engine_p, source_t, c_int, c_int64, c_int64, c_int32, frame_t]),
+    "tutti_source_set_rate": (result, [engine_p, source_t, c_double, c_uint32, frame_t]),
     "tutti_engine_render_routes": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
     "tutti_engine_set_ducking_rules": (result, [engine_p, POINTER(DuckingRule), c_uint32, frame_t]),
     "tutti_engine_set_interactions": (result, [engine_p, POINTER(Interaction), c_uint32, frame_t]),
