@@ -74,12 +74,15 @@ struct BenchMix: ParsableCommand {
 
     @Flag(
         help:
-            "Loopback: play clicks and find them in the capture, report the round trip in ms. JACK (default): out_1 connected to in_1 of the same client (needs a running JACK server). ALSA (--backend alsa): playback on --device, capture from --capture-device, at --block frames per period (PulseAudio: PULSE_SOURCE=SINK.monitor and the pulse PCM)."
+            "Loopback: play clicks and find them in the capture, report the round trip in ms. JACK: out_1 connected to in_1 of the same client (needs a running JACK server). ALSA (--backend alsa): playback on --device, capture from --capture-device, at --block frames per period (PulseAudio: PULSE_SOURCE=SINK.monitor and the pulse PCM)."
     )
     var loopback = false
 
-    @Option(help: "With --loopback: jack or alsa.")
-    var backend = OutputConfiguration.Backend.jack
+    @Option(
+        help:
+            "With --loopback: auto (default: alsa when --device or --capture-device is given, jack when --jack-server is, else jack if a server runs, else alsa; said on stderr), jack or alsa."
+    )
+    var backend = OutputConfiguration.Backend.auto
 
     @Option(help: "With --loopback: the JACK server (default: $JACK_DEFAULT_SERVER, else default).")
     var jackServer: String?
@@ -96,18 +99,27 @@ struct BenchMix: ParsableCommand {
         guard (1...4096).contains(sources) else { throw ValidationError("--sources must be 1…4096") }
         guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
-        if !loopback, backend != .jack || device != "default" || captureDevice != nil {
+        if !loopback, backend != .auto || device != "default" || captureDevice != nil {
             throw ValidationError("--backend, --device and --capture-device are for --loopback")
         }
         if backend == .jack, device != "default" || captureDevice != nil {
             throw ValidationError("--device and --capture-device are for --backend alsa (JACK: --jack-server)")
         }
-        if backend == .alsa, jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
-        if backend == .pipewire { throw ValidationError("--loopback takes --backend alsa or jack") }
+        if backend != .jack, jackServer != nil, backend == .alsa || device != "default" || captureDevice != nil {
+            throw ValidationError("--jack-server is for --backend jack")
+        }
+        if backend == .pipewire { throw ValidationError("--loopback takes --backend auto, alsa or jack") }
     }
 
     func run() throws {
         if loopback {
+            var backend = self.backend
+            if backend == .auto {
+                backend =
+                    device != "default" || captureDevice != nil
+                    ? .alsa : jackServer != nil ? .jack : OutputConfiguration.Backend.detected(jackServer: nil, pipeWire: false)
+                FileHandle.standardError.write(Data("tutti: backend: \(backend.name) (auto)\n".utf8))
+            }
             do {
                 let result =
                     backend == .alsa

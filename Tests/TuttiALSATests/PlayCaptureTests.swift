@@ -23,7 +23,10 @@ struct PlayCaptureTests {
     @Test func playRecordsTheCapturedToneAtItsLevelAndSilenceWhileMuted() throws {
         let (server, scenePath, environment) = try PlayCaptureTests.setUp()
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "tutti", "--capture-device", "tutti_monitor", "--period", "256"],
+            [
+                Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "tutti", "--capture-device", "tutti_monitor", "--period",
+                "256",
+            ],
             environment: environment)
         #expect(play.status == 0, "\(play.stderr)")
         #expect(play.stderr.contains("capturing input mic from \"tutti_monitor\""), "\(play.stderr)")
@@ -49,7 +52,8 @@ struct PlayCaptureTests {
     @Test func anUnknownCaptureDeviceFailsNamingItAndRecordsNothing() throws {
         let (server, scenePath, environment) = try PlayCaptureTests.setUp()
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "tutti", "--capture-device", "no_such_capture_pcm"], environment: environment)
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "tutti", "--capture-device", "no_such_capture_pcm"],
+            environment: environment)
         #expect(play.status == 1)
         #expect(play.stderr.contains("tutti: error: capture PCM \"no_such_capture_pcm\""), "\(play.stderr)")
         #expect(!FileManager.default.fileExists(atPath: server.directory + "/take.wav"))

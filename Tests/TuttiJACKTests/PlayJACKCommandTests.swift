@@ -169,7 +169,7 @@ extension JACKTests {
             #expect(short >= 2_400 && short < 9_600, "with the default 0.05 s: frame \(short)")
             #expect(long >= 9_600, "with 0.2 s: frame \(long)")
             for bad in ["0", "11", "nan"] {
-                let r = try Tool.run([Tool.tutti!, "play", scenePath, "--control-lookahead", bad])
+                let r = try Tool.run([Tool.tutti!, "play", scenePath, "--backend", "alsa", "--control-lookahead", bad])
                 #expect(r.status == 64, "--control-lookahead \(bad): \(r.stderr)")
                 #expect(r.stderr.contains("--control-lookahead must be a number of seconds above 0, at most 10"), "\(r.stderr)")
             }
@@ -221,7 +221,7 @@ extension JACKTests {
             let both = try server.run([Tool.tutti!, "play", scene, "--backend", "jack", "--no-connect", "--connect", "system:playback_1"])
             #expect(both.status == 64)
             #expect(both.stderr.contains("--no-connect and --connect exclude each other"))
-            let alsa = try server.run([Tool.tutti!, "play", scene, "--connect", "system:playback_1"])
+            let alsa = try server.run([Tool.tutti!, "play", scene, "--backend", "alsa", "--connect", "system:playback_1"])
             #expect(alsa.status == 64)
             #expect(alsa.stderr.contains("--connect is for --backend jack"))
         }
