@@ -115,7 +115,7 @@ struct PlayPipeWireCommandTests {
 
     /// An unknown backend is a usage error listing every name, auto included.
     @Test func anUnknownBackendListsTheKnownOnes() throws {
-        for command in [["play", "scene.json"], ["devices"], ["bench", "--loopback"]] {
+        for command in [["play", "scene.json"], ["devices"], ["bench", "loopback"], ["bench", "--loopback"]] {
             let r = try Tool.run([Tool.tutti!] + command + ["--backend", "pulse"])
             #expect(r.status == 64, "\(command): \(r.stderr)")
             #expect(r.stderr.contains("'pulse'") && r.stderr.contains("'auto'"), "\(command): \(r.stderr)")
