@@ -153,7 +153,13 @@ struct Play: ParsableCommand {
             // auto is decided here, before anything is loaded: the options' backend, else the
             // first sound server that answers.
             var resolved = self
-            if backend == .auto { resolved.backend = namedBackend ?? OutputConfiguration.Backend.detected(jackServer: jack.server) }
+            if backend == .auto {
+                resolved.backend = namedBackend ?? OutputConfiguration.Backend.detected(jackServer: jack.server)
+                // What the backend found cannot take (--period with JACK, --format with
+                // PipeWire …) is the usual usage error.
+                try resolved.validateBackendOptions()
+                try resolved.validateRoutes()
+            }
             try resolved.play(auto: backend == .auto)
         } catch let e as ExitCode {
             throw e

@@ -244,6 +244,27 @@ extension JACKTests {
                     """)
         }
 
+        /// `auto` with no PipeWire daemon reachable (`PIPEWIRE_REMOTE` a socket that is not
+        /// there) and this server running picks JACK: `tutti devices` says so on stderr and lists
+        /// the server; `tutti play` reports it and plays the half second asked for.
+        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        func autoPicksJACKWhenAServerRuns() throws {
+            let server = try JACKServer()
+            let dir = try PlayJACKCommandTests.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let noPipeWire = ["PIPEWIRE_REMOTE": dir + "/no-pipewire-0"]
+            let devices = try server.run([Tool.tutti!, "devices"], environment: noPipeWire)
+            #expect(devices.status == 0, "\(devices.stderr)")
+            #expect(devices.stderr == "tutti: backend: jack (auto)\n", "\(devices.stderr)")
+            #expect(devices.stdout.hasPrefix("JACK server \"\(server.name)\": 48000 Hz"), "\(devices.stdout)")
+            let scenePath = dir + "/scene.json"
+            try PlayJACKCommandTests.scene(seconds: 1).write(toFile: scenePath, atomically: true, encoding: .utf8)
+            let play = try server.run([Tool.tutti!, "play", scenePath, "--seconds", "0.5"], environment: noPipeWire)
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stdout.contains("backend: jack (auto)\nplayed 0.50 s"), "\(play.stdout)")
+            #expect(play.stdout.contains("(jack \""), "\(play.stdout)")
+        }
+
         /// The server is killed mid-play and started again: `tutti play` reports the loss and
         /// the return, and plays the whole scene; a server that stays away makes it give up
         /// after --reconnect-timeout with exit 1.
