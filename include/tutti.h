@@ -851,9 +851,13 @@ enum {
     TUTTI_BACKEND_ALSA = 0,
     TUTTI_BACKEND_JACK = 1, /* a JACK client (ports out_1..N to the physical playback ports); the server
                                sets the rate (must be the engine's) and the buffer size */
-    TUTTI_BACKEND_PIPEWIRE = 2 /* one PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
-                                  bus at the engine's rate (PipeWire resamples); device: the target node
-                                  (name or serial; NULL: the default sink); period_frames: node.latency */
+    TUTTI_BACKEND_PIPEWIRE = 2, /* one PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
+                                   bus at the engine's rate (PipeWire resamples); device: the target node
+                                   (name or serial; NULL: the default sink); period_frames: node.latency */
+    TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
+                              loads and a daemon answers, else JACK when libjack loads and a server runs
+                              (device: its name), else ALSA; the other fields go to the one chosen
+                              (tutti_output_backend says which). (An addition.) */
 };
 
 /* Where an engine plays when it drives a device itself. Fill with tutti_output_config_init. */
@@ -916,6 +920,9 @@ tutti_result tutti_output_stop_with(tutti_engine *engine, uint32_t flags);
 /* *running gets 1 while an output started by tutti_output_start runs, else 0. Any thread.
  * (An addition.) */
 tutti_result tutti_output_is_running(tutti_engine *engine, int32_t *running);
+/* *backend gets the TUTTI_BACKEND_* the running output plays through (never TUTTI_BACKEND_AUTO:
+ * what it resolved to). TUTTI_ERROR_STATE when no output runs. Any thread. (An addition.) */
+tutti_result tutti_output_backend(tutti_engine *engine, int32_t *backend);
 
 /* ------------------------------------------------------------------------------------------
  * Statistics

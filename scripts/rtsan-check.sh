@@ -104,7 +104,7 @@ if command -v pulseaudio >/dev/null; then
 fi
 echo "rtsan-check: playing a busy ${seconds} s scene on \"$device\" with RealtimeSanitizer around each render" >&2
 set +e
-"$tutti" play "$work/busy.json" --device "$device" --rtsan
+"$tutti" play "$work/busy.json" --backend alsa --device "$device" --rtsan
 status=$?
 set -e
 if [ $status -ne 0 ]; then

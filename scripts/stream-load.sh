@@ -46,7 +46,7 @@ PY
 
 eval "$(bash scripts/start-pulse.sh)"
 for _ in $(seq "${HOGS:-2}"); do yes >/dev/null & pids+=($!); done
-"$TUTTI" play "$dir/scene.json" --device pulse --period 256 --periods 4 "$@" >"$dir/out" 2>"$dir/err" &
+"$TUTTI" play "$dir/scene.json" --backend alsa --device pulse --period 256 --periods 4 "$@" >"$dir/out" 2>"$dir/err" &
 tutti=$!
 pids+=("$tutti")
 for _ in $(seq 600); do grep -q "render thread:" "$dir/err" 2>/dev/null && break; kill -0 "$tutti" 2>/dev/null || break; sleep 0.05; done

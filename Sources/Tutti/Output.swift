@@ -20,11 +20,18 @@ public struct OutputConfiguration: Sendable, Equatable {
         /// engine's rate (PipeWire resamples to its graph's), linked to `device` (a node name
         /// or serial; nil: the default sink); `periodFrames` asks for `node.latency`.
         case pipewire = 2
+        /// The first that works, decided when the output starts (`detected()`): PipeWire when
+        /// libpipewire loads and a daemon answers, else JACK when libjack loads and a server
+        /// runs (`device` names it; nil: `JACK_DEFAULT_SERVER`, else "default"), else ALSA.
+        /// The other settings then go to the backend it resolved to; `AudioEngine.outputBackend`
+        /// says which.
+        case auto = 3
     }
 
     /// The kind of device.
     public var backend = Backend.alsa
     /// ALSA PCM name, JACK server name or PipeWire target node; nil: the backend's default.
+    /// With `.auto`: the device of the backend it resolves to.
     public var device: String?
     /// Period size to ask for, frames (16…65536); nil: the backend's default. ALSA: the
     /// period; PipeWire: `node.latency` = "PERIOD/RATE" (the graph may grant another). JACK's
@@ -83,23 +90,59 @@ public struct OutputConfiguration: Sendable, Equatable {
 
 extension OutputConfiguration.Backend {
     /// The backend's implementation of the output interface (what `tutti play` drives).
+    /// `.auto` has none of its own: this resolves it now (`resolved()`, which connects to the
+    /// sound servers to see which answers). Control thread.
     public var implementation: any OutputBackend.Type {
         switch self {
         case .alsa: ALSAOutput.self
         case .jack: JACKOutput.self
         case .pipewire: PipeWireOutput.self
+        case .auto: resolved().implementation
         }
     }
 
     /// The backend named `name` as the CLI and the docs spell it ("alsa", "jack",
-    /// "pipewire"); nil for an unknown name.
+    /// "pipewire", "auto"); nil for an unknown name.
     public init?(name: String) {
-        guard let found = Self.allCases.first(where: { $0.implementation.name == name }) else { return nil }
+        guard let found = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = found
     }
 
     /// Its name as the CLI and the docs spell it.
-    public var name: String { implementation.name }
+    public var name: String {
+        switch self {
+        case .alsa: ALSAOutput.name
+        case .jack: JACKOutput.name
+        case .pipewire: PipeWireOutput.name
+        case .auto: "auto"
+        }
+    }
+
+    /// Itself, or for `.auto` the backend `detected(jackServer:)` finds now. Control thread.
+    public func resolved(jackServer: String? = nil) -> Self {
+        self == .auto ? Self.detected(jackServer: jackServer) : self
+    }
+
+    /// The first backend that works now: `.pipewire` when libpipewire loads and a daemon
+    /// answers (one connection, opened and closed: nothing plays), else `.jack` when libjack
+    /// loads and a server runs under `jackServer` (nil: `JACK_DEFAULT_SERVER`, else
+    /// "default"; a client opened with `JackNoStartServer` and closed again), else `.alsa`.
+    /// Never `.auto`. `pipeWire` false skips PipeWire (for a caller that has no PipeWire
+    /// path: `tutti devices`, `tutti bench loopback`). Takes about as long as the connection
+    /// attempts. Control thread.
+    public static func detected(jackServer: String? = nil, pipeWire: Bool = true) -> Self {
+        if pipeWire {
+            do throws(TuttiError) {
+                _ = try PipeWireOutput.probe(OutputSettings(), channelCount: 2, busNames: ["main"])
+                return .pipewire
+            } catch {}
+        }
+        if let client = try? JACKClient(configuration: JACKOutputConfiguration(clientName: "tutti-probe", serverName: jackServer)) {
+            client.close()
+            return .jack
+        }
+        return .alsa
+    }
 }
 
 extension OutputConfiguration {
@@ -135,7 +178,8 @@ extension AudioEngine {
             captureInput = try withCore { (s) throws(TuttiError) in try s.input(capture.id) }
         }
         let settings = try configuration.settings(capture: captureInput)
-        let backend = configuration.backend
+        // `.auto` is decided here, before the output lock (it connects to the sound servers).
+        let backend = configuration.backend.resolved(jackServer: configuration.device)
         try output.withLock { (running: inout (any OutputBackend)?) throws(TuttiError) in
             guard running == nil else { throw TuttiError(.state, "an output is already running") }
             guard renderOwner.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged else {
@@ -171,6 +215,12 @@ extension AudioEngine {
 
     /// Whether an output runs.
     public var isOutputRunning: Bool { output.withLock { $0 != nil } }
+
+    /// The backend the running output plays through (never `.auto`: what `.auto` resolved
+    /// to); nil while none runs. Any thread.
+    public var outputBackend: OutputConfiguration.Backend? {
+        output.withLock { running in running.flatMap { OutputConfiguration.Backend(name: type(of: $0).name) } }
+    }
 
     /// What a running output reports: xruns and latency (frames: the device buffer, or the
     /// server's port latency).

@@ -1,7 +1,7 @@
 import Tutti
 import TuttiDSP
 
-/// How many playing sources fit in a time budget per block (`tutti bench --voices`): for a
+/// How many playing sources fit in a time budget per block (`tutti bench voices`): for a
 /// way of playing them (`VoiceCounter.Mode`), the engine's count and the same count for a
 /// bare reference doing the least any mixer must do with the same data. Found by measuring
 /// the mean time per block at a few source counts, each next count scaled from the last

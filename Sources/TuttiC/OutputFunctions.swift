@@ -33,11 +33,13 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
             dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(config), count: min(size, dst.count)))
         }
         var output = OutputConfiguration()
-        guard let backend = OutputConfiguration.Backend(rawValue: c.backend) else {
+        guard let requested = OutputConfiguration.Backend(rawValue: c.backend) else {
             throw TuttiError(.invalidArgument, "config->backend \(c.backend) is not a TUTTI_BACKEND_* value")
         }
-        output.backend = backend
         if c.device != nil { output.device = try utf8(c.device, "config->device") }
+        // TUTTI_BACKEND_AUTO is decided now: capture_from and routes are read as its backend reads them.
+        let backend = requested.resolved(jackServer: output.device)
+        output.backend = backend
         if c.period_frames != 0 { output.periodFrames = Int(c.period_frames) }
         if c.periods != 0 { output.periodCount = Int(c.periods) }
         if c.capture != 0 { output.capture = SourceHandle(engine: engine, id: SourceID(rawValue: c.capture)) }
@@ -81,6 +83,18 @@ public func tuttiOutputIsRunning(_ pointer: OpaquePointer?, _ running: UnsafeMut
     call("tutti_output_is_running") { () throws(TuttiError) in
         let engine = try engine(pointer)
         try nonNull(running, "running").pointee = engine.isOutputRunning ? 1 : 0
+    }
+}
+
+/// C ABI `tutti_output_backend`: the TUTTI_BACKEND_* the running output plays through (what
+/// TUTTI_BACKEND_AUTO resolved to); `state` error when none runs. Any thread.
+@_cdecl("tutti_output_backend")
+public func tuttiOutputBackend(_ pointer: OpaquePointer?, _ backend: UnsafeMutablePointer<Int32>?) -> tutti_result {
+    call("tutti_output_backend") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let out = try nonNull(backend, "backend")
+        guard let running = engine.outputBackend else { throw TuttiError(.state, "no output is running (tutti_output_start)") }
+        out.pointee = running.rawValue
     }
 }
 

@@ -9,13 +9,135 @@ import TuttiDSP
     import Glibc
 #endif
 
-/// `tutti bench`: the benchmarks. `tutti bench [mix]` (the default, so today's flags work
-/// as they are) and `tutti bench scene SCENE.json`. See docs/performance.md.
+/// `tutti bench`: the benchmarks. `tutti bench [mix]` (the default), `tutti bench voices`,
+/// `tutti bench loopback` and `tutti bench scene SCENE.json`. `mix`'s `--voices` and
+/// `--loopback` flags still work for one release (a one-line deprecation warning on stderr).
+/// See docs/performance.md.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure the engine: synthetic sources (mix, the default) or your own scene (scene).",
-        subcommands: [BenchMix.self, BenchScene.self],
+        abstract:
+            "Measure the engine: synthetic sources (mix, the default), voices per core (voices), the device round trip (loopback) or your own scene (scene).",
+        subcommands: [BenchMix.self, BenchVoicesCommand.self, BenchLoopbackCommand.self, BenchScene.self],
         defaultSubcommand: BenchMix.self)
+
+    /// The one-line warning of a deprecated `tutti bench` flag, on stderr. Main thread.
+    static func deprecated(_ flag: String, use replacement: String) {
+        FileHandle.standardError.write(
+            Data("tutti: warning: tutti bench \(flag) is deprecated, use `\(replacement)` (the flag goes in the next release)\n".utf8))
+    }
+}
+
+/// `tutti bench voices`: how many playing sources fit in half a block's period on one core
+/// (`VoicesReport`). Main thread.
+struct BenchVoicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voices",
+        abstract: "Count the voices that fit in half a block's period on one core, next to the bare C kernel.",
+        discussion: """
+            For each mode (mixing only, with linear conversion on the render thread, with file \
+            conversion at the default quality): how many playing sources the engine renders in \
+            half a block's period at 48 kHz on one core, next to the same count for the bare C \
+            kernel. Replaces `tutti bench --voices` (still accepted for one release).
+            """)
+
+    @Option(help: "Block size in frames (one render call; the budget is half its period).")
+    var block = 256
+
+    @Option(help: "Seconds of measuring (at most 2 count: a tenth of them per search step).")
+    var seconds = 2.0
+
+    @Flag(help: "Print one JSON object (for scripts) instead of the report.")
+    var json = false
+
+    func validate() throws {
+        guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
+        guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
+    }
+
+    func run() throws {
+        try VoicesReport.run(blockFrames: block, secondsPerStep: min(seconds, 2) / 10, json: json)
+    }
+}
+
+/// `tutti bench loopback`: plays clicks and finds them in the capture, reports the round trip
+/// (`LoopbackBench`). Main thread.
+struct BenchLoopbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loopback",
+        abstract: "Play clicks and find them in the capture: the round trip in ms.",
+        discussion: """
+            JACK: out_1 connected to in_1 of the same client (needs a running JACK server). \
+            ALSA: playback on --device, capture from --capture-device, at --block frames per \
+            period (PulseAudio: PULSE_SOURCE=SINK.monitor and the pulse PCM). Exit 1 when no \
+            click came back. Replaces `tutti bench --loopback` (still accepted for one release).
+            """)
+
+    @Option(
+        help:
+            "auto (default: alsa when --device or --capture-device is given, jack when --jack-server is, else jack if a server runs, else alsa; said on stderr), jack or alsa."
+    )
+    var backend = OutputConfiguration.Backend.auto
+
+    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER, else default).")
+    var jackServer: String?
+
+    @Option(help: ArgumentHelp("ALSA: the playback PCM.", valueName: "PCM"))
+    var device = "default"
+
+    @Option(name: .customLong("capture-device"), help: ArgumentHelp("ALSA: the capture PCM (default: --device).", valueName: "PCM"))
+    var captureDevice: String?
+
+    @Option(help: "ALSA: frames per period.")
+    var block = 256
+
+    @Flag(help: "Print one JSON object (for scripts) instead of the report.")
+    var json = false
+
+    func validate() throws {
+        guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
+        try Self.validate(backend: backend, jackServer: jackServer, device: device, captureDevice: captureDevice)
+    }
+
+    func run() throws {
+        try Self.run(backend: backend, jackServer: jackServer, device: device, captureDevice: captureDevice, block: block, json: json)
+    }
+
+    /// The loopback options' usage errors (exit 64), shared with `tutti bench --loopback`.
+    static func validate(backend: OutputConfiguration.Backend, jackServer: String?, device: String, captureDevice: String?) throws {
+        if backend == .jack, device != "default" || captureDevice != nil {
+            throw ValidationError("--device and --capture-device are for --backend alsa (JACK: --jack-server)")
+        }
+        if backend != .jack, jackServer != nil, backend == .alsa || device != "default" || captureDevice != nil {
+            throw ValidationError("--jack-server is for --backend jack")
+        }
+        if backend == .pipewire { throw ValidationError("loopback takes --backend auto, alsa or jack") }
+    }
+
+    /// Measures and prints the report (or its JSON); exit 1 when no click came back. `auto`
+    /// is decided here and said on stderr. Shared with `tutti bench --loopback`.
+    static func run(
+        backend: OutputConfiguration.Backend, jackServer: String?, device: String, captureDevice: String?, block: Int, json: Bool
+    ) throws {
+        var backend = backend
+        if backend == .auto {
+            backend =
+                device != "default" || captureDevice != nil
+                ? .alsa : jackServer != nil ? .jack : OutputConfiguration.Backend.detected(jackServer: nil, pipeWire: false)
+            FileHandle.standardError.write(Data("tutti: backend: \(backend.name) (auto)\n".utf8))
+        }
+        do {
+            let result =
+                backend == .alsa
+                ? try LoopbackBench.runALSA(device: device, captureDevice: captureDevice, periodFrames: block)
+                : try LoopbackBench.run(serverName: jackServer, clientName: "tutti-loopback")
+            print(json ? result.json : result.report)
+            if result.roundTrips.isEmpty { throw ExitCode(1) }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            throw fail(error)
+        }
+    }
 }
 
 /// `tutti bench mix` (or plain `tutti bench`): the render-latency benchmark. It times the
@@ -39,9 +161,9 @@ struct BenchMix: ParsableCommand {
             ResamplerKernel) on the same input, one converter per source.
             With --write: stream writes and status reads timed call by call while a render \
             thread and a control thread run, next to a call that takes the engine's lock.
-            With --voices: how many playing sources fit in half a block's period on one core \
-            (mixing only, with linear conversion on the render thread, with file conversion \
-            at the default quality), next to the same count for the bare C kernel.
+            Voices per core and the device round trip are `tutti bench voices` and `tutti \
+            bench loopback` (--voices and --loopback here still work for one release, with a \
+            warning).
             Percentiles include whatever else the machine does: run it on a quiet machine.
             """)
 
@@ -63,7 +185,7 @@ struct BenchMix: ParsableCommand {
     @Flag(help: "Print one JSON object (for scripts) instead of the report.")
     var json = false
 
-    @Flag(help: "Count the voices that fit in half a block's period (ignores --sources and --resampler).")
+    @Flag(help: "Deprecated: `tutti bench voices` (the same, for one release).")
     var voices = false
 
     @Flag(
@@ -74,52 +196,40 @@ struct BenchMix: ParsableCommand {
 
     @Flag(
         help:
-            "Loopback: play clicks and find them in the capture, report the round trip in ms. JACK (default): out_1 connected to in_1 of the same client (needs a running JACK server). ALSA (--backend alsa): playback on --device, capture from --capture-device, at --block frames per period (PulseAudio: PULSE_SOURCE=SINK.monitor and the pulse PCM)."
+            "Deprecated: `tutti bench loopback` (the same, with --backend, --jack-server, --device, --capture-device and --block, for one release)."
     )
     var loopback = false
 
-    @Option(help: "With --loopback: jack or alsa.")
-    var backend = OutputConfiguration.Backend.jack
+    @Option(help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --backend`."))
+    var backend = OutputConfiguration.Backend.auto
 
-    @Option(help: "With --loopback: the JACK server (default: $JACK_DEFAULT_SERVER, else default).")
+    @Option(help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --jack-server`."))
     var jackServer: String?
 
-    @Option(help: ArgumentHelp("With --loopback --backend alsa: the playback PCM.", valueName: "PCM"))
+    @Option(help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --device`.", valueName: "PCM"))
     var device = "default"
 
     @Option(
         name: .customLong("capture-device"),
-        help: ArgumentHelp("With --loopback --backend alsa: the capture PCM (default: --device).", valueName: "PCM"))
+        help: ArgumentHelp(
+            "With --loopback (deprecated): as `tutti bench loopback --capture-device`.", valueName: "PCM"))
     var captureDevice: String?
 
     func validate() throws {
         guard (1...4096).contains(sources) else { throw ValidationError("--sources must be 1…4096") }
         guard (16...16_384).contains(block) else { throw ValidationError("--block must be 16…16384 frames") }
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
-        if !loopback, backend != .jack || device != "default" || captureDevice != nil {
+        if !loopback, backend != .auto || device != "default" || captureDevice != nil {
             throw ValidationError("--backend, --device and --capture-device are for --loopback")
         }
-        if backend == .jack, device != "default" || captureDevice != nil {
-            throw ValidationError("--device and --capture-device are for --backend alsa (JACK: --jack-server)")
-        }
-        if backend == .alsa, jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
-        if backend == .pipewire { throw ValidationError("--loopback takes --backend alsa or jack") }
+        try BenchLoopbackCommand.validate(backend: backend, jackServer: jackServer, device: device, captureDevice: captureDevice)
     }
 
     func run() throws {
         if loopback {
-            do {
-                let result =
-                    backend == .alsa
-                    ? try LoopbackBench.runALSA(device: device, captureDevice: captureDevice, periodFrames: block)
-                    : try LoopbackBench.run(serverName: jackServer, clientName: "tutti-loopback")
-                print(json ? result.json : result.report)
-                if result.roundTrips.isEmpty { throw ExitCode(1) }
-            } catch let e as ExitCode {
-                throw e
-            } catch {
-                throw fail(error)
-            }
+            Bench.deprecated("--loopback", use: "tutti bench loopback")
+            try BenchLoopbackCommand.run(
+                backend: backend, jackServer: jackServer, device: device, captureDevice: captureDevice, block: block, json: json)
             return
         }
         if write {
@@ -138,6 +248,7 @@ struct BenchMix: ParsableCommand {
             return
         }
         if voices {
+            Bench.deprecated("--voices", use: "tutti bench voices")
             try VoicesReport.run(blockFrames: block, secondsPerStep: min(seconds, 2) / 10, json: json)
             return
         }

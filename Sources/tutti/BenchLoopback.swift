@@ -3,7 +3,7 @@ import TuttiALSA
 import TuttiEngine
 import TuttiJACK
 
-/// `tutti bench --loopback`: plays clicks and captures through an input source with a
+/// `tutti bench loopback`: plays clicks and captures through an input source with a
 /// recording tap, finds each click in the capture and reports the round trip. JACK: a client
 /// whose `out_1` is connected to its own `in_1`. ALSA: full duplex, the capture PCM hearing
 /// the playback PCM (PulseAudio: the null sink's monitor). Both backends feed the input one

@@ -2,7 +2,7 @@ import Foundation
 import TuttiBenchSupport
 import TuttiDSP
 
-/// `tutti bench --voices`: how many playing sources fit in half a block's period on one core,
+/// `tutti bench voices`: how many playing sources fit in half a block's period on one core,
 /// for each `VoiceCounter.Mode`, next to the same count for the bare reference. Runs on the
 /// main thread.
 enum VoicesReport {
@@ -17,7 +17,7 @@ enum VoicesReport {
     }
 
     struct JSONReport: Encodable {
-        var command = "tutti bench --voices"
+        var command = "tutti bench voices"
         var kernels = KernelVariant.active.name
         var blockFrames: Int
         var sampleRate = BenchSetup.sampleRate
@@ -46,7 +46,7 @@ enum VoicesReport {
         if !json {
             print(
                 String(
-                    format: "tutti bench --voices: voices that fit in half a %d-frame period at 48 kHz (%.0f µs) on one core",
+                    format: "tutti bench voices: voices that fit in half a %d-frame period at 48 kHz (%.0f µs) on one core",
                     blockFrames, budget / 1000))
             print(
                 "mix kernels: \(KernelVariant.active.name); voices share \(VoiceCounter.distinctBuffers) looped buffers (data in cache)\n")

@@ -8,13 +8,21 @@ struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the ALSA PCMs that can play (for `tutti play --device`), or the JACK server and its physical ports.")
 
-    @Option(help: "alsa: the PCMs; jack: the server (name, rate, buffer size) and its physical ports.")
-    var backend = OutputConfiguration.Backend.alsa
+    @Option(
+        help:
+            "auto (default): jack if a server runs (or --jack-server is given), else alsa (PipeWire nodes are not listed yet; its ALSA PCM is), said on stderr; alsa: the PCMs; jack: the server (name, rate, buffer size) and its physical ports."
+    )
+    var backend = OutputConfiguration.Backend.auto
 
     @Option(name: .customLong("jack-server"), help: "JACK server name (default: $JACK_DEFAULT_SERVER, else \"default\").")
     var jackServer: String?
 
     func run() throws {
+        var backend = self.backend
+        if backend == .auto {
+            backend = jackServer != nil ? .jack : OutputConfiguration.Backend.detected(jackServer: nil, pipeWire: false)
+            FileHandle.standardError.write(Data("tutti: backend: \(backend.name) (auto)\n".utf8))
+        }
         if backend == .jack { return try listJACK() }
         if backend == .pipewire {
             throw ValidationError("--backend pipewire: not listed yet (`pw-cli ls Node` lists the nodes for `tutti play --target`)")

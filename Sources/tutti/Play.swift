@@ -44,8 +44,13 @@ struct Play: ParsableCommand {
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
     var scene: String
 
-    @Option(help: "Output backend: alsa, jack or pipewire.")
-    var backend = OutputConfiguration.Backend.alsa
+    @Option(
+        help: ArgumentHelp(
+            "Output backend: auto, alsa, jack or pipewire.",
+            discussion:
+                "auto: the backend the options name (--device, --capture-device, --periods, --mlock, --no-realtime: alsa; --jack-*, --connect, --no-connect, --capture-from: jack; --target: pipewire), else the first that works: pipewire if a daemon answers, jack if a server runs, else alsa. The report says which (backend: NAME (auto))."
+        ))
+    var backend = OutputConfiguration.Backend.auto
 
     @OptionGroup(title: "JACK (with --backend jack)")
     var jack: JACKPlayOptions
@@ -136,13 +141,26 @@ struct Play: ParsableCommand {
         guard reconnectTimeout.isFinite, reconnectTimeout >= 0 else {
             throw ValidationError("--reconnect-timeout must be a number of seconds, 0 or more")
         }
-        try validateBackendOptions()
-        try validateRoutes()
+        // With auto, options of one backend are checked as that backend's (`namedBackend`).
+        var named = self
+        if backend == .auto, let backend = namedBackend { named.backend = backend }
+        try named.validateBackendOptions()
+        try named.validateRoutes()
     }
 
     func run() throws {
         do {
-            try play()
+            // auto is decided here, before anything is loaded: the options' backend, else the
+            // first sound server that answers.
+            var resolved = self
+            if backend == .auto {
+                resolved.backend = namedBackend ?? OutputConfiguration.Backend.detected(jackServer: jack.server)
+                // What the backend found cannot take (--period with JACK, --format with
+                // PipeWire …) is the usual usage error.
+                try resolved.validateBackendOptions()
+                try resolved.validateRoutes()
+            }
+            try resolved.play(auto: backend == .auto)
         } catch let e as ExitCode {
             throw e
         } catch let e as ValidationError {
@@ -156,7 +174,8 @@ struct Play: ParsableCommand {
         if !quiet { FileHandle.standardError.write(Data("tutti: \(line)\n".utf8)) }
     }
 
-    private func play() throws {
+    /// Plays with `backend` resolved (never `.auto`); `auto`: it was, so the report names it.
+    private func play(auto: Bool) throws {
         var scene = try SceneRenderer.loadScene(path: self.scene)
         if !allowWritesAnywhere { try scene.checkWritesConfined(outputDirectory: nil) }
         // Before any other thread exists: a signal then finishes the recordings.
@@ -262,6 +281,7 @@ struct Play: ParsableCommand {
                 bus.destination.isEmpty ? "(unconnected)" : bus.destination, bus.xrunCount,
                 Double(bus.latencyFrames) / Double(rate) * 1000, bus.framesDropped)
         }
+        if auto { print("backend: \(self.backend.name) (auto)") }
         print(
             String(
                 format: "played %.2f s in %.2f s: %d xruns, latency %.1f ms (%@)", Double(end.framesWritten) / Double(rate), wall,

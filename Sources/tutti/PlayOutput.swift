@@ -48,6 +48,18 @@ struct JACKPlayOptions: ParsableArguments {
 }
 
 extension Play {
+    /// With `--backend auto`: the backend the options given name, if they name one (the first
+    /// of pipewire, jack, alsa whose own options are given); nil: none does (auto then takes
+    /// the first that works). Options of another backend are then usage errors naming it.
+    var namedBackend: OutputConfiguration.Backend? {
+        if target != nil { return .pipewire }
+        if jack.name != "tutti" || jack.server != nil || jack.noConnect || !jack.connect.isEmpty || !jack.captureFrom.isEmpty {
+            return .jack
+        }
+        if device != "default" || captureDevice != nil || periods != 4 || mlock || noRealtime { return .alsa }
+        return nil
+    }
+
     /// Usage errors (exit 64): options of the other backend, contradictions.
     func validateBackendOptions() throws {
         if backend != .pipewire, target != nil { throw ValidationError("--target is for --backend pipewire") }
@@ -82,7 +94,9 @@ extension Play {
         var settings = OutputSettings()
         for value in route {
             do {
-                try settings.addBusDestination(value, backend: backend.implementation)
+                // auto (before it is decided): the syntax only, read as ALSA reads it.
+                try settings.addBusDestination(
+                    value, backend: backend == .auto ? OutputConfiguration.Backend.alsa.implementation : backend.implementation)
             } catch {
                 throw ValidationError("--route: \(error.message) (NAME=DEST: an ALSA PCM, or JACK ports with --backend jack)")
             }
@@ -139,6 +153,8 @@ extension Play {
             if !jack.connect.isEmpty { settings.busDestinations[main] = jack.connect }
         case .pipewire:
             settings.periodFrames = period
+        case .auto:
+            preconditionFailure("auto is resolved before the output settings are made")
         }
         settings.reconnect = ReconnectPolicy(timeout: .seconds(reconnectTimeout))
         if rtsan {

@@ -354,8 +354,8 @@ static void output_functions(void) {
     config.struct_size = 16;
     FAILS(TUTTI_ERROR_VERSION, "config->struct_size is 16", tutti_output_start(engine, &config));
     tutti_output_config_init(&config);
-    config.backend = 3; /* past TUTTI_BACKEND_PIPEWIRE */
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->backend 3", tutti_output_start(engine, &config));
+    config.backend = 4; /* past TUTTI_BACKEND_AUTO */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->backend 4", tutti_output_start(engine, &config));
     config.backend = -1;
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->backend -1", tutti_output_start(engine, &config));
     tutti_output_config_init(&config);

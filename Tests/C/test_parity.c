@@ -235,6 +235,10 @@ static void silence_routes_and_the_output_flag(void) {
     OK(tutti_output_is_running(engine, &running));
     CHECK(running == 0, "no output: %d", running);
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "running", tutti_output_is_running(engine, NULL));
+    int32_t backend = 99;
+    FAILS(TUTTI_ERROR_STATE, "no output is running", tutti_output_backend(engine, &backend));
+    CHECK(backend == 99, "nothing written without an output: %d", backend);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "backend", tutti_output_backend(engine, NULL));
     FAILS(TUTTI_ERROR_NOT_FOUND, "tutti_source_create_silence", tutti_source_create_silence(engine, music + 999, &quiet));
     tutti_engine_destroy(engine);
 }

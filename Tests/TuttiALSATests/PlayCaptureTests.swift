@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TuttiTestSupport
 
-/// `tutti play` capturing live on ALSA and `tutti bench --loopback --backend alsa`, as
+/// `tutti play` capturing live on ALSA and `tutti bench loopback --backend alsa`, as
 /// subprocesses on a private PulseAudio server: the scene plays a tone into the null sink
 /// (PCM `tutti`) and its input captures the sink's monitor (PCM `tutti_monitor`).
 @Suite(
@@ -23,7 +23,10 @@ struct PlayCaptureTests {
     @Test func playRecordsTheCapturedToneAtItsLevelAndSilenceWhileMuted() throws {
         let (server, scenePath, environment) = try PlayCaptureTests.setUp()
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "tutti", "--capture-device", "tutti_monitor", "--period", "256"],
+            [
+                Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "tutti", "--capture-device", "tutti_monitor", "--period",
+                "256",
+            ],
             environment: environment)
         #expect(play.status == 0, "\(play.stderr)")
         #expect(play.stderr.contains("capturing input mic from \"tutti_monitor\""), "\(play.stderr)")
@@ -49,7 +52,8 @@ struct PlayCaptureTests {
     @Test func anUnknownCaptureDeviceFailsNamingItAndRecordsNothing() throws {
         let (server, scenePath, environment) = try PlayCaptureTests.setUp()
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "tutti", "--capture-device", "no_such_capture_pcm"], environment: environment)
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "tutti", "--capture-device", "no_such_capture_pcm"],
+            environment: environment)
         #expect(play.status == 1)
         #expect(play.stderr.contains("tutti: error: capture PCM \"no_such_capture_pcm\""), "\(play.stderr)")
         #expect(!FileManager.default.fileExists(atPath: server.directory + "/take.wav"))
@@ -65,18 +69,18 @@ struct PlayCaptureTests {
         for attempt in 1...3 {
             let bench = try Tool.run(
                 [
-                    Tool.tutti!, "bench", "--loopback", "--backend", "alsa", "--device", "tutti", "--capture-device", "tutti_monitor",
+                    Tool.tutti!, "bench", "loopback", "--backend", "alsa", "--device", "tutti", "--capture-device", "tutti_monitor",
                     "--json",
                 ],
                 environment: environment)
             let object = try JSONSerialization.jsonObject(with: Data(bench.stdout.utf8)) as? [String: Any]
             let trips = object?["roundTripFrames"] as? [Int] ?? []
             if attempt < 3, bench.status == 0, trips.count < 4 {
-                print("tutti bench --loopback --backend alsa: attempt \(attempt) found \(trips.count) of 4 clicks; again")
+                print("tutti bench loopback --backend alsa: attempt \(attempt) found \(trips.count) of 4 clicks; again")
                 continue
             }
             #expect(bench.status == 0, "\(bench.stderr)")
-            print("tutti bench --loopback --backend alsa: \(bench.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+            print("tutti bench loopback --backend alsa: \(bench.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
             #expect(object?["backend"] as? String == "alsa")
             #expect(trips.count == 4, "every click comes back: \(trips)")
             // At least the playback buffer (4 periods of 256), at most 0.2 s; steady within a period.

@@ -62,7 +62,7 @@ struct PlayCommandTests {
         let render = try Tool.run([Tool.tutti!, "render", scenePath, "-o", dir + "/offline.wav", "--quiet"])
         #expect(render.status == 0, "\(render.stderr)")
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "tee"],
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "tee"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         print(
             "tutti play: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) — process wall \(String(format: "%.3f", play.seconds)) s"
@@ -110,7 +110,7 @@ struct PlayCommandTests {
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Tool.tutti!)
-        p.arguments = ["play", scenePath, "--device", "tutti", "--reconnect-timeout", "1", "--no-realtime"]
+        p.arguments = ["play", scenePath, "--backend", "alsa", "--device", "tutti", "--reconnect-timeout", "1", "--no-realtime"]
         p.environment = ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"]) { $1 }
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
@@ -168,7 +168,7 @@ struct PlayCommandTests {
         let play = try Tool.run(
             [
                 "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                tutti, "play", scenePath, "--seconds", "2", "--device", "tutti", "--mlock",
+                tutti, "play", scenePath, "--backend", "alsa", "--seconds", "2", "--device", "tutti", "--mlock",
             ],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "HOME": home])
         print("unprivileged: \(play.stderr)\(play.stdout)")

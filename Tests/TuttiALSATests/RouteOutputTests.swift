@@ -75,7 +75,7 @@ struct RouteOutputTests {
         let recorders = [try record("nullsink"), try record("cuesink")]
         usleep(300_000) // both recording before anything plays
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--route", "main=mainpcm", "--route", "cue=cuepcm"],
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--route", "main=mainpcm", "--route", "cue=cuepcm"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         usleep(200_000)
         for r in recorders { r.stop() }
@@ -130,7 +130,7 @@ struct RouteOutputTests {
             .write(toFile: conf, atomically: true, encoding: .utf8)
         // `null` grants the 8 frames asked; the pulse plugin rounds them up (32 here).
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--device", "null", "--period", "8", "--route", "cue=cuepcm"],
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "null", "--period", "8", "--route", "cue=cuepcm"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         #expect(play.status == 1, "\(play.stderr)")
         #expect(play.stderr.contains("route cue (PCM \"cuepcm\"): PCM \"cuepcm\" granted float32, period "), "\(play.stderr)")
@@ -213,7 +213,7 @@ struct RouteArgumentTests {
         let dir = makeTemporaryFolder("tutti-route")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try routeScene(seconds: 1).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
-        return try Tool.run([Tool.tutti!, "play", dir + "/scene.json"] + arguments)
+        return try Tool.run([Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa"] + arguments)
     }
 
     @Test func anUnknownRouteIsNamedWithTheScenesRoutes() throws {

@@ -8,7 +8,7 @@ import TuttiTestSupport
 
 /// Capture through JACK input ports: `in_1` connected to the client's own `out_1` (a
 /// loopback) receives what was played one period later, sample for sample, and `tutti bench
-/// --loopback` reports that period as the round trip.
+/// loopback` reports that period as the round trip.
 extension JACKTests {
     @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
     struct JACKCaptureTests {
@@ -27,7 +27,7 @@ extension JACKTests {
                 print("loopback at \(period) frames: attempt \(attempt) differed after an xrun (machine load); again")
             }
             guard let tutti = Tool.tutti else { return }
-            let bench = try Tool.run([tutti, "bench", "--loopback", "--jack-server", server.name, "--json"])
+            let bench = try Tool.run([tutti, "bench", "loopback", "--backend", "jack", "--jack-server", server.name, "--json"])
             #expect(bench.status == 0, "\(bench.stderr)")
             #expect(bench.stdout.contains("\"roundTripFrames\":[\(period),\(period),\(period),\(period)]"), "\(bench.stdout)")
         }

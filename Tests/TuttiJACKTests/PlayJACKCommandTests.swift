@@ -169,7 +169,7 @@ extension JACKTests {
             #expect(short >= 2_400 && short < 9_600, "with the default 0.05 s: frame \(short)")
             #expect(long >= 9_600, "with 0.2 s: frame \(long)")
             for bad in ["0", "11", "nan"] {
-                let r = try Tool.run([Tool.tutti!, "play", scenePath, "--control-lookahead", bad])
+                let r = try Tool.run([Tool.tutti!, "play", scenePath, "--backend", "alsa", "--control-lookahead", bad])
                 #expect(r.status == 64, "--control-lookahead \(bad): \(r.stderr)")
                 #expect(r.stderr.contains("--control-lookahead must be a number of seconds above 0, at most 10"), "\(r.stderr)")
             }
@@ -221,7 +221,7 @@ extension JACKTests {
             let both = try server.run([Tool.tutti!, "play", scene, "--backend", "jack", "--no-connect", "--connect", "system:playback_1"])
             #expect(both.status == 64)
             #expect(both.stderr.contains("--no-connect and --connect exclude each other"))
-            let alsa = try server.run([Tool.tutti!, "play", scene, "--connect", "system:playback_1"])
+            let alsa = try server.run([Tool.tutti!, "play", scene, "--backend", "alsa", "--connect", "system:playback_1"])
             #expect(alsa.status == 64)
             #expect(alsa.stderr.contains("--connect is for --backend jack"))
         }
@@ -242,6 +242,27 @@ extension JACKTests {
                         system:capture_2
 
                     """)
+        }
+
+        /// `auto` with no PipeWire daemon reachable (`PIPEWIRE_REMOTE` a socket that is not
+        /// there) and this server running picks JACK: `tutti devices` says so on stderr and lists
+        /// the server; `tutti play` reports it and plays the half second asked for.
+        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        func autoPicksJACKWhenAServerRuns() throws {
+            let server = try JACKServer()
+            let dir = try PlayJACKCommandTests.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let noPipeWire = ["PIPEWIRE_REMOTE": dir + "/no-pipewire-0"]
+            let devices = try server.run([Tool.tutti!, "devices"], environment: noPipeWire)
+            #expect(devices.status == 0, "\(devices.stderr)")
+            #expect(devices.stderr == "tutti: backend: jack (auto)\n", "\(devices.stderr)")
+            #expect(devices.stdout.hasPrefix("JACK server \"\(server.name)\": 48000 Hz"), "\(devices.stdout)")
+            let scenePath = dir + "/scene.json"
+            try PlayJACKCommandTests.scene(seconds: 1).write(toFile: scenePath, atomically: true, encoding: .utf8)
+            let play = try server.run([Tool.tutti!, "play", scenePath, "--seconds", "0.5"], environment: noPipeWire)
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stdout.contains("backend: jack (auto)\nplayed 0.50 s"), "\(play.stdout)")
+            #expect(play.stdout.contains("(jack \""), "\(play.stdout)")
         }
 
         /// The server is killed mid-play and started again: `tutti play` reports the loss and

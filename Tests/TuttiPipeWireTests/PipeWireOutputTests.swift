@@ -101,6 +101,22 @@ enum Measure {
         #expect(OutputConfiguration.Backend.pipewire.implementation is PipeWireOutput.Type)
     }
 
+    /// `.auto`: raw value 3 (TUTTI_BACKEND_AUTO), named "auto" both ways; resolving it gives a
+    /// backend that plays (never `.auto`), `.alsa` when PipeWire is skipped and no JACK server
+    /// has the name asked for; the others resolve to themselves.
+    @Test func autoIsAValueOfItsOwnAndResolvesToAPlayingBackend() {
+        #expect(OutputConfiguration.Backend.auto.rawValue == 3)
+        #expect(OutputConfiguration.Backend(rawValue: 3) == .auto)
+        #expect(OutputConfiguration.Backend(name: "auto") == .auto)
+        #expect(OutputConfiguration.Backend.auto.name == "auto")
+        #expect(OutputConfiguration.Backend.allCases.map(\.name) == ["alsa", "jack", "pipewire", "auto"])
+        #expect(OutputConfiguration.Backend.auto.resolved() != .auto)
+        let none = "tutti-no-server-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(OutputConfiguration.Backend.detected(jackServer: none, pipeWire: false) == .alsa)
+        for backend in [OutputConfiguration.Backend.alsa, .jack, .pipewire] { #expect(backend.resolved() == backend) }
+        #expect(OutputConfiguration().backend == .alsa, "the library's default stays ALSA")
+    }
+
     @Test func settingsPipeWireCannotHonourAreRejectedNamingThem() throws {
         let buses = ["main", "cue"]
         func rejected(_ change: (inout OutputSettings) -> Void) -> String? {

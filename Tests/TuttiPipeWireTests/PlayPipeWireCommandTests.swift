@@ -53,6 +53,76 @@ struct PlayPipeWireCommandTests {
         #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
     }
 
+    /// `--backend auto` with a daemon answering picks PipeWire (the report says so) and plays
+    /// to the default sink (the private daemon's only one): the tone arrives, measured as above.
+    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    func autoPicksPipeWireWhenADaemonAnswers() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-auto")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 2, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        let recording = try PipeWireServer.Recording(server)
+        var environment = server.clientEnvironment
+        environment["JACK_DEFAULT_SERVER"] = "tutti-no-server-\(getpid())"
+        // --period names no backend (ALSA and PipeWire take it): the same 512-frame quantum as
+        // `playsASceneToTheTarget`.
+        let play = try Tool.run(
+            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "auto", "--period", "512"], environment: environment)
+        let left = try recording.finish()
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("backend: pipewire (auto)\nplayed 2.00 s"), "\(play.stdout)")
+        #expect(play.stdout.contains("pipewire \"tutti → default\": 48000 Hz, 2 ch, float32"), "\(play.stdout)")
+        let span = try #require(Measure.played(left), "the recording is silent")
+        let gaps = Measure.zeroRunFrames(left, in: span)
+        #expect(abs(span.count - gaps - 96_000) <= 1_024, "played \(span.count - gaps) frames at 48 kHz (\(gaps) in gaps)")
+        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
+        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)")
+        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
+    }
+
+    /// `--backend auto` with no PipeWire daemon and no JACK server reachable falls back to
+    /// ALSA: the report says so, and main (`--route main=PCM`, which names no backend) is
+    /// written through an ALSA file plugin: 0.5 s of the 1 kHz tone at amplitude 0.5.
+    @Test func autoFallsBackToALSAWithoutASoundServer() throws {
+        let dir = makeTemporaryFolder("tutti-auto-alsa")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 0.5, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        try "pcm.autofile { type file slave.pcm null file \"\(dir)/main.raw\" format raw }\n"
+            .write(toFile: dir + "/auto.conf", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
+        let play = try Tool.run(
+            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "auto", "--route", "main=autofile", "--format", "f32"],
+            environment: [
+                "XDG_RUNTIME_DIR": dir + "/run", "PIPEWIRE_RUNTIME_DIR": dir + "/run", "PIPEWIRE_REMOTE": "pipewire-0",
+                "JACK_DEFAULT_SERVER": "tutti-no-server-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
+                "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(dir)/auto.conf",
+            ])
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("backend: alsa (auto)\nplayed 0.50 s"), "\(play.stdout)")
+        #expect(play.stdout.contains("(alsa \"autofile\": 48000 Hz, 2 ch, float32"), "\(play.stdout)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/main.raw"))
+        let left: [Float] = data.withUnsafeBytes { raw in
+            let floats = raw.bindMemory(to: Float.self)
+            return stride(from: 0, to: floats.count - 1, by: 2).map { floats[$0] }
+        }
+        #expect(left.count == 24_000, "\(left.count) frames written")
+        let span = try #require(Measure.played(left), "the file is silent")
+        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
+        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)")
+        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
+    }
+
+    /// An unknown backend is a usage error listing every name, auto included.
+    @Test func anUnknownBackendListsTheKnownOnes() throws {
+        for command in [["play", "scene.json"], ["devices"], ["bench", "loopback"], ["bench", "--loopback"]] {
+            let r = try Tool.run([Tool.tutti!] + command + ["--backend", "pulse"])
+            #expect(r.status == 64, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("'pulse'") && r.stderr.contains("'auto'"), "\(command): \(r.stderr)")
+            for name in ["alsa", "jack", "pipewire"] { #expect(r.stderr.contains("'\(name)'"), "\(command): \(r.stderr)") }
+        }
+    }
+
     /// No daemon: exit 1 before anything plays, the library's message plus the CLI's way out.
     @Test(.enabled(if: PipeWireOutputTests.libraryLoads, "libpipewire-0.3.so.0 is not installed"))
     func aMissingDaemonIsAClearError() throws {
@@ -80,7 +150,7 @@ struct PlayPipeWireCommandTests {
             let play = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire"] + extra)
             #expect(play.status == 64 && play.stderr.contains(named), "\(extra): \(play.stderr)")
         }
-        let alsa = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--target", "x"])
+        let alsa = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "alsa", "--target", "x"])
         #expect(alsa.status == 64 && alsa.stderr.contains("--target is for --backend pipewire"), "\(alsa.stderr)")
     }
 }

@@ -54,8 +54,10 @@ import TuttiTestSupport
         var config = OutputConfiguration()
         config.device = "null" // alsa-lib's null PCM: accepts everything, needs no sound card
         config.periodFrames = 256
+        #expect(engine.outputBackend == nil)
         try engine.startOutput(config)
         #expect(engine.isOutputRunning)
+        #expect(engine.outputBackend == .alsa)
         let again = #expect(throws: TuttiError.self) { try engine.startOutput(config) }
         #expect(again?.code == .state)
         let deadline = Date().addingTimeInterval(5)
@@ -67,6 +69,7 @@ import TuttiTestSupport
         #expect(engine.statistics.latencyFrames > 0)
         engine.stopOutput()
         #expect(!engine.isOutputRunning)
+        #expect(engine.outputBackend == nil)
         #expect(buffer.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frameCount: 256) })
         var missing = OutputConfiguration()
         missing.device = "no-such-pcm-anywhere"

@@ -1,7 +1,7 @@
 import Testing
 import TuttiBenchSupport
 
-/// `tutti bench --voices` counts past the engine's source limit by splitting the voices into
+/// `tutti bench voices` counts past the engine's source limit by splitting the voices into
 /// engines that each stay within it (issue 24: a fast machine asked one engine for 80 004).
 @Suite struct VoiceCounterPlanTests {
     @Test("the voices split into engines within the source limit, as few as hold them, sizes within one")

@@ -202,14 +202,17 @@ def test_a_source_plays_to_the_route_it_is_set_to():
 
 def test_output_to_a_device_then_pull_rendering_again(engine, music):
     music.tone(440.0, 0.5).play()
+    assert engine.output_backend is None
     engine.start_output(device="null", period_frames=256, periods=3)
     assert engine.output_running
+    assert engine.output_backend == tutti.Backend.ALSA
     with pytest.raises(tutti.StateError):
         engine.render(256)
     with pytest.raises(tutti.StateError):
         engine.start_output(device="null")
     engine.stop_output(drain=True)
     assert not engine.output_running
+    assert engine.output_backend is None
     before = engine.frame
     engine.render(256)
     assert engine.frame == before + 256

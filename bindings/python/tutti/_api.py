@@ -226,6 +226,7 @@ class Backend(enum.IntEnum):
     ALSA = C.TUTTI_BACKEND_ALSA
     JACK = C.TUTTI_BACKEND_JACK
     PIPEWIRE = C.TUTTI_BACKEND_PIPEWIRE
+    AUTO = C.TUTTI_BACKEND_AUTO
 
 
 #: Each enum class and the prefix of its members' C names (tests check every member).
@@ -857,7 +858,8 @@ class Engine:
         PipeWire target node (None: the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
         the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
         comma-separated); ``routes``: where the routes past main play, {name: destination} or
-        "NAME=DEST;NAME=DEST". DeviceError says why a device cannot be opened."""
+        "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
+        it starts (``output_backend`` says which). DeviceError says why a device cannot be opened."""
         config = init_struct(_OutputConfig, lib.tutti_output_config_init)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
@@ -885,6 +887,17 @@ class Engine:
         running = ctypes.c_int32()
         _check(lib.tutti_output_is_running(self.ptr, ctypes.byref(running)))
         return bool(running.value)
+
+    @property
+    def output_backend(self) -> Optional[Backend]:
+        """tutti_output_backend: the backend the running output plays through (what
+        ``Backend.AUTO`` resolved to); None while no output runs."""
+        backend = ctypes.c_int32()
+        code = lib.tutti_output_backend(self.ptr, ctypes.byref(backend))
+        if code == C.TUTTI_ERROR_STATE:
+            return None
+        _check(code)
+        return Backend(backend.value)
 
     def set_silent_switch(self, on: bool, at: Optional[int] = None) -> None:
         """tutti_system_set_silent_switch."""

@@ -311,6 +311,7 @@ _PROTOTYPES = {
     "tutti_output_stop": (result, [engine_p]),
     "tutti_output_stop_with": (result, [engine_p, c_uint32]),
     "tutti_output_is_running": (result, [engine_p, POINTER(c_int32)]),
+    "tutti_output_backend": (result, [engine_p, POINTER(c_int32)]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TuttiTestSupport
+
+/// `tutti bench voices` and `tutti bench loopback` are subcommands; `mix`'s `--voices` and
+/// `--loopback` flags are aliases for one release: the same report, plus one warning line on
+/// stderr.
+@Suite struct BenchSubcommandTests {
+    let tutti = Tool.tuttiPath
+
+    /// The keys of a JSON object, and of each object in its `modes`.
+    func shape(_ stdout: String) throws -> (keys: [String], modes: [String], modeKeys: [[String]]) {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], "\(stdout)")
+        let modes = json["modes"] as? [[String: Any]] ?? []
+        return (json.keys.sorted(), modes.compactMap { $0["mode"] as? String }, modes.map { $0.keys.sorted() })
+    }
+
+    /// The smallest run (16-frame blocks, a moment per search step): the subcommand and the
+    /// alias report the same modes with the same fields, each a count above zero; only the
+    /// alias warns.
+    @Test func voicesAndItsAliasReportTheSameShape() throws {
+        let settings = ["--block", "16", "--seconds", "0.01", "--json"]
+        let command = try Tool.run([tutti, "bench", "voices"] + settings)
+        let alias = try Tool.run([tutti, "bench", "--voices"] + settings)
+        #expect(command.status == 0, "\(command.stderr)")
+        #expect(alias.status == 0, "\(alias.stderr)")
+        let a = try shape(command.stdout)
+        let b = try shape(alias.stdout)
+        #expect(a.keys == b.keys && a.modes == b.modes && a.modeKeys == b.modeKeys, "\(command.stdout)\n\(alias.stdout)")
+        #expect(a.modes == ["mix", "linear", "fileDefault"])
+        #expect(command.stdout.contains(#""command":"tutti bench voices""#), "\(command.stdout)")
+        for run in [command, alias] {
+            let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            for mode in json?["modes"] as? [[String: Any]] ?? [] {
+                #expect((mode["voices"] as? Int ?? 0) > 0, "\(mode)")
+            }
+        }
+        #expect(!command.stderr.contains("deprecated"), "\(command.stderr)")
+        #expect(
+            alias.stderr
+                == "tutti: warning: tutti bench --voices is deprecated, use `tutti bench voices` (the flag goes in the next release)\n",
+            "\(alias.stderr)")
+    }
+
+    /// ALSA's `null` PCM captures silence, so no click comes back: both forms exit 1 with the
+    /// same report (text and JSON: ALSA, 48 kHz, the period asked for, no round trips); `auto`
+    /// with --device is ALSA, said on stderr; only the alias warns.
+    @Test func loopbackAndItsAliasReportTheSameOnNull() throws {
+        for format in [[], ["--json"]] {
+            let settings = ["--device", "null", "--block", "256"] + format
+            let command = try Tool.run([tutti, "bench", "loopback", "--backend", "alsa"] + settings)
+            let alias = try Tool.run([tutti, "bench", "--loopback", "--backend", "alsa"] + settings)
+            let auto = try Tool.run([tutti, "bench", "loopback"] + settings)
+            for run in [command, alias, auto] { #expect(run.status == 1, "\(run.stderr)") }
+            #expect(command.stdout == alias.stdout && command.stdout == auto.stdout, "\(command.stdout)\n\(alias.stdout)\n\(auto.stdout)")
+            if format.isEmpty {
+                #expect(command.stdout == "loopback: no click came back\n", "\(command.stdout)")
+            } else {
+                #expect(
+                    command.stdout
+                        == #"{"backend":"alsa","sampleRate":48000,"bufferFrames":256,"roundTripFrames":[],"roundTripMs":[]}"# + "\n")
+            }
+            #expect(command.stderr == "", "\(command.stderr)")
+            #expect(
+                alias.stderr
+                    == "tutti: warning: tutti bench --loopback is deprecated, use `tutti bench loopback` (the flag goes in the next release)\n",
+                "\(alias.stderr)")
+            #expect(auto.stderr == "tutti: backend: alsa (auto)\n", "\(auto.stderr)")
+        }
+    }
+
+    /// The loopback options belong to `loopback` (or the deprecated `--loopback`).
+    @Test func loopbackOptionsWithoutLoopbackAreUsageErrors() throws {
+        let r = try Tool.run([tutti, "bench", "--device", "null"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--backend, --device and --capture-device are for --loopback"), "\(r.stderr)")
+        let pipewire = try Tool.run([tutti, "bench", "loopback", "--backend", "pipewire"])
+        #expect(pipewire.status == 64)
+        #expect(pipewire.stderr.contains("loopback takes --backend auto, alsa or jack"), "\(pipewire.stderr)")
+    }
+}
