@@ -258,7 +258,7 @@ extension JACKTests {
             #expect(devices.stderr == "tutti: backend: jack (auto)\n", "\(devices.stderr)")
             #expect(devices.stdout.hasPrefix("JACK server \"\(server.name)\": 48000 Hz"), "\(devices.stdout)")
             let scenePath = dir + "/scene.json"
-            try PlayJACKCommandTests.scene(seconds: 1).write(toFile: scenePath, atomically: true, encoding: .utf8)
+            try PlayJACKCommandTests.scene(seconds: 3.5).write(toFile: scenePath, atomically: true, encoding: .utf8)
             let play = try server.run([Tool.tutti!, "play", scenePath, "--seconds", "0.5"], environment: noPipeWire)
             #expect(play.status == 0, "\(play.stderr)")
             #expect(play.stdout.contains("backend: jack (auto)\nplayed 0.50 s"), "\(play.stdout)")
