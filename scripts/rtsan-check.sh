@@ -34,8 +34,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A busy scene: 4 sessions, 22 sources (files at four rates, 16 tones), a gain ramp every
-# 0.2 s, ducking on and off every second, volume steps, system sounds, a phone call.
+# A busy scene: 4 sessions, 23 sources (files at four rates, 16 tones), a gain ramp every
+# 0.2 s, pan moves, rate glides, crossfades back and forth (before the call), ducking on and off every second,
+# volume steps, system sounds, a phone call.
 python3 - "$PWD/fixtures/audio" "$seconds" >"$work/busy.json" <<'EOF'
 import json, sys
 audio, seconds = sys.argv[1], float(sys.argv[2])
@@ -43,6 +44,7 @@ sources = [
     {"id": "song", "session": "music", "file": f"{audio}/music-44100.wav", "loop": True, "gain": 0.5},
     {"id": "bg", "session": "game", "file": f"{audio}/game-bg-22050.wav", "loop": True, "gain": 0.4},
     {"id": "fx", "session": "game", "file": f"{audio}/game-fx-48000.wav", "loop": True, "gain": 0.3},
+    {"id": "fx2", "session": "game", "file": f"{audio}/game-fx-48000.wav", "loop": True, "gain": 0.3, "rate": 1.25},
     {"id": "lesson", "session": "podcast", "file": f"{audio}/lesson-24000.wav", "loop": True, "gain": 0.5},
     {"id": "prompt", "session": "nav", "file": f"{audio}/voice-22050.wav"},
 ]
@@ -73,6 +75,14 @@ while t < seconds - 0.01:
         events.append({"at": round(t, 3), "device": "volumeDown" if k % 8 == 1 else "volumeUp"})
     if k % 8 == 2:
         events.append({"at": round(t, 3), "system": "systemSound", "file": f"{audio}/ui-chime-44100.wav"})
+    if k % 6 == 4:
+        events.append({"at": round(t, 3), "source": "bg", "action": "setRate", "value": 1.5 if k % 12 == 4 else 0.75, "ramp": 0.1})
+    if k % 3 == 0:
+        events.append({"at": round(t, 3), "source": tones[k % 16], "action": "setPan", "value": -0.8 if k % 2 else 0.6, "ramp": 0.05})
+    if k % 10 == 2 and t < 5.5:
+        events.append({"at": round(t, 3), "source": "fx2", "action": "crossfade", "from": "fx", "duration": 0.3})
+    if k % 10 == 7 and t < 5.5:
+        events.append({"at": round(t, 3), "source": "fx", "action": "crossfade", "from": "fx2", "duration": 0.3})
     if k % 11 == 6:
         events.append({"at": round(t, 3), "source": "song", "action": "setGain", "value": 0.3 + 0.1 * (k % 4), "ramp": 0.3})
     t += 0.2
