@@ -8,9 +8,10 @@ swift build -c release --product tutti
 mkdir -p out
 .build/release/tutti render fixtures/scenes/demo.json -o out/demo.wav --events out/demo.jsonl
 echo "rendered out/demo.wav and out/demo.jsonl"
-# Play it on a real device if this machine has one (a sound card, or a running PulseAudio /
-# PipeWire server behind ALSA "default").
-if [ -e /dev/snd ] || [ -n "${PULSE_SERVER:-}" ] || [ -S "${XDG_RUNTIME_DIR:-/nonexistent}/pulse/native" ]; then
+# Play it if this machine has somewhere to play it (a sound card, a PulseAudio server, a
+# PipeWire session): `tutti play` picks the backend itself (`auto`: PipeWire, JACK, then ALSA).
+if [ -e /dev/snd ] || [ -n "${PULSE_SERVER:-}" ] || [ -S "${XDG_RUNTIME_DIR:-/nonexistent}/pulse/native" ] \
+  || [ -S "${XDG_RUNTIME_DIR:-/nonexistent}/${PIPEWIRE_REMOTE:-pipewire-0}" ]; then
   if .build/release/tutti play fixtures/scenes/demo.json; then exit 0; fi
 fi
 echo "no audio device to play it on; open out/demo.wav in any player"
