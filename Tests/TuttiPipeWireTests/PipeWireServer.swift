@@ -146,22 +146,32 @@ final class PipeWireServer {
     /// until `finish()`. Ready (linked, data arriving) when `init` returns.
     final class Recording {
         let path: String
-        private let child: Child
+        private var child: Child
 
         init(_ server: PipeWireServer, name: String = "recording") throws {
-            path = server.directory + "/\(name).wav"
+            let file = server.directory + "/\(name).wav"
+            path = file
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
             for (k, v) in server.clientEnvironment { env[k] = v }
-            child = try Child(
-                [
-                    PipeWireServer.pwRecord!, "--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000", "--channels", "2",
-                    path,
-                ], environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
-            // Linked once the monitor's silence arrives: the file grows past its header.
+            let start = {
+                try Child(
+                    [
+                        PipeWireServer.pwRecord!, "--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000", "--channels",
+                        "2", file,
+                    ], environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
+            }
+            child = try start()
+            // Linked once the monitor's silence arrives: the file grows past its header. Just
+            // after start, WirePlumber may not know the sink yet ("no node available": it sees
+            // the WirePlumber client before it has taken in the daemon's nodes): start again.
             let deadline = Date().addingTimeInterval(30)
             while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 44 + 48_000 {
-                guard child.isRunning else { throw ServerError("pw-record exited: \(child.output)") }
                 guard Date() < deadline else { throw ServerError("pw-record recorded nothing within 30 s: \(child.output)") }
+                if !child.isRunning {
+                    guard child.output.contains("no node available") else { throw ServerError("pw-record exited: \(child.output)") }
+                    usleep(100_000)
+                    child = try start()
+                }
                 usleep(20_000)
             }
         }

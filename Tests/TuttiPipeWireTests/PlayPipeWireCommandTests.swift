@@ -42,15 +42,7 @@ struct PlayPipeWireCommandTests {
         // node.latency 512/RATE: the graph runs 512-frame cycles (at 48 kHz; the stream's
         // share of a cycle at 44.1 kHz is about 470).
         if sampleRate == 48_000 { #expect(play.stdout.contains("period 512 frames"), "\(play.stdout)") }
-        // Measured so that a cycle the graph ran late (a loaded machine, a 512-frame quantum,
-        // no real-time priority for the private daemon) cannot fail it: the played frames are
-        // the span less its zero runs, the tone the median of five windows.
-        let span = try #require(Measure.played(left), "the recording is silent")
-        let gaps = Measure.zeroRunFrames(left, in: span)
-        #expect(abs(span.count - gaps - 96_000) <= 1_024, "played \(span.count - gaps) frames at 48 kHz (\(gaps) in gaps)")
-        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
-        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)")
-        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
+        try expectTwoSecondsOfTheTone(left)
     }
 
     /// `--backend auto` with a daemon answering picks PipeWire (the report says so) and plays
@@ -73,12 +65,7 @@ struct PlayPipeWireCommandTests {
         #expect(play.status == 0, "\(play.stderr)")
         #expect(play.stdout.contains("backend: pipewire (auto)\nplayed 2.00 s"), "\(play.stdout)")
         #expect(play.stdout.contains("pipewire \"tutti → default\": 48000 Hz, 2 ch, float32"), "\(play.stdout)")
-        let span = try #require(Measure.played(left), "the recording is silent")
-        let gaps = Measure.zeroRunFrames(left, in: span)
-        #expect(abs(span.count - gaps - 96_000) <= 1_024, "played \(span.count - gaps) frames at 48 kHz (\(gaps) in gaps)")
-        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
-        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)")
-        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
+        try expectTwoSecondsOfTheTone(left)
     }
 
     /// `--backend auto` with no PipeWire daemon and no JACK server reachable falls back to
@@ -152,5 +139,19 @@ struct PlayPipeWireCommandTests {
         }
         let alsa = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "alsa", "--target", "x"])
         #expect(alsa.status == 64 && alsa.stderr.contains("--target is for --backend pipewire"), "\(alsa.stderr)")
+    }
+    /// `left` holds the scene's 2 s of 1 kHz at amplitude 0.5, measured so that a cycle the
+    /// graph ran late (a loaded machine, a 512-frame quantum, no real-time priority for the
+    /// private daemon) cannot fail it: the played frames are the span less its zero runs, the
+    /// tone the median of five windows.
+    private func expectTwoSecondsOfTheTone(_ left: [Float], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let span = try #require(Measure.played(left), "the recording is silent", sourceLocation: sourceLocation)
+        let gaps = Measure.zeroRunFrames(left, in: span)
+        #expect(
+            abs(span.count - gaps - 96_000) <= 1_024, "played \(span.count - gaps) frames at 48 kHz (\(gaps) in gaps)",
+            sourceLocation: sourceLocation)
+        let tone = Measure.medianTone(left, in: span, low: 960, high: 1_040)
+        #expect(abs(tone.frequency - 1_000) < 1, "frequency \(tone.frequency)", sourceLocation: sourceLocation)
+        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)", sourceLocation: sourceLocation)
     }
 }
