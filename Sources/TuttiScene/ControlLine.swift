@@ -1,7 +1,8 @@
 import TuttiPolicy
 
 /// One line a person types while `tutti play` plays (`volume 0.5`, `route headphones`,
-/// `silent on`, `lock`, `remote pause`, `call begin`, …): the scene action it stands for.
+/// `silent on`, `lock`, `remote pause`, `call begin`, `gain song 0.3`, `crossfade b a 2`, …):
+/// the scene action it stands for (the mixer's ones at the default ramp).
 /// Value type: any thread.
 public struct ControlLine: Sendable, Equatable {
     /// What it does, as the scene's own events would say it.
@@ -11,7 +12,8 @@ public struct ControlLine: Sendable, Equatable {
     public static let help = """
         volume V | ringer V (0…1) · volume up | volume down · route speaker|headphones|bluetooth|external · \
         silent on|off · lock | unlock · mic on|off (off = muted) · remote play|pause|togglePlayPause|nextTrack|previousTrack|stop · \
-        call begin | call end · play|pause|stop SOURCE · activate|deactivate SESSION
+        call begin | call end · play|pause|stop SOURCE · gain SOURCE G (0…1) · pan SOURCE P (−1…1) · \
+        rate SOURCE R (0.25…4) · crossfade SOURCE FROM SECONDS · activate|deactivate SESSION
         """
 
     /// Parse one line (words separated by spaces; case matters for ids). Throws a
@@ -28,6 +30,16 @@ public struct ControlLine: Sendable, Equatable {
                 throw ControlLineError("\"\(verb)\": a level in 0…1, got \"\(text)\"")
             }
             return v
+        }
+        /// `VERB SOURCE VALUE` with VALUE a finite number in `range` (`what` names it).
+        func sourceValue(_ what: String, in range: ClosedRange<Double>) throws(ControlLineError) -> (String, Double) {
+            guard words.count == 3 else { throw ControlLineError("\"\(verb)\" takes a source id and a \(what)") }
+            guard let v = Double(words[2]), v.isFinite, range.contains(v) else {
+                throw ControlLineError(
+                    "\"\(verb)\": a \(what) in \(JSONWriter.number(range.lowerBound))…\(JSONWriter.number(range.upperBound)), got \"\(words[2])\""
+                )
+            }
+            return (words[1], v)
         }
         func onOff(_ text: String) throws(ControlLineError) -> Bool {
             switch text {
@@ -70,6 +82,21 @@ public struct ControlLine: Sendable, Equatable {
         case "play": return ControlLine(action: .source(try argument("source id"), .play))
         case "pause": return ControlLine(action: .source(try argument("source id"), .pause))
         case "stop": return ControlLine(action: .source(try argument("source id"), .stop))
+        case "gain":
+            let (id, v) = try sourceValue("gain", in: 0...1)
+            return ControlLine(action: .source(id, .setGain(v, ramp: nil)))
+        case "pan":
+            let (id, v) = try sourceValue("pan", in: -1...1)
+            return ControlLine(action: .source(id, .setPan(v, ramp: nil)))
+        case "rate":
+            let (id, v) = try sourceValue("rate", in: 0.25...4)
+            return ControlLine(action: .source(id, .setRate(v, ramp: nil)))
+        case "crossfade":
+            guard words.count == 4 else { throw ControlLineError("\"crossfade\" takes a source id, the source it fades from and seconds") }
+            guard let seconds = Double(words[3]), seconds.isFinite, seconds > 0 else {
+                throw ControlLineError("\"crossfade\": a duration in seconds > 0, got \"\(words[3])\"")
+            }
+            return ControlLine(action: .source(words[1], .crossfade(from: words[2], duration: seconds)))
         case "activate": return ControlLine(action: .session(try argument("session id"), .activate()))
         case "deactivate": return ControlLine(action: .session(try argument("session id"), .deactivate(notifyOthers: true)))
         default: throw ControlLineError("unknown command \"\(verb)\"; expected: \(help)")

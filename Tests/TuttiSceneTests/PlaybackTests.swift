@@ -47,7 +47,10 @@ import TuttiTestSupport
         let playback = try ScenePlayback(scene: scene)
         let ch = scene.engine.channelCount
         let rate = Int64(scene.engine.sampleRate)
-        let lines: [(seconds: Int64, text: String)] = [(2, "volume 0.25"), (5, "call begin"), (7, "call end"), (8, "silent on")]
+        let lines: [(seconds: Int64, text: String)] = [
+            (1, "pan song -0.5"), (2, "volume 0.25"), (4, "gain gameMusic 0.4"), (5, "call begin"), (7, "call end"), (8, "silent on"),
+            (14, "crossfade fxLow fxHigh 0.5"),
+        ]
         var live = [Float](repeating: 0, count: Int(playback.totalFrames) * ch)
         var done: Int64 = 0
         var pending = lines[...]
@@ -99,12 +102,20 @@ import TuttiTestSupport
         #expect(try ControlLine.parse("lock")?.action == .device(.lock))
         #expect(try ControlLine.parse("remote pause")?.action == .remote(.pause))
         #expect(try ControlLine.parse("call begin")?.action == .phoneCallBegin(audio: nil))
+        #expect(try ControlLine.parse("gain song 0.3")?.action == .source("song", .setGain(0.3, ramp: nil)))
+        #expect(try ControlLine.parse("pan song -1")?.action == .source("song", .setPan(-1, ramp: nil)))
+        #expect(try ControlLine.parse("rate song 2")?.action == .source("song", .setRate(2, ramp: nil)))
+        #expect(try ControlLine.parse("crossfade b a 1.5")?.action == .source("b", .crossfade(from: "a", duration: 1.5)))
         #expect(try ControlLine.parse("  ") == nil)
         #expect(try ControlLine.parse("# a comment") == nil)
         for (line, says) in [
             ("volme 0.5", "unknown command \"volme\""), ("volume 2", "a level in 0…1, got \"2\""),
             ("volume nan", "a level in 0…1"), ("route moon", "unknown route \"moon\""), ("silent maybe", "on or off"),
             ("lock now", "takes nothing after it"), ("remote dance", "unknown remote command \"dance\""), ("call", "takes one"),
+            ("gain song", "takes a source id and a gain"), ("gain song 1.5", "a gain in 0…1, got \"1.5\""),
+            ("pan song -2", "a pan in -1…1"), ("rate song 5", "a rate in 0.25…4, got \"5\""), ("rate song inf", "a rate in"),
+            ("crossfade b a", "takes a source id, the source it fades from and seconds"),
+            ("crossfade b a 0", "a duration in seconds > 0, got \"0\""),
         ] {
             do {
                 _ = try ControlLine.parse(line)
