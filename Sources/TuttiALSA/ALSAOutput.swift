@@ -28,9 +28,9 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// Full duplex: the capture PCM's control half (CaptureSide.swift); nil: playback only.
     let capture: CaptureSide?
     let wakeRender = Semaphore()
-    let wakeSupervisor = Semaphore()
+    /// Watches the device (xruns, a lost device → reopen with backoff), reports the finish.
+    let supervisor = Supervisor()
     let renderStarted = Semaphore()
-    let supervisorExited = Semaphore()
     let log: @Sendable (String) -> Void
     /// Events (polled and delivered to `onEvent` on their own thread), finish and failure.
     private let events: OutputEvents
@@ -39,8 +39,6 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// Held by the thread that owns it (see `RenderCore`); nil while lost.
     private var device: PCMDevice?
     private var renderThread: pthread_t?
-    private var supervisorThread: pthread_t?
-    private let supervisorStop = Atomic<Bool>(false)
     /// How the render thread is scheduled, once started (for `tutti play`'s report).
     public private(set) var schedulingNote = "not started"
 
@@ -85,7 +83,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
             do {
                 routes = try RouteSet(
                     configuration: configuration, routeNames: renderer.configuration.routes, main: opened.negotiated,
-                    functions: functions, wakeSupervisor: wakeSupervisor.raw)
+                    functions: functions, wakeSupervisor: supervisor.wake.raw)
             } catch {
                 opened.close(functions)
                 throw error
@@ -93,7 +91,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         }
         core = RenderCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
-            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: wakeSupervisor.raw, routes: routes)
+            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: supervisor.wake.raw, routes: routes)
         core.install(opened)
         capture = configuration.capture.map {
             CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
@@ -194,14 +192,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         } else {
             schedulingNote = "normal scheduling (real-time priority not requested)"
         }
-        do throws(ThreadStartError) {
-            supervisorThread = try startThread(name: "tutti-alsa-sup") { [self] in
-                supervise()
-                supervisorExited.post()
-            }
-        } catch {
-            throw error.tuttiError
-        }
+        try supervisor.start(name: "tutti-alsa-sup") { [self] in supervise() }
     }
 
     /// Block until the frame limit has been written or playback failed (`failure`); false on
@@ -222,15 +213,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
             pthread_join(t, nil)
             renderThread = nil
         }
-        if let t = supervisorThread {
-            supervisorStop.store(true, ordering: .releasing)
-            wakeSupervisor.post()
-            if !supervisorExited.wait(seconds: 5) {
-                log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it")
-            }
-            pthread_join(t, nil)
-            supervisorThread = nil
-        }
+        supervisor.stop { [log] in log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it") }
         events.close()
         core.routes?.close(drain: drain, functions: functions)
         guard let d = device else { return }
@@ -252,14 +235,14 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
 
     private func emit(_ event: OutputEvent) { events.emit(event) }
 
-    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+    private var stopping: Bool { supervisor.isStopping }
 
     private func supervise() {
         var stallSince: UInt64 = 0
         var finishedReported = false
         while !stopping {
             let period = negotiated.periodSeconds
-            _ = wakeSupervisor.wait(seconds: min(0.005, period / 2))
+            supervisor.sleep(seconds: min(0.005, period / 2))
             if stopping { break }
 
             events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
@@ -316,7 +299,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         var rc = functions.resume(d.handle)
         var tries = 0
         while rc == -EAGAIN, tries < 50, !stopping {
-            _ = wakeSupervisor.wait(seconds: 0.1)
+            supervisor.sleep(seconds: 0.1)
             rc = functions.resume(d.handle)
             tries += 1
         }
@@ -373,7 +356,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
                     log("reopen failed: \(text); retrying")
                     lastFailure = text
                 }
-                _ = wakeSupervisor.wait(seconds: backoff.nextWait())
+                supervisor.sleep(seconds: backoff.nextWait())
             }
         }
         return true

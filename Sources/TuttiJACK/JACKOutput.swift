@@ -31,7 +31,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     let core: ProcessCore
     /// The libjack functions of the client it was made with (every reconnect opens with them).
     let functions: JACKFunctions
-    let wakeSupervisor = Semaphore()
+    /// Watches the server (lost → reconnect with backoff), reports xruns and the finish.
+    let supervisor = Supervisor()
     let log: @Sendable (String) -> Void
     /// Events (polled and delivered to `onEvent` on their own thread), finish and failure.
     private let events: OutputEvents
@@ -41,8 +42,6 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// reconnecting), the control thread's again after `stop` joined the supervisor.
     private var client: JACKClient?
     private var started = false
-    private var supervisorThread: pthread_t?
-    private let supervisorStop = Atomic<Bool>(false)
     /// How JACK schedules the process thread, once started (for `tutti play`'s report).
     public private(set) var schedulingNote = "not started"
 
@@ -86,7 +85,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         events = try OutputEvents(onEvent: onEvent)
         core = ProcessCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: client.functions,
-            scope: client.configuration.realtimeScope, wakeSupervisor: wakeSupervisor.raw, capture: client.configuration.capture)
+            scope: client.configuration.realtimeScope, wakeSupervisor: supervisor.wake.raw, capture: client.configuration.capture)
         granted = Mutex(
             JACKNegotiated(
                 serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
@@ -114,12 +113,12 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// Xruns JACK reported since start (anywhere in its graph, this client or not).
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
     /// Engine frames handed to JACK (JACK takes every frame rendered: the same as `framesRendered`).
-    public var framesWritten: Int64 { core.framesRendered.load(ordering: .relaxed) }
+    public var framesWritten: Int64 { core.clock.framesRendered.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
-    public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    public var framesRendered: Int64 { core.clock.framesRendered.load(ordering: .acquiring) }
     /// Frames of silence played because the control thread had not moved `renderHorizon` far
     /// enough (see there).
-    public var lateFrameCount: Int64 { core.lateFrames.load(ordering: .relaxed) }
+    public var lateFrameCount: Int64 { core.clock.lateFrames.load(ordering: .relaxed) }
     /// JACK's frame time (`jack_last_frame_time`) of the cycle whose first frame is engine frame
     /// 0: where the output starts on the server's timeline (nil before it). Frame times of a
     /// restarted server restart too.
@@ -162,8 +161,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// the rest of the cycle (counted in `lateFrameCount`, reported as `commandsLate`) and
     /// carries on from the same engine frame next cycle — the output is delayed, never changed.
     public var renderHorizon: Int64 {
-        get { core.horizon.load(ordering: .acquiring) }
-        set { core.horizon.store(newValue, ordering: .releasing) }
+        get { core.clock.horizon.load(ordering: .acquiring) }
+        set { core.clock.horizon.store(newValue, ordering: .releasing) }
     }
 
     /// Events since the last call, in order. Control thread.
@@ -177,7 +176,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
         guard !started, let client else { throw TuttiError(.state, "the output is already started") }
         started = true
-        core.frameLimit = frameLimit ?? -1
+        core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
         do {
             try activate(client, strict: true)
         } catch {
@@ -193,11 +192,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         }
         // Joined by `stop`: no supervisor outlives its output (one left inside libjack would
         // hold libjack's process-wide lock against every other client of the process).
-        do throws(ThreadStartError) {
-            supervisorThread = try startThread(name: "tutti-jack-sup") { [self] in supervise() }
-        } catch {
-            throw error.tuttiError
-        }
+        try supervisor.start(name: "tutti-jack-sup") { [self] in supervise() }
     }
 
     /// Block until the frame limit has been rendered or the output gave up; false on timeout.
@@ -211,24 +206,16 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// next cycle) and let JACK play out what was rendered (the ports' playback latency plus a
     /// cycle; at most a second). Control thread.
     public func stop(drain: Bool = false) {
-        if let thread = supervisorThread {
-            supervisorStop.store(true, ordering: .releasing)
-            wakeSupervisor.post()
-            // The supervisor's own waits end at once; a libjack call in progress (opening or
-            // closing a client during a reconnect) is waited for.
-            pthread_join(thread, nil)
-            supervisorThread = nil
-        }
+        // The supervisor's own waits end at once; a libjack call in progress (opening or
+        // closing a client during a reconnect) is waited for.
+        supervisor.stop()
         events.close()
         guard let c = client else { return }
-        // Still rendering (no frame limit, or not reached): silence from the next cycle on.
-        if drain { _ = core.phase.compareExchange(expected: .rendering, desired: .finished, ordering: .acquiringAndReleasing) }
-        if drain, core.phase.load(ordering: .acquiring) == .finished, !core.lost.load(ordering: .acquiring) {
+        if drain {
             let n = negotiated
-            let cycles = Int64((n.latencyFrames + n.bufferFrames - 1) / max(n.bufferFrames, 1) + 1)
-            let target = core.cycleCount.load(ordering: .acquiring) + cycles
-            let deadline = monotonicSeconds() + 1
-            while core.cycleCount.load(ordering: .acquiring) < target, monotonicSeconds() < deadline { usleep(1000) }
+            core.clock.finishAndPlayOut(
+                playOutCycles: CallbackClock.playOutCycles(latencyFrames: n.latencyFrames, cycleFrames: n.bufferFrames),
+                serverLost: core.lost.load(ordering: .acquiring))
         }
         client = nil
         c.close()
@@ -339,15 +326,15 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         try connectCapture(h, strict: strict)
 
         // Two full cycles after the connections were made: they are in the graph by then.
-        let first = core.cycleCount.load(ordering: .acquiring)
+        let first = core.clock.cycleCount.load(ordering: .acquiring)
         let deadline = monotonicSeconds() + configuration.startTimeoutSeconds
-        while core.cycleCount.load(ordering: .acquiring) < first + 2 {
+        while core.clock.cycleCount.load(ordering: .acquiring) < first + 2 {
             if core.lost.load(ordering: .acquiring) { throw JACKError.call("activation (the server went away)", code: -1) }
             if stopping { throw JACKError.call("activation (stopped)", code: -1) }
             if monotonicSeconds() > deadline { throw JACKError.noCycles(seconds: configuration.startTimeoutSeconds) }
             usleep(500)
         }
-        _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+        _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
 
         var range = jack_latency_range_t()
         var latencies = [Int](repeating: 0, count: core.routeCount)
@@ -383,7 +370,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
 
     private func emit(_ event: OutputEvent) { events.emit(event) }
 
-    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+    private var stopping: Bool { supervisor.isStopping }
 
     private func supervise() {
         var seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
@@ -392,7 +379,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         var lateSince = 0.0
         var finishedReported = false
         while !stopping {
-            wakeSupervisor.wait(seconds: 0.005)
+            supervisor.sleep(seconds: 0.005)
             if stopping { break }
 
             events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
@@ -404,7 +391,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             }
             // One event per stretch of silence (once it ends, or each second while it lasts),
             // not one per poll.
-            let late = core.lateFrames.load(ordering: .relaxed)
+            let late = core.clock.lateFrames.load(ordering: .relaxed)
             if late != seenLate {
                 let now = monotonicSeconds()
                 if lateSince == 0 { lateSince = now }
@@ -420,9 +407,9 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
                 seenBufferFrames = core.bufferFrames.load(ordering: .relaxed)
                 continue
             }
-            if !finishedReported, core.phase.load(ordering: .acquiring) == .finished {
+            if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
                 finishedReported = true
-                events.finish(frames: core.framesRendered.load(ordering: .relaxed))
+                events.finish(frames: core.clock.framesRendered.load(ordering: .relaxed))
             }
         }
     }
@@ -436,7 +423,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         emit(.deviceLost(reason: reason.isEmpty ? "the server shut down" : reason, code: 0))
         let giveUp = configuration.reconnect.timeout.map { "giving up after \(shortSeconds($0.inSeconds)) s" } ?? "never giving up"
         log("server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (\(giveUp))")
-        _ = core.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
+        _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         client?.close() // joins libjack's threads: no process callback runs after this
         client = nil
         core.client = nil
@@ -475,10 +462,10 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
                     log("\(failure)")
                     events.giveUp(failure)
                     // Park until stopped: there is nothing left to supervise.
-                    while !stopping { wakeSupervisor.wait(seconds: 1) }
+                    while !stopping { supervisor.sleep(seconds: 1) }
                     return
                 }
-                wakeSupervisor.wait(seconds: backoff.nextWait())
+                supervisor.sleep(seconds: backoff.nextWait())
             }
         }
     }

@@ -12,30 +12,13 @@ import TuttiOutput
 ///
 /// Thread: `process` runs on JACK's process thread. The notification callbacks (xrun,
 /// buffer size, shutdown) run on libjack's other threads and touch only atomics, the
-/// shutdown-reason buffer and the supervisor's semaphore. `client`, the port table and
-/// `frameLimit` are written by the control thread or the supervisor only while no client is
-/// active: `jack_activate` and `jack_deactivate` / `jack_client_close` order those writes
-/// with the process thread.
+/// shutdown-reason buffer and the supervisor's semaphore. `client` and the port table are
+/// written by the control thread or the supervisor only while no client is active:
+/// `jack_activate` and `jack_deactivate` / `jack_client_close` order those writes with the
+/// process thread.
 final class ProcessCore: @unchecked Sendable {
-    /// What the process callback does. An enum: it holds under @_noLocks on 6.3.1.
-    enum Phase: Int, AtomicRepresentable {
-        /// Silence, the engine does not advance: before the ports are connected, while reconnecting.
-        case idle
-        case rendering
-        /// The frame limit was reached: silence from then on.
-        case finished
-    }
-
-    let phase = Atomic<Phase>(.idle)
-    /// Process cycles run (any phase); the control side waits on it after connecting.
-    let cycleCount = Atomic<Int64>(0)
-    /// Engine frames rendered: the engine clock the control side schedules against.
-    let framesRendered = Atomic<Int64>(0)
-    /// Frames at or past this one are not rendered (the control side moves it forward once
-    /// every command before it is queued). Int64.max: no limit.
-    let horizon = Atomic<Int64>(Int64.max)
-    /// Frames of silence played because the horizon held the engine back.
-    let lateFrames = Atomic<Int64>(0)
+    /// The engine clock: phase, frames rendered, horizon, frame limit, late frames, cycles.
+    let clock = CallbackClock()
     let xrunCount = Atomic<Int>(0)
     /// Frames per cycle as JACK last announced them.
     let bufferFrames = Atomic<Int>(0)
@@ -44,9 +27,6 @@ final class ProcessCore: @unchecked Sendable {
     let startFrameTime = Atomic<Int64>(-1)
     /// Set by the shutdown callback; the supervisor reconnects.
     let lost = Atomic<Bool>(false)
-    /// Frames to render before finishing; negative: no limit.
-    var frameLimit: Int64 = -1
-
     let renderer: Renderer
     let channelCount: Int
     /// The engine's output routes: one port group each (main first).
@@ -141,40 +121,30 @@ final class ProcessCore: @unchecked Sendable {
         let exit = scope.exit
         if hasScope { _unsafePerformance { enter() } }
         let nframes = jack_nframes_t(truncatingIfNeeded: frameCount)
-        var rendered = 0
-        if phase.load(ordering: .acquiring) == .rendering {
-            let done = framesRendered.load(ordering: .relaxed)
-            var wanted = Int64(frameCount)
-            if frameLimit >= 0 { wanted = min(wanted, frameLimit &- done) }
-            let allowed = max(0, min(wanted, horizon.load(ordering: .acquiring) &- done))
-            if done == 0, allowed > 0 {
-                let c = client
-                let frameTime = lastFrameTime
-                let time = _unsafePerformance { frameTime(c) }
-                startFrameTime.store(Int64(time), ordering: .relaxed)
-            }
-            rendered = Int(allowed)
-            var offset = 0
-            while offset < rendered {
-                let n = min(rendered &- offset, scratchFrames)
-                if captureChannels > 0 { interleaveCapture(frameCount: n, nframes: nframes, offset: offset) }
-                if routeCount == 1 {
-                    renderer.render(into: scratch, frameCount: n)
-                } else {
-                    renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
-                }
-                deinterleave(frameCount: n, nframes: nframes, offset: offset)
-                offset &+= n
-            }
-            framesRendered.store(done &+ allowed, ordering: .releasing)
-            if allowed < wanted { lateFrames.add(wanted &- allowed, ordering: .relaxed) }
-            if frameLimit >= 0, done &+ allowed >= frameLimit {
-                phase.store(.finished, ordering: .releasing)
-            }
+        let grant = clock.beginCycle(frameCount: frameCount)
+        let rendered = grant.count
+        if grant.start == 0, rendered > 0 {
+            let c = client
+            let frameTime = lastFrameTime
+            let time = _unsafePerformance { frameTime(c) }
+            startFrameTime.store(Int64(time), ordering: .relaxed)
         }
+        var offset = 0
+        while offset < rendered {
+            let n = min(rendered &- offset, scratchFrames)
+            if captureChannels > 0 { interleaveCapture(frameCount: n, nframes: nframes, offset: offset) }
+            if routeCount == 1 {
+                renderer.render(into: scratch, frameCount: n)
+            } else {
+                renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
+            }
+            deinterleave(frameCount: n, nframes: nframes, offset: offset)
+            offset &+= n
+        }
+        clock.endCycle(grant)
         if rendered < frameCount { silence(from: rendered, to: frameCount, nframes: nframes) }
         if hasScope { _unsafePerformance { exit() } }
-        cycleCount.add(1, ordering: .releasing)
+        clock.countCycle()
         return 0
     }
 

@@ -41,9 +41,8 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     /// supervisor until `stop` joined it.
     private var stream: OpaquePointer?
     private var started = false
-    private var supervisorThread: pthread_t?
-    private let supervisorStop = Atomic<Bool>(false)
-    private let wakeSupervisor = Semaphore()
+    /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
+    private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0))
     private let lost = Atomic<Bool>(false)
@@ -169,10 +168,10 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     /// graph cycle the daemon ran without the stream's data is not seen here). Any thread.
     public var xrunCount: Int { core.missedCycles.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Any thread.
-    public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
+    public var framesRendered: Int64 { core.clock.framesRendered.load(ordering: .acquiring) }
     /// Frames of silence played because the control thread had not moved `renderHorizon` far
     /// enough. Any thread.
-    public var lateFrameCount: Int64 { core.lateFrames.load(ordering: .relaxed) }
+    public var lateFrameCount: Int64 { core.clock.lateFrames.load(ordering: .relaxed) }
     /// True once the frame limit has been played, or the output gave up. Any thread.
     public var isFinished: Bool { events.isFinished }
     /// Why the output stopped for good (the stream did not come back within
@@ -183,8 +182,8 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     /// wait: at the horizon it plays silence for the rest of the cycle (`commandsLate`) and
     /// carries on from the same engine frame next cycle. Any thread.
     public var renderHorizon: Int64 {
-        get { core.horizon.load(ordering: .acquiring) }
-        set { core.horizon.store(newValue, ordering: .releasing) }
+        get { core.clock.horizon.load(ordering: .acquiring) }
+        set { core.clock.horizon.store(newValue, ordering: .releasing) }
     }
 
     /// The stream as it plays: rate (Hz) and channels (the engine's), the last cycle's frames
@@ -221,16 +220,12 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
         guard !started, let stream else { throw TuttiError(.state, "the output is already started") }
         started = true
-        core.frameLimit = frameLimit ?? -1
+        core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
         try connect(stream)
-        _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+        _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
         updateTiming()
         schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)"
-        do throws(ThreadStartError) {
-            supervisorThread = try startThread(name: "tutti-pw-sup") { [self] in supervise() }
-        } catch {
-            throw error.tuttiError
-        }
+        try supervisor.start(name: "tutti-pw-sup") { [self] in supervise() }
     }
 
     /// Connects `stream` and waits until it streams and has run two cycles (linked: nothing
@@ -247,7 +242,7 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
             let state = tpw_state(stream, &message, message.count)
             if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
             if state == 3 {
-                let now = core.cycleCount.load(ordering: .acquiring)
+                let now = core.clock.cycleCount.load(ordering: .acquiring)
                 if let first = firstCycle {
                     if now >= first + 2 { return }
                 } else {
@@ -275,23 +270,14 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     /// what was rendered (the latency plus a cycle; at most a second). Idempotent. Control
     /// thread, or the event-delivery thread.
     public func stop(drain: Bool = false) {
-        if let thread = supervisorThread {
-            supervisorStop.store(true, ordering: .releasing)
-            wakeSupervisor.post()
-            pthread_join(thread, nil)
-            supervisorThread = nil
-        }
+        supervisor.stop()
         events.close()
         guard let s = stream else { return }
         if drain, started {
-            _ = core.phase.compareExchange(expected: .rendering, desired: .finished, ordering: .acquiringAndReleasing)
-            if !lost.load(ordering: .acquiring) {
-                let cycle = max(core.cycleFrames.load(ordering: .relaxed), 1)
-                let latency = timing.withLock { $0.latencyFrames }
-                let target = core.cycleCount.load(ordering: .acquiring) + Int64((latency + cycle - 1) / cycle + 1)
-                let deadline = monotonicSeconds() + 1
-                while core.cycleCount.load(ordering: .acquiring) < target, monotonicSeconds() < deadline { usleep(1000) }
-            }
+            let latency = timing.withLock { $0.latencyFrames }
+            core.clock.finishAndPlayOut(
+                playOutCycles: CallbackClock.playOutCycles(latencyFrames: latency, cycleFrames: core.cycleFrames.load(ordering: .relaxed)),
+                serverLost: lost.load(ordering: .acquiring))
         }
         stream = nil
         tpw_close(s)
@@ -299,7 +285,7 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
 
     // MARK: Supervisor thread
 
-    private var stopping: Bool { supervisorStop.load(ordering: .acquiring) }
+    private var stopping: Bool { supervisor.isStopping }
 
     private func updateTiming() {
         guard let stream else { return }
@@ -317,7 +303,7 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
         while !stopping {
-            wakeSupervisor.wait(seconds: 0.005)
+            supervisor.sleep(seconds: 0.005)
             if stopping { break }
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
@@ -325,7 +311,7 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
                 updateTiming()
                 lastTiming = now
             }
-            let late = core.lateFrames.load(ordering: .relaxed)
+            let late = core.clock.lateFrames.load(ordering: .relaxed)
             if late != seenLate {
                 if lateSince == 0 { lateSince = now }
                 if late == lastLate || now - lateSince >= 1 {
@@ -340,9 +326,9 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
                 reconnect(reason: reason.isEmpty ? "the stream was disconnected" : reason)
                 continue
             }
-            if !finishedReported, core.phase.load(ordering: .acquiring) == .finished {
+            if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
                 finishedReported = true
-                events.finish(frames: core.framesRendered.load(ordering: .relaxed))
+                events.finish(frames: core.clock.framesRendered.load(ordering: .relaxed))
             }
         }
     }
@@ -358,7 +344,7 @@ extension PipeWireOutput {
         events.emit(.deviceLost(reason: "PipeWire: \(reason)", code: 0))
         let giveUp = settings.reconnect.timeout.map { "giving up after \($0.inSeconds) s" } ?? "never giving up"
         log("stream lost: \(reason); reconnecting (\(giveUp))")
-        _ = core.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
+        _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         if let old = stream {
             stream = nil
             tpw_close(old) // destroys the stream: no process callback runs after this
@@ -378,7 +364,7 @@ extension PipeWireOutput {
                 }
                 stream = s
                 lost.store(false, ordering: .releasing)
-                _ = core.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
+                _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
                 updateTiming()
                 events.emit(.deviceRestored(status))
                 log("stream back: \(status)")
@@ -394,10 +380,10 @@ extension PipeWireOutput {
                         .device, "the PipeWire stream did not come back within \(timeout.inSeconds) s (last attempt: \(error.message))")
                     log("\(failure)")
                     events.giveUp(failure)
-                    while !stopping { wakeSupervisor.wait(seconds: 1) }
+                    while !stopping { supervisor.sleep(seconds: 1) }
                     return
                 }
-                wakeSupervisor.wait(seconds: backoff.nextWait())
+                supervisor.sleep(seconds: backoff.nextWait())
             }
         }
     }

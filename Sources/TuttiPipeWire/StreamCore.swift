@@ -9,34 +9,15 @@ import TuttiOutput
 /// interleaved float32. No allocation, lock, log or wait there: a control thread late with
 /// commands gets silence played (counted), not a wait.
 ///
-/// Threads: `process` on PipeWire's data thread; the atomics are read by the control thread
-/// and the supervisor. `frameLimit` is written by the control thread before the stream is
-/// connected (the connection orders it with the data thread).
+/// Threads: `process` on PipeWire's data thread; the clock's and the counters' atomics are
+/// read by the control thread and the supervisor.
 final class StreamCore: @unchecked Sendable {
-    /// What the process callback does. An enum: it holds under @_noLocks on 6.3.1.
-    enum Phase: Int, AtomicRepresentable {
-        /// Silence, the engine does not advance: until the stream is linked and running.
-        case idle
-        case rendering
-        /// The frame limit was reached (or a drain began): silence from then on.
-        case finished
-    }
-
-    let phase = Atomic<Phase>(.idle)
-    /// Process cycles run (any phase).
-    let cycleCount = Atomic<Int64>(0)
-    /// Engine frames rendered: the engine clock.
-    let framesRendered = Atomic<Int64>(0)
-    /// Frames at or past this one are not rendered. Int64.max: no limit.
-    let horizon = Atomic<Int64>(Int64.max)
-    /// Frames of silence played because the horizon held the engine back.
-    let lateFrames = Atomic<Int64>(0)
+    /// The engine clock: phase, frames rendered, horizon, frame limit, late frames, cycles.
+    let clock = CallbackClock()
     /// Cycles that found no free buffer to fill (the stream's underruns).
     let missedCycles = Atomic<Int>(0)
     /// Frames PipeWire asked for in the last cycle (the quantum, at the stream's rate).
     let cycleFrames = Atomic<Int>(0)
-    /// Frames to render before finishing; negative: no limit.
-    var frameLimit: Int64 = -1
 
     let renderer: Renderer
     let channelCount: Int
@@ -87,35 +68,27 @@ final class StreamCore: @unchecked Sendable {
         let enter = scope.enter
         let exit = scope.exit
         if hasScope { _unsafePerformance { enter() } }
-        var rendered = 0
-        if phase.load(ordering: .acquiring) == .rendering {
-            let done = framesRendered.load(ordering: .relaxed)
-            var wanted = Int64(frameCount)
-            if frameLimit >= 0 { wanted = min(wanted, frameLimit &- done) }
-            let allowed = max(0, min(wanted, horizon.load(ordering: .acquiring) &- done))
-            rendered = Int(allowed)
-            if let routeScratch, let scratch {
-                var offset = 0
-                while offset < rendered {
-                    let n = min(rendered &- offset, scratchFrames)
-                    renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
-                    let to = output + offset &* channelCount
-                    for i in 0..<n &* channelCount { to[i] = scratch[i] }
-                    offset &+= n
-                }
-            } else if rendered > 0 {
-                renderer.render(into: output, frameCount: rendered)
+        let grant = clock.beginCycle(frameCount: frameCount)
+        let rendered = grant.count
+        if let routeScratch, let scratch {
+            var offset = 0
+            while offset < rendered {
+                let n = min(rendered &- offset, scratchFrames)
+                renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
+                let to = output + offset &* channelCount
+                for i in 0..<n &* channelCount { to[i] = scratch[i] }
+                offset &+= n
             }
-            framesRendered.store(done &+ allowed, ordering: .releasing)
-            if allowed < wanted { lateFrames.add(wanted &- allowed, ordering: .relaxed) }
-            if frameLimit >= 0, done &+ allowed >= frameLimit { phase.store(.finished, ordering: .releasing) }
+        } else if rendered > 0 {
+            renderer.render(into: output, frameCount: rendered)
         }
+        clock.endCycle(grant)
         if rendered < frameCount {
             (output + rendered &* channelCount).update(repeating: 0, count: (frameCount &- rendered) &* channelCount)
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)
-        cycleCount.add(1, ordering: .releasing)
+        clock.countCycle()
     }
 }
 
