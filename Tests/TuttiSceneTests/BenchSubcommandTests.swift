@@ -108,4 +108,24 @@ import TuttiTestSupport
         let goals = try #require(json["goals"] as? [String: Any], "\(json)")
         #expect(goals["biquadMet"] is Bool && goals["limiterMet"] is Bool, "\(goals)")
     }
+
+    /// Without a C compiler (`$CC` names no file) `tutti bench effects` still measures every
+    /// engine effect, says why there is no reference, and gives no ratio and no biquad verdict
+    /// (exit 0).
+    @Test func effectsWithoutACCompilerSaysWhyAndGivesNoRatio() throws {
+        let r = try Tool.run(
+            [tutti, "bench", "effects", "--block", "16", "--seconds", "0.005", "--repetitions", "1", "--json"],
+            environment: ["CC": "/nonexistent/cc"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        let reference = try #require(json["cReference"] as? [String: Any], "\(json)")
+        #expect(reference["unavailable"] as? String == "no C compiler found ($CC=/nonexistent/cc is not an executable file)")
+        #expect(reference["agrees"] == nil && reference["compiler"] == nil, "\(reference)")
+        let effects = try #require(json["effects"] as? [[String: Any]], "\(json)")
+        #expect(
+            effects.compactMap { $0["name"] as? String }
+                == ["lowpass", "peaking", "compressor", "delay", "limiter", "limiter-lookahead"])
+        #expect(effects.allSatisfy { $0["ratioToCReference"] == nil }, "\(effects)")
+        #expect((json["goals"] as? [String: Any])?["biquadMet"] == nil, "\(json)")
+    }
 }
