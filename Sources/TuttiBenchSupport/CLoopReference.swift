@@ -107,6 +107,22 @@ public enum CLoopReference {
     /// The shared object stays loaded for the rest of the process (its file is deleted).
     /// Throws `Unavailable` when there is no compiler or the compile or the load fails.
     public static func compile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Compiled {
+        let built = try compileObject(source: source, flags: flags, symbol: symbol, what: "the C loop", environment: environment)
+        let function = unsafeBitCast(built.address, to: CFunction.self)
+        return Compiled(
+            kernel: { out, sources, gains, count, samples in function(out, sources, gains, count, samples) },
+            compilerPath: built.compilerPath, compilerVersion: built.compilerVersion)
+    }
+
+    /// Writes `source` to a temporary folder, compiles it to a shared object with the system
+    /// C compiler (`$CC`, else `cc`) at `flags` (plus `-shared -fPIC`), loads it and returns
+    /// the address of `symbol`, the compiler's path and the first line of its `--version`.
+    /// The object stays loaded for the rest of the process (its file is deleted). `what` names
+    /// the code in the errors ("the C loop"). Throws `Unavailable`. Control side: blocks while
+    /// the compiler runs.
+    static func compileObject(
+        source: String, flags: [String], symbol: String, what: String, environment: [String: String]
+    ) throws -> (address: UnsafeMutableRawPointer, compilerPath: String, compilerVersion: String) {
         guard let (cc, extra) = compiler(environment: environment) else {
             let asked = environment["CC"].flatMap { $0.isEmpty ? nil : $0 }
             let what =
@@ -119,7 +135,7 @@ public enum CLoopReference {
         do {
             try fm.createDirectory(at: dir, withIntermediateDirectories: true)
         } catch {
-            throw Unavailable(description: "cannot create a temporary folder for the C loop: \(error)")
+            throw Unavailable(description: "cannot create a temporary folder for \(what): \(error)")
         }
         defer { try? fm.removeItem(at: dir) }
         let cFile = dir.appendingPathComponent("cloop.c").path
@@ -127,7 +143,7 @@ public enum CLoopReference {
         do {
             try Data(source.utf8).write(to: URL(fileURLWithPath: cFile))
         } catch {
-            throw Unavailable(description: "cannot write the C loop's source: \(error)")
+            throw Unavailable(description: "cannot write \(what)'s source: \(error)")
         }
         let built: (status: Int32, output: String)
         do {
@@ -140,15 +156,12 @@ public enum CLoopReference {
             throw Unavailable(description: "\(cc) failed (exit \(built.status)): \(first)")
         }
         guard let handle = dlopen(soFile, RTLD_NOW | RTLD_LOCAL) else {
-            throw Unavailable(description: "cannot load the C loop: \(dlerror().map { String(cString: $0) } ?? "dlopen failed")")
+            throw Unavailable(description: "cannot load \(what): \(dlerror().map { String(cString: $0) } ?? "dlopen failed")")
         }
         guard let address = dlsym(handle, symbol) else {
-            throw Unavailable(description: "the C loop's object has no \(symbol)")
+            throw Unavailable(description: "\(what)'s object has no \(symbol)")
         }
-        let function = unsafeBitCast(address, to: CFunction.self)
         let version = (try? run(cc, ["--version"]))?.output.split(separator: "\n").first.map(String.init) ?? ""
-        return Compiled(
-            kernel: { out, sources, gains, count, samples in function(out, sources, gains, count, samples) },
-            compilerPath: cc, compilerVersion: version)
+        return (address, cc, version)
     }
 }

@@ -10,14 +10,14 @@ import TuttiDSP
 #endif
 
 /// `tutti bench`: the benchmarks. `tutti bench [mix]` (the default), `tutti bench voices`,
-/// `tutti bench loopback` and `tutti bench scene SCENE.json`. `mix`'s `--voices` and
+/// `tutti bench loopback`, `tutti bench scene SCENE.json` and `tutti bench effects`. `mix`'s `--voices` and
 /// `--loopback` flags still work for one release (a one-line deprecation warning on stderr).
 /// See docs/performance.md.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Measure the engine: synthetic sources (mix, the default), voices per core (voices), the device round trip (loopback) or your own scene (scene).",
-        subcommands: [BenchMix.self, BenchVoicesCommand.self, BenchLoopbackCommand.self, BenchScene.self],
+            "Measure the engine: synthetic sources (mix, the default), voices per core (voices), the device round trip (loopback), your own scene (scene) or each effect (effects).",
+        subcommands: [BenchMix.self, BenchVoicesCommand.self, BenchLoopbackCommand.self, BenchScene.self, BenchEffectsCommand.self],
         defaultSubcommand: BenchMix.self)
 
     /// The one-line warning of a deprecated `tutti bench` flag, on stderr. Main thread.

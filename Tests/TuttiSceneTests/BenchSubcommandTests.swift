@@ -78,4 +78,54 @@ import TuttiTestSupport
         #expect(pipewire.status == 64)
         #expect(pipewire.stderr.contains("loopback takes --backend auto, alsa or jack"), "\(pipewire.stderr)")
     }
+
+    /// `tutti bench effects` at the smallest settings: every effect (both engine biquads, their
+    /// C counterparts, compressor, delay, limiter without and with lookahead) has a positive
+    /// finite ns per frame (median and p90) and blocks timed; the C biquad compiled in the run
+    /// agreed with the engine's (so the ratios mean something), each engine biquad has a
+    /// positive finite ratio; the machine is named. Not a timing assertion.
+    @Test func effectsReportsEveryEffectNextToAnAgreeingCBiquad() throws {
+        let r = try Tool.run([tutti, "bench", "effects", "--block", "16", "--seconds", "0.005", "--repetitions", "1", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        #expect(json["command"] as? String == "tutti bench effects")
+        #expect(!(json["cpuModel"] as? String ?? "").isEmpty && !(json["kernelRelease"] as? String ?? "").isEmpty, "\(json)")
+        #expect(json["blockFrames"] as? Int == 16)
+        let reference = try #require(json["cReference"] as? [String: Any], "\(json)")
+        #expect(reference["agrees"] as? Bool == true, "\(reference)")
+        #expect((reference["maxDifference"] as? Double).map { $0 >= 0 && $0 <= 1e-6 } == true, "\(reference)")
+        let effects = try #require(json["effects"] as? [[String: Any]], "\(json)")
+        #expect(
+            effects.compactMap { $0["name"] as? String }
+                == ["lowpass", "peaking", "c-lowpass", "c-peaking", "compressor", "delay", "limiter", "limiter-lookahead"])
+        func positiveFinite(_ value: Any?) -> Bool { (value as? Double).map { $0.isFinite && $0 > 0 } ?? false }
+        for effect in effects {
+            #expect(positiveFinite(effect["nsPerFrameMedian"]) && positiveFinite(effect["nsPerFrameP90"]), "\(effect)")
+            #expect((effect["blocks"] as? Int ?? 0) >= 8, "\(effect)")
+            let isEngineBiquad = ["lowpass", "peaking"].contains(effect["name"] as? String ?? "")
+            #expect(isEngineBiquad ? positiveFinite(effect["ratioToCReference"]) : effect["ratioToCReference"] == nil, "\(effect)")
+        }
+        let goals = try #require(json["goals"] as? [String: Any], "\(json)")
+        #expect(goals["biquadMet"] is Bool && goals["limiterMet"] is Bool, "\(goals)")
+    }
+
+    /// Without a C compiler (`$CC` names no file) `tutti bench effects` still measures every
+    /// engine effect, says why there is no reference, and gives no ratio and no biquad verdict
+    /// (exit 0).
+    @Test func effectsWithoutACCompilerSaysWhyAndGivesNoRatio() throws {
+        let r = try Tool.run(
+            [tutti, "bench", "effects", "--block", "16", "--seconds", "0.005", "--repetitions", "1", "--json"],
+            environment: ["CC": "/nonexistent/cc"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        let reference = try #require(json["cReference"] as? [String: Any], "\(json)")
+        #expect(reference["unavailable"] as? String == "no C compiler found ($CC=/nonexistent/cc is not an executable file)")
+        #expect(reference["agrees"] == nil && reference["compiler"] == nil, "\(reference)")
+        let effects = try #require(json["effects"] as? [[String: Any]], "\(json)")
+        #expect(
+            effects.compactMap { $0["name"] as? String }
+                == ["lowpass", "peaking", "compressor", "delay", "limiter", "limiter-lookahead"])
+        #expect(effects.allSatisfy { $0["ratioToCReference"] == nil }, "\(effects)")
+        #expect((json["goals"] as? [String: Any])?["biquadMet"] == nil, "\(json)")
+    }
 }
