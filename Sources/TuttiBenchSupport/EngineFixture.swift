@@ -45,10 +45,11 @@ public final class EngineFixture {
 
     /// `distinctBuffers`: how many different buffers the buffer sources play (nil: one each;
     /// fewer keeps the data in cache, as many voices of a few samples do).
-    /// `streamRingFrames`: input frames each stream's ring holds.
+    /// `streamRingFrames`: input frames each stream's ring holds. `panned`: every source gets
+    /// a pan of its own (−0.9…0.9, none at the centre) before it plays.
     public init(
         bufferSources: Int, streamSources: Int = 0, quality: ResamplerQuality = .sincFastest,
-        blockFrames: Int, moving: Bool = false, distinctBuffers: Int? = nil, streamRingFrames: Int = 16_384
+        blockFrames: Int, moving: Bool = false, distinctBuffers: Int? = nil, streamRingFrames: Int = 16_384, panned: Bool = false
     ) throws {
         let total = bufferSources + streamSources
         precondition(total > 0)
@@ -63,7 +64,7 @@ public final class EngineFixture {
         config.maxBuses = BenchSetup.maxBuses
         config.maxBlockFrames = max(config.maxBlockFrames, blockFrames)
         // Installing and starting every source goes through the command ring at once.
-        config.commandQueueCapacity = max(config.commandQueueCapacity, 2 * total + 256)
+        config.commandQueueCapacity = max(config.commandQueueCapacity, (panned ? 3 : 2) * total + 256)
         engine = try Engine(configuration: config)
         output = allocateAudio(Float.self, capacity: blockFrames * BenchSetup.channelCount)
         output.initialize(repeating: 0, count: blockFrames * BenchSetup.channelCount)
@@ -85,6 +86,12 @@ public final class EngineFixture {
             let id = try engine.addSource(kind, bus: busIDs[k % busIDs.count], gain: gains[k], loop: true)
             sourceIDs.append(id)
             if let stream = engine.stream(id) { streams.append(stream) }
+        }
+        if panned {
+            for (k, id) in sourceIDs.enumerated() {
+                let pan = Float(-0.9 + 1.8 * Double(k % 19) / 18)
+                try engine.send(.setSourcePan(id, pan: pan == 0 ? 0.1 : pan, rampFrames: 0))
+            }
         }
         for id in sourceIDs { try engine.send(.play(id)) }
         for bus in busIDs { try engine.send(.setBusDuck(bus, targetDB: -6, dBPerFrame: 0)) }

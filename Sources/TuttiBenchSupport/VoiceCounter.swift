@@ -12,6 +12,8 @@ public enum VoiceCounter {
     public enum Mode: String, CaseIterable, Sendable {
         /// Buffer sources already at the engine rate: mixing only.
         case mix
+        /// As `mix`, each source placed by a pan of its own (its per-channel gains).
+        case pan
         /// Stream sources converted 44.1 → 48 kHz on the render thread (libsamplerate linear).
         case linear
         /// Buffer sources mixed, plus each source's file converted 44.1 → 48 kHz at the file
@@ -124,8 +126,10 @@ public enum VoiceCounter {
     ) throws -> (engine: Count, reference: Count) {
         let pool = BenchSetup.loopBuffers(count: distinctBuffers, blockFrames: blockFrames)
         let kernel = ReferenceFixture.cKernel(KernelVariant.active)
-        func mixEngine(_ n: Int) throws -> [EngineFixture] {
-            try batches(n).map { try EngineFixture(bufferSources: $0, blockFrames: blockFrames, distinctBuffers: distinctBuffers) }
+        func mixEngine(_ n: Int, panned: Bool = false) throws -> [EngineFixture] {
+            try batches(n).map {
+                try EngineFixture(bufferSources: $0, blockFrames: blockFrames, distinctBuffers: distinctBuffers, panned: panned)
+            }
         }
         func mixReference(_ n: Int) -> ReferenceFixture {
             ReferenceFixture(
@@ -133,9 +137,9 @@ public enum VoiceCounter {
                 kernelName: "C kernel", kernel: kernel)
         }
         switch mode {
-        case .mix:
+        case .mix, .pan:
             let engine = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
-                batched(try mixEngine(n))
+                batched(try mixEngine(n, panned: mode == .pan))
             }
             let reference = try search(start: 256, budgetNs: budgetNs, round: 32, seconds: secondsPerStep) { n in
                 let r = mixReference(n)

@@ -31,6 +31,8 @@ enum VoicesReport {
         switch mode {
         case .mix:
             ("buffer sources at 48 kHz, mixing only", "bare C kernel, one call per voice")
+        case .pan:
+            ("buffer sources at 48 kHz, each with a pan of its own, mixed", "bare C kernel, one call per voice (no pan)")
         case .linear:
             ("stream sources converted 44.1 → 48 kHz on the render thread (linear)", "bare src_process (linear) + bare C kernel")
         case .fileDefault:
@@ -73,6 +75,13 @@ enum VoicesReport {
                 print(
                     String(format: "  engine / reference: %.2f of the voices\n", Double(engine.voices) / Double(max(reference.voices, 1))))
             }
+        }
+        if !json, let mix = rows.first(where: { $0.mode == "mix" }), let pan = rows.first(where: { $0.mode == "pan" }) {
+            let perVoice = (pan.blockNs / Double(max(pan.voices, 1))) / (mix.blockNs / Double(max(mix.voices, 1)))
+            print(
+                String(
+                    format: "pan on every voice: %.2f of the voices without, %.2f× the time per voice (goal ≥ 0.90 of the voices)",
+                    Double(pan.voices) / Double(max(mix.voices, 1)), perVoice))
         }
         if json {
             let encoder = JSONEncoder()

@@ -27,7 +27,7 @@ import TuttiTestSupport
         let a = try shape(command.stdout)
         let b = try shape(alias.stdout)
         #expect(a.keys == b.keys && a.modes == b.modes && a.modeKeys == b.modeKeys, "\(command.stdout)\n\(alias.stdout)")
-        #expect(a.modes == ["mix", "linear", "fileDefault"])
+        #expect(a.modes == ["mix", "pan", "linear", "fileDefault"])
         #expect(command.stdout.contains(#""command":"tutti bench voices""#), "\(command.stdout)")
         for run in [command, alias] {
             let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
