@@ -410,7 +410,9 @@ typedef struct tutti_ducking_rule {
 /* Replaces the ducking rules at `at` (count 0: none). For each pair the most specific rule
  * wins (session/session, category/session, session/category, category/category); without
  * one, the engine's (tutti_engine_config.ducking_*). Sessions ducked now move to their new
- * level. INVALID_ARGUMENT naming rules[i] and its field for a level or time out of range,
+ * level. These rules duck on the ducker's activation (the Swift API and scenes also have
+ * signal-triggered rules; not in this struct yet). INVALID_ARGUMENT naming rules[i] and its
+ * field for a level or time out of range,
  * an unknown or stale session or category, a session on both sides, or two rules for one
  * pair; nothing changes then. NULL rules with count 0 is allowed. Any thread. */
 tutti_result tutti_engine_set_ducking_rules(tutti_engine *engine, const tutti_ducking_rule *rules, uint32_t count,

@@ -217,9 +217,13 @@ public final class AudioEngine: Sendable {
     /// most specific rule for the pair sets level, attack and release (session/session, then
     /// category/session, then session/category, then category/category); without one, the
     /// ducker's own `ducking`, else the engine's. Sessions ducked now move to their new level
-    /// (from where they are). Throws `invalidArgument` naming the rule and field for a level
-    /// outside −96…0 dB, a time outside 0…3600 s, an unknown session, a session on both
-    /// sides, or two rules for one pair; nothing changes then. Any thread.
+    /// (from where they are). A rule with `trigger: .signal(thresholdDB:holdSeconds:)` ducks
+    /// only while the ducker's bus level (mean square over 10 ms windows) is above the
+    /// threshold and releases after `holdSeconds` below it; its `duckingBegan` /
+    /// `duckingEnded` events come at those frames. Throws `invalidArgument` naming the rule and
+    /// field for a level outside −96…0 dB, a time outside 0…3600 s, a `threshold` outside
+    /// −120…0 dBFS or a `hold` outside 0…3600 s (or not finite), an unknown session, a session
+    /// on both sides, or two rules for one pair; nothing changes then. Any thread.
     public func setDuckingRules(_ rules: [DuckingRule], at time: EngineTime = .now) throws(TuttiError) {
         try perform(.setDuckingRules(rules), at: time)
     }

@@ -23,6 +23,9 @@ package final class AudioSystem {
 
     private var sessionNames: [SessionID: String] = [:]
     private var sessionIDs: [String: SessionID] = [:]
+    /// Per ducked bus, the last signal-triggered duck armed on it (session, ducker, rule):
+    /// what its `sidechainDuck` reports are journaled as.
+    private var signalDucks: [BusID: (session: String, by: String, rule: DuckingRuleReference)] = [:]
     private var sources: [SourceID: SourceRecord] = [:]
     private var sourceIDs: [String: SourceID] = [:]
     private var nextSourceNumber = 1
@@ -577,6 +580,19 @@ package final class AudioSystem {
                     enqueue(AudioEvent(frame: e.frame, kind: .sourceUnderrun(source: id, session: record.session, frames: frames)))
                 }
                 continue
+            case .sidechainDuck(let bus, let began):
+                guard let d = signalDucks[bus] else { continue }
+                let entry: JournalEntry =
+                    began ? .signalDuckingBegan(session: d.session, by: d.by, rule: d.rule) : .signalDuckingEnded(session: d.session)
+                if collectsEvents, let id = sessionIDs[d.session] {
+                    if began, let by = sessionIDs[d.by] {
+                        enqueue(AudioEvent(frame: e.frame, kind: .duckingBegan(session: id, by: by)))
+                    } else if !began {
+                        enqueue(AudioEvent(frame: e.frame, kind: .duckingEnded(session: id)))
+                    }
+                }
+                if !collectsEvents { drainedJournal.append((e.frame, [entry])) }
+                continue
             case .sourceHalted, .sourceRemoved, .busRemoved:
                 continue
             }
@@ -751,17 +767,38 @@ package final class AudioSystem {
                 let ramp = !open ? lossFades[after.id] ?? gateRamp : gateRamp
                 try send(.setBusGate(bus, gain: open ? 1 : 0, rampFrames: sounding(k, after.id) ? ramp : 0), at: time)
             }
-            if before?.duck != after.duck {
-                if let duck = after.duck {
+            // A signal-triggered duck: the render side's sidechain moves the duck envelope.
+            var beforeDuck = before?.duck
+            var afterDuck = after.duck
+            if case .signal = before?.duckTrigger { beforeDuck = nil }
+            if case .signal(_, let holdSeconds) = after.duckTrigger, let duck = after.duck, let by = after.duckedBy,
+                let key = sessionIDs[by]?.bus
+            {
+                afterDuck = nil
+                if before?.duck != after.duck || before?.duckedBy != after.duckedBy || before?.duckTrigger != after.duckTrigger {
+                    let range = Float(duck.levelDB)
+                    let sidechain = Sidechain(
+                        key: key, thresholdMeanSquare: Float(after.duckTrigger?.thresholdMeanSquare ?? 0),
+                        holdFrames: Int32(clamping: frames(forSeconds: holdSeconds)), targetDB: range,
+                        attackDBPerFrame: DuckEnvelope.rate(rangeDB: range, frameCount: Int(frames(forSeconds: duck.attackSeconds))),
+                        releaseDBPerFrame: DuckEnvelope.rate(rangeDB: range, frameCount: Int(frames(forSeconds: duck.releaseSeconds))))
+                    signalDucks[bus] = (after.id, by, after.duckRule ?? .engine)
+                    try send(.setBusSidechain(bus, sidechain), at: time)
+                }
+            } else if case .signal = before?.duckTrigger {
+                try send(.clearBusSidechain(bus), at: time)
+            }
+            if beforeDuck != afterDuck {
+                if let duck = afterDuck {
                     // Deeper: the new duck's attack. Shallower (a deeper ducker left, or a rule
                     // changed): the old duck releases to the new level. Either way the envelope
                     // moves on from the level it is at.
                     var rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.attackSeconds)))
-                    if let old = before?.duck, duck.levelDB > old.levelDB {
+                    if let old = beforeDuck, duck.levelDB > old.levelDB {
                         rate = DuckEnvelope.rate(rangeDB: Float(old.levelDB), frameCount: Int(frames(forSeconds: old.releaseSeconds)))
                     }
                     try send(.setBusDuck(bus, targetDB: Float(duck.levelDB), dBPerFrame: rate), at: time)
-                } else if let duck = before?.duck {
+                } else if let duck = beforeDuck {
                     let rate = DuckEnvelope.rate(rangeDB: Float(duck.levelDB), frameCount: Int(frames(forSeconds: duck.releaseSeconds)))
                     try send(.setBusDuck(bus, targetDB: 0, dBPerFrame: rate), at: time)
                 }

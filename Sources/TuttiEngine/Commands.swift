@@ -57,6 +57,17 @@ public enum EngineCommand: Sendable, Hashable {
     case setBusGain(BusID, gain: Float, rampFrames: Int32)
     /// Duck envelope: move to `targetDB` at `dBPerFrame`.
     case setBusDuck(BusID, targetDB: Float, dBPerFrame: Float)
+    /// Signal-driven ducking: the bus's duck follows the level of `Sidechain.key` (the mean
+    /// square of what that bus's sources mix, over windows of 10 ms of engine frames, aligned
+    /// to the engine clock). At the end of a window whose mean square is above the threshold
+    /// the duck moves to its target (`sidechainDuck` began, at that frame); once the key has
+    /// been below for `holdFrames` (counted in whole windows) it moves back to 0 dB
+    /// (`sidechainDuck` ended). Replaces the bus's sidechain, if any (a duck in force stays
+    /// in force and moves to the new target).
+    case setBusSidechain(BusID, Sidechain)
+    /// Disarm the bus's sidechain: a duck in force moves back to 0 dB at `releaseDBPerFrame`
+    /// and reports `sidechainDuck` ended at this frame.
+    case clearBusSidechain(BusID)
     /// The last gain stage of everything but the ringer class (linear gain, after the volume
     /// curve), ramped over `rampFrames`.
     case setMasterVolume(gain: Float, rampFrames: Int32)
@@ -71,6 +82,34 @@ public enum EngineCommand: Sendable, Hashable {
     /// with a short fade (`voiceStolen`); if every voice there has a higher priority than the
     /// new one, the play is refused (`voiceRefused`). Decided at the play's frame.
     case setMaxVoices(Int32)
+}
+
+/// The settings of a signal-driven duck (`EngineCommand.setBusSidechain`). Value type: any thread.
+public struct Sidechain: Sendable, Hashable {
+    /// The bus whose level drives the duck.
+    public var key: BusID
+    /// The threshold as a linear mean square (full-scale sine: 0.5; −40 dBFS: 1e-4), finite, ≥ 0.
+    public var thresholdMeanSquare: Float
+    /// Frames the key must stay at or below the threshold before the duck releases (≥ 0).
+    public var holdFrames: Int32
+    /// The duck's level, dB (finite, ≤ 0).
+    public var targetDB: Float
+    /// Envelope rates down and back up, dB per frame (finite, ≥ 0; `DuckEnvelope.rate`).
+    public var attackDBPerFrame: Float
+    /// See `attackDBPerFrame`.
+    public var releaseDBPerFrame: Float
+
+    /// A sidechain keyed on `key` with these settings (checked when sent).
+    public init(
+        key: BusID, thresholdMeanSquare: Float, holdFrames: Int32, targetDB: Float, attackDBPerFrame: Float, releaseDBPerFrame: Float
+    ) {
+        self.key = key
+        self.thresholdMeanSquare = thresholdMeanSquare
+        self.holdFrames = holdFrames
+        self.targetDB = targetDB
+        self.attackDBPerFrame = attackDBPerFrame
+        self.releaseDBPerFrame = releaseDBPerFrame
+    }
 }
 
 /// A command on its way to the render thread: a value command or a resource handover, the
@@ -139,6 +178,8 @@ public enum EngineCommand: Sendable, Hashable {
         /// The slot is empty; what the source owned may be released.
         case sourceRemoved(SourceID)
         case busRemoved(BusID)
+        /// A sidechain's duck on the bus began (true) or ended (false).
+        case sidechainDuck(BusID, began: Bool)
         /// A node pointer handed back for freeing on the control side.
         case retiredSourceNode(UnsafeMutablePointer<SourceNode>)
         case retiredBusNode(UnsafeMutablePointer<BusNode>)
@@ -179,6 +220,11 @@ public struct EngineEvent: Hashable, Sendable {
         case sourceRemoved(SourceID)
         /// The bus is gone.
         case busRemoved(BusID)
+        /// The bus's sidechain (`EngineCommand.setBusSidechain`) ducked it (`began`: its key
+        /// went above the threshold at the end of the 10 ms window ending at `frame`) or let
+        /// it go (`!began`: the key stayed below for the hold time, or the sidechain was cleared
+        /// while ducking).
+        case sidechainDuck(BusID, began: Bool)
         /// A streaming file source could not read its file further (it shrank, vanished, or
         /// its tail is unreadable): it plays silence from there, counted as underruns.
         /// `reason` names the file.

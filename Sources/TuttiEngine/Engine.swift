@@ -437,6 +437,21 @@ public final class Engine {
             guard target.isFinite, target <= 0, rate.isFinite, rate >= 0 else {
                 throw .invalid("duck target must be finite and ≤ 0 dB and its rate finite and ≥ 0, got \(target) dB at \(rate) dB/frame")
             }
+        case .setBusSidechain(let id, let sc):
+            guard contains(id) else { throw TuttiError(.notFound, "no bus \(id)") }
+            guard contains(sc.key) else { throw TuttiError(.notFound, "no key bus \(sc.key)") }
+            guard sc.key != id else { throw .invalid("a bus cannot key its own sidechain") }
+            guard sc.thresholdMeanSquare.isFinite, sc.thresholdMeanSquare >= 0 else {
+                throw .invalid("thresholdMeanSquare must be finite and ≥ 0, got \(sc.thresholdMeanSquare)")
+            }
+            guard sc.holdFrames >= 0 else { throw .invalid("holdFrames must be ≥ 0, got \(sc.holdFrames)") }
+            guard sc.targetDB.isFinite, sc.targetDB <= 0 else { throw .invalid("targetDB must be finite and ≤ 0, got \(sc.targetDB)") }
+            for (name, rate) in [("attackDBPerFrame", sc.attackDBPerFrame), ("releaseDBPerFrame", sc.releaseDBPerFrame)]
+            where !(rate.isFinite && rate >= 0) {
+                throw .invalid("\(name) must be finite and ≥ 0, got \(rate)")
+            }
+        case .clearBusSidechain(let id):
+            guard contains(id) else { throw TuttiError(.notFound, "no bus \(id)") }
         case .setMasterVolume(let gain, let frames), .setRingerVolume(let gain, let frames):
             try checkGain(gain, name: "volume gain")
             try checkFrames(frames, name: "rampFrames")
@@ -505,6 +520,8 @@ public final class Engine {
             case .busRemoved(let id):
                 busSlots.free(id.slot)
                 undelivered.append(EngineEvent(frame: event.frame, kind: .busRemoved(id)))
+            case .sidechainDuck(let id, let began):
+                undelivered.append(EngineEvent(frame: event.frame, kind: .sidechainDuck(id, began: began)))
             case .sourceEnded(let id):
                 undelivered.append(EngineEvent(frame: event.frame, kind: .sourceEnded(id)))
             case .sourceUnderrun(let id, let frames):

@@ -244,6 +244,18 @@ import TuttiDSP
     @usableFromInline let limitsVoices: Bool
     /// Voices its sources may have at once; 0: no limit of its own.
     @usableFromInline var maxVoices = 0
+    /// Sidechains keyed on this bus: while > 0 its sources' mix is measured.
+    @usableFromInline var keyUsers = 0
+    /// Sum of squares of its sources' samples in the current 10 ms window (key buses).
+    @usableFromInline var keyEnergy: Float = 0
+    /// Mean square of the last whole window (key buses).
+    @usableFromInline var keyMeanSquare: Float = 0
+    /// The sidechain that ducks this bus (nil: none).
+    @usableFromInline var sidechain: Sidechain?
+    /// The sidechain's duck is in force.
+    @usableFromInline var sidechainDucking = false
+    /// Frames the key has been at or below the threshold while ducking.
+    @usableFromInline var sidechainBelowFrames = 0
 
     init(id: BusID, volumeClass: VolumeClass, gateOpen: Bool, gain: Float, limitsVoices: Bool = true, maxVoices: Int = 0) {
         self.id = id

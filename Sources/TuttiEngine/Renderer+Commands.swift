@@ -176,11 +176,37 @@ extension Renderer {
         case .setBusDuck(let id, let target, let rate):
             guard let b = busIndex(id) else { return }
             buses[b].duck.move(to: target, dBPerFrame: rate)
+        case .setBusSidechain(let id, let sc):
+            guard let b = busIndex(id) else { return }
+            disarmSidechain(b)
+            buses[b].sidechain = sc
+            sidechainCount &+= 1
+            if let k = busIndex(sc.key) { buses[k].keyUsers &+= 1 }
+            // A duck in force stays so, at the new level.
+            if buses[b].sidechainDucking { buses[b].duck.move(to: sc.targetDB, dBPerFrame: sc.attackDBPerFrame) }
+        case .clearBusSidechain(let id):
+            guard let b = busIndex(id), let sc = buses[b].sidechain else { return }
+            disarmSidechain(b)
+            if buses[b].sidechainDucking {
+                buses[b].sidechainDucking = false
+                buses[b].duck.move(to: 0, dBPerFrame: sc.releaseDBPerFrame)
+                report(.sidechainDuck(id, began: false), at: framePosition)
+            }
         case .setMasterVolume(let gain, let frames):
             volume.ramp(to: gain, frameCount: Int(frames))
         case .setRingerVolume(let gain, let frames):
             ringerVolume.ramp(to: gain, frameCount: Int(frames))
         }
+    }
+
+    /// Forget bus `b`'s sidechain (its duck state stays for the caller to settle).
+    @inlinable @_noLocks
+    func disarmSidechain(_ b: Int) {
+        guard let old = buses[b].sidechain else { return }
+        buses[b].sidechain = nil
+        buses[b].sidechainBelowFrames = 0
+        sidechainCount &-= 1
+        if let k = busIndex(old.key), buses[k].keyUsers > 0 { buses[k].keyUsers &-= 1 }
     }
 
     // MARK: - Voice limits
@@ -459,6 +485,7 @@ extension Renderer {
     @inlinable @_noLocks
     func finishBusRemoval(_ b: Int, at frame: Int64) {
         let id = buses[b].id
+        disarmSidechain(b)
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if sources[i].bus.rawValue == id.rawValue { finishRemove(i, at: frame) }
         }

@@ -31,7 +31,10 @@ extension Renderer {
             // No `||` (its autoclosure would capture self: reference counting).
             var sounding = sources[i].running
             if sources[i].tailPosition >= 0 { sounding = true }
-            if sounding {
+            let keySlot = sources[i].bus.slot
+            if sounding, keySlot >= 0, keySlot < maxBuses, busOccupied[keySlot], buses[keySlot].keyUsers > 0 {
+                renderKeySource(&sources[i], frameCount: n)
+            } else if sounding {
                 if masterBuffers == nil, !anyBusEffects {
                     renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
                 } else {
@@ -53,6 +56,7 @@ extension Renderer {
         if let limiters {
             for r in 0..<routeCount { limiters[r].process(routeTargets[r], frameCount: n) }
         }
+        if sidechainCount > 0 { finishSidechainChunk(frameCount: n) }
         if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
             if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }
@@ -80,6 +84,71 @@ extension Renderer {
         for f in 0..<n {
             let v = volumeRamping ? volumeGains[f] : volumeValue
             gains[f] = buses[b].gate.next() * buses[b].gain.next() * buses[b].duck.next() * v
+        }
+    }
+
+    /// A source of a key bus: rendered alone into `keyScratch` (where it would mix otherwise:
+    /// its route, its bus's chain, or the master stage), its sum of squares added to the
+    /// bus's `keyEnergy`, then added to that target.
+    @inlinable @_noLocks
+    func renderKeySource(_ node: inout SourceNode, frameCount n: Int) {
+        let b = node.bus.slot
+        let count = n &* channelCount
+        var target = routeTargets[node.route]
+        var gainSlot = -1
+        // No `||` (its autoclosure would capture self: reference counting).
+        var staged = anyBusEffects
+        if masterBuffers != nil { staged = true }
+        if staged {
+            if node.route == 0, let chain = busEffects[b] {
+                target = chain.pointee.buffer
+                gainSlot = maxBuses
+            } else if let masterBuffers, !buses[b].isRinger {
+                target = masterBuffers + node.route &* routeStride
+            }
+        }
+        keyScratch.update(repeating: 0, count: count)
+        renderSource(&node, into: keyScratch, frameCount: n, gainSlot: gainSlot)
+        var sum: Float = 0
+        for j in 0..<count { sum += keyScratch[j] * keyScratch[j] }
+        buses[b].keyEnergy += sum
+        Kernels.add(target, keyScratch, count: count)
+    }
+
+    /// After a chunk while sidechains are armed: at the end of a 10 ms window (chunks end on
+    /// window bounds then), each key bus's mean square over it, then each sidechain's
+    /// decision — above the threshold: duck (began); at or below for the hold: release (ended).
+    @inlinable @_noLocks
+    func finishSidechainChunk(frameCount n: Int) {
+        let end = framePosition &+ Int64(n)
+        let w = sidechainWindowFrames
+        guard end % Int64(w) == 0 else { return }
+        let samples = Float(w &* channelCount)
+        for b in 0..<busHighWater where busOccupied[b] {
+            guard buses[b].keyUsers > 0 else { continue }
+            buses[b].keyMeanSquare = buses[b].keyEnergy / samples
+            buses[b].keyEnergy = 0
+        }
+        for b in 0..<busHighWater where busOccupied[b] {
+            guard let sc = buses[b].sidechain else { continue }
+            var level: Float = 0
+            if let k = busIndex(sc.key) { level = buses[k].keyMeanSquare }
+            if level > sc.thresholdMeanSquare {
+                buses[b].sidechainBelowFrames = 0
+                if !buses[b].sidechainDucking {
+                    buses[b].sidechainDucking = true
+                    buses[b].duck.move(to: sc.targetDB, dBPerFrame: sc.attackDBPerFrame)
+                    report(.sidechainDuck(buses[b].id, began: true), at: end)
+                }
+            } else if buses[b].sidechainDucking {
+                buses[b].sidechainBelowFrames &+= w
+                if buses[b].sidechainBelowFrames >= Int(sc.holdFrames) {
+                    buses[b].sidechainDucking = false
+                    buses[b].sidechainBelowFrames = 0
+                    buses[b].duck.move(to: 0, dBPerFrame: sc.releaseDBPerFrame)
+                    report(.sidechainDuck(buses[b].id, began: false), at: end)
+                }
+            }
         }
     }
 

@@ -55,6 +55,13 @@ public final class Renderer: @unchecked Sendable {
     /// gains or pan ramp: `maxBlockFrames × 2`.
     @usableFromInline let sampleGains: UnsafeMutablePointer<Float>
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
+    /// A source of a key bus (a sidechain's) renders here first, to be measured, then joins
+    /// its target: `maxBlockFrames × channelCount`.
+    @usableFromInline let keyScratch: UnsafeMutablePointer<Float>
+    /// Frames of a sidechain's measuring window: 10 ms at the engine rate (at least 1).
+    @usableFromInline let sidechainWindowFrames: Int
+    /// Buses with a sidechain armed (render thread): while > 0, chunks end on window bounds.
+    @usableFromInline @exclusivity(unchecked) var sidechainCount = 0
     @usableFromInline @exclusivity(unchecked) var volume = LinearRamp(value: 1)
     @usableFromInline @exclusivity(unchecked) var ringerVolume = LinearRamp(value: 1)
 
@@ -175,6 +182,9 @@ public final class Renderer: @unchecked Sendable {
         sampleGains.initialize(repeating: 0, count: maxChunk * 2)
         scratch = allocateAudio(Float.self, capacity: maxChunk * 2)
         scratch.initialize(repeating: 0, count: maxChunk * 2)
+        keyScratch = allocateAudio(Float.self, capacity: maxChunk * configuration.channelCount)
+        keyScratch.initialize(repeating: 0, count: maxChunk * configuration.channelCount)
+        sidechainWindowFrames = max(1, configuration.sampleRate / 100)
         meteredLevels = .allocate(capacity: 2)
         meteredLevels.initialize(to: Atomic(0))
         (meteredLevels + 1).initialize(to: Atomic(0))
@@ -210,6 +220,7 @@ public final class Renderer: @unchecked Sendable {
         deallocateAudio(frameGains)
         deallocateAudio(sampleGains)
         deallocateAudio(scratch)
+        deallocateAudio(keyScratch)
         deallocateAudio(routeScratch)
         routeTargets.deallocate()
         if let limiters {
@@ -307,6 +318,11 @@ public final class Renderer: @unchecked Sendable {
             var n = min(frameCount &- done, maxChunk)
             if !pending.isEmpty, pending.nextFrame < framePosition &+ Int64(n) {
                 n = Int(pending.nextFrame &- framePosition)
+            }
+            if sidechainCount > 0 {
+                // Sidechains decide at the end of each 10 ms window of the engine clock.
+                let w = Int64(sidechainWindowFrames)
+                n = min(n, Int(w &- framePosition % w))
             }
             if waitingForFiles {
                 n = fileFramesReady(upTo: n)

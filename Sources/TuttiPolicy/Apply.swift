@@ -250,6 +250,7 @@ extension PolicyState {
         var duckedBy: String?
         var duckRule: DuckingRuleReference?
         var duckSettings: DuckingSettings?
+        var duckTrigger: DuckingTrigger?
     }
 
     func derivedStatusAndFacts() -> ([Derived], Facts) {
@@ -261,7 +262,8 @@ extension PolicyState {
     func derived(_ i: Int, _ f: Facts) -> Derived {
         let d = duck(of: i, f)
         return Derived(
-            silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings)
+            silence: silenceReason(i, f), duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule, duckSettings: d?.settings,
+            duckTrigger: d?.trigger)
     }
 
     /// Silence and duck are states of an active session: they are journaled when
@@ -275,8 +277,16 @@ extension PolicyState {
     }
 
     /// The transitions of session `i` (see `appendDerivedTransitions`).
-    func appendTransitions(of i: Int, from b: Derived, to a: Derived, journal: inout [JournalEntry]) {
+    /// A duck on a signal trigger is journaled by the host when the ducker's level crosses
+    /// the threshold (trigger `signal`), not when the rule starts or stops applying.
+    func appendTransitions(of i: Int, from b0: Derived, to a0: Derived, journal: inout [JournalEntry]) {
         let id = sessions[i].id
+        var (b, a) = (b0, a0)
+        for k in 0..<2 {
+            var d = k == 0 ? b : a
+            if case .signal = d.duckTrigger { (d.duckedBy, d.duckRule, d.duckSettings, d.duckTrigger) = (nil, nil, nil, nil) }
+            if k == 0 { b = d } else { a = d }
+        }
         let duckChanged = b.duckedBy != a.duckedBy || b.duckRule != a.duckRule || b.duckSettings != a.duckSettings
         if duckChanged, b.duckedBy != nil { journal.append(.duckingEnded(session: id)) }
         if b.silence == nil, let reason = a.silence {

@@ -17,6 +17,31 @@ public enum DuckingTarget: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What makes a rule's duck go down and come back. Value type: any thread.
+public enum DuckingTrigger: Hashable, Sendable {
+    /// The ducker's activation: ducked while the ducker is active (the default).
+    case activation
+    /// The ducker's bus level: while the rule applies (the ducker is active), the ducked side
+    /// ducks when the ducker's bus level (mean square over 10 ms) is above `thresholdDB`
+    /// (dBFS, −120…0) and releases once it has stayed below for `holdSeconds` (≥ 0).
+    case signal(thresholdDB: Double, holdSeconds: Double)
+
+    /// The signal threshold as a linear mean square (−40 dBFS: 1e-4); 0 for `activation`.
+    public var thresholdMeanSquare: Double {
+        guard case .signal(let dB, _) = self else { return 0 }
+        let g = decibelsToGain(dB)
+        return g * g
+    }
+
+    /// "activation" or "signal": the journal's `trigger`, the scene's `trigger`.
+    public var name: String {
+        switch self {
+        case .activation: "activation"
+        case .signal: "signal"
+        }
+    }
+}
+
 /// "When `by` ducks `duck`, use `settings`" (level in dB, attack and release in seconds).
 /// Value type: any thread.
 public struct DuckingRule: Hashable, Sendable {
@@ -26,12 +51,15 @@ public struct DuckingRule: Hashable, Sendable {
     public var duck: DuckingTarget
     /// Level (−96…0 dB), attack and release (0…3600 s).
     public var settings: DuckingSettings
+    /// What makes the duck go down: the ducker's activation (default) or its bus level.
+    public var trigger: DuckingTrigger
 
-    /// "When `by` ducks `duck`, use `settings`".
-    public init(by: DuckingTarget, duck: DuckingTarget, settings: DuckingSettings) {
+    /// "When `by` ducks `duck`, use `settings`", on `trigger` (default: the ducker's activation).
+    public init(by: DuckingTarget, duck: DuckingTarget, settings: DuckingSettings, trigger: DuckingTrigger = .activation) {
         self.by = by
         self.duck = duck
         self.settings = settings
+        self.trigger = trigger
     }
 
     /// How specific the rule is, higher first: session/session, category/session,
@@ -84,6 +112,7 @@ struct DuckChoice: Hashable, Sendable {
     var ducker: Int
     var settings: DuckingSettings
     var rule: DuckingRuleReference
+    var trigger: DuckingTrigger = .activation
 }
 
 /// The rules, indexed for lookup by (ducker side, ducked side). Value type: any thread.
@@ -101,7 +130,7 @@ struct DuckingRuleBook: Hashable, Sendable {
     init() {}
 
     /// Throws `invalidDuckingRule` for the first bad rule: a level outside −96…0 dB, a time
-    /// outside 0…3600 s or not finite, the same session on both sides, two rules for the
+    /// outside 0…3600 s or not finite, a signal threshold outside −120…0 dBFS, the same session on both sides, two rules for the
     /// same pair, or a session not in `sessions`.
     init(_ rules: [DuckingRule], sessions: Set<String>) throws(PolicyError) {
         for (i, r) in rules.enumerated() {
@@ -111,6 +140,14 @@ struct DuckingRuleBook: Hashable, Sendable {
             }
             for (field, t) in [("attack", s.attackSeconds), ("release", s.releaseSeconds)] where !(t.isFinite && t >= 0 && t <= 3600) {
                 throw .invalidDuckingRule(index: i, field: field, message: "must be in 0…3600 s, got \(t)")
+            }
+            if case .signal(let threshold, let hold) = r.trigger {
+                guard threshold.isFinite, threshold >= -120, threshold <= 0 else {
+                    throw .invalidDuckingRule(index: i, field: "threshold", message: "must be in −120…0 dBFS, got \(threshold)")
+                }
+                guard hold.isFinite, hold >= 0, hold <= 3600 else {
+                    throw .invalidDuckingRule(index: i, field: "hold", message: "must be in 0…3600 s, got \(hold)")
+                }
             }
             for (field, side) in [("by", r.by), ("duck", r.duck)] {
                 if case .session(let id) = side, !sessions.contains(id) {
@@ -149,7 +186,8 @@ extension PolicyState {
             keys += [(bySession, .category(duckedCategory)), (byCategory, .category(duckedCategory))]
             for (by, duck) in keys {
                 if let i = duckingRules.lookup(by: by, duck: duck) {
-                    return DuckChoice(ducker: d, settings: duckingRules.rules[i].settings, rule: .rule(i))
+                    return DuckChoice(
+                        ducker: d, settings: duckingRules.rules[i].settings, rule: .rule(i), trigger: duckingRules.rules[i].trigger)
                 }
             }
         }

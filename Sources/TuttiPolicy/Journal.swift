@@ -39,6 +39,12 @@ public enum JournalEntry: Hashable, Sendable {
     case duckingBegan(session: String, by: String, rule: DuckingRuleReference)
     /// `session` is no longer ducked (its gain ramps back over the release time).
     case duckingEnded(session: String)
+    /// A rule with trigger `signal` ducked `session`: `by`'s bus level went above the rule's
+    /// threshold (type `duckingBegan`, with `"trigger": "signal"`).
+    case signalDuckingBegan(session: String, by: String, rule: DuckingRuleReference)
+    /// A signal-triggered duck of `session` ended: `by`'s level stayed below the threshold for
+    /// the hold time, or the rule stopped applying (type `duckingEnded`, with `"trigger": "signal"`).
+    case signalDuckingEnded(session: String)
     /// `session`'s sources keep advancing but are no longer heard. `fadeSeconds`: the loss
     /// fade when another session's activation silenced it (a recording); written (`fade`) when > 0.
     case silenced(session: String, reason: SilenceReason, fadeSeconds: Double = 0)
@@ -87,6 +93,8 @@ public enum JournalEntry: Hashable, Sendable {
         case .interruptionEnded: return "interruptionEnded"
         case .duckingBegan: return "duckingBegan"
         case .duckingEnded: return "duckingEnded"
+        case .signalDuckingBegan: return "duckingBegan"
+        case .signalDuckingEnded: return "duckingEnded"
         case .silenced: return "silenced"
         case .unsilenced: return "unsilenced"
         case .routeChange: return "routeChange"
@@ -131,6 +139,10 @@ public enum JournalEntry: Hashable, Sendable {
             return [("session", s(session)), ("by", s(by)), ("rule", rule.journalValue)]
         case .duckingEnded(let session):
             return [("session", s(session))]
+        case .signalDuckingBegan(let session, let by, let rule):
+            return [("session", s(session)), ("by", s(by)), ("rule", rule.journalValue), ("trigger", s("signal"))]
+        case .signalDuckingEnded(let session):
+            return [("session", s(session)), ("trigger", s("signal"))]
         case .silenced(let session, let reason, let fade):
             let base: [(key: String, value: JournalValue)] = [("session", s(session)), ("reason", s(reason.rawValue))]
             return fade > 0 ? base + [("fade", .number(fade))] : base
@@ -168,7 +180,8 @@ public enum JournalEntry: Hashable, Sendable {
         switch self {
         case .sessionActivated(let s, _, _), .sessionDeactivated(let s, _), .activationFailed(let s, _),
             .interruptionBegan(let s, _, _, _, _), .interruptionEnded(let s, _), .duckingBegan(let s, _, _),
-            .duckingEnded(let s), .silenced(let s, _, _), .unsilenced(let s), .remoteCommand(_, let s),
+            .duckingEnded(let s), .signalDuckingBegan(let s, _, _), .signalDuckingEnded(let s), .silenced(let s, _, _), .unsilenced(let s),
+            .remoteCommand(_, let s),
             .activationDelayed(let s, _), .activationGranted(let s), .activationCancelled(let s):
             return s
         default:

@@ -24,19 +24,23 @@ public struct SessionView: Hashable, Sendable {
     public var duckedBy: String?
     /// Where `duck` came from (a rule, the ducker's settings, the engine's).
     public var duckRule: DuckingRuleReference?
+    /// What makes `duck` go down: `.activation` (in force now) or `.signal` (the host arms a
+    /// sidechain on the ducker's bus level); nil when not ducked.
+    public var duckTrigger: DuckingTrigger?
     /// False for `record` and `audioProcessing`: the gate stays closed whatever the state.
     public var hasOutput: Bool
 
     /// A view with these values (tests and the policy build them).
     public init(
         id: String, state: SessionRenderState, duck: DuckingSettings? = nil, duckedBy: String? = nil,
-        duckRule: DuckingRuleReference? = nil, hasOutput: Bool = true
+        duckRule: DuckingRuleReference? = nil, duckTrigger: DuckingTrigger? = nil, hasOutput: Bool = true
     ) {
         self.id = id
         self.state = state
         self.duck = duck
         self.duckedBy = duckedBy
         self.duckRule = duckRule
+        self.duckTrigger = duckTrigger ?? (duck == nil ? nil : .activation)
         self.hasOutput = hasOutput
     }
 
@@ -44,7 +48,8 @@ public struct SessionView: Hashable, Sendable {
     public var isAudible: Bool { hasOutput && state == .audible }
 
     /// Gate of the session bus as the policy wants it, before app gains and system volume:
-    /// 1 audible, the duck level while ducked, 0 otherwise. Ramp to it (gate 20 ms; duck: attack/release).
+    /// 1 audible, the duck level while ducked (on a signal trigger: the level it ducks to while
+    /// the ducker's signal is above the threshold), 0 otherwise. Ramp to it (gate 20 ms; duck: attack/release).
     public var policyGain: Double {
         guard hasOutput, state == .audible else { return 0 }
         return duck?.linearGain ?? 1
@@ -143,7 +148,7 @@ extension PolicyState {
                 SessionView(
                     id: sessions[i].id, state: state,
                     duck: d?.settings, duckedBy: d.map { sessions[$0.ducker].id }, duckRule: d?.rule,
-                    hasOutput: sessions[i].hasOutput))
+                    duckTrigger: d?.trigger, hasOutput: sessions[i].hasOutput))
             switch state {
             case .audible, .silenced: runningSession[sessions[i].id] = true
             case .interrupted, .inactive: runningSession[sessions[i].id] = false
@@ -211,7 +216,7 @@ extension PolicyState {
         }
         return SessionView(
             id: sessions[i].id, state: state, duck: d.duckSettings, duckedBy: d.duckedBy, duckRule: d.duckRule,
-            hasOutput: sessions[i].hasOutput)
+            duckTrigger: d.duckTrigger, hasOutput: sessions[i].hasOutput)
     }
 
     /// The view of source `k`, its session being active or not.

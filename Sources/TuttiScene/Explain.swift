@@ -90,6 +90,13 @@ public struct Explanation: Sendable {
                         ? "duckOthers" : ducker?.accessibility == true ? "accessibility" : "focus transientMayDuck"
                     if let k = tableRow(active: s.id, incoming: by, .duck) { how = "interactions[\(k)]: duck" }
                     reason = "ducked by \(by) (\(how))"
+                    if case .signal(let threshold, let hold) = sv?.duckTrigger {
+                        // The level decides when: the rule applies while the ducker is active.
+                        let dB = JSONWriter.number(abs(threshold))
+                        reason =
+                            "ducked while \(by)'s signal is above \(threshold < 0 ? "−" : "")\(dB) dBFS"
+                            + " (released \(JSONWriter.number(hold)) s after it falls below; \(how))"
+                    }
                     if let duck = sv?.duck, let rule = sv?.duckRule {
                         reason! += " to \(JSONWriter.number(duck.levelDB)) dB: \(rule)"
                     }

@@ -22,6 +22,7 @@ struct SceneDecoder {
     struct RawRule {
         var by, duck: String
         var settings: DuckingSettings
+        var trigger: DuckingTrigger = .activation
         var path: String
     }
 
@@ -264,11 +265,33 @@ struct SceneDecoder {
             let duck = try rr.string("duck")
             // Rule levels stay within −96 dB, as the host API's do.
             let s = try duckingSettings(&rr, defaults: settings, levelRange: -96...0)
+            let trigger = try duckingTrigger(&rr)
             try rr.finish()
-            rules.append(RawRule(by: by, duck: duck, settings: s, path: place))
+            rules.append(RawRule(by: by, duck: duck, settings: s, trigger: trigger, path: place))
         }
         try r.finish()
         return (settings, rules)
+    }
+
+    /// A rule's `trigger` ("activation", the default, or "signal" with `threshold` in dBFS,
+    /// −120…0, required, and `hold` in seconds, 0…3600, default 0).
+    func duckingTrigger(_ r: inout FieldReader) throws -> DuckingTrigger {
+        let name = r.has("trigger") ? try r.string("trigger") : "activation"
+        switch name {
+        case "activation":
+            for key in ["threshold", "hold"] where r.has(key) {
+                throw SceneError(r.child(key), "only a rule with \"trigger\": \"signal\" has a \(key)")
+            }
+            return .activation
+        case "signal":
+            let threshold = try r.number("threshold", in: -120...0, unit: " dBFS")
+            let hold = try r.number("hold", default: 0, in: 0...3600, unit: " s")
+            return .signal(thresholdDB: threshold, holdSeconds: hold)
+        default:
+            var message = "unknown trigger \"\(name)\"; triggers: activation, signal"
+            if let guess = FieldReader.closest(name, in: ["activation", "signal"]) { message += " (did you mean \"\(guess)\"?)" }
+            throw SceneError(r.child("trigger"), message)
+        }
     }
 
     func duckingSettings(_ r: inout FieldReader, defaults: DuckingSettings, levelRange: ClosedRange<Double>) throws -> DuckingSettings {
@@ -327,7 +350,7 @@ struct SceneDecoder {
                 throw SceneError(raw.path, "rules[\(earlier)] already covers by \"\(by)\", duck \"\(duck)\"")
             }
             seen[key] = i
-            out.append(DuckingRule(by: by, duck: duck, settings: raw.settings))
+            out.append(DuckingRule(by: by, duck: duck, settings: raw.settings, trigger: raw.trigger))
         }
         return out
     }

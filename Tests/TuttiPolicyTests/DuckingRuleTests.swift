@@ -6,6 +6,13 @@ func rule(_ by: DuckingTarget, _ duck: DuckingTarget, _ level: Double) -> Duckin
     DuckingRule(by: by, duck: duck, settings: DuckingSettings(levelDB: level, attackSeconds: 0.05, releaseSeconds: 0.3))
 }
 
+/// nav ducks music by −12 dB on its signal (threshold in dBFS, hold in seconds).
+func signal(threshold: Double, hold: Double) -> DuckingRule {
+    DuckingRule(
+        by: .session("nav"), duck: .session("music"), settings: DuckingSettings(levelDB: -12, attackSeconds: 0.05, releaseSeconds: 0.1),
+        trigger: .signal(thresholdDB: threshold, holdSeconds: hold))
+}
+
 @Suite("rule 3: ducking rules per pair")
 struct DuckingRuleTests {
     /// The duck on `id` now: (ducker, level, rule).
@@ -94,6 +101,23 @@ struct DuckingRuleTests {
         var testDescription: String { name }
     }
 
+    @Test("a signal rule: the view carries its trigger; the policy journals no duck (the host does, at the level's crossings)")
+    func signalRuleInTheView() throws {
+        var state = makeState(["music", "nav"])
+        run(&state, [.setDuckingRules([signal(threshold: -40, hold: 0.2)]), .play(source: "song")])
+        let journal = run(&state, [.activate(session: "nav")])
+        let view = state.renderView.session("music")
+        #expect(view?.duckTrigger == .signal(thresholdDB: -40, holdSeconds: 0.2))
+        #expect(view?.duckedBy == "nav" && view?.duck?.levelDB == -12 && view?.duckRule == .rule(0))
+        #expect(!journal.contains { $0.type.hasPrefix("ducking") }, "\(journal)")
+        #expect(abs(DuckingTrigger.signal(thresholdDB: -40, holdSeconds: 0).thresholdMeanSquare - 1e-4) < 1e-12)
+        // Back to an activation rule: the policy journals the duck again.
+        let back = run(&state, [.setDuckingRules([rule(.session("nav"), .session("music"), -12)])])
+        #expect(back.map(\.type) == ["duckingBegan"])
+        #expect(state.renderView.session("music")?.duckTrigger == .activation)
+        #expect(JournalEntry.signalDuckingEnded(session: "music").fields.map(\.key) == ["session", "trigger"])
+    }
+
     @Test(
         "bad rules are refused, naming the rule and the field, and change nothing",
         arguments: [
@@ -130,6 +154,21 @@ struct DuckingRuleTests {
                 name: "two rules for one pair",
                 rules: [rule(.session("nav"), .category(.playback), -6), rule(.session("nav"), .category(.playback), -9)],
                 error: .invalidDuckingRule(index: 1, field: "", message: "rules[0] already covers by \"nav\", duck \"playback\"")),
+            BadRules(
+                name: "signal threshold above 0 dBFS", rules: [signal(threshold: 1, hold: 0.2)],
+                error: .invalidDuckingRule(index: 0, field: "threshold", message: "must be in −120…0 dBFS, got 1.0")),
+            BadRules(
+                name: "signal threshold below −120 dBFS", rules: [signal(threshold: -121, hold: 0.2)],
+                error: .invalidDuckingRule(index: 0, field: "threshold", message: "must be in −120…0 dBFS, got -121.0")),
+            BadRules(
+                name: "signal threshold not a number", rules: [signal(threshold: .nan, hold: 0.2)],
+                error: .invalidDuckingRule(index: 0, field: "threshold", message: "must be in −120…0 dBFS, got nan")),
+            BadRules(
+                name: "negative hold", rules: [signal(threshold: -40, hold: -0.1)],
+                error: .invalidDuckingRule(index: 0, field: "hold", message: "must be in 0…3600 s, got -0.1")),
+            BadRules(
+                name: "hold not finite", rules: [signal(threshold: -40, hold: .infinity)],
+                error: .invalidDuckingRule(index: 0, field: "hold", message: "must be in 0…3600 s, got inf")),
             BadRules(
                 name: "a session ducking itself", rules: [rule(.session("nav"), .session("nav"), -6)],
                 error: .invalidDuckingRule(index: 0, field: "duck", message: "a session cannot duck itself (\"nav\" on both sides)")),

@@ -85,3 +85,46 @@ import TuttiTestSupport
         _ = prompt
     }
 }
+
+/// A signal-triggered ducking rule through the host API: the music's `duckingBegan` /
+/// `duckingEnded` events come where the prompt's level crosses the threshold (window ends),
+/// not at nav's activation; nav leaving while the prompt sounds ends the duck at that frame.
+@Suite struct SignalDuckingEventTests {
+    @Test func theEventsFollowThePromptsLevel() throws {
+        let (engine, music, nav, song, prompt) = try makeEngine()
+        try engine.setDuckingRules([
+            DuckingRule(
+                by: .session("nav"), duck: .session("music"),
+                settings: DuckingSettings(levelDB: -12, attackSeconds: 0.01, releaseSeconds: 0.01),
+                trigger: .signal(thresholdDB: -40, holdSeconds: 0.05))
+        ])
+        try music.setActive(true)
+        try song.play()
+        try nav.setActive(true)
+        try prompt.play(at: .frame(4_800))
+        try prompt.pause(at: .frame(9_600))
+        try prompt.play(at: .frame(14_400))
+        try nav.setActive(false, at: .frame(19_200))
+        let x = render(engine, frames: 24_000)
+        let events = engine.pollEvents().filter {
+            switch $0.kind {
+            case .duckingBegan, .duckingEnded: true
+            default: false
+            }
+        }
+        // The first window with the prompt ends at 5 280; silent from 10 080 (its 10 ms fade),
+        // five windows spend the 50 ms hold at 12 480; again at 14 880; nav leaves at 19 200.
+        #expect(
+            events == [
+                AudioEvent(frame: 5_280, kind: .duckingBegan(session: music.id, by: nav.id)),
+                AudioEvent(frame: 12_480, kind: .duckingEnded(session: music.id)),
+                AudioEvent(frame: 14_880, kind: .duckingBegan(session: music.id, by: nav.id)),
+                AudioEvent(frame: 19_200, kind: .duckingEnded(session: music.id)),
+            ], "\(events)")
+        // Measured: ducked by 12 dB under the prompt, at unity between.
+        let ducked = Analysis.dB(level(x, 6_000..<9_600, 440) / 0.5)
+        let gap = Analysis.dB(level(x, 13_000..<14_400, 440) / 0.5)
+        #expect(abs(ducked - -12) <= 0.1, "\(ducked) dB")
+        #expect(abs(gap) <= 0.1, "\(gap) dB")
+    }
+}
