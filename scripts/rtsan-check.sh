@@ -35,7 +35,8 @@ cleanup() {
 trap cleanup EXIT
 
 # A busy scene: 4 sessions, 23 sources (files at four rates, 16 tones), a gain ramp every
-# 0.2 s, pan moves, rate glides, crossfades back and forth (before the call), ducking on and off every second,
+# 0.2 s, pan moves, rate glides, crossfades back and forth (before the call), ducking on and off every second
+# (music by the prompt's signal, a sidechain),
 # volume steps, system sounds, a phone call.
 python3 - "$PWD/fixtures/audio" "$seconds" >"$work/busy.json" <<'EOF'
 import json, sys
@@ -93,7 +94,8 @@ if seconds > 7:
     events.append({"at": 7.0, "source": "song", "action": "play"})
 events.sort(key=lambda e: e["at"])
 scene = {
-    "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincFastest", "output": "float32"},
+    "engine": {"sampleRate": 48000, "channels": 2, "blockFrames": 256, "resampler": "sincFastest", "output": "float32",
+               "ducking": {"rules": [{"by": "nav", "duck": "music", "level": -12, "trigger": "signal", "threshold": -40, "hold": 0.2}]}},
     "duration": seconds,
     "sessions": [
         {"id": "music", "category": "playback", "options": ["mixWithOthers"]},
