@@ -57,6 +57,13 @@ public enum BenchSetup {
         return "unknown CPU"
     }()
 
+    /// The kernel release (`uname -r`). Any thread.
+    public static var kernelRelease: String {
+        var uts = utsname()
+        uname(&uts)
+        return withUnsafeBytes(of: uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
     /// Source k's constant gain, of `n` sources.
     public static func gain(_ k: Int, of n: Int) -> Float { 0.25 + 0.5 * Float(k) / Float(max(n, 1)) }
 

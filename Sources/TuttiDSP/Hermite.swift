@@ -9,8 +9,9 @@
 /// frequency (sampleRate / (2 · rate)) back down, as any interpolator without a low-pass does.
 public enum Hermite {
     /// The value at `t` (0 ≤ t < 1) between `x0` and `x1`.
-    @inlinable @inline(__always) @_noLocks
-    public static func interpolate(_ xm1: Float, _ x0: Float, _ x1: Float, _ x2: Float, t: Float) -> Float {
+    @inlinable @inline(__always) @_noLocks public static func interpolate(_ xm1: Float, _ x0: Float, _ x1: Float, _ x2: Float, t: Float)
+        -> Float
+    {
         let c1 = 0.5 * (x1 - xm1)
         let c2 = xm1 - 2.5 * x0 + 2 * x1 - 0.5 * x2
         let c3 = 0.5 * (x2 - xm1) + 1.5 * (x0 - x1)

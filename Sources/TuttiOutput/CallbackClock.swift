@@ -35,8 +35,7 @@ public struct CallbackClock: ~Copyable, Sendable {
         public var wanted: Int64
 
         /// A grant of `count` frames from `start` out of `wanted`. Real-time thread.
-        @inlinable
-        public init(start: Int64, count: Int, wanted: Int64) {
+        @inlinable public init(start: Int64, count: Int, wanted: Int64) {
             self.start = start
             self.count = count
             self.wanted = wanted
@@ -62,8 +61,7 @@ public struct CallbackClock: ~Copyable, Sendable {
     public init() {}
 
     /// The frames a cycle of `frameCount` frames renders. Real-time thread.
-    @inlinable @_noLocks
-    public func beginCycle(frameCount: Int) -> Grant {
+    @inlinable @_noLocks public func beginCycle(frameCount: Int) -> Grant {
         let done = framesRendered.load(ordering: .relaxed)
         guard phase.load(ordering: .acquiring) == .rendering else { return Grant(start: done, count: 0, wanted: -1) }
         var wanted = Int64(frameCount)
@@ -75,8 +73,7 @@ public struct CallbackClock: ~Copyable, Sendable {
 
     /// After the grant's frames were rendered: the clock moves on, a held-back cycle is
     /// counted late, the frame limit finishes. Real-time thread.
-    @inlinable @_noLocks
-    public func endCycle(_ grant: Grant) {
+    @inlinable @_noLocks public func endCycle(_ grant: Grant) {
         guard grant.wanted >= 0 else { return }
         let allowed = Int64(grant.count)
         framesRendered.store(grant.start &+ allowed, ordering: .releasing)
@@ -86,8 +83,7 @@ public struct CallbackClock: ~Copyable, Sendable {
     }
 
     /// The cycle is over (whatever it played). Real-time thread.
-    @inlinable @_noLocks
-    public func countCycle() {
+    @inlinable @_noLocks public func countCycle() {
         cycleCount.add(1, ordering: .releasing)
     }
 

@@ -39,8 +39,7 @@ public final class Supervisor: Sendable {
     public var isStopping: Bool { stopFlag.load(ordering: .acquiring) }
 
     /// Waits `seconds` or until woken; false on timeout. Supervisor thread.
-    @discardableResult
-    public func sleep(seconds: Double) -> Bool { wake.wait(seconds: seconds) }
+    @discardableResult public func sleep(seconds: Double) -> Bool { wake.wait(seconds: seconds) }
 
     /// Stops the thread and joins it; `stallNote` is called if it takes more than 5 s (a
     /// call inside the system library). Idempotent. Control thread.

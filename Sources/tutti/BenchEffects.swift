@@ -152,13 +152,6 @@ enum EffectsBench {
     static let lowpass = EffectSettings.biquad(.lowpass, frequencyHz: 1000, q: 0.707, gainDB: 0)
     static let peaking = EffectSettings.biquad(.peaking, frequencyHz: 1000, q: 1, gainDB: 6)
 
-    /// The kernel release (`uname -r`).
-    static var kernelRelease: String {
-        var uts = utsname()
-        uname(&uts)
-        return withUnsafeBytes(of: uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
     /// An engine effect as a case (its state lives until the process ends).
     static func unit(_ settings: EffectSettings, name: String, what: String) -> Case {
         let p = UnsafeMutablePointer<EffectUnit>.allocate(capacity: 1)
@@ -295,7 +288,7 @@ enum EffectsBench {
             biquadMet: ratios.isEmpty ? nil : ratios.allSatisfy { $0 <= 1.3 },
             limiterMet: rows.filter { $0.name.hasPrefix("limiter") }.allSatisfy { $0.nsPerFrameMedian <= 3 })
         return Report(
-            kernelRelease: kernelRelease, blockFrames: blockFrames, secondsPerEffect: seconds, repetitions: repetitions,
+            kernelRelease: BenchSetup.kernelRelease, blockFrames: blockFrames, secondsPerEffect: seconds, repetitions: repetitions,
             cReference: reference, effects: rows, goals: goals)
     }
 }

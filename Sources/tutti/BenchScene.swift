@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tutti
+import TuttiBenchSupport
 import TuttiDSP
 import TuttiEngine
 import TuttiScene
@@ -304,11 +305,11 @@ enum SceneBench {
                 renderer.engineNanoseconds = 0
                 let frames = out.count / channels
                 // The reference, right after: the same frames, every source mixed.
-                let r0 = monotonicNanoseconds()
+                let r0 = TuttiEngine.monotonicNanoseconds()
                 for k in 0..<referenceSources {
                     Kernels.mixAdd(referenceOutput, referenceInput + k * samples, count: frames * channels, gain: 0.5)
                 }
-                let r1 = monotonicNanoseconds()
+                let r1 = TuttiEngine.monotonicNanoseconds()
                 while stretch + 1 < starts.count, starts[stretch + 1].frame <= blockStart { stretch += 1 }
                 engineTimes.append(t)
                 referenceTimes.append(r1 - r0)
@@ -336,13 +337,8 @@ enum SceneBench {
         // Keep the reference's output alive (its work is not optimized away).
         if referenceOutput[0].isNaN { FileHandle.standardError.write(Data("tutti: reference produced NaN\n".utf8)) }
 
-        var uts = utsname()
-        uname(&uts)
-        let kernel = withUnsafeBytes(of: uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let cpu =
-            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasPrefix("model name") }.flatMap { $0.split(separator: ":", maxSplits: 1).last }
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        let kernel = BenchSetup.kernelRelease
+        let cpu = BenchSetup.cpuModel
         return SceneBenchReport(
             scene: scenePath, sceneSHA256: SHA256.hex(of: bytes),
             machine: .init(cpu: cpu, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), kernel: kernel, kernels: KernelVariant.active.name),
