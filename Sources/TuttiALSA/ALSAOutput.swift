@@ -12,13 +12,23 @@ import TuttiOutput
 /// (normal priority; watchdog, resume after ESTRPIPE, close and reopen with backoff after
 /// a lost device, events and logs), and with `onEvent` the event-delivery thread
 /// (`OutputEvents`). Both are joined by `stop()`.
-public final class ALSAOutput: OutputBackend, @unchecked Sendable {
+public final class ALSAOutput: OutputBackend, Sendable {
     /// "alsa".
     public static let name = "alsa"
     /// The render side it drives (one output per renderer at a time).
     public let renderer: Renderer
-    /// The engine it was made from, kept alive until the render thread has stopped.
-    private var engine: Engine?
+    /// What the control and supervisor threads change (each takes the lock only to read or
+    /// swap a value, never while calling alsa-lib or waiting).
+    private struct ControlState: ~Copyable {
+        /// Held by the thread that owns it (see `RenderCore`); nil while lost.
+        var device: PCMDevice?
+        var renderThread: pthread_t?
+        var schedulingNote = "not started"
+    }
+    private let control = Mutex(ControlState())
+    /// The engine it was made from, kept alive until the render thread has stopped. Never
+    /// read (only released with the output), so no thread can race on it.
+    nonisolated(unsafe) private let keptEngine: Engine?
     var sampleRate: Int { renderer.configuration.sampleRate }
     var channelCount: Int { renderer.configuration.channelCount }
     /// The configuration it was created with (what was asked; `negotiated` is what was granted).
@@ -36,11 +46,10 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     private let events: OutputEvents
     /// What the device granted (the supervisor updates it after a reopen).
     private let granted: Mutex<ALSANegotiated>
-    /// Held by the thread that owns it (see `RenderCore`); nil while lost.
-    private var device: PCMDevice?
-    private var renderThread: pthread_t?
-    /// How the render thread is scheduled, once started (for `tutti play`'s report).
-    public private(set) var schedulingNote = "not started"
+    /// How the render thread is scheduled, once started (for `tutti play`'s report). Any thread.
+    public var schedulingNote: String { control.withLock { $0.schedulingNote } }
+    private var device: PCMDevice? { control.withLock { $0.device } }
+    private func setDevice(_ d: PCMDevice?) { control.withLock { $0.device = d } }
 
     /// Plays `engine`'s renderer: see `init(renderer:configuration:functions:log:onEvent:)`.
     public convenience init(
@@ -49,8 +58,9 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         log: (@Sendable (String) -> Void)? = nil,
         onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
-        try self.init(renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent)
-        self.engine = engine
+        try self.init(
+            renderer: engine.renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent,
+            keeping: engine)
     }
 
     /// Opens and negotiates at once (so configuration errors surface here), at the renderer's
@@ -59,12 +69,20 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// given. `log` receives human-readable lines (default: stderr);
     /// `onEvent` gets each event, in order, on the output's event-delivery thread (it may call
     /// `stop()`), as well as `pollEvents()` on the control thread. Control thread.
-    public init(
+    public convenience init(
         renderer: Renderer, configuration: ALSAOutputConfiguration = ALSAOutputConfiguration(),
         functions: ALSAFunctions? = nil,
         log: (@Sendable (String) -> Void)? = nil,
         onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
+        try self.init(renderer: renderer, configuration: configuration, functions: functions, log: log, onEvent: onEvent, keeping: nil)
+    }
+
+    private init(
+        renderer: Renderer, configuration: ALSAOutputConfiguration, functions: ALSAFunctions?,
+        log: (@Sendable (String) -> Void)?, onEvent: (@Sendable (OutputEvent) -> Void)?, keeping engine: Engine?
+    ) throws {
+        keptEngine = engine
         let functions = try functions ?? ALSAFunctions.system
         self.renderer = renderer
         self.configuration = configuration
@@ -76,7 +94,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         let opened = try PCMDevice.open(
             configuration, sampleRate: renderer.configuration.sampleRate, channelCount: renderer.configuration.channelCount,
             functions: functions)
-        device = opened
+        control.withLock { $0.device = opened }
         granted = Mutex(opened.negotiated)
         var routes: RouteSet?
         if !configuration.routeDevices.isEmpty {
@@ -97,7 +115,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
             CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
         }
         do { try capture?.open(configuration, playback: opened, core: core) } catch {
-            device = nil
+            setDevice(nil)
             routes?.close(drain: false, functions: functions)
             opened.close(functions)
             throw error
@@ -159,7 +177,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// Start the threads. With `frameLimit`, the render thread stops after that many frames
     /// (the last period is shortened) and `finished` is reported. Control thread.
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
-        guard renderThread == nil else { throw TuttiError(.state, "the output is already started") }
+        guard control.withLock({ $0.renderThread == nil }) else { throw TuttiError(.state, "the output is already started") }
         core.frameLimit = frameLimit ?? -1
         if configuration.lockMemory {
             let rc = functions.lock_memory()
@@ -171,27 +189,30 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         let set = functions.set_fifo_priority
         let started = renderStarted
         do throws(ThreadStartError) {
-            renderThread = try startThread(name: "tutti-render") {
+            let thread = try startThread(name: "tutti-render") {
                 if let priority { core.schedulingResult.store(set(priority), ordering: .releasing) }
                 started.post()
                 core.run()
             }
+            control.withLock { $0.renderThread = thread }
         } catch {
             throw error.tuttiError
         }
         renderStarted.wait()
         // Logged here, on the control thread: the render loop never logs.
         let rc = core.schedulingResult.load(ordering: .acquiring)
+        let note: String
         if let priority {
             if rc == 0 {
-                schedulingNote = "SCHED_FIFO priority \(priority)"
+                note = "SCHED_FIFO priority \(priority)"
             } else {
-                schedulingNote = "normal scheduling (SCHED_FIFO refused: \(errnoName(rc)))"
+                note = "normal scheduling (SCHED_FIFO refused: \(errnoName(rc)))"
                 log("render thread: SCHED_FIFO priority \(priority) refused (\(errnoName(rc))); falling back to normal scheduling")
             }
         } else {
-            schedulingNote = "normal scheduling (real-time priority not requested)"
+            note = "normal scheduling (real-time priority not requested)"
         }
+        control.withLock { $0.schedulingNote = note }
         try supervisor.start(name: "tutti-alsa-sup") { [self] in supervise() }
     }
 
@@ -207,11 +228,10 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
     /// alsa-lib call (a frozen sound server) is waited for: it is logged after 5 s, and no
     /// thread of the output outlives `stop`. Control thread or the event-delivery thread.
     public func stop(drain: Bool = false) {
-        if let t = renderThread {
+        if let t = control.withLock({ $0.renderThread.take() }) {
             core.stopRequested.store(true, ordering: .releasing)
             wakeRender.post()
             pthread_join(t, nil)
-            renderThread = nil
         }
         supervisor.stop { [log] in log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it") }
         events.close()
@@ -219,7 +239,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         guard let d = device else { return }
         // The period the render thread had rendered but not yet written is heard too.
         let drain = drain && core.writePending(functions)
-        device = nil
+        setDevice(nil)
         core.releaseDevice()
         capture?.close(core)
         if drain {
@@ -325,7 +345,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
         if let d = device {
             _ = functions.drop(d.handle)
             d.close(functions)
-            device = nil
+            setDevice(nil)
         }
         var backoff = ReconnectBackoff(configuration.reconnect)
         var lastFailure = ""
@@ -336,7 +356,7 @@ public final class ALSAOutput: OutputBackend, @unchecked Sendable {
                     d.close(functions)
                     throw error
                 }
-                device = d
+                setDevice(d)
                 core.install(d)
                 granted.withLock { $0 = d.negotiated }
                 emit(.deviceRestored(status))

@@ -7,7 +7,9 @@ import TuttiOutput
 ///
 /// Thread: the thread that holds the device — the control thread while opening and after
 /// stopping, the render thread while it runs, the supervisor while the render thread is parked.
-struct PCMDevice {
+/// `@unchecked Sendable`: render-side memory (alsa-lib's handle, an `OpaquePointer`) passed
+/// between those threads by `RenderCore`'s state, one holder at a time.
+struct PCMDevice: @unchecked Sendable {
     var handle: OpaquePointer
     /// Local configuration the PCM was opened with; kept until it is closed.
     var localConfig: OpaquePointer?

@@ -18,13 +18,14 @@ import TuttiOutput
 /// turns counters into events and, after a lost server, closes the client and reconnects with
 /// backoff until `reconnect.timeout`. With `onEvent`, an event-delivery thread
 /// (`OutputEvents`) calls it. `stop()` joins both.
-public final class JACKOutput: OutputBackend, @unchecked Sendable {
+public final class JACKOutput: OutputBackend, Sendable {
     /// "jack".
     public static let name = "jack"
     /// The render side it drives (it belongs to JACK's process thread once started).
     public let renderer: Renderer
-    /// The engine of `init(engine:…)`, kept alive as long as the output.
-    private var engine: Engine?
+    /// The engine of `init(engine:…)`, kept alive as long as the output. Never read (only
+    /// released with the output), so no thread can race on it.
+    nonisolated(unsafe) private let keptEngine: Engine?
     private var channelCount: Int { renderer.configuration.channelCount }
     /// The client's configuration (`JACKClient.configuration`).
     public let configuration: JACKOutputConfiguration
@@ -38,12 +39,20 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     private let events: OutputEvents
     /// What the server gave (updated on buffer-size changes and after a reconnect).
     private let granted: Mutex<JACKNegotiated>
-    /// The open client: the control thread's until `start`, then the supervisor's (nil while
-    /// reconnecting), the control thread's again after `stop` joined the supervisor.
-    private var client: JACKClient?
-    private var started = false
-    /// How JACK schedules the process thread, once started (for `tutti play`'s report).
-    public private(set) var schedulingNote = "not started"
+    /// What the control and supervisor threads change (the lock is taken only to read or swap
+    /// a value, never while calling libjack or waiting).
+    private struct ControlState {
+        /// The open client: the control thread's until `start`, then the supervisor's (nil
+        /// while reconnecting), the control thread's again after `stop` joined the supervisor.
+        var client: JACKClient?
+        var started = false
+        var schedulingNote = "not started"
+    }
+    private let control = Mutex(ControlState())
+    private var client: JACKClient? { control.withLock { $0.client } }
+    private func setClient(_ c: JACKClient?) { control.withLock { $0.client = c } }
+    /// How JACK schedules the process thread, once started (for `tutti play`'s report). Any thread.
+    public var schedulingNote: String { control.withLock { $0.schedulingNote } }
 
     /// Open a client with `configuration` and take it over. The engine must run at the
     /// server's rate: to learn it first, open a `JACKClient` and use `init(renderer:client:)`.
@@ -53,8 +62,8 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         engine: Engine, configuration: JACKOutputConfiguration = JACKOutputConfiguration(),
         log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
-        try self.init(renderer: engine.renderer, client: JACKClient(configuration: configuration), log: log, onEvent: onEvent)
-        self.engine = engine
+        try self.init(
+            renderer: engine.renderer, client: JACKClient(configuration: configuration), log: log, onEvent: onEvent, keeping: engine)
     }
 
     /// Take over an open client for `engine`'s render side: see `init(renderer:client:log:onEvent:)`.
@@ -63,16 +72,23 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         engine: Engine, client: JACKClient,
         log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
-        try self.init(renderer: engine.renderer, client: client, log: log, onEvent: onEvent)
-        self.engine = engine
+        try self.init(renderer: engine.renderer, client: client, log: log, onEvent: onEvent, keeping: engine)
     }
 
     /// Take over an open client: checks the rate, registers the output ports and checks the
     /// ports to connect to (errors name them). Nothing plays before `start`. Control thread.
-    public init(
+    public convenience init(
         renderer: Renderer, client: JACKClient,
         log: (@Sendable (String) -> Void)? = nil, onEvent: (@Sendable (OutputEvent) -> Void)? = nil
     ) throws {
+        try self.init(renderer: renderer, client: client, log: log, onEvent: onEvent, keeping: nil)
+    }
+
+    private init(
+        renderer: Renderer, client: JACKClient, log: (@Sendable (String) -> Void)?,
+        onEvent: (@Sendable (OutputEvent) -> Void)?, keeping engine: Engine?
+    ) throws {
+        keptEngine = engine
         let sampleRate = renderer.configuration.sampleRate
         guard client.sampleRate == sampleRate else {
             throw JACKError.rateMismatch(engine: sampleRate, server: client.sampleRate)
@@ -101,7 +117,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
             _ = try client.destinations(for: .ports(ports), channelCount: renderer.configuration.channelCount)
         }
         try registerPorts(on: client)
-        self.client = client
+        control.withLock { $0.client = client }
     }
 
     deinit { stop() }
@@ -174,22 +190,28 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
     /// many frames (the last cycle is completed with silence) and `finished` is reported.
     /// Control thread.
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
-        guard !started, let client else { throw TuttiError(.state, "the output is already started") }
-        started = true
+        let client: JACKClient? = control.withLock { state in
+            if state.started { return nil }
+            state.started = true
+            return state.client
+        }
+        guard let client else { throw TuttiError(.state, "the output is already started") }
         core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
         do {
             try activate(client, strict: true)
         } catch {
             client.close()
-            self.client = nil
+            setClient(nil)
             core.client = nil
             throw TuttiError(.device, "\(error)")
         }
-        if let h = client.handle, functions.is_realtime(h) != 0 {
-            schedulingNote = "JACK's process thread, SCHED_FIFO priority \(functions.client_real_time_priority(h))"
-        } else {
-            schedulingNote = "JACK's process thread, normal scheduling (the server runs without real-time)"
-        }
+        let note =
+            if let h = client.handle, functions.is_realtime(h) != 0 {
+                "JACK's process thread, SCHED_FIFO priority \(functions.client_real_time_priority(h))"
+            } else {
+                "JACK's process thread, normal scheduling (the server runs without real-time)"
+            }
+        control.withLock { $0.schedulingNote = note }
         // Joined by `stop`: no supervisor outlives its output (one left inside libjack would
         // hold libjack's process-wide lock against every other client of the process).
         try supervisor.start(name: "tutti-jack-sup") { [self] in supervise() }
@@ -217,7 +239,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
                 playOutCycles: CallbackClock.playOutCycles(latencyFrames: n.latencyFrames, cycleFrames: n.bufferFrames),
                 serverLost: core.lost.load(ordering: .acquiring))
         }
-        client = nil
+        setClient(nil)
         c.close()
         core.client = nil
     }
@@ -425,7 +447,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
         log("server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (\(giveUp))")
         _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         client?.close() // joins libjack's threads: no process callback runs after this
-        client = nil
+        setClient(nil)
         core.client = nil
 
         var backoff = ReconnectBackoff(configuration.reconnect)
@@ -445,7 +467,7 @@ public final class JACKOutput: OutputBackend, @unchecked Sendable {
                     core.client = nil
                     throw error
                 }
-                client = c
+                setClient(c)
                 emit(.deviceRestored(status))
                 log("server \"\(server)\" back: \(negotiated)")
                 return

@@ -19,7 +19,7 @@ import TuttiOutput
 /// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
 /// all.
-public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
+public final class PipeWireOutput: OutputBackend, Sendable {
     /// "pipewire". Any thread.
     public static let name = "pipewire"
     /// The `media.role` the stream announces ("Music"). Any thread.
@@ -37,18 +37,26 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     let core: StreamCore
     private let log: @Sendable (String) -> Void
     private let events: OutputEvents
-    /// The open stream: the control thread's until `start`, then shared read-only with the
-    /// supervisor until `stop` joined it.
-    private var stream: OpaquePointer?
-    private var started = false
+    /// What the control and supervisor threads change (the lock is taken only to read or swap
+    /// a value, never while calling PipeWire or waiting).
+    private struct ControlState {
+        /// The open stream: the control thread's until `start`, then the supervisor's (nil
+        /// while reconnecting) until `stop` joined it.
+        var stream: StreamHandle?
+        var started = false
+        var schedulingNote = "not started"
+    }
+    private let control = Mutex(ControlState())
+    private var stream: OpaquePointer? { control.withLock { $0.stream?.pointer } }
+    private func setStream(_ s: OpaquePointer?) { control.withLock { $0.stream = s.map(StreamHandle.init) } }
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0))
     private let lost = Atomic<Bool>(false)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
-    /// before `start`. Control thread (`start` writes it).
-    public private(set) var schedulingNote = "not started"
+    /// before `start`. Any thread.
+    public var schedulingNote: String { control.withLock { $0.schedulingNote } }
 
     /// Connects to the default PipeWire daemon (`$PIPEWIRE_REMOTE`, else `pipewire-0` in
     /// `$XDG_RUNTIME_DIR`) and creates the stream as `settings` say: see
@@ -76,9 +84,10 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         core = StreamCore(renderer: renderer, scope: settings.realtimeScope)
         events = try OutputEvents(onEvent: onEvent)
-        stream = try Self.open(
+        let opened = try Self.open(
             settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
             channels: renderer.configuration.channelCount, remote: remote, core: core)
+        setStream(opened)
     }
 
     deinit { stop() }
@@ -218,13 +227,17 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     /// reported. Throws `TuttiError` (`device`) when the stream fails or does not run within
     /// 10 s. Control thread.
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
-        guard !started, let stream else { throw TuttiError(.state, "the output is already started") }
-        started = true
+        let stream: OpaquePointer? = control.withLock { state in
+            if state.started { return nil }
+            state.started = true
+            return state.stream?.pointer
+        }
+        guard let stream else { throw TuttiError(.state, "the output is already started") }
         core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
         try connect(stream)
         _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
         updateTiming()
-        schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)"
+        control.withLock { $0.schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)" }
         try supervisor.start(name: "tutti-pw-sup") { [self] in supervise() }
     }
 
@@ -272,14 +285,15 @@ public final class PipeWireOutput: OutputBackend, @unchecked Sendable {
     public func stop(drain: Bool = false) {
         supervisor.stop()
         events.close()
-        guard let s = stream else { return }
+        let (s, started) = control.withLock { ($0.stream?.pointer, $0.started) }
+        guard let s else { return }
         if drain, started {
             let latency = timing.withLock { $0.latencyFrames }
             core.clock.finishAndPlayOut(
                 playOutCycles: CallbackClock.playOutCycles(latencyFrames: latency, cycleFrames: core.cycleFrames.load(ordering: .relaxed)),
                 serverLost: lost.load(ordering: .acquiring))
         }
-        stream = nil
+        setStream(nil)
         tpw_close(s)
     }
 
@@ -346,7 +360,7 @@ extension PipeWireOutput {
         log("stream lost: \(reason); reconnecting (\(giveUp))")
         _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         if let old = stream {
-            stream = nil
+            setStream(nil)
             tpw_close(old) // destroys the stream: no process callback runs after this
         }
         var backoff = ReconnectBackoff(settings.reconnect)
@@ -362,7 +376,7 @@ extension PipeWireOutput {
                     tpw_close(s)
                     throw error
                 }
-                stream = s
+                setStream(s)
                 lost.store(false, ordering: .releasing)
                 _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
                 updateTiming()
@@ -399,4 +413,11 @@ private func text(_ buffer: [CChar]) -> String {
 private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let text else { return body(nil) }
     return text.withCString { body($0) }
+}
+
+/// A `pw_stream` address. `Sendable`: every call on it goes through the C shim, which takes
+/// the stream's thread-loop lock, so the control thread and the supervisor may hold it in turn
+/// (`PipeWireOutput.control` passes it).
+private struct StreamHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
 }

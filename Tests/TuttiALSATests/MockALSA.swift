@@ -263,7 +263,7 @@ func currentThreadName() -> String {
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getname_np") else { return "?" }
     var buffer = [CChar](repeating: 0, count: 32)
     _ = unsafeBitCast(symbol, to: GetName.self)(pthread_self(), &buffer, 32)
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension ALSAFunctions {
