@@ -10,8 +10,9 @@
 #
 # The symbol graphs come from the compiler while it builds `Tutti` in its own folder
 # (.build-docs; the flags differ from the test build's, so sharing .build would rebuild it).
-# Tutti's graph holds the modules it re-exports (TuttiEngine, TuttiPolicy, TuttiDSP, TuttiOutput: one page
-# tree, as a host sees `import Tutti`); the backends TuttiALSA, TuttiJACK and TuttiPipeWire get their own.
+# Tutti's graph holds the types it re-exports one by one from TuttiEngine, TuttiPolicy, TuttiDSP and
+# TuttiOutput (Sources/Tutti/Exports.swift: one page tree, as a host sees `import Tutti`); the backends
+# TuttiALSA, TuttiJACK and TuttiPipeWire get their own.
 # `swift package dump-symbol-graph` is not used: it builds every target, exits non-zero on the
 # test-discovery module, keeps the re-exports out of Tutti's graph and counts the standard
 # library's text as the abstract of every `init(rawValue:)`.

@@ -1,5 +1,6 @@
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// A whole engine with N sources playing through the full chain (see `BenchSetup`): buffer
 /// sources (looped, at the engine rate) and stream sources (fed 44.1 kHz input here, converted

@@ -1,5 +1,6 @@
 import CTuttiABI
 import Tutti
+import TuttiOutput
 
 // Device output: `tutti_output_config` → `OutputConfiguration`, then the Swift API.
 

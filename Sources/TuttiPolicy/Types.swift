@@ -240,7 +240,7 @@ public struct SessionConfiguration: Hashable, Sendable {
     public var pausesInsteadOfDucking: Bool { pausesWhenDucked || content == .speech }
 
     /// A session with the scene format's defaults; nothing is validated here
-    /// (``PolicyState/addSession(_:)`` checks the options against the category).
+    /// (`PolicyState.addSession(_:)` checks the options against the category).
     public init(
         id: String,
         category: Category = .soloAmbient,

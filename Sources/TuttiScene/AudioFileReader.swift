@@ -1,5 +1,6 @@
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// The scene layer's face of `AudioFile` (the project's one reader): the same files and
 /// checks, with errors as `SceneError`s placed at the file's path. Control side only

@@ -1,6 +1,7 @@
 import Foundation
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// Loads and converts each audio file of a scene once, for every renderer built from it
 /// (`ScenePlayback`'s shadow and live renderers share one loader, so their buffers too),

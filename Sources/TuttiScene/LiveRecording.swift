@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Tutti
+import TuttiEngine
 
 /// What the sessions of a scene played live record (their `recordTo`): a thread of normal
 /// priority drains each recording input's tap (filled by the render thread: the captured

@@ -1,5 +1,6 @@
 import Foundation
 import Tutti
+import TuttiEngine
 
 extension SceneRenderer {
     /// Read and decode a scene file; relative audio paths resolve against its folder. A path

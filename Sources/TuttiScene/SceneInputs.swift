@@ -1,6 +1,7 @@
 import Foundation
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// Something wrong with a `--input ID=FILE` argument itself (not with the file): an unknown
 /// source, or one that is not an input. The CLI reports it as a usage error.

@@ -1,5 +1,6 @@
 import Tutti
 import TuttiDSP
+import TuttiEngine
 
 /// A scene played live: `engine` holds the scene's graph (the same sources and buses, with
 /// the same ids, as an offline render), and a shadow renderer runs the scene offline a

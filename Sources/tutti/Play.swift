@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tutti
 import TuttiALSA
+import TuttiOutput
 import TuttiScene
 
 enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tutti
+import TuttiOutput
 
 /// `--backend` of `tutti play` and `tutti devices`: a backend's name as the library spells it
 /// (an unknown one lists the known ones).

@@ -6,6 +6,7 @@ import TuttiDSP
 import TuttiOutput
 
 @testable import TuttiALSA
+import TuttiEngine
 
 /// ALSA full duplex on a private PulseAudio server: the engine plays into the null sink
 /// (PCM `tutti`) and captures its monitor (PCM `tutti_monitor`: the `pulse` plugin with

@@ -6,6 +6,7 @@ import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
+import TuttiEngine
 
 /// The engine driven by the backend's render thread while this (control) thread streams
 /// commands and drains events: the result must not depend on how the two threads

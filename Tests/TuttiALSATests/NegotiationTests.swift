@@ -7,6 +7,7 @@ import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
+import TuttiEngine
 
 /// Negotiation through the mocking hook: the values read back are the ones used.
 @Suite struct NegotiationTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Tutti
+import TuttiDSP
+import TuttiPolicy
 import TuttiScene
 import TuttiTestSupport
 
