@@ -3,10 +3,10 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiOutput
 
 @testable import TuttiALSA
-import TuttiEngine
 
 /// ALSA full duplex on a private PulseAudio server: the engine plays into the null sink
 /// (PCM `tutti`) and captures its monitor (PCM `tutti_monitor`: the `pulse` plugin with

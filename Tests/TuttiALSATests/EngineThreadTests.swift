@@ -2,11 +2,11 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiEngine
 import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
-import TuttiEngine
 
 /// The engine driven by the backend's render thread while this (control) thread streams
 /// commands and drains events: the result must not depend on how the two threads

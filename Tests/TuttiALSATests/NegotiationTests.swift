@@ -3,11 +3,11 @@ import Glibc
 import Testing
 import Tutti
 import TuttiDSP
+import TuttiEngine
 import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
-import TuttiEngine
 
 /// Negotiation through the mocking hook: the values read back are the ones used.
 @Suite struct NegotiationTests {
