@@ -178,6 +178,8 @@ public struct EffectUnit {
     @usableFromInline var detector: Float = 0
     /// The gain reduction (linear, ≤ 1), smoothed by attack and release.
     @usableFromInline var reductionGain: Float = 1
+    /// The smallest `reductionGain` of the last `process` call (1 for other effects).
+    @usableFromInline var meterGain: Float = 1
     // Delay: the line (frames × channels), its length, position, and the largest value
     // written during this lap and the last one (the tail's level).
     @usableFromInline let line: UnsafeMutablePointer<Float>
@@ -191,6 +193,22 @@ public struct EffectUnit {
     @usableFromInline var idle = true
     /// Nothing rings (a silent input passes untouched). Render thread.
     @inlinable public var isIdle: Bool { idle }
+    /// This is a compressor.
+    @inlinable public var isCompressor: Bool {
+        @_noLocks get {
+            switch kind {
+            case .compressor: true
+            case .biquad, .delay: false
+            }
+        }
+    }
+    /// A compressor's largest gain reduction during the last `process` call: the smallest
+    /// linear gain (≤ 1, makeup not included) it applied to any frame of it; 1 when it
+    /// reduced nothing, and always 1 for other effects. Only observes: reading it changes
+    /// nothing. Render thread, or the thread that rendered offline between blocks.
+    @inlinable public var smallestReductionGain: Float {
+        @_noLocks get { meterGain }
+    }
 
     /// The effect `settings` for `channelCount` interleaved channels at `sampleRate` Hz
     /// (valid settings: see `EffectSettings.problem`). Allocates: control side. Call
@@ -402,7 +420,9 @@ public struct EffectUnit {
     @inlinable @_noLocks
     mutating func processCompressor(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
+        meterGain = 1
         if idle, EffectUnit.isSilent(buffer, count: n &* ch) { return }
+        var smallest: Float = 1
         for f in 0..<n {
             var peak: Float = 0
             for k in 0..<ch {
@@ -417,9 +437,11 @@ public struct EffectUnit {
             var target: Float = 1
             if power > thresholdPower { target = EffectUnit.exp2(-slope * 0.5 * EffectUnit.log2(power / thresholdPower)) }
             reductionGain = target + (target < reductionGain ? attack : release) * (reductionGain - target)
+            if reductionGain < smallest { smallest = reductionGain }
             let g = reductionGain * makeup
             if g != 1 { for k in 0..<ch { buffer[f &* ch &+ k] *= g } }
         }
+        meterGain = smallest
         // Detector below −100 dB and no reduction left: a silent input may pass untouched.
         idle = power < 1e-10 && reductionGain > 0.999_999
         if idle { reductionGain = 1 }
@@ -530,6 +552,21 @@ public struct EffectChain {
         @_noLocks get {
             for i in 0..<count where !units[i].isIdle { return false }
             return true
+        }
+    }
+
+    /// The chain's compressor gain reduction during the last `process`: the product of its
+    /// compressors' `smallestReductionGain` (linear, ≤ 1); nil when it has no compressor.
+    /// Render thread, or the thread that rendered offline between blocks.
+    @inlinable public var compressorGain: Float? {
+        @_noLocks get {
+            var any = false
+            var g: Float = 1
+            for i in 0..<count where units[i].isCompressor {
+                any = true
+                g *= units[i].smallestReductionGain
+            }
+            return any ? g : nil
         }
     }
 

@@ -76,6 +76,16 @@ public struct PeakLimiter {
     /// Entries of `window` below 1 (0: the average is exactly 1).
     @usableFromInline var windowBelowOne = 0
     @usableFromInline var frame: Int64 = 0
+    /// The smallest gain of the last `process` call.
+    @usableFromInline var meterGain: Float = 1
+
+    /// Its largest gain reduction during the last `process` call: the smallest linear gain
+    /// (≤ 1) it applied to any frame it output then; 1 when it left the audio untouched. Only
+    /// observes: reading it changes nothing. Render thread, or the thread that rendered
+    /// offline between blocks.
+    @inlinable public var smallestGain: Float {
+        @_noLocks get { meterGain }
+    }
 
     /// A limiter for `channelCount` interleaved channels at `sampleRate` Hz. Allocates:
     /// control side. Call `deallocate()` when done.
@@ -151,6 +161,7 @@ public struct PeakLimiter {
     @inlinable @_noLocks
     mutating func processWithoutLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
+        meterGain = 1
         if reduction == 0 {
             // At rest and nothing over the ceiling: untouched (the common case, one scan).
             var over = false
@@ -160,8 +171,11 @@ public struct PeakLimiter {
             }
             if !over { return }
         }
+        var smallest: Float = 1
+        defer { meterGain = smallest }
         for f in 0..<n {
             let g = step(toward: neededGain(buffer, frame: f))
+            if g < smallest { smallest = g }
             if g == 1 { continue }
             for c in 0..<ch { buffer[f &* ch &+ c] = clamp(buffer[f &* ch &+ c] * g) }
         }
@@ -172,6 +186,8 @@ public struct PeakLimiter {
         let ch = channelCount
         let l = lookaheadFrames
         let span = l &+ 1
+        var smallest: Float = 1
+        defer { meterGain = smallest }
         for f in 0..<n {
             let needed = neededGain(buffer, frame: f)
             // Sliding minimum of the needed gains over the last L + 1 frames.
@@ -202,6 +218,7 @@ public struct PeakLimiter {
                 windowSum += Double(g) - Double(old)
                 gain = min(Float(windowSum / Double(span)), 1)
             }
+            if gain < smallest { smallest = gain }
             frame &+= 1
             // Out goes the frame from L frames ago; in goes this one.
             let d = delay + delayIndex &* ch

@@ -1,7 +1,12 @@
+import TuttiDSP
+
 /// What the render side actually applied, for offline inspection (`tutti render --plot`):
 /// per record of `intervalFrames` output frames, the gain each bus applied at the record's
 /// last frame (gate × bus gain × duck × the volume of its class, the exact factor the mixer
-/// multiplied with) and the output's peak (largest absolute sample, any channel).
+/// multiplied with) and the output's peak (largest absolute sample, any channel); and the
+/// gain reductions the render applied on top: per bus with a compressor in its effect chain
+/// and for the master chain's compressors, and for main's limiter, the smallest linear gain
+/// over the record (the largest reduction; compressor makeup not included).
 ///
 /// Preallocated: `recordCapacity` records of `busSlots` gains; records past the capacity
 /// are not kept. Attach it with `Engine.attachProbe(_:)` before rendering; the renderer then
@@ -41,6 +46,31 @@ public final class RenderProbe: @unchecked Sendable {
         return g.isNaN ? nil : g
     }
 
+    /// The compressor gain reduction of bus slot `bus` over record `record`: the smallest
+    /// linear gain (≤ 1, the product over the chain's compressors, makeup not included) they
+    /// applied in the chunks of the record; nil when that bus had no compressor then.
+    public func compressorGain(record: Int, bus: Int) -> Float? {
+        precondition(record >= 0 && record < recordCapacity && bus >= 0 && bus < busSlots)
+        let g = storage.compressorGains[record * (busSlots + 1) + bus]
+        return g.isNaN ? nil : g
+    }
+
+    /// The master chain's (`engine.effects`) compressor gain reduction over record `record`,
+    /// as `compressorGain(record:bus:)`; nil when the engine has no master compressor.
+    public func masterCompressorGain(record: Int) -> Float? {
+        precondition(record >= 0 && record < recordCapacity)
+        let g = storage.compressorGains[record * (busSlots + 1) + busSlots]
+        return g.isNaN ? nil : g
+    }
+
+    /// The smallest linear gain (≤ 1) main's limiter applied in the chunks of record
+    /// `record` (its largest gain reduction); nil when the engine has no limiter.
+    public func limiterGain(record: Int) -> Float? {
+        precondition(record >= 0 && record < recordCapacity)
+        let g = storage.limiterGains[record]
+        return g.isNaN ? nil : g
+    }
+
     /// The output's peak (linear, ≥ 0) over record `record`.
     public func peak(record: Int) -> Float {
         precondition(record >= 0 && record < recordCapacity)
@@ -57,6 +87,10 @@ public final class RenderProbe: @unchecked Sendable {
     /// Per record: its peak; per record × bus slot: the gain (NaN: no bus).
     @usableFromInline let peaks: UnsafeMutablePointer<Float>
     @usableFromInline let gains: UnsafeMutablePointer<Float>
+    /// Per record × (bus slots + 1, the last: the master chain): the compressors' smallest
+    /// gain (NaN: none); per record: the limiter's (NaN: none).
+    @usableFromInline let compressorGains: UnsafeMutablePointer<Float>
+    @usableFromInline let limiterGains: UnsafeMutablePointer<Float>
     @usableFromInline let recordCount: UnsafeMutablePointer<Int>
 
     init(intervalFrames: Int, recordCapacity: Int, busSlots: Int) {
@@ -67,6 +101,10 @@ public final class RenderProbe: @unchecked Sendable {
         peaks.initialize(repeating: 0, count: max(recordCapacity, 1))
         gains = .allocate(capacity: max(recordCapacity * busSlots, 1))
         gains.initialize(repeating: .nan, count: max(recordCapacity * busSlots, 1))
+        compressorGains = .allocate(capacity: max(recordCapacity * (busSlots + 1), 1))
+        compressorGains.initialize(repeating: .nan, count: max(recordCapacity * (busSlots + 1), 1))
+        limiterGains = .allocate(capacity: max(recordCapacity, 1))
+        limiterGains.initialize(repeating: .nan, count: max(recordCapacity, 1))
         recordCount = .allocate(capacity: 1)
         recordCount.initialize(to: 0)
     }
@@ -74,13 +112,16 @@ public final class RenderProbe: @unchecked Sendable {
     func deallocate() {
         peaks.deallocate()
         gains.deallocate()
+        compressorGains.deallocate()
+        limiterGains.deallocate()
         recordCount.deallocate()
     }
 }
 
 extension Renderer {
     /// Render thread, after a chunk of `n` frames starting at `framePosition` was mixed into
-    /// `output`: fold its peak and the buses' gains into the probe's records.
+    /// `output`: fold its peak, the buses' gains and the chunk's gain reductions (compressors,
+    /// main's limiter) into the probe's records.
     @inlinable @_noLocks
     func recordProbe(_ p: ProbeStorage, output: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
@@ -102,8 +143,24 @@ extension Renderer {
             for b in 0..<min(busHighWater, p.busSlots) where busOccupied[b] {
                 row[b] = busRamping[b] ? busGains[b &* busGainStride &+ last] : busScalar[b]
             }
+            let reductions = p.compressorGains + record &* (p.busSlots &+ 1)
+            if anyBusEffects {
+                for b in 0..<min(busHighWater, p.busSlots) where busOccupied[b] {
+                    guard let chain = busEffects[b], let g = chain.pointee.compressorGain else { continue }
+                    foldSmallest(reductions + b, g)
+                }
+            }
+            if let masterEffects, let g = masterEffects.pointee.compressorGain { foldSmallest(reductions + p.busSlots, g) }
+            if let limiters { foldSmallest(p.limiterGains + record, limiters[0].smallestGain) }
             if record &+ 1 > p.recordCount.pointee { p.recordCount.pointee = record &+ 1 }
             offset &+= count
         }
     }
+}
+
+/// `slot` becomes the smaller of itself and `gain` (NaN: nothing yet, so `gain`). Render thread.
+@inlinable @inline(__always) @_noLocks
+func foldSmallest(_ slot: UnsafeMutablePointer<Float>, _ gain: Float) {
+    let old = slot.pointee
+    if old.isNaN || gain < old { slot.pointee = gain }
 }

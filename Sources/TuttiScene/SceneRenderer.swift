@@ -243,14 +243,17 @@ public final class SceneRenderer {
 
     /// Record what the render does for `timeline(title:)`: the gain each session's bus
     /// applied, once per `engine.blockFrames` frames (coarser if the scene is very long and
-    /// has very many sessions), the output peaks, and every change of the policy's view.
+    /// has very many sessions), the compressors' and the limiter's gain reduction over each
+    /// record, the output peaks, and every change of the policy's view.
     /// Call before `render`. Costs one probe write per mixed chunk; nothing when not called.
     public func recordTimeline() throws {
         guard probe == nil else { return }
         let busSlots = engine.configuration.maxBuses
         var interval = scene.engine.blockFrames
         let total = max(totalFrames, 1)
-        while (total / Int64(interval) + 1) * Int64(busSlots + 1) > Int64(SceneRenderer.probeValueBudget) { interval *= 2 }
+        // Per record: a gain and a compressor gain per bus slot, the master compressor's, the
+        // limiter's and the peak.
+        while (total / Int64(interval) + 1) * Int64(2 * busSlots + 3) > Int64(SceneRenderer.probeValueBudget) { interval *= 2 }
         let p = RenderProbe(intervalFrames: interval, recordCapacity: Int(total / Int64(interval)) + 1, busSlots: busSlots)
         do { try engine.attachProbe(p, at: .frame(framePosition)) } catch { throw SceneError("engine", error.message) }
         probe = p
@@ -270,15 +273,23 @@ public final class SceneRenderer {
         for (i, s) in scene.sessions.enumerated() {
             let slot = sessionIDs[s.id].map { BusID(rawValue: $0.rawValue).slot } ?? -1
             let gains = (0..<records).map { r in slot >= 0 ? probe.gain(record: r, bus: slot) ?? .nan : .nan }
+            let hasCompressor = scene.sessionEffects[s.id]?.contains { if case .compressor = $0 { true } else { false } } == true
+            let reductions =
+                hasCompressor ? (0..<records).map { r in slot >= 0 ? probe.compressorGain(record: r, bus: slot) ?? .nan : .nan } : nil
             let sources = scene.sources.enumerated().filter { $0.element.session == s.id }.map {
                 Timeline.SourceTrack(id: $0.element.id, spans: recorder.spans[$0.offset])
             }
             lanes.append(
-                Timeline.Lane(id: s.id, category: s.category.rawValue, gains: gains, states: recorder.states[i], sources: sources))
+                Timeline.Lane(
+                    id: s.id, category: s.category.rawValue, gains: gains, compressorGains: reductions, states: recorder.states[i],
+                    sources: sources))
         }
+        let masterCompressor = scene.engine.effects?.contains { if case .compressor = $0 { true } else { false } } == true
         return Timeline(
             title: title, sampleRate: scene.engine.sampleRate, frameCount: framePosition, intervalFrames: probe.intervalFrames,
             lanes: lanes, peaks: (0..<records).map { probe.peak(record: $0) },
+            limiterGains: scene.engine.limiter == nil ? nil : (0..<records).map { probe.limiterGain(record: $0) ?? .nan },
+            masterCompressorGains: masterCompressor ? (0..<records).map { probe.masterCompressorGain(record: $0) ?? .nan } : nil,
             markers: Timeline.markers(scene: scene, journal: journal))
     }
 
@@ -374,7 +385,15 @@ public final class SceneRenderer {
     func appendJournal(_ entry: LogEntry) { journal.append(entry) }
 
     private func log(_ entries: [JournalEntry], at frame: Int64) {
-        for e in entries { journal.append(LogEntry(e, frame: frame, sampleRate: scene.engine.sampleRate)) }
+        for e in entries {
+            journal.append(LogEntry(e, frame: frame, sampleRate: scene.engine.sampleRate))
+            // The lane of a signal-driven duck is shaded from the render's reports.
+            switch e {
+            case .signalDuckingBegan(let session, _, _): recorder?.signalDuck(session, ducked: true, at: frame)
+            case .signalDuckingEnded(let session): recorder?.signalDuck(session, ducked: false, at: frame)
+            default: break
+            }
+        }
     }
 
     /// Apply `action` at the first frame not rendered yet, as a scene event there would be

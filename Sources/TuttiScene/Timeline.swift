@@ -3,15 +3,17 @@ import TuttiPolicy
 
 /// What a scene render did, for the timeline picture (`tutti render --plot`): per session
 /// the gain the renderer applied (from its probe, one value per record of `intervalFrames`
-/// frames), the policy state over time, the play spans of its sources, the journal as
-/// markers; the device, system and remote events; the output's peak per record.
+/// frames) and its compressor's gain reduction, the policy state over time, the play spans
+/// of its sources, the journal as markers; the device, system and remote events; the
+/// limiter's and the master compressor's gain reduction and the output's peak per record.
 /// Value type: any thread.
 public struct Timeline: Sendable {
     /// How a session lane is shaded. A session that is not active has no shading.
     public enum LaneState: String, CaseIterable, Sendable {
         /// Heard at full level.
         case audible
-        /// Heard, attenuated by a ducker.
+        /// Heard, attenuated by a ducker (for a signal-driven rule: while the render ducks it,
+        /// from its `duckingBegan` to its `duckingEnded`).
         case ducked
         /// Active, its sources run, nothing of it is heard (silent switch, lock, background,
         /// recording, or a category without output).
@@ -62,6 +64,10 @@ public struct Timeline: Sendable {
         /// Per record: the linear gain the session's bus applied at the record's last frame
         /// (gate × session gain × duck × system volume); NaN before the bus existed.
         public var gains: [Float]
+        /// Per record: the smallest linear gain (≤ 1, makeup not included) the compressors of
+        /// the session's `effects` applied over the record — their largest gain reduction — NaN
+        /// before the bus existed; nil when its effects have no compressor. Not part of `gains`.
+        public var compressorGains: [Float]?
         /// Its state over time, in order (no span while inactive).
         public var states: [StateSpan]
         /// Its sources, in scene order.
@@ -97,6 +103,12 @@ public struct Timeline: Sendable {
     public var lanes: [Lane]
     /// Per record: the output's peak (largest absolute sample, linear).
     public var peaks: [Float]
+    /// Per record: the smallest linear gain (≤ 1) the limiter (`engine.limiter`, on the main
+    /// output) applied over the record — its largest gain reduction; nil without a limiter.
+    public var limiterGains: [Float]?
+    /// Per record: as `Lane.compressorGains`, for the compressors of the master chain
+    /// (`engine.effects`); nil when it has none.
+    public var masterCompressorGains: [Float]?
     /// In frame order; same-frame markers keep journal order.
     public var markers: [Marker]
 }
@@ -133,6 +145,11 @@ final class TimelineRecorder {
     private var sourceIndex: [String: Int] = [:]
     private var state: [(since: Int64, state: Timeline.LaneState?)]
     private var running: [(since: Int64, running: Bool)]
+    /// Per session: its last view and whether any of its sources ran then.
+    private var views: [SessionView?]
+    private var sessionRunning: [Bool]
+    /// Per session: a signal-driven duck is in force on the render side (from its reports).
+    private var signalDucked: [Bool]
     private(set) var states: [[Timeline.StateSpan]]
     private(set) var spans: [[Timeline.Span]]
 
@@ -145,17 +162,25 @@ final class TimelineRecorder {
         running = Array(repeating: (0, false), count: sources.count)
         states = Array(repeating: [], count: sessions.count)
         spans = Array(repeating: [], count: sources.count)
+        views = Array(repeating: nil, count: sessions.count)
+        sessionRunning = Array(repeating: false, count: sessions.count)
+        signalDucked = Array(repeating: false, count: sessions.count)
     }
 
-    /// The lane state of a session view, given whether any of its sources runs.
-    static func laneState(_ v: SessionView, anyRunning: Bool) -> Timeline.LaneState? {
+    /// The lane state of a session view, given whether any of its sources runs and, for a
+    /// signal-driven duck (which the policy's view has while the rule applies, ducking or
+    /// not), whether the render has it ducked.
+    static func laneState(_ v: SessionView, anyRunning: Bool, signalDucked: Bool = false) -> Timeline.LaneState? {
         switch v.state {
         case .inactive: return nil
         case .interrupted: return .interrupted
         case .silenced: return .silenced
         case .audible:
             if !v.hasOutput { return .silenced }
-            if v.duck != nil { return .ducked }
+            if v.duck != nil {
+                if case .signal? = v.duckTrigger, !signalDucked { return anyRunning ? .audible : .paused }
+                return .ducked
+            }
             return anyRunning ? .audible : .paused
         }
     }
@@ -173,11 +198,30 @@ final class TimelineRecorder {
         }
         for v in view.sessions {
             guard let i = sessionIndex[v.id] else { continue }
-            let s = TimelineRecorder.laneState(v, anyRunning: anyRunning[i])
-            if s != state[i].state {
-                close(i, at: frame)
-                state[i] = (frame, s)
-            }
+            // Not ducked: a signal duck of before is over (its sidechain is gone).
+            if v.duck == nil { signalDucked[i] = false }
+            views[i] = v
+            sessionRunning[i] = anyRunning[i]
+            update(i, at: frame)
+        }
+    }
+
+    /// The render reported that a signal-driven duck of `session` began (`ducked`) or ended
+    /// at `frame` (`duckingBegan` / `duckingEnded` with `"trigger": "signal"`).
+    func signalDuck(_ session: String, ducked: Bool, at frame: Int64) {
+        guard let i = sessionIndex[session] else { return }
+        signalDucked[i] = ducked
+        update(i, at: frame)
+    }
+
+    /// Session `i`'s state from its last view, changed at `frame` if it differs.
+    private func update(_ i: Int, at frame: Int64) {
+        guard let v = views[i] else { return }
+        let s = TimelineRecorder.laneState(v, anyRunning: sessionRunning[i], signalDucked: signalDucked[i])
+        if s != state[i].state {
+            let at = max(frame, state[i].since)
+            close(i, at: at)
+            state[i] = (at, s)
         }
     }
 

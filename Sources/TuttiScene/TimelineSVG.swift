@@ -7,8 +7,10 @@
 // same timeline always gives the same bytes.
 
 /// Draws a `Timeline` 1 200 px wide: one lane per session (label, shading by state, the
-/// applied gain in dB, its sources' play spans, journal markers), an events lane (device,
-/// system, remote), an output lane (peak per record) and a time axis in seconds. Lanes thin
+/// applied gain in dB, its compressor's gain reduction as a line, its sources' play spans,
+/// journal markers), an events lane (device, system, remote), a master lane when the engine
+/// has a limiter or a master compressor (their gain reduction as lines, 0 to −24 dB), an
+/// output lane (peak per record) and a time axis in seconds. Lanes thin
 /// out as sessions grow; markers closer than 4 px merge into one whose `<title>` lists them
 /// all. Value type: any thread.
 public struct TimelineSVG {
@@ -23,6 +25,8 @@ public struct TimelineSVG {
     static var plotWidth: Int { plotX1 - plotX0 }
     /// The gain and peak lanes show 0 … −60 dB.
     static let floorDB = -60.0
+    /// The master lane shows gain reduction 0 … −24 dB.
+    static let masterFloorDB = -24.0
 
     // Colours (also what the browser test looks for: the label strips).
     /// Label strip of a session lane.
@@ -31,6 +35,12 @@ public struct TimelineSVG {
     public static let outputLaneColour = "#eadcf5"
     /// Label strip of the events lane.
     public static let eventsLaneColour = "#f3ecd6"
+    /// Label strip of the master lane (limiter and master compressor).
+    public static let masterLaneColour = "#f5dede"
+    /// The line of a compressor's gain reduction (session lanes, master lane).
+    public static let compressorColour = "#e65100"
+    /// The line of the limiter's gain reduction (master lane).
+    public static let limiterColour = "#b0003a"
     static let stateColours: [Timeline.LaneState: String] = [
         .audible: "#9fd8a8", .ducked: "#f6c873", .silenced: "#c3c3cf", .interrupted: "#f2a0a0", .paused: "#cfe1f4",
     ]
@@ -53,27 +63,39 @@ public struct TimelineSVG {
         let laneGap = 6
         let outputHeight = 48
         let axisHeight = 26
+        /// The master lane's height (0: no master lane).
+        let masterHeight: Int
 
-        init(sessions: Int) {
+        init(sessions: Int, master: Bool = false) {
             // ~560 px for the session lanes at most, each between 24 and 96 px.
             laneHeight = max(24, min(96, sessions == 0 ? 96 : 560 / sessions - 6))
+            masterHeight = master ? 40 : 0
         }
 
         func laneY(_ i: Int) -> Int { lanesY + i * (laneHeight + laneGap) }
-        func outputY(_ sessions: Int) -> Int { laneY(sessions) }
+        func masterY(_ sessions: Int) -> Int { laneY(sessions) }
+        func outputY(_ sessions: Int) -> Int { laneY(sessions) + (masterHeight > 0 ? masterHeight + laneGap : 0) }
         func axisY(_ sessions: Int) -> Int { outputY(sessions) + outputHeight + 4 }
         func height(_ sessions: Int) -> Int { axisY(sessions) + axisHeight }
     }
 
     /// The picture's height for this timeline, px.
-    public var height: Int { Layout(sessions: timeline.lanes.count).height(timeline.lanes.count) }
+    public var height: Int { layout.height(timeline.lanes.count) }
+
+    /// The picture has a master lane: the engine has a limiter or a master compressor.
+    var hasMasterLane: Bool { timeline.limiterGains != nil || timeline.masterCompressorGains != nil }
+
+    /// Some lane draws a compressor's gain reduction.
+    var hasCompressor: Bool { timeline.masterCompressorGains != nil || timeline.lanes.contains { $0.compressorGains != nil } }
+
+    var layout: Layout { Layout(sessions: timeline.lanes.count, master: hasMasterLane) }
 
     var framesPerPixel: Double { max(Double(timeline.frameCount), 1) / Double(TimelineSVG.plotWidth) }
 
     func x(_ frame: Int64) -> Double { Double(TimelineSVG.plotX0) + Double(frame) / framesPerPixel }
 
     /// A linear gain as a y between `top` (0 dB) and `bottom` (the floor).
-    static func y(gain: Float, top: Double, bottom: Double) -> Double {
+    static func y(gain: Float, top: Double, bottom: Double, floorDB: Double = TimelineSVG.floorDB) -> Double {
         let dB = gain > 0 ? 20 * log10(Double(gain)) : floorDB
         let t = min(max(dB / floorDB, 0), 1)
         return top + t * (bottom - top)
@@ -99,7 +121,8 @@ public struct TimelineSVG {
         element(into: &out)
         out += "\n<section class=\"legend\">\n<h2>Legend</h2>\n<ul>\n"
         let states: [(Timeline.LaneState, String)] = [
-            (.audible, "audible: heard at full level"), (.ducked, "ducked: attenuated by a duckOthers session"),
+            (.audible, "audible: heard at full level"),
+            (.ducked, "ducked: attenuated by a duckOthers session (a signal-driven rule: while the render ducks it)"),
             (.silenced, "silenced: its sources run, it is not heard (silent switch, lock, background, recording)"),
             (.interrupted, "interrupted: its sources are paused"), (.paused, "paused: active, nothing of it running"),
         ]
@@ -111,7 +134,17 @@ public struct TimelineSVG {
         }
         out += "</ul>\n<p>Each session lane: the gain its bus applied (gate × session gain × duck × system volume, as the renderer "
         out += "multiplied it, one value per \(timeline.intervalFrames) frames), from 0 dB at the top to \(Int(TimelineSVG.floorDB)) dB; "
-        out += "its sources' play spans below. The output lane: the peak of the mix per \(timeline.intervalFrames) frames, in dBFS. "
+        out += "its sources' play spans below. "
+        if hasCompressor {
+            out += "A compressor's gain reduction (the smallest gain it applied per \(timeline.intervalFrames) frames, makeup not "
+            out += "included) is the orange line: in its session's lane on the same scale, not part of the bus gain; "
+            out += "the master compressor's in the master lane. "
+        }
+        if timeline.limiterGains != nil {
+            out += "The master lane: the limiter's gain reduction (the smallest gain it applied per \(timeline.intervalFrames) "
+            out += "frames) as the crimson line, 0 at the top to \(Int(TimelineSVG.masterFloorDB)) dB. "
+        }
+        out += "The output lane: the peak of the mix per \(timeline.intervalFrames) frames, in dBFS. "
         out += "Hover a marker for the journal entry and its reason; markers closer than 4 px are merged.</p>\n"
         out += "</section>\n</body>\n</html>\n"
         return out
@@ -119,7 +152,7 @@ public struct TimelineSVG {
 
     func element(into out: inout String) {
         let n = timeline.lanes.count
-        let layout = Layout(sessions: n)
+        let layout = self.layout
         let height = layout.height(n)
         let w = TimelineSVG.width
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(height)\" viewBox=\"0 0 \(w) \(height)\""
@@ -132,6 +165,7 @@ public struct TimelineSVG {
         grid(layout, into: &out)
         eventsLane(layout, into: &out)
         for i in 0..<n { sessionLane(i, layout, into: &out) }
+        if hasMasterLane { masterLane(layout, into: &out) }
         outputLane(layout, into: &out)
         axis(layout, into: &out)
         out += "</svg>\n"
@@ -144,6 +178,21 @@ public struct TimelineSVG {
         out += "<text x=\"12\" y=\"37\" class=\"sub\">\(seconds) s at \(t.sampleRate) Hz · \(t.lanes.count) sessions · "
         out += "gain: what the renderer applied, per \(t.intervalFrames) frames, 0 to \(Int(TimelineSVG.floorDB)) dB · "
         out += "hover a marker for its journal entry</text>\n"
+        // Key of the gain-reduction lines, when the picture has any.
+        var keys: [(String, String)] = []
+        if hasCompressor { keys.append(("compressor", TimelineSVG.compressorColour)) }
+        if t.limiterGains != nil { keys.append(("limiter", TimelineSVG.limiterColour)) }
+        if !keys.isEmpty {
+            var kx = 880
+            out += "<text x=\"\(kx)\" y=\"37\" class=\"sub\">gain reduction:</text>"
+            kx += 80
+            for (name, colour) in keys {
+                out += "<path d=\"M\(kx) 33h14\" stroke=\"\(colour)\" stroke-width=\"2\"/>"
+                out += "<text x=\"\(kx + 18)\" y=\"37\" class=\"sub\">\(name)</text>"
+                kx += 24 + 6 * name.count + 10
+            }
+            out += "\n"
+        }
         // Legend: states, then marker kinds.
         var x = 12
         for s in Timeline.LaneState.allCases {
@@ -268,7 +317,35 @@ public struct TimelineSVG {
         out += "\n"
         // The applied gain: per pixel column the range of the records in it.
         gainPath(lane.gains, top: Double(y) + 7, bottom: Double(y + h) - 2 - sourceArea, cssClass: "gain", into: &out)
+        if let reductions = lane.compressorGains {
+            reductionPath(
+                reductions, top: Double(y) + 7, bottom: Double(y + h) - 2 - sourceArea, floorDB: TimelineSVG.floorDB,
+                cssClass: "comp", colour: TimelineSVG.compressorColour, title: "\(lane.id): compressor gain reduction", into: &out)
+        }
         markers(lane: i, top: Double(y), bottom: Double(y + h), into: &out)
+        out += "</g>\n"
+    }
+
+    func masterLane(_ layout: Layout, into out: inout String) {
+        let y = layout.masterY(timeline.lanes.count)
+        let h = layout.masterHeight
+        out += "<g class=\"lane master\">"
+        labelStrip(
+            y: y, height: h, colour: TimelineSVG.masterLaneColour, title: "the limiter's and the master compressor's gain reduction, dB",
+            line1: "master", line2: "reduction, 0 to \(Int(TimelineSVG.masterFloorDB)) dB", into: &out)
+        out += "<rect x=\"\(TimelineSVG.plotX0)\" y=\"\(y)\" width=\"\(TimelineSVG.plotWidth)\" height=\"\(h)\" fill=\"#fbf7f7\"/>\n"
+        let top = Double(y) + 3
+        let bottom = Double(y + h) - 2
+        if let reductions = timeline.masterCompressorGains {
+            reductionPath(
+                reductions, top: top, bottom: bottom, floorDB: TimelineSVG.masterFloorDB, cssClass: "comp",
+                colour: TimelineSVG.compressorColour, title: "master compressor gain reduction", into: &out)
+        }
+        if let reductions = timeline.limiterGains {
+            reductionPath(
+                reductions, top: top, bottom: bottom, floorDB: TimelineSVG.masterFloorDB, cssClass: "lim",
+                colour: TimelineSVG.limiterColour, title: "limiter gain reduction", into: &out)
+        }
         out += "</g>\n"
     }
 
@@ -341,6 +418,30 @@ public struct TimelineSVG {
             lower.append((xc, TimelineSVG.y(gain: lo, top: top, bottom: bottom)))
         }
         flush()
+    }
+
+    /// A gain reduction as a line from 0 dB (`top`) down to `floorDB` (`bottom`): per column
+    /// the smallest gain of its records (the largest reduction); columns with no data break it.
+    func reductionPath(
+        _ values: [Float], top: Double, bottom: Double, floorDB: Double, cssClass: String, colour: String, title: String,
+        into out: inout String
+    ) {
+        var d = ""
+        var open = false
+        for (c, range) in columns(values.count).enumerated() {
+            var lo = Float.infinity
+            for r in range where !values[r].isNaN { lo = min(lo, values[r]) }
+            guard lo.isFinite else {
+                open = false
+                continue
+            }
+            d += (open ? "L" : "M") + formatFixed(Double(TimelineSVG.plotX0 + c) + 0.5, 1) + " "
+            d += formatFixed(TimelineSVG.y(gain: lo, top: top, bottom: bottom, floorDB: floorDB), 1)
+            open = true
+        }
+        guard !d.isEmpty else { return }
+        out += "<path class=\"\(cssClass)\" d=\"\(d)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.4\">"
+        out += "<title>\(escape(title))</title></path>\n"
     }
 
     /// The output peaks as an area over the lane's floor.
