@@ -475,9 +475,10 @@ typedef void (*tutti_effect_release)(void *user);
  * called; that one's `release` (NULL: none) is then called with its `user` as described at
  * tutti_effect_release, and the host must not free its `user` before. Removing the host effect
  * from a session without an effect chain makes it mix exactly (bit for bit) as before. A bus
- * takes host effects of sessions only (the master takes none). NOT_FOUND for a removed session,
- * INVALID_ARGUMENT naming `at`; a failed call changes nothing and calls neither callback. Any
- * thread but the render thread. (An addition.) */
+ * takes host effects of sessions only: the master takes one from Swift only
+ * (AudioEngine.setMasterHostEffect), which needs master effects this header cannot configure
+ * yet. NOT_FOUND for a removed session, INVALID_ARGUMENT naming `at`; a failed call changes
+ * nothing and calls neither callback. Any thread but the render thread. (An addition.) */
 tutti_result tutti_bus_set_effect(tutti_engine *engine, tutti_session session, tutti_effect_callback callback,
                                   tutti_effect_release release, void *user, tutti_frame at);
 

@@ -150,6 +150,10 @@ public struct Sidechain: Sendable, Hashable {
         /// Replace a bus's host effect (nil: none), run after its chain; the one it replaces
         /// (or this one, when the bus is gone) comes back as `retiredHostEffect`.
         case setBusHostEffect(BusID, UnsafeMutablePointer<HostEffectSlot>?)
+        /// Replace the master's host effect (nil: none), run after the master chain; the one
+        /// it replaces comes back as `retiredHostEffect`. Only sent to an engine with a master
+        /// stage.
+        case setMasterHostEffect(UnsafeMutablePointer<HostEffectSlot>?)
     }
 }
 

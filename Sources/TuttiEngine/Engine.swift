@@ -223,6 +223,24 @@ public final class Engine {
         busHasHostEffect[bus.slot] = effect != nil
     }
 
+    /// Replace the master's host effect at `time` with `effect` (made by
+    /// `HostEffectSlot.make`; nil: none). It runs on the render thread after the master chain
+    /// (`EngineConfiguration.effects`), on the main route's master-stage mix (every non-ringer
+    /// bus on main), before the system volume and the limiter. The engine needs a master stage:
+    /// `configuration.effects` set (an empty list will do). Replacement and release as in
+    /// `setBusHostEffect`; on success the engine owns `effect`, on a throw the caller still
+    /// does. Throws `state` without a master stage, `capacity` when the command queue is
+    /// full; a failed call changes nothing. Control thread.
+    public func setMasterHostEffect(_ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime = .now) throws(TuttiError) {
+        guard configuration.effects != nil else {
+            throw TuttiError(
+                .state, "the engine has no master stage for a host effect: configure master effects (an empty list will do)")
+        }
+        drainEvents()
+        try checkRoom(1)
+        push(.setMasterHostEffect(effect), at: time)
+    }
+
     /// A new source on `bus`, stopped at position 0, with a voice-stealing `priority`
     /// (0…255). Takes effect at `time`. Validates everything first (a failed call changes
     /// nothing and consumes no id). Control thread.
@@ -634,6 +652,7 @@ public final class Engine {
             if case .setBusEffects(_, let chain?) = c.action { EffectChain.destroy(chain) }
             if case .glideBusBiquad(_, _, _, let p) = c.action { p.deinitialize(count: 1).deallocate() }
             if case .setBusHostEffect(_, let slot?) = c.action { HostEffectSlot.destroy(slot) }
+            if case .setMasterHostEffect(let slot?) = c.action { HostEffectSlot.destroy(slot) }
         }
         drainEvents()
         for pending in directoryReleases { directory.releaseNow(pending.bits) }

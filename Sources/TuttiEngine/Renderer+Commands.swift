@@ -113,6 +113,9 @@ extension Renderer {
             }
             if let old = busHostEffects[b] { report(.retiredHostEffect(old), at: framePosition) }
             busHostEffects[b] = slot
+        case .setMasterHostEffect(let slot):
+            if let old = masterHostEffect { report(.retiredHostEffect(old), at: framePosition) }
+            masterHostEffect = slot
         }
     }
 

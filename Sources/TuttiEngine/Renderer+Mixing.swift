@@ -176,7 +176,7 @@ extension Renderer {
 
     /// After the sources: each bus chain runs (then the bus's host effect, if any) and joins
     /// main with its bus factor (into the master stage's buffer when there is one); the master
-    /// chain runs on main's; every
+    /// chain (then the master's host effect, if any) runs on main's; every
     /// route's master-stage mix joins its output with the system volume.
     @inlinable @_noLocks
     func finishEffects(frameCount n: Int, systemRamping: Bool) {
@@ -197,6 +197,7 @@ extension Renderer {
         }
         guard let masterBuffers, let masterEffects else { return }
         for i in 0..<masterEffects.pointee.count { masterEffects.pointee.units[i].process(masterBuffers, frameCount: n) }
+        if let host = masterHostEffect { host.pointee.process(masterBuffers, frameCount: n, channelCount: ch) }
         for r in 0..<routeCount {
             let src = masterBuffers + r &* routeStride
             if systemRamping {

@@ -94,6 +94,9 @@ public final class Renderer: @unchecked Sendable {
     /// The control side installs one only on a bus with a chain (an empty one if need be).
     /// Installed and retired by command (`RenderCommand.Action.setBusHostEffect`).
     @usableFromInline let busHostEffects: UnsafeMutablePointer<UnsafeMutablePointer<HostEffectSlot>?>
+    /// The master's host effect (nil: none), run on main's master-stage buffer after the
+    /// master chain (render thread; installed and retired by command).
+    @usableFromInline @exclusivity(unchecked) var masterHostEffect: UnsafeMutablePointer<HostEffectSlot>?
     /// Buses with an effect chain (render thread).
     @usableFromInline @exclusivity(unchecked) var busEffectCount = 0
     /// The master effect chain when `configuration.effects` is set (nil: no master stage).
@@ -221,6 +224,7 @@ public final class Renderer: @unchecked Sendable {
         busEffects.deallocate()
         for b in 0..<maxBuses { if let slot = busHostEffects[b] { HostEffectSlot.destroy(slot) } }
         busHostEffects.deallocate()
+        if let masterHostEffect { HostEffectSlot.destroy(masterHostEffect) }
         if let masterEffects { EffectChain.destroy(masterEffects) }
         if let masterBuffers { deallocateAudio(masterBuffers) }
         deallocateAudio(systemVolumeGains)

@@ -163,6 +163,62 @@ final class RecordingEffect: HostEffect, @unchecked Sendable {
         #expect(second.framesProcessed == 400 * 256 - 10_000)
     }
 
+    /// `musicOnly` on an engine with a master stage of `effects`.
+    func musicOnMaster(_ effects: [EffectSettings]) throws -> (AudioEngine, SessionHandle) {
+        let (engine, music, _, song, _) = try makeEngine { $0.effects = effects }
+        try music.setActive(true)
+        try song.play()
+        return (engine, music)
+    }
+
+    @Test func aMasterHostEffectNullsAgainstHalfTheSessionGain() throws {
+        let (engine, _) = try musicOnMaster([])
+        let effect = ScaleEffect(0.5)
+        try engine.setMasterHostEffect(effect)
+        let (reference, music) = try musicOnMaster([])
+        try music.setGain(0.5, rampFrames: 0)
+        let a = render(engine, frames: 4_800)
+        let b = render(reference, frames: 4_800)
+        #expect(a == b)
+        #expect(abs(level(a, 2_400..<4_800, 440) - 0.25) < 1e-3)
+        #expect(effect.framesProcessed == 4_800)
+        try engine.setMasterHostEffect(nil)
+        #expect(render(engine, frames: 2_400) == render(reference, frames: 2_400).map { $0 * 2 })
+        #expect(effect.framesProcessed == 4_800)
+    }
+
+    @Test func aMasterHostEffectHearsTheMasterChainBeforeTheVolume() throws {
+        let chain: [EffectSettings] = [.biquad(.highpass, frequencyHz: 2_000, q: 0.7, gainDB: 0)]
+        let (engine, _) = try musicOnMaster(chain)
+        let recorder = RecordingEffect(capacity: 4_800)
+        try engine.setMasterHostEffect(recorder)
+        try engine.setVolume(0.25)
+        let (reference, _) = try musicOnMaster(chain)
+        try reference.setVolume(1)
+        let out = render(engine, frames: 4_800)
+        let expected = render(reference, frames: 4_800)
+        #expect(recorder.samples == expected)
+        let heard = level(out, 2_400..<4_800, 440)
+        let before = level(expected, 2_400..<4_800, 440)
+        #expect(heard < before * 0.9, "the volume comes after the host effect: \(heard) vs \(before)")
+    }
+
+    @Test func aMasterHostEffectNeedsAMasterStage() throws {
+        let (engine, _) = try musicOnly()
+        weak var released: ScaleEffect?
+        do {
+            let effect = ScaleEffect(0.5)
+            released = effect
+            #expect {
+                try engine.setMasterHostEffect(effect)
+            } throws: { error in
+                let e = error as? TuttiError
+                return e?.code == .state && e?.message.contains("master stage") == true
+            }
+        }
+        #expect(released == nil)
+    }
+
     @Test func badInputIsRefusedByNameChangingNothing() throws {
         let (engine, music) = try musicOnly()
         let (dryEngine, _) = try musicOnly()
