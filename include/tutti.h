@@ -466,7 +466,9 @@ tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session sessio
 typedef void (*tutti_effect_callback)(float *interleaved, uint32_t frames, uint32_t channels, void *user);
 /* Called once with `user` when the engine no longer calls the callback it came with (the host
  * may free `user` then). Called on a control thread, never the render thread: inside a later
- * tutti_* call on the engine, or tutti_engine_destroy. (An addition.) */
+ * tutti_* call on the engine, on one of the library's own threads (event delivery, behind
+ * tutti_engine_event_fd), or in tutti_engine_destroy; with the engine's lock held, so it must
+ * not call tutti_* functions itself. (An addition.) */
 typedef void (*tutti_effect_release)(void *user);
 /* Inserts `callback` with `user` on the session's bus at `at`, replacing the host effect there
  * (NULL callback: remove it). It runs after the bus's effect chain (tutti_session_set_effects;

@@ -213,7 +213,8 @@ public final class AudioEngine: Sendable {
     /// and must follow `HostEffect`'s rules (no locks, no allocation, no I/O). The engine holds
     /// a strong reference while it is installed; from `time` on the one it replaces is no
     /// longer called, and its reference is dropped on a control thread (a later call on the
-    /// engine) once the render side has let go of it. Needs a master stage: errors `state`
+    /// engine) once the render side has let go of it, with the engine's lock held (a `deinit`
+    /// then must not call the engine). Needs a master stage: errors `state`
     /// when `AudioEngineConfiguration.effects` is nil (an empty list will do),
     /// `invalidArgument` naming `time`; nothing changed. Any thread but the render thread.
     public func setMasterHostEffect(_ effect: (any HostEffect)?, at time: EngineTime = .now) throws(TuttiError) {

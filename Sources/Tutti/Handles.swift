@@ -113,7 +113,8 @@ public struct SessionHandle: Hashable, Sendable {
     /// rendered chunk, and must follow `HostEffect`'s rules (no locks, no allocation, no I/O).
     /// The engine holds a strong reference to `effect` while it is installed; from `time` on
     /// the one it replaces is no longer called, and its reference is dropped on a control
-    /// thread (a later call on the engine) once the render side has let go of it. Removing the
+    /// thread (a later call on the engine) once the render side has let go of it, with the
+    /// engine's lock held (a `deinit` then must not call the engine). Removing the
     /// host effect from a session without a built-in chain makes it mix exactly (bit for bit)
     /// as before. Errors: `notFound` for a removed session, `invalidArgument` naming `time`,
     /// nothing changed. Any thread but the render thread.

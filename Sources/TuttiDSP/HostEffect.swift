@@ -17,7 +17,9 @@
 /// a time), so a class holding it may declare `@unchecked Sendable`; parameters a control
 /// thread changes while it runs go through atomics (`Synchronization.Atomic`). The engine keeps
 /// a strong reference while the effect is installed and drops it on a control thread once the
-/// render side has let go of it.
+/// render side has let go of it (inside a later call on the engine, on its event-delivery
+/// thread, or when the engine is freed), with the engine's lock held: a `deinit` that runs
+/// then must not call the engine.
 public protocol HostEffect: AnyObject, Sendable {
     /// Process `frameCount` interleaved frames of `channelCount` channels in `buffer`, in place.
     /// Render thread: no locks, no allocation, no I/O (see `HostEffect`).
@@ -29,7 +31,8 @@ public protocol HostEffect: AnyObject, Sendable {
 public typealias HostEffectCallback = @convention(c) (UnsafeMutablePointer<Float>?, UInt32, UInt32, UnsafeMutableRawPointer?) -> Void
 
 /// Called once with the host's pointer when the engine no longer calls the effect
-/// (`tutti_effect_release`). Called on a control thread, never the render thread.
+/// (`tutti_effect_release`). Called on a control thread, never the render thread, with the
+/// engine's lock held (it must not call the engine).
 public typealias HostEffectRelease = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// The render side's view of one installed host effect: a callback, the host's pointer and
