@@ -456,6 +456,33 @@ tutti_result tutti_session_set_effects(tutti_engine *engine, tutti_session sessi
  * a biquad, or a field is out of range (named effect->field). Any thread. (An addition.) */
 tutti_result tutti_session_set_effect(tutti_engine *engine, tutti_session session, uint32_t index, const tutti_effect *effect,
                                       int64_t glide_frames, tutti_frame at);
+/* Host DSP: the host's own effect on a session's bus. Called on the RENDER THREAD once per
+ * rendered chunk (a block, or part of one where a change is scheduled), silent ones included,
+ * with the bus's mix to change in place: `frames` interleaved frames of `channels` channels (the
+ * engine's channel count; frame f, channel c is interleaved[f * channels + c]), samples
+ * nominally in -1..1, and the host's `user` pointer. Render-thread rules: no locks, no
+ * allocation or freeing, no I/O, logging, system calls or waiting; only work bounded by
+ * `frames`. A callback that breaks them causes dropouts. (An addition.) */
+typedef void (*tutti_effect_callback)(float *interleaved, uint32_t frames, uint32_t channels, void *user);
+/* Called once with `user` when the engine no longer calls the callback it came with (the host
+ * may free `user` then). Called on a control thread, never the render thread: inside a later
+ * tutti_* call on the engine, on one of the library's own threads (event delivery, behind
+ * tutti_engine_event_fd), or in tutti_engine_destroy; with the engine's lock held, so it must
+ * not call tutti_* functions itself. (An addition.) */
+typedef void (*tutti_effect_release)(void *user);
+/* Inserts `callback` with `user` on the session's bus at `at`, replacing the host effect there
+ * (NULL callback: remove it). It runs after the bus's effect chain (tutti_session_set_effects;
+ * it stays when the chain is replaced), on the mix of the session's main-route sources, before
+ * the session's gate, duck, gain and the volume. From `at` on the one it replaces is no longer
+ * called; that one's `release` (NULL: none) is then called with its `user` as described at
+ * tutti_effect_release, and the host must not free its `user` before. Removing the host effect
+ * from a session without an effect chain makes it mix exactly (bit for bit) as before. A bus
+ * takes host effects of sessions only: the master takes one from Swift only
+ * (AudioEngine.setMasterHostEffect), which needs master effects this header cannot configure
+ * yet. NOT_FOUND for a removed session, INVALID_ARGUMENT naming `at`; a failed call changes
+ * nothing and calls neither callback. Any thread but the render thread. (An addition.) */
+tutti_result tutti_bus_set_effect(tutti_engine *engine, tutti_session session, tutti_effect_callback callback,
+                                  tutti_effect_release release, void *user, tutti_frame at);
 
 /* ------------------------------------------------------------------------------------------
  * Sources

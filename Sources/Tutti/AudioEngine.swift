@@ -203,6 +203,31 @@ public final class AudioEngine: Sendable {
         try perform(.remote(command), at: time)
     }
 
+    // MARK: Host DSP
+
+    /// Insert `effect`, the host's own DSP, on the master from `time` on (nil: remove it),
+    /// replacing the one there. It runs on the render thread after the master chain
+    /// (`AudioEngineConfiguration.effects`), on the main route's mix of every session (system
+    /// sounds, the ringer class, bypass it), before the system volume and the limiter. Its
+    /// `process` gets interleaved frames of the engine's channel count once per rendered chunk
+    /// and must follow `HostEffect`'s rules (no locks, no allocation, no I/O). The engine holds
+    /// a strong reference while it is installed; from `time` on the one it replaces is no
+    /// longer called, and its reference is dropped on a control thread (a later call on the
+    /// engine) once the render side has let go of it, with the engine's lock held (a `deinit`
+    /// then must not call the engine). Needs a master stage: errors `state`
+    /// when `AudioEngineConfiguration.effects` is nil (an empty list will do),
+    /// `invalidArgument` naming `time`; nothing changed. Any thread but the render thread.
+    public func setMasterHostEffect(_ effect: (any HostEffect)?, at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        let slot = effect.map { HostEffectSlot.make($0) }
+        do {
+            try withCore { (s) throws(TuttiError) in try s.setMasterHostEffect(slot, at: time) }
+        } catch {
+            if let slot { HostEffectSlot.destroy(slot) }
+            throw error
+        }
+    }
+
     // MARK: Voice limits and ducking rules
 
     /// Voices the whole engine may play at once from `time` on (1…65536; nil: no limit).

@@ -325,6 +325,23 @@ package final class AudioSystem {
         try engine.setBusEffect(id.bus, index: index, to: settings, glideFrames: Int(frames), at: time)
     }
 
+    /// Replace the host effect on the session's bus at `time` (nil: none); see
+    /// `Engine.setBusHostEffect`. On success the engine owns `effect`; on a throw the caller
+    /// still does.
+    package func setSessionHostEffect(_ id: SessionID, _ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime)
+        throws(TuttiError)
+    {
+        _ = try sessionName(id)
+        try engine.setBusHostEffect(id.bus, effect, at: time)
+    }
+
+    /// Replace the master's host effect at `time` (nil: none); see
+    /// `Engine.setMasterHostEffect`. On success the engine owns `effect`; on a throw the caller
+    /// still does.
+    package func setMasterHostEffect(_ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime) throws(TuttiError) {
+        try engine.setMasterHostEffect(effect, at: time)
+    }
+
     /// Move a source to `position` (frames at the engine rate; a playing buffer source
     /// crossfades from the old position to the new one at `time`, other playing sources fade
     /// out, jump and fade back in: see `SourceHandle.seek(to:at:)`). Streams cannot seek.

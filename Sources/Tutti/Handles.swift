@@ -105,6 +105,47 @@ public struct SessionHandle: Hashable, Sendable {
         try engine.withCore { (s) throws(TuttiError) in try s.setSessionEffects(id, effects, at: time) }
     }
 
+    /// Insert `effect`, the host's own DSP, on this session's bus from `time` on (nil: remove
+    /// it), replacing the one there. It runs on the render thread after the bus's built-in chain
+    /// (`setEffects`), on the mix of the session's main-route sources, before the session's
+    /// gate, duck, gain and the volume; it keeps its place when the chain is replaced. Its
+    /// `process` gets the bus's interleaved frames (the engine's channel count) once per
+    /// rendered chunk, and must follow `HostEffect`'s rules (no locks, no allocation, no I/O).
+    /// The engine holds a strong reference to `effect` while it is installed; from `time` on
+    /// the one it replaces is no longer called, and its reference is dropped on a control
+    /// thread (a later call on the engine) once the render side has let go of it, with the
+    /// engine's lock held (a `deinit` then must not call the engine). Removing the
+    /// host effect from a session without a built-in chain makes it mix exactly (bit for bit)
+    /// as before. Errors: `notFound` for a removed session, `invalidArgument` naming `time`,
+    /// nothing changed. Any thread but the render thread.
+    public func setHostEffect(_ effect: (any HostEffect)?, at time: EngineTime = .now) throws(TuttiError) {
+        try checkTime(time)
+        try install(effect.map { HostEffectSlot.make($0) }, releaseOnFailure: true, at: time)
+    }
+
+    /// `tutti_bus_set_effect` on a session: `callback` with `user` (nil callback: remove), and
+    /// `release` (may be nil) called with `user` on a control thread once the render side no
+    /// longer calls it. A failed call calls nothing. Any thread but the render thread.
+    package func setHostEffect(
+        callback: HostEffectCallback?, user: UnsafeMutableRawPointer?, release: HostEffectRelease?, at time: EngineTime
+    ) throws(TuttiError) {
+        try checkTime(time)
+        try install(callback.map { HostEffectSlot.make(callback: $0, user: user, release: release) }, releaseOnFailure: false, at: time)
+    }
+
+    /// Hand `slot` to the engine; on a throw free it (releasing what it holds only when
+    /// `releaseOnFailure`: a Swift effect's reference, never a C host's pointer).
+    private func install(_ slot: UnsafeMutablePointer<HostEffectSlot>?, releaseOnFailure: Bool, at time: EngineTime) throws(TuttiError) {
+        do {
+            try engine.withCore { (s) throws(TuttiError) in try s.setSessionHostEffect(id, slot, at: time) }
+        } catch {
+            if let slot {
+                if releaseOnFailure { HostEffectSlot.destroy(slot) } else { slot.deinitialize(count: 1).deallocate() }
+            }
+            throw error
+        }
+    }
+
     /// Change the biquad at `index` of this session's chain (as given to `setEffects`) to
     /// `settings`, another biquad of any form, at `time`, gliding over `glideFrames` frames
     /// without zipper noise (the new filter starts from the old one's state and the output

@@ -71,3 +71,19 @@ public func tuttiSessionSetEffect(
             at: Int(index), to: e, glideFrames: glideFrames < 0 ? nil : glideFrames, at: time)
     }
 }
+
+/// C ABI `tutti_bus_set_effect`: a host's callback on a session's bus (NULL: remove), its
+/// `release` called once on a control thread when the render side no longer calls it. Any
+/// thread but the render thread.
+@_cdecl("tutti_bus_set_effect")
+public func tuttiBusSetEffect(
+    _ pointer: OpaquePointer?, _ id: tutti_session, _ callback: tutti_effect_callback?, _ release: tutti_effect_release?,
+    _ user: UnsafeMutableRawPointer?, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_bus_set_effect") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let time = try engineTime(at)
+        try SessionHandle(engine: engine, id: SessionID(rawValue: id)).setHostEffect(
+            callback: callback, user: user, release: release, at: time)
+    }
+}

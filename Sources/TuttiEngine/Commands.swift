@@ -147,6 +147,13 @@ public struct Sidechain: Sendable, Hashable {
         /// control side) over `frames` frames (`EffectUnit.glide`); the pointer comes back as
         /// `retiredCoefficients`.
         case glideBusBiquad(BusID, index: Int32, frames: Int32, UnsafeMutablePointer<BiquadCoefficients>)
+        /// Replace a bus's host effect (nil: none), run after its chain; the one it replaces
+        /// (or this one, when the bus is gone) comes back as `retiredHostEffect`.
+        case setBusHostEffect(BusID, UnsafeMutablePointer<HostEffectSlot>?)
+        /// Replace the master's host effect (nil: none), run after the master chain; the one
+        /// it replaces comes back as `retiredHostEffect`. Only sent to an engine with a master
+        /// stage.
+        case setMasterHostEffect(UnsafeMutablePointer<HostEffectSlot>?)
     }
 }
 
@@ -187,6 +194,9 @@ public struct Sidechain: Sendable, Hashable {
         case retiredEffects(UnsafeMutablePointer<EffectChain>)
         /// Coefficients a glide command carried, to be freed on the control side.
         case retiredCoefficients(UnsafeMutablePointer<BiquadCoefficients>)
+        /// A host effect replaced, or left by a removed bus: the render side no longer calls
+        /// it; released and freed on the control side.
+        case retiredHostEffect(UnsafeMutablePointer<HostEffectSlot>)
     }
 }
 

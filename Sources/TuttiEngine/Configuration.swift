@@ -85,8 +85,9 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// the stolen voice's later halt is the one completion its own run may report, and the
     /// new voice's run reports at most one completion of its own.
     /// Room for every report the render side can have outstanding: two per command, two per
-    /// source and bus (ended or halted, then removed), and one underrun report per source.
-    var eventQueueCapacity: Int { 2 * commandQueueCapacity + 3 * maxSources + 2 * maxBuses + 16 }
+    /// source (ended or halted, then removed), three per bus (removed, its chain and its host
+    /// effect retired), and one underrun report per source.
+    var eventQueueCapacity: Int { 2 * commandQueueCapacity + 3 * maxSources + 3 * maxBuses + 16 }
 
     /// Throws `invalidArgument` naming the first setting out of range.
     public func validate() throws(TuttiError) {

@@ -58,6 +58,9 @@ public final class Engine {
     private var retainedObjects: [AnyObject?]
     /// The effect chain last given to each bus slot (control side; empty: none).
     private var busEffectSettings: [[EffectSettings]]
+    /// Whether each bus slot was last given a host effect (control side; its bus then keeps a
+    /// chain, an empty one if need be, for the host effect to run on).
+    private var busHasHostEffect: [Bool]
     /// The bus of each live source (for removing a bus's sources on the control side too).
     private var busOfSource: [BusID?]
     /// Render events drained from the ring and not yet handed out by `pollEvents`.
@@ -84,6 +87,7 @@ public final class Engine {
         retainedObjects = Array(repeating: nil, count: configuration.maxSources)
         busOfSource = Array(repeating: nil, count: configuration.maxSources)
         busEffectSettings = Array(repeating: [], count: configuration.maxBuses)
+        busHasHostEffect = Array(repeating: false, count: configuration.maxBuses)
     }
 
     /// Output rate, Hz.
@@ -130,6 +134,7 @@ public final class Engine {
         push(.installBus(node), at: time)
         busSlots.occupy(slot)
         busEffectSettings[slot] = []
+        busHasHostEffect[slot] = false
         return id
     }
 
@@ -137,7 +142,8 @@ public final class Engine {
     /// bus then mixes as if it never had one). The sources of the bus on the main route mix
     /// into the chain; its output joins main with the bus's gate, gain, duck and volume
     /// (sources on other routes bypass it). The chain is built here and handed over by
-    /// command; the one it replaces stops at once (its tail with it). Throws `invalidArgument`
+    /// command; the one it replaces stops at once (its tail with it). A host effect on the bus
+    /// (`setBusHostEffect`) stays, after the new chain. Throws `invalidArgument`
     /// naming `effects[i].field` (see `EffectSettings.problem`), `notFound` for a stale bus;
     /// a failed call changes nothing. Control thread.
     public func setBusEffects(_ bus: BusID, _ effects: [EffectSettings], at time: EngineTime = .now) throws(TuttiError) {
@@ -148,7 +154,7 @@ public final class Engine {
         drainEvents()
         try checkRoom(1)
         let chain =
-            effects.isEmpty
+            effects.isEmpty && !busHasHostEffect[bus.slot]
             ? nil
             : EffectChain.make(
                 effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
@@ -183,6 +189,56 @@ public final class Engine {
         target.initialize(to: BiquadCoefficients(kind, frequencyHz: f, q: q, gainDB: g, sampleRate: Double(configuration.sampleRate)))
         push(.glideBusBiquad(bus, index: Int32(index), frames: Int32(glideFrames), target), at: time)
         busEffectSettings[bus.slot][index] = settings
+    }
+
+    /// Replace the host effect of `bus` at `time` with `effect` (made by `HostEffectSlot.make`;
+    /// nil: none). It runs on the render thread after the bus's chain (`setBusEffects`), on
+    /// the mix of the bus's main-route sources, before the bus's gate, gain, duck and volume;
+    /// a bus without a chain gets an empty one while the host effect is on it (and loses it
+    /// with the host effect, so it then mixes exactly as before). From `time` on the one it
+    /// replaces is no longer called; it is released (`HostEffectSlot.destroy`) on the control
+    /// side by a later call once the render side has handed it back (or when the engine is
+    /// freed). On success the engine owns `effect`; on a throw the caller still does. Throws
+    /// `notFound` for a stale bus, `capacity` when the command queue is full; a failed call
+    /// changes nothing. Control thread.
+    public func setBusHostEffect(_ bus: BusID, _ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime = .now)
+        throws(TuttiError)
+    {
+        guard contains(bus) else { throw TuttiError(.notFound, "no bus \(bus)") }
+        drainEvents()
+        let hadHost = busHasHostEffect[bus.slot]
+        let noChain = busEffectSettings[bus.slot].isEmpty
+        // An empty chain gives the host effect a buffer to run on; it goes with the host effect.
+        let addsChain = effect != nil && !hadHost && noChain
+        let dropsChain = effect == nil && hadHost && noChain
+        try checkRoom(addsChain || dropsChain ? 2 : 1)
+        if addsChain {
+            let empty = EffectChain.make(
+                [], sampleRate: configuration.sampleRate, channelCount: configuration.channelCount,
+                maxFrames: configuration.maxBlockFrames)
+            push(.setBusEffects(bus, empty), at: time)
+        }
+        push(.setBusHostEffect(bus, effect), at: time)
+        if dropsChain { push(.setBusEffects(bus, nil), at: time) }
+        busHasHostEffect[bus.slot] = effect != nil
+    }
+
+    /// Replace the master's host effect at `time` with `effect` (made by
+    /// `HostEffectSlot.make`; nil: none). It runs on the render thread after the master chain
+    /// (`EngineConfiguration.effects`), on the main route's master-stage mix (every non-ringer
+    /// bus on main), before the system volume and the limiter. The engine needs a master stage:
+    /// `configuration.effects` set (an empty list will do). Replacement and release as in
+    /// `setBusHostEffect`; on success the engine owns `effect`, on a throw the caller still
+    /// does. Throws `state` without a master stage, `capacity` when the command queue is
+    /// full; a failed call changes nothing. Control thread.
+    public func setMasterHostEffect(_ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime = .now) throws(TuttiError) {
+        guard configuration.effects != nil else {
+            throw TuttiError(
+                .state, "the engine has no master stage for a host effect: configure master effects (an empty list will do)")
+        }
+        drainEvents()
+        try checkRoom(1)
+        push(.setMasterHostEffect(effect), at: time)
     }
 
     /// A new source on `bus`, stopped at position 0, with a voice-stealing `priority`
@@ -507,6 +563,8 @@ public final class Engine {
                 EffectChain.destroy(chain)
             case .retiredCoefficients(let c):
                 c.deinitialize(count: 1).deallocate()
+            case .retiredHostEffect(let slot):
+                HostEffectSlot.destroy(slot)
             case .sourceRemoved(let id):
                 if let stream = fileStreams.removeValue(forKey: id) { fileWorker.remove(stream) }
                 retainedObjects[id.slot] = nil
@@ -593,6 +651,8 @@ public final class Engine {
             if case .installBus(let n) = c.action { n.deinitialize(count: 1).deallocate() }
             if case .setBusEffects(_, let chain?) = c.action { EffectChain.destroy(chain) }
             if case .glideBusBiquad(_, _, _, let p) = c.action { p.deinitialize(count: 1).deallocate() }
+            if case .setBusHostEffect(_, let slot?) = c.action { HostEffectSlot.destroy(slot) }
+            if case .setMasterHostEffect(let slot?) = c.action { HostEffectSlot.destroy(slot) }
         }
         drainEvents()
         for pending in directoryReleases { directory.releaseNow(pending.bits) }

@@ -106,6 +106,16 @@ extension Renderer {
                 chain.pointee.units[Int(index)].glide(to: target.pointee, frames: Int(frames))
             }
             report(.retiredCoefficients(target), at: framePosition)
+        case .setBusHostEffect(let id, let slot):
+            guard let b = busIndex(id) else {
+                if let slot { report(.retiredHostEffect(slot), at: framePosition) }
+                return
+            }
+            if let old = busHostEffects[b] { report(.retiredHostEffect(old), at: framePosition) }
+            busHostEffects[b] = slot
+        case .setMasterHostEffect(let slot):
+            if let old = masterHostEffect { report(.retiredHostEffect(old), at: framePosition) }
+            masterHostEffect = slot
         }
     }
 
@@ -493,6 +503,10 @@ extension Renderer {
             busEffects[b] = nil
             busEffectCount &-= 1
             report(.retiredEffects(chain), at: frame)
+        }
+        if let slot = busHostEffects[b] {
+            busHostEffects[b] = nil
+            report(.retiredHostEffect(slot), at: frame)
         }
         busOccupied[b] = false
         report(.busRemoved(id), at: frame)

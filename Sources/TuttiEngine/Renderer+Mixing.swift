@@ -174,8 +174,9 @@ extension Renderer {
         }
     }
 
-    /// After the sources: each bus chain runs and joins main with its bus factor (into the
-    /// master stage's buffer when there is one); the master chain runs on main's; every
+    /// After the sources: each bus chain runs (then the bus's host effect, if any) and joins
+    /// main with its bus factor (into the master stage's buffer when there is one); the master
+    /// chain (then the master's host effect, if any) runs on main's; every
     /// route's master-stage mix joins its output with the system volume.
     @inlinable @_noLocks
     func finishEffects(frameCount n: Int, systemRamping: Bool) {
@@ -184,6 +185,7 @@ extension Renderer {
             for b in 0..<busHighWater where busOccupied[b] {
                 guard let chain = busEffects[b] else { continue }
                 chain.pointee.process(frameCount: n)
+                if let host = busHostEffects[b] { host.pointee.process(chain.pointee.buffer, frameCount: n, channelCount: ch) }
                 var dst = routeTargets[0]
                 if let masterBuffers, !buses[b].isRinger { dst = masterBuffers }
                 if busRamping[b] {
@@ -195,6 +197,7 @@ extension Renderer {
         }
         guard let masterBuffers, let masterEffects else { return }
         for i in 0..<masterEffects.pointee.count { masterEffects.pointee.units[i].process(masterBuffers, frameCount: n) }
+        if let host = masterHostEffect { host.pointee.process(masterBuffers, frameCount: n, channelCount: ch) }
         for r in 0..<routeCount {
             let src = masterBuffers + r &* routeStride
             if systemRamping {

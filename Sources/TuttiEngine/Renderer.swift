@@ -90,6 +90,13 @@ public final class Renderer: @unchecked Sendable {
     /// Per bus slot: its effect chain (nil: none, the bus mixes straight into the output as
     /// before). Installed and retired by command (`RenderCommand.Action.setBusEffects`).
     @usableFromInline let busEffects: UnsafeMutablePointer<UnsafeMutablePointer<EffectChain>?>
+    /// Per bus slot: its host effect (nil: none), run on the chain's buffer after the chain.
+    /// The control side installs one only on a bus with a chain (an empty one if need be).
+    /// Installed and retired by command (`RenderCommand.Action.setBusHostEffect`).
+    @usableFromInline let busHostEffects: UnsafeMutablePointer<UnsafeMutablePointer<HostEffectSlot>?>
+    /// The master's host effect (nil: none), run on main's master-stage buffer after the
+    /// master chain (render thread; installed and retired by command).
+    @usableFromInline @exclusivity(unchecked) var masterHostEffect: UnsafeMutablePointer<HostEffectSlot>?
     /// Buses with an effect chain (render thread).
     @usableFromInline @exclusivity(unchecked) var busEffectCount = 0
     /// The master effect chain when `configuration.effects` is set (nil: no master stage).
@@ -162,6 +169,8 @@ public final class Renderer: @unchecked Sendable {
         busGains.initialize(repeating: 0, count: busGainStride * maxBuses)
         busEffects = .allocate(capacity: maxBuses)
         busEffects.initialize(repeating: nil, count: maxBuses)
+        busHostEffects = .allocate(capacity: maxBuses)
+        busHostEffects.initialize(repeating: nil, count: maxBuses)
         if let effects = configuration.effects {
             masterEffects = EffectChain.make(
                 effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount, maxFrames: 1)
@@ -213,6 +222,9 @@ public final class Renderer: @unchecked Sendable {
         deallocateAudio(busGains)
         for b in 0..<maxBuses { if let chain = busEffects[b] { EffectChain.destroy(chain) } }
         busEffects.deallocate()
+        for b in 0..<maxBuses { if let slot = busHostEffects[b] { HostEffectSlot.destroy(slot) } }
+        busHostEffects.deallocate()
+        if let masterHostEffect { HostEffectSlot.destroy(masterHostEffect) }
         if let masterEffects { EffectChain.destroy(masterEffects) }
         if let masterBuffers { deallocateAudio(masterBuffers) }
         deallocateAudio(systemVolumeGains)

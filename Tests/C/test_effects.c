@@ -1,7 +1,9 @@
 /* Effects on session buses through the C ABI: a notch takes its tone out of the mix; a peaking
  * filter's gain is heard at its centre; a delay's echo is heard after the source stops; a
  * biquad glides to another and its tone comes back; bad effects are refused naming the
- * field, nothing changed. */
+ * field, nothing changed. A host effect (tutti_bus_set_effect) halves its bus from the frame
+ * asked, exactly; removed, the output is the dry one bit for bit and its release is called
+ * once, off the render thread; bad calls are refused by name, calling nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -139,10 +141,66 @@ static void bad_effects_name_their_field(void) {
     tutti_engine_destroy(engine);
 }
 
+/* A host effect: multiplies by `factor`, counts frames and calls; `released` counts releases. */
+typedef struct scale_state {
+    float factor;
+    uint64_t frames;
+    uint32_t channels;
+    int released;
+} scale_state;
+
+static void scale_callback(float *interleaved, uint32_t frames, uint32_t channels, void *user) {
+    scale_state *s = user;
+    for (uint32_t i = 0; i < frames * channels; i++) interleaved[i] *= s->factor;
+    s->frames += frames;
+    s->channels = channels;
+}
+
+static void scale_release(void *user) { ((scale_state *)user)->released += 1; }
+
+static void a_host_effect_halves_its_bus_from_its_frame(void) {
+    tutti_session music, dry_music;
+    tutti_engine *engine = tone_through(NULL, 0, 440, &music);
+    tutti_engine *dry = tone_through(NULL, 0, 440, &dry_music);
+    scale_state state = {0.5f, 0, 0, 0};
+    OK(tutti_bus_set_effect(engine, music, scale_callback, scale_release, &state, 1000));
+    float *out = render_mono(engine, 4800);
+    float *reference = render_mono(dry, 4800);
+    int exact = 1;
+    for (int i = 0; i < 4800; i++) {
+        if (out[i] != (i < 1000 ? reference[i] : reference[i] * 0.5f)) exact = 0;
+    }
+    CHECK(exact, "the host effect halves the bus from frame 1000 on, exactly");
+    CHECK(state.frames == 3800 && state.channels == 1, "called for %llu frames of %u channels", (unsigned long long)state.frames,
+          state.channels);
+    free(out);
+    free(reference);
+    /* Removed: the dry output bit for bit; released once by a later call on the engine. */
+    OK(tutti_bus_set_effect(engine, music, NULL, NULL, NULL, TUTTI_NOW));
+    CHECK(state.released == 0, "not released before the render side let go: %d", state.released);
+    out = render_mono(engine, 4800);
+    reference = render_mono(dry, 4800);
+    CHECK(memcmp(out, reference, 4800 * sizeof(float)) == 0, "removed: the dry output");
+    CHECK(state.frames == 3800, "not called once removed: %llu frames", (unsigned long long)state.frames);
+    OK(tutti_session_set_gain(engine, music, 1.0f, 0, TUTTI_NOW));
+    CHECK(state.released == 1, "released once: %d", state.released);
+    free(out);
+    free(reference);
+    /* Bad calls change nothing and call nothing. */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "at", tutti_bus_set_effect(engine, music, scale_callback, scale_release, &state, -5));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "session", tutti_bus_set_effect(engine, music + 12345, scale_callback, scale_release, &state, TUTTI_NOW));
+    /* Installed when the engine is destroyed: released then. */
+    OK(tutti_bus_set_effect(engine, music, scale_callback, scale_release, &state, TUTTI_NOW));
+    tutti_engine_destroy(engine);
+    CHECK(state.released == 2, "released by tutti_engine_destroy: %d", state.released);
+    tutti_engine_destroy(dry);
+}
+
 int main(void) {
     TEST(filters_are_heard);
     TEST(a_glide_brings_the_tone_back);
     TEST(a_delay_rings_after_the_source_stops);
     TEST(bad_effects_name_their_field);
+    TEST(a_host_effect_halves_its_bus_from_its_frame);
     return harness_done();
 }

@@ -220,3 +220,33 @@ def test_output_to_a_device_then_pull_rendering_again(engine, music):
         engine.start_output(device="hw:99,0")
     assert not engine.output_running
     engine.stop_output()  # none runs: fine
+
+
+def test_a_host_effect_halves_the_bus_from_its_frame_and_goes_away_cleanly(engine, music):
+    tone = music.tone(440.0, 0.5)
+    tone.play()
+    calls = []
+
+    def halve(samples):
+        calls.append(samples.shape)
+        samples *= 0.5
+
+    dry = tutti.Engine(sample_rate=RATE, channels=2)
+    try:
+        dry_tone = dry.session("music", tutti.Category.PLAYBACK).tone(440.0, 0.5)
+        dry_tone.play()
+        music.set_host_effect(halve, at=1000)
+        out = engine.render(4800)
+        reference = dry.render(4800)
+        np.testing.assert_array_equal(out[:1000], reference[:1000])
+        np.testing.assert_array_equal(out[1000:], reference[1000:] * np.float32(0.5))
+        assert calls and all(shape[1] == 2 for shape in calls)
+        assert sum(shape[0] for shape in calls) == 3800
+        music.set_host_effect(None)
+        np.testing.assert_array_equal(engine.render(4800), dry.render(4800))
+        music.set_gain(1.0)  # a later call: the engine has let go of the callback
+        assert not tutti._api._host_effects
+        with pytest.raises(tutti.InvalidArgumentError, match="at"):
+            music.set_host_effect(halve, at=-5)
+    finally:
+        dry.close()

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import itertools
 import os
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Iterator, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
 from . import constants as C
 from ._native import DuckingRule as _DuckingRule
 from ._native import Effect as _Effect
+from ._native import EffectCallback as _EffectCallback
+from ._native import EffectRelease as _EffectRelease
 from ._native import EngineConfig, RawEvent, SourceInfo as _SourceInfo, Stats as _Stats, init_struct, lib
 from ._native import Interaction as _Interaction
 from ._native import OutputConfig as _OutputConfig
@@ -584,6 +587,19 @@ class Event:
 # ---------------------------------------------------------------------------------------------
 
 
+# Host effects handed to tutti_bus_set_effect, by the token passed as their `user` pointer:
+# kept alive until the engine calls the release below (on a control thread) with that token.
+_host_effects: dict = {}
+_host_effect_tokens = itertools.count(1)
+
+
+def _release(user) -> None:
+    _host_effects.pop(user, None)
+
+
+_release_host_effect = _EffectRelease(_release)
+
+
 class Engine:
     """A Tutti engine in pull mode (``render``), created by tutti_engine_create.
 
@@ -1021,6 +1037,30 @@ class Session:
         for i, effect in enumerate(effects):
             native[i] = effect._native()
         _check(lib.tutti_session_set_effects(self.engine.ptr, self.id, native, len(effects), _at(at)))
+
+    def set_host_effect(self, process: Optional[Callable[[np.ndarray], None]], at: Optional[int] = None) -> None:
+        """tutti_bus_set_effect: ``process(samples)`` becomes the host effect on the session's
+        bus from ``at`` on (None: remove it), after the bus's effect chain and before the
+        session's gate, duck, gain and the volume. ``samples`` is a float32 ``(frames,
+        channels)`` view of the bus's mix, to change in place (it is valid only during the
+        call). The engine calls it on its render thread: a Python callback takes the GIL and
+        allocates, so it is NOT real-time safe — fine for offline renders (``Engine.render``
+        in pull mode), a source of dropouts behind a live output. The callback is kept alive
+        until the engine lets go of it."""
+        if process is None:
+            _check(lib.tutti_bus_set_effect(self.engine.ptr, self.id, _EffectCallback(), _EffectRelease(), None, _at(at)))
+            return
+
+        def trampoline(pointer, frames, channels, _user):
+            process(np.ctypeslib.as_array(pointer, shape=(frames, channels)))
+
+        callback = _EffectCallback(trampoline)
+        token = next(_host_effect_tokens)
+        _host_effects[token] = callback
+        result = lib.tutti_bus_set_effect(self.engine.ptr, self.id, callback, _release_host_effect, token, _at(at))
+        if result != C.TUTTI_OK:
+            del _host_effects[token]
+        _check(result)
 
     def set_effect(self, index: int, effect: Effect, glide_frames: int = -1, at: Optional[int] = None) -> None:
         """tutti_session_set_effect: turns the biquad at ``index`` of the chain into ``effect``

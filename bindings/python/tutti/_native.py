@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import os
 from ctypes import (
+    CFUNCTYPE,
     POINTER,
     Structure,
     c_char_p,
@@ -217,6 +218,10 @@ def init_struct(struct_type, init_function):
 
 
 engine_p = c_void_p
+# tutti_effect_callback(float *interleaved, uint32_t frames, uint32_t channels, void *user)
+EffectCallback = CFUNCTYPE(None, POINTER(c_float), c_uint32, c_uint32, c_void_p)
+# tutti_effect_release(void *user)
+EffectRelease = CFUNCTYPE(None, c_void_p)
 result = c_int32
 session_t = c_uint64
 source_t = c_uint64
@@ -299,6 +304,7 @@ _PROTOTYPES = {
     "tutti_session_resume": (result, [engine_p, session_t, frame_t]),
     "tutti_session_set_effects": (result, [engine_p, session_t, POINTER(Effect), c_uint32, frame_t]),
     "tutti_session_set_effect": (result, [engine_p, session_t, c_uint32, POINTER(Effect), c_int64, frame_t]),
+    "tutti_bus_set_effect": (result, [engine_p, session_t, EffectCallback, EffectRelease, c_void_p, frame_t]),
     "tutti_source_create_buffer": (
         result,
         [engine_p, session_t, POINTER(c_float), c_uint32, c_uint32, c_uint32, c_uint32, POINTER(source_t)],
