@@ -63,7 +63,7 @@ let package = Package(
         // JACK client: renders inside JACK's process callback, reconnects after a lost server.
         .target(name: "TuttiJACK", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CJACK"]),
         // libpipewire-0.3 loaded at run time (dlopen): one pw_stream, its loop thread, the
-        // format pod (SPA headers); nothing links libpipewire.
+        // format pod (SPA headers), the listing of the audio nodes; nothing links libpipewire.
         .target(name: "CPipeWire", dependencies: ["CSPA"]),
         // PipeWire output: one pw_stream rendered inside PipeWire's real-time data thread.
         .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CPipeWire"]),
@@ -75,7 +75,7 @@ let package = Package(
         // fixtures, references, the voice counter).
         .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "TuttiEngine", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiBenchSupport",
+            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

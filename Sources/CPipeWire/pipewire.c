@@ -17,6 +17,7 @@
 
 #include <spa/param/audio/format-utils.h>
 #include <spa/buffer/buffer.h>
+#include <spa/pod/iter.h>
 #include <spa/node/command.h>
 #include <spa/pod/builder.h>
 #include <spa/utils/dict.h>
@@ -30,6 +31,8 @@ struct pw_context;
 struct pw_core;
 struct pw_stream;
 struct pw_properties;
+struct pw_registry;
+struct pw_proxy;
 
 enum tpw_stream_state {
     TPW_STREAM_STATE_ERROR = -1,
@@ -81,6 +84,89 @@ struct tpw_stream_events {
     void (*trigger_done)(void *data);
 };
 
+// The registry and node interfaces (listing the audio nodes): methods are called through the
+// proxy's spa_interface, as <pipewire/core.h> and <pipewire/node.h> do in their inline functions.
+#define TPW_ID_CORE 0
+#define TPW_TYPE_INTERFACE_NODE "PipeWire:Interface:Node"
+#define TPW_VERSION_REGISTRY 3
+#define TPW_VERSION_NODE 3
+#define TPW_VERSION_CORE_EVENTS 0
+#define TPW_VERSION_REGISTRY_EVENTS 0
+#define TPW_VERSION_NODE_EVENTS 0
+
+struct tpw_core_events {
+    uint32_t version;
+    void (*info)(void *data, const void *info);
+    void (*done)(void *data, uint32_t id, int seq);
+    void (*ping)(void *data, uint32_t id, int seq);
+    void (*error)(void *data, uint32_t id, int seq, int res, const char *message);
+    void (*remove_id)(void *data, uint32_t id);
+    void (*bound_id)(void *data, uint32_t id, uint32_t global_id);
+    void (*add_mem)(void *data, uint32_t id, uint32_t type, int fd, uint32_t flags);
+    void (*remove_mem)(void *data, uint32_t id);
+};
+
+struct tpw_core_methods {
+    uint32_t version;
+    int (*add_listener)(void *object, struct spa_hook *listener, const struct tpw_core_events *events, void *data);
+    int (*hello)(void *object, uint32_t version);
+    int (*sync)(void *object, uint32_t id, int seq);
+    int (*pong)(void *object, uint32_t id, int seq);
+    int (*error)(void *object, uint32_t id, int seq, int res, const char *message);
+    struct pw_registry *(*get_registry)(void *object, uint32_t version, size_t user_data_size);
+    void *(*create_object)(void *object, const char *factory_name, const char *type, uint32_t version,
+                           const struct spa_dict *props, size_t user_data_size);
+    int (*destroy)(void *object, void *proxy);
+};
+
+struct tpw_registry_events {
+    uint32_t version;
+    void (*global)(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
+                   const struct spa_dict *props);
+    void (*global_remove)(void *data, uint32_t id);
+};
+
+struct tpw_registry_methods {
+    uint32_t version;
+    int (*add_listener)(void *object, struct spa_hook *listener, const struct tpw_registry_events *events, void *data);
+    void *(*bind)(void *object, uint32_t id, const char *type, uint32_t version, size_t user_data_size);
+    int (*destroy)(void *object, uint32_t id);
+};
+
+struct tpw_node_info {
+    uint32_t id;
+    uint32_t max_input_ports;
+    uint32_t max_output_ports;
+    uint64_t change_mask;
+    uint32_t n_input_ports;
+    uint32_t n_output_ports;
+    int state;
+    const char *error;
+    struct spa_dict *props;
+    struct spa_param_info *params;
+    uint32_t n_params;
+};
+
+struct tpw_node_events {
+    uint32_t version;
+    void (*info)(void *data, const struct tpw_node_info *info);
+    void (*param)(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param);
+};
+
+struct tpw_node_methods {
+    uint32_t version;
+    int (*add_listener)(void *object, struct spa_hook *listener, const struct tpw_node_events *events, void *data);
+    int (*subscribe_params)(void *object, uint32_t *ids, uint32_t n_ids);
+    int (*enum_params)(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter);
+    int (*set_param)(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param);
+    int (*send_command)(void *object, const struct spa_command *command);
+};
+
+/// Calls `method` of the interface `object` (a core, registry or node proxy) with the methods
+/// struct `type`: `res` is its result, left as it is when the method is missing.
+#define TPW_CALL(object, type, res, method, ...) \
+    spa_interface_call_res((struct spa_interface *)(object), type, res, method, 0, __VA_ARGS__)
+
 #define TPW_FUNCTIONS(X) \
     X(void, pw_init, (int *argc, char **argv[])) \
     X(const char *, pw_get_library_version, (void)) \
@@ -97,6 +183,7 @@ struct tpw_stream_events {
     X(void, pw_context_destroy, (struct pw_context *context)) \
     X(struct pw_core *, pw_context_connect, (struct pw_context *context, struct pw_properties *props, size_t user_data_size)) \
     X(int, pw_core_disconnect, (struct pw_core *core)) \
+    X(void, pw_proxy_destroy, (struct pw_proxy *proxy)) \
     X(struct pw_properties *, pw_properties_new, (const char *key, ...)) \
     X(int, pw_properties_set, (struct pw_properties *props, const char *key, const char *value)) \
     X(struct pw_stream *, pw_stream_new, (struct pw_core *core, const char *name, struct pw_properties *props)) \
@@ -215,6 +302,20 @@ static const struct tpw_stream_events stream_events = {
     .process = on_process,
 };
 
+/// "no PipeWire daemon answers at SOCKET (why)": the socket pw_context_connect tried (`remote`,
+/// else $PIPEWIRE_REMOTE, else pipewire-0 in $PIPEWIRE_RUNTIME_DIR / $XDG_RUNTIME_DIR).
+static void no_daemon(const char *remote, int e, char *error, size_t error_size) {
+    if (!remote) remote = getenv("PIPEWIRE_REMOTE");
+    const char *dir = getenv("PIPEWIRE_RUNTIME_DIR");
+    if (!dir) dir = getenv("XDG_RUNTIME_DIR");
+    if (remote && remote[0] == '/') {
+        snprintf(error, error_size, "no PipeWire daemon answers at %s (%s)", remote, strerror(e));
+    } else {
+        snprintf(error, error_size, "no PipeWire daemon answers at %s/%s (%s)", dir ? dir : "$XDG_RUNTIME_DIR (unset)",
+                 remote ? remote : "pipewire-0", strerror(e));
+    }
+}
+
 tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
     if (tpw_load(error, error_size) != 0) return NULL;
     struct tpw_stream *s = calloc(1, sizeof *s);
@@ -249,15 +350,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
     if (!s->core) {
         int e = errno;
         p_pw_thread_loop_unlock(s->loop);
-        const char *remote = config->remote ? config->remote : getenv("PIPEWIRE_REMOTE");
-        const char *dir = getenv("PIPEWIRE_RUNTIME_DIR");
-        if (!dir) dir = getenv("XDG_RUNTIME_DIR");
-        if (remote && remote[0] == '/') {
-            snprintf(error, error_size, "no PipeWire daemon answers at %s (%s)", remote, strerror(e));
-        } else {
-            snprintf(error, error_size, "no PipeWire daemon answers at %s/%s (%s)", dir ? dir : "$XDG_RUNTIME_DIR (unset)",
-                     remote ? remote : "pipewire-0", strerror(e));
-        }
+        no_daemon(config->remote, e, error, error_size);
         tpw_close(s);
         return NULL;
     }
@@ -371,6 +464,256 @@ void tpw_close(tpw_stream *s) {
     free(s);
 }
 
+// ---- Listing the audio nodes ----
+
+/// One node being listed: its proxy (bound from the registry) and what it reported.
+struct listed {
+    struct lister *lister;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    tpw_node node;             // rate and channels from the node's properties (0: not there)
+    uint32_t format_rate;      // from its first EnumFormat (0: none)
+    uint32_t format_channels;
+};
+
+struct lister {
+    struct pw_thread_loop *loop;
+    struct pw_core *core;
+    struct pw_registry *registry;
+    struct spa_hook core_listener;
+    struct spa_hook registry_listener;
+    struct listed **nodes;
+    size_t count;
+    size_t capacity;
+    int seq;     // the sync whose done ends the current round
+    bool done;
+    int failure; // the core's error (negative errno), 0: none
+    char error[256];
+};
+
+static bool is_audio_device(const char *media_class) {
+    return media_class && (strncmp(media_class, "Audio/Sink", 10) == 0 || strncmp(media_class, "Audio/Source", 12) == 0 ||
+                           strncmp(media_class, "Audio/Duplex", 12) == 0);
+}
+
+static uint32_t dict_uint(const struct spa_dict *props, const char *key) {
+    const char *text = props ? spa_dict_lookup(props, key) : NULL;
+    if (!text || !*text) return 0;
+    char *end = NULL;
+    unsigned long value = strtoul(text, &end, 10);
+    return (end && *end == '\0' && value <= UINT32_MAX) ? (uint32_t)value : 0;
+}
+
+/// The value of `key` in a format object as an int: the value, or a choice's default; 0 else.
+static uint32_t format_int(const struct spa_pod *format, uint32_t key) {
+    const struct spa_pod_prop *prop = spa_pod_find_prop(format, NULL, key);
+    if (!prop) return 0;
+    uint32_t n = 0, choice = 0;
+    const struct spa_pod *value = spa_pod_get_values(&prop->value, &n, &choice);
+    if (n < 1 || value->type != SPA_TYPE_Int || value->size < sizeof(int32_t)) return 0;
+    int32_t v = SPA_POD_VALUE(struct spa_pod_int, value);
+    return v > 0 ? (uint32_t)v : 0;
+}
+
+static void on_node_info(void *data, const struct tpw_node_info *info) {
+    struct listed *l = data;
+    const struct spa_dict *props = info->props;
+    if (!props) return;
+    const char *text;
+    if ((text = spa_dict_lookup(props, "node.name"))) copy(l->node.name, sizeof l->node.name, text);
+    if ((text = spa_dict_lookup(props, "node.description")) || (text = spa_dict_lookup(props, "node.nick"))) {
+        copy(l->node.description, sizeof l->node.description, text);
+    }
+    if ((text = spa_dict_lookup(props, "media.class"))) copy(l->node.media_class, sizeof l->node.media_class, text);
+    if (dict_uint(props, "object.serial")) l->node.serial = dict_uint(props, "object.serial");
+    if (dict_uint(props, "audio.rate")) l->node.rate = dict_uint(props, "audio.rate");
+    if (dict_uint(props, "audio.channels")) l->node.channels = dict_uint(props, "audio.channels");
+}
+
+static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
+    (void)seq, (void)index, (void)next;
+    struct listed *l = data;
+    if (id != SPA_PARAM_EnumFormat || !param || !spa_pod_is_object(param) || l->format_rate || l->format_channels) return;
+    l->format_rate = format_int(param, SPA_FORMAT_AUDIO_rate);
+    l->format_channels = format_int(param, SPA_FORMAT_AUDIO_channels);
+}
+
+static const struct tpw_node_events node_events = {
+    .version = TPW_VERSION_NODE_EVENTS,
+    .info = on_node_info,
+    .param = on_node_param,
+};
+
+// PipeWire's loop thread, lock held: binds every audio device node and asks for its first
+// EnumFormat (its info, with every property, comes with the binding).
+static void on_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
+                      const struct spa_dict *props) {
+    (void)permissions, (void)version;
+    struct lister *r = data;
+    if (!type || strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0 || !props) return;
+    const char *media_class = spa_dict_lookup(props, "media.class");
+    if (!is_audio_device(media_class)) return;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? r->capacity * 2 : 16;
+        struct listed **nodes = realloc(r->nodes, capacity * sizeof *nodes);
+        if (!nodes) return;
+        r->nodes = nodes;
+        r->capacity = capacity;
+    }
+    struct listed *l = calloc(1, sizeof *l);
+    if (!l) return;
+    l->lister = r;
+    l->node.id = id;
+    copy(l->node.media_class, sizeof l->node.media_class, media_class);
+    copy(l->node.name, sizeof l->node.name, spa_dict_lookup(props, "node.name"));
+    void *proxy = NULL;
+    TPW_CALL(r->registry, struct tpw_registry_methods, proxy, bind, id, TPW_TYPE_INTERFACE_NODE, TPW_VERSION_NODE, 0);
+    if (!proxy) {
+        r->nodes[r->count++] = l; // listed with what the registry said
+        return;
+    }
+    l->proxy = proxy;
+    int rc = 0;
+    TPW_CALL(proxy, struct tpw_node_methods, rc, add_listener, &l->listener, &node_events, l);
+    TPW_CALL(proxy, struct tpw_node_methods, rc, enum_params, 0, SPA_PARAM_EnumFormat, 0, 1, NULL);
+    (void)rc;
+    r->nodes[r->count++] = l;
+}
+
+static const struct tpw_registry_events registry_events = {
+    .version = TPW_VERSION_REGISTRY_EVENTS,
+    .global = on_global,
+};
+
+static void on_core_done(void *data, uint32_t id, int seq) {
+    struct lister *r = data;
+    if (id != TPW_ID_CORE || seq != r->seq) return;
+    r->done = true;
+    p_pw_thread_loop_signal(r->loop, false);
+}
+
+static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    (void)seq;
+    struct lister *r = data;
+    if (id != TPW_ID_CORE) return; // an error of one node (its params): listed without them
+    r->failure = res < 0 ? res : -EIO;
+    snprintf(r->error, sizeof r->error, "the PipeWire daemon failed the listing (%s)", message ? message : strerror(-r->failure));
+    p_pw_thread_loop_signal(r->loop, false);
+}
+
+static const struct tpw_core_events core_events = {
+    .version = TPW_VERSION_CORE_EVENTS,
+    .done = on_core_done,
+    .error = on_core_error,
+};
+
+/// Sends a sync and waits (lock held) for its done: every event of the requests before it has
+/// been handled. 0, or -1 with the error in `r->error`.
+static int roundtrip(struct lister *r) {
+    r->done = false;
+    int seq = 0;
+    TPW_CALL(r->core, struct tpw_core_methods, seq, sync, TPW_ID_CORE, 0);
+    if (seq < 0) {
+        snprintf(r->error, sizeof r->error, "pw_core_sync failed (%s)", strerror(-seq));
+        return -1;
+    }
+    r->seq = seq;
+    while (!r->done && r->failure == 0) {
+        if (p_pw_thread_loop_timed_wait(r->loop, 5) != 0 && !r->done && r->failure == 0) {
+            snprintf(r->error, sizeof r->error, "the PipeWire daemon did not answer within 5 s");
+            return -1;
+        }
+    }
+    return r->failure == 0 ? 0 : -1;
+}
+
+int tpw_list_nodes(const char *remote, tpw_node **nodes, size_t *count, char *error, size_t error_size) {
+    *nodes = NULL;
+    *count = 0;
+    if (tpw_load(error, error_size) != 0) return -1;
+    struct lister r;
+    memset(&r, 0, sizeof r);
+    struct pw_context *context = NULL;
+    int rc = -1;
+    r.loop = p_pw_thread_loop_new("tutti-pw-list", NULL);
+    if (!r.loop) {
+        snprintf(error, error_size, "pw_thread_loop_new failed (%s)", strerror(errno));
+        return -1;
+    }
+    context = p_pw_context_new(p_pw_thread_loop_get_loop(r.loop), NULL, 0);
+    if (!context) {
+        snprintf(error, error_size, "pw_context_new failed (%s)", strerror(errno));
+        p_pw_thread_loop_destroy(r.loop);
+        return -1;
+    }
+    if (p_pw_thread_loop_start(r.loop) < 0) {
+        snprintf(error, error_size, "pw_thread_loop_start failed (%s)", strerror(errno));
+        p_pw_context_destroy(context);
+        p_pw_thread_loop_destroy(r.loop);
+        return -1;
+    }
+    p_pw_thread_loop_lock(r.loop);
+    struct pw_properties *connect_props = remote ? p_pw_properties_new("remote.name", remote, NULL) : NULL;
+    r.core = p_pw_context_connect(context, connect_props, 0);
+    if (!r.core) {
+        no_daemon(remote, errno, error, error_size);
+        goto done;
+    }
+    TPW_CALL(r.core, struct tpw_core_methods, rc, add_listener, &r.core_listener, &core_events, &r);
+    rc = -1;
+    TPW_CALL(r.core, struct tpw_core_methods, r.registry, get_registry, TPW_VERSION_REGISTRY, 0);
+    if (!r.registry) {
+        snprintf(error, error_size, "pw_core_get_registry failed (%s)", strerror(errno));
+        goto done;
+    }
+    int added = 0;
+    TPW_CALL(r.registry, struct tpw_registry_methods, added, add_listener, &r.registry_listener, &registry_events, &r);
+    (void)added;
+    // First round: every global (the audio nodes bound as they come); second: their info and
+    // EnumFormat.
+    if (roundtrip(&r) != 0 || roundtrip(&r) != 0) {
+        copy(error, error_size, r.error);
+        goto done;
+    }
+    *nodes = calloc(r.count ? r.count : 1, sizeof **nodes);
+    if (!*nodes) {
+        copy(error, error_size, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < r.count; i++) {
+        tpw_node node = r.nodes[i]->node;
+        if (node.rate == 0) node.rate = r.nodes[i]->format_rate;
+        if (node.channels == 0) node.channels = r.nodes[i]->format_channels;
+        (*nodes)[i] = node;
+    }
+    *count = r.count;
+    rc = 0;
+done:
+    for (size_t i = 0; i < r.count; i++) {
+        if (r.nodes[i]->proxy) {
+            spa_hook_remove(&r.nodes[i]->listener);
+            p_pw_proxy_destroy(r.nodes[i]->proxy);
+        }
+        free(r.nodes[i]);
+    }
+    free(r.nodes);
+    if (r.registry) {
+        spa_hook_remove(&r.registry_listener);
+        p_pw_proxy_destroy((struct pw_proxy *)r.registry);
+    }
+    if (r.core) {
+        spa_hook_remove(&r.core_listener);
+        p_pw_core_disconnect(r.core);
+    }
+    p_pw_thread_loop_unlock(r.loop);
+    p_pw_thread_loop_stop(r.loop);
+    p_pw_context_destroy(context);
+    p_pw_thread_loop_destroy(r.loop);
+    return rc;
+}
+
+void tpw_free_nodes(tpw_node *nodes) { free(nodes); }
+
 // ---- The header check (Tests/TuttiPipeWireTests compiles this file with the real headers
 // and -DTPW_CHECK_HEADERS: the copies above must match them) ----
 #ifdef TPW_CHECK_HEADERS
@@ -392,4 +735,26 @@ _Static_assert((int)TPW_STREAM_FLAG_RT_PROCESS == (int)PW_STREAM_FLAG_RT_PROCESS
 _Static_assert(TPW_ID_ANY == PW_ID_ANY, "PW_ID_ANY");
 _Static_assert((int)TPW_STREAM_STATE_STREAMING == (int)PW_STREAM_STATE_STREAMING, "state");
 _Static_assert((int)TPW_STREAM_STATE_ERROR == (int)PW_STREAM_STATE_ERROR, "state");
+SAME(struct tpw_core_events, struct pw_core_events);
+AT(struct tpw_core_events, struct pw_core_events, done);
+AT(struct tpw_core_events, struct pw_core_events, error);
+SAME(struct tpw_core_methods, struct pw_core_methods);
+AT(struct tpw_core_methods, struct pw_core_methods, sync);
+AT(struct tpw_core_methods, struct pw_core_methods, get_registry);
+SAME(struct tpw_registry_events, struct pw_registry_events);
+AT(struct tpw_registry_events, struct pw_registry_events, global);
+SAME(struct tpw_registry_methods, struct pw_registry_methods);
+AT(struct tpw_registry_methods, struct pw_registry_methods, bind);
+SAME(struct tpw_node_info, struct pw_node_info);
+AT(struct tpw_node_info, struct pw_node_info, props);
+SAME(struct tpw_node_events, struct pw_node_events);
+AT(struct tpw_node_events, struct pw_node_events, param);
+SAME(struct tpw_node_methods, struct pw_node_methods);
+AT(struct tpw_node_methods, struct pw_node_methods, enum_params);
+_Static_assert(TPW_ID_CORE == PW_ID_CORE, "PW_ID_CORE");
+_Static_assert(TPW_VERSION_REGISTRY == PW_VERSION_REGISTRY, "registry version");
+_Static_assert(TPW_VERSION_NODE == PW_VERSION_NODE, "node version");
+_Static_assert(TPW_VERSION_CORE_EVENTS == PW_VERSION_CORE_EVENTS, "core events version");
+_Static_assert(TPW_VERSION_REGISTRY_EVENTS == PW_VERSION_REGISTRY_EVENTS, "registry events version");
+_Static_assert(TPW_VERSION_NODE_EVENTS == PW_VERSION_NODE_EVENTS, "node events version");
 #endif

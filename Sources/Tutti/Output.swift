@@ -128,7 +128,7 @@ extension OutputConfiguration.Backend {
     /// loads and a server runs under `jackServer` (nil: `JACK_DEFAULT_SERVER`, else
     /// "default"; a client opened with `JackNoStartServer` and closed again), else `.alsa`.
     /// Never `.auto`. `pipeWire` false skips PipeWire (for a caller that has no PipeWire
-    /// path: `tutti devices`, `tutti bench loopback`). Takes about as long as the connection
+    /// path: `tutti bench loopback`). Takes about as long as the connection
     /// attempts. Control thread.
     public static func detected(jackServer: String? = nil, pipeWire: Bool = true) -> Self {
         if pipeWire {

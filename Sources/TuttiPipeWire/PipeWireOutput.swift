@@ -404,13 +404,13 @@ extension PipeWireOutput {
 }
 
 /// A NUL-terminated message buffer as a String.
-private func text(_ buffer: [CChar]) -> String {
+func text(_ buffer: [CChar]) -> String {
     let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return String(decoding: bytes, as: UTF8.self)
 }
 
 /// `body` with `text` as a C string, or NULL for nil.
-private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let text else { return body(nil) }
     return text.withCString { body($0) }
 }

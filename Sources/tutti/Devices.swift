@@ -3,14 +3,17 @@ import Foundation
 import Tutti
 import TuttiALSA
 import TuttiJACK
+import TuttiPipeWire
 
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the ALSA PCMs that can play (for `tutti play --device`), or the JACK server and its physical ports.")
+        abstract:
+            "List the PipeWire sinks and sources (for `tutti play --target`), the JACK server and its physical ports, or the ALSA PCMs that can play (for `tutti play --device`)."
+    )
 
     @Option(
         help:
-            "auto (default): jack if a server runs (or --jack-server is given), else alsa (PipeWire nodes are not listed yet; its ALSA PCM is), said on stderr; alsa: the PCMs; jack: the server (name, rate, buffer size) and its physical ports."
+            "auto (default): jack if --jack-server is given, else pipewire if a daemon answers, else jack if a server runs, else alsa (as `tutti play`), said on stderr; pipewire: the sinks and sources (node name, media.class, rate, channels, description); jack: the server (name, rate, buffer size) and its physical ports; alsa: the PCMs."
     )
     var backend = OutputConfiguration.Backend.auto
 
@@ -20,14 +23,13 @@ struct Devices: ParsableCommand {
     func run() throws {
         var backend = self.backend
         if backend == .auto {
-            backend = jackServer != nil ? .jack : OutputConfiguration.Backend.detected(jackServer: nil, pipeWire: false)
+            // As `tutti play`'s auto: PipeWire, JACK, ALSA, the first that answers.
+            backend = jackServer != nil ? .jack : OutputConfiguration.Backend.detected(jackServer: nil)
             FileHandle.standardError.write(Data("tutti: backend: \(backend.name) (auto)\n".utf8))
         }
         if backend == .jack { return try listJACK() }
-        if backend == .pipewire {
-            throw ValidationError("--backend pipewire: not listed yet (`pw-cli ls Node` lists the nodes for `tutti play --target`)")
-        }
         if jackServer != nil { throw ValidationError("--jack-server is for --backend jack") }
+        if backend == .pipewire { return try listPipeWire() }
         let devices: [ALSADeviceInfo]
         do { devices = try ALSADevices.list() } catch { throw fail(error) }
         if devices.isEmpty { FileHandle.standardError.write(Data("tutti: no ALSA playback device\n".utf8)) }
@@ -50,5 +52,43 @@ struct Devices: ParsableCommand {
         print("capture ports (physical):")
         for p in info.capturePorts { print("    \(p)") }
         if info.capturePorts.isEmpty { print("    (none)") }
+    }
+
+    /// The sinks, then the sources (a duplex node in both): one line each, `NAME (MEDIA.CLASS,
+    /// RATE Hz, CHANNELS ch): DESCRIPTION`.
+    private func listPipeWire() throws {
+        let nodes: [PipeWireNodeInfo]
+        do { nodes = try PipeWireListing.nodes() } catch { throw fail(error) }
+        print("PipeWire sinks (tutti play --backend pipewire --target NAME):")
+        PipeWireListing.print(nodes.filter(\.isSink))
+        print("PipeWire sources:")
+        PipeWireListing.print(nodes.filter(\.isSource))
+    }
+}
+
+/// The CLI's use of `PipeWireDevices` (`devices`, `play --target`'s check). Main thread.
+enum PipeWireListing {
+    /// What the CLI adds to "no PipeWire daemon answers at …".
+    static let wayOut = "(start pipewire, or use --backend alsa|jack)"
+
+    /// The daemon's audio device nodes; a daemon that does not answer gets `wayOut` added.
+    static func nodes() throws(TuttiError) -> [PipeWireNodeInfo] {
+        do throws(TuttiError) {
+            return try PipeWireDevices.list()
+        } catch {
+            guard error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
+            throw TuttiError(.device, "\(error.message) \(wayOut)")
+        }
+    }
+
+    /// One line per node, indented; "(none)" for none.
+    static func print(_ nodes: [PipeWireNodeInfo]) {
+        for node in nodes {
+            let rate = node.sampleRate.map { "\($0) Hz" } ?? "rate unknown"
+            let channels = node.channelCount.map { "\($0) ch" } ?? "channels unknown"
+            let description = node.description.map { ": \($0)" } ?? ""
+            Swift.print("    \(node.name) (\(node.mediaClass), \(rate), \(channels))\(description)")
+        }
+        if nodes.isEmpty { Swift.print("    (none)") }
     }
 }

@@ -294,14 +294,18 @@ struct Play: ParsableCommand {
     }
 
     /// The backend's probe; a PipeWire daemon that does not answer gets the way out added (a
-    /// library that cannot be loaded already names its package).
+    /// library that cannot be loaded already names its package), and a PipeWire target no sink
+    /// has is an error listing the sinks.
     private func probe(_ backend: any OutputBackend.Type, _ settings: OutputSettings, _ engine: Scene.EngineSettings) throws -> Int? {
+        let rate: Int?
         do throws(TuttiError) {
-            return try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.routes)
+            rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.routes)
         } catch {
             guard self.backend == .pipewire, error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
-            throw TuttiError(.device, "\(error.message) (start pipewire, or use --backend alsa|jack)")
+            throw TuttiError(.device, "\(error.message) \(PipeWireListing.wayOut)")
         }
+        if self.backend == .pipewire { try checkPipeWireTarget(settings, routes: engine.routes) }
+        return rate
     }
 
     /// Where the capture comes from, for the start line.

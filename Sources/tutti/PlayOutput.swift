@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tutti
 import TuttiOutput
+import TuttiPipeWire
 
 /// `--backend` of `tutti play` and `tutti devices`: a backend's name as the library spells it
 /// (an unknown one lists the known ones).
@@ -166,6 +167,24 @@ extension Play {
             settings.realtimeScope = scope
         }
         return settings
+    }
+
+    /// With PipeWire: the target main plays to (`--target`, or `--route main=NODE`) must name a
+    /// sink of the daemon (its `node.name` or `object.serial`), else it is an error listing the
+    /// sinks (WirePlumber would otherwise play to the default sink, or nowhere). No target: the
+    /// default sink, nothing to check.
+    func checkPipeWireTarget(_ settings: OutputSettings, routes: [String]) throws {
+        let main = routes.first ?? "main"
+        let fromRoute = settings.busDestinations[main]?.first
+        guard let target = fromRoute ?? settings.device else { return }
+        let sinks = try PipeWireListing.nodes().filter(\.isSink)
+        if sinks.contains(where: { $0.isNamed(by: target) }) { return }
+        let option = fromRoute != nil ? "--route \(main)=\(target)" : "--target \(target)"
+        let names = sinks.isEmpty ? "the daemon has none" : "the sinks: " + sinks.map(\.name).joined(separator: ", ")
+        throw TuttiError(
+            .device,
+            "\(option): no PipeWire sink has that node.name or object.serial (\(names); `tutti devices --backend pipewire` lists them)"
+        )
     }
 
     /// Where the capture comes from: ALSA `--capture-device` (none: the output's PCM), JACK

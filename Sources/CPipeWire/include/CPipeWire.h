@@ -1,9 +1,10 @@
-// One PipeWire playback stream (pw_stream) for TuttiPipeWire, with libpipewire-0.3 loaded at
-// run time (dlopen): nothing here needs PipeWire's headers, and a binary that never plays
-// through PipeWire never needs the library.
+// One PipeWire playback stream (pw_stream) for TuttiPipeWire, and the listing of the daemon's
+// audio nodes, with libpipewire-0.3 loaded at run time (dlopen): nothing here needs
+// PipeWire's headers, and a binary that never plays through PipeWire never needs the library.
 //
 // Threads: tpw_open / connect / close and the queries from the control thread (or the
-// output's supervisor); the render callback runs on PipeWire's real-time data thread.
+// output's supervisor); the render callback runs on PipeWire's real-time data thread;
+// tpw_list_nodes from any thread but a real-time one (it blocks on the daemon).
 #ifndef TUTTI_CPIPEWIRE_H
 #define TUTTI_CPIPEWIRE_H
 
@@ -68,6 +69,30 @@ uint32_t tpw_node_id(tpw_stream *stream);
 /// Destroys the stream (no render callback runs after it returns), disconnects, stops the
 /// loop thread and frees everything. NULL is ignored.
 void tpw_close(tpw_stream *stream);
+
+/// One audio device node of the daemon (media.class Audio/Sink, Audio/Source or Audio/Duplex,
+/// including their /Virtual kinds). Strings are empty when the node does not have them.
+typedef struct tpw_node {
+    uint32_t id;             // the global id
+    uint32_t serial;         // object.serial (a target.object may name it), 0: none
+    uint32_t rate;           // frames per second: audio.rate, else the first EnumFormat's (a
+                             // choice's default); 0: neither says
+    uint32_t channels;       // audio.channels, else the first EnumFormat's; 0: neither says
+    char name[256];          // node.name (what target.object takes)
+    char description[256];   // node.description, else node.nick
+    char media_class[64];    // media.class
+} tpw_node;
+
+/// Connects to the daemon at `remote` (as tpw_config's remote; NULL: the default), lists its
+/// audio device nodes in registry order (two round trips: the globals, then each node's
+/// properties and first EnumFormat; at most 5 s each) and disconnects. 0 with a calloc'ed
+/// array in `*nodes` (free it with tpw_free_nodes) and its length in `*count`, or -1 with a
+/// message in `error` (the library, "no PipeWire daemon answers at …", a daemon that fails or
+/// does not answer). Blocks; any thread but a real-time one.
+int tpw_list_nodes(const char *remote, tpw_node **nodes, size_t *count, char *error, size_t error_size);
+
+/// Frees what tpw_list_nodes returned (NULL is ignored).
+void tpw_free_nodes(tpw_node *nodes);
 
 #ifdef __cplusplus
 }
