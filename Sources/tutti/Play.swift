@@ -25,8 +25,9 @@ struct Play: ParsableCommand {
             policy while it plays, heard about --control-lookahead (0.05 s) later: volume V, ringer V, volume up|down, \
             route R, silent on|off, lock, unlock, mic on|off, remote CMD, call begin|end, \
             play|pause|stop SOURCE, activate|deactivate SESSION (a bad line is one line on \
-            stderr; playback goes on); --events FILE writes the policy journal as it is \
-            decided. Integer device formats are TPDF-dithered \
+            stderr; playback goes on); MPRIS on the session bus (org.mpris.MediaPlayer2.tutti, \
+            --no-mpris) sends the remote commands the same way, and --events FILE writes the \
+            policy journal as it is decided. Integer device formats are TPDF-dithered \
             as `tutti render -f s16` is. At the end it prints the xruns, the negotiated latency and the output's peak in dBFS with the samples that clipped. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
             process callback (ports out_1 … out_N; docs/backends.md). \
@@ -118,6 +119,15 @@ struct Play: ParsableCommand {
                 "An entry is written when the policy decides it, at most --control-lookahead (after stdin ends: about a second) before it is heard; each play-loop step's entries go out in one write, so another process can tail the file.",
             valueName: "FILE"))
     var events: String?
+
+    @Flag(
+        name: .customLong("no-mpris"),
+        help: ArgumentHelp(
+            "Do not serve MPRIS on the session bus.",
+            discussion:
+                "By default tutti play takes org.mpris.MediaPlayer2.tutti (org.mpris.MediaPlayer2.tutti.instance<PID> when another process has it) on the session bus: Play, Pause, PlayPause, Next, Previous and Stop act as the control lines remote play|pause|togglePlayPause|nextTrack|previousTrack|stop; PlaybackStatus and Metadata follow the now-playing session. Without a session bus: one line on stderr, and playback goes on."
+        ))
+    var noMPRIS = false
 
     @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
     var noRealtime = false
@@ -230,6 +240,10 @@ struct Play: ParsableCommand {
         let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         journal?.write(playback.journal)
+        let mpris = noMPRIS ? nil : MPRISServer.start(control: control, warn: say)
+        defer { mpris?.stop() }
+        if let mpris { say("MPRIS: \(mpris.name) on the session bus") }
+        mpris?.publish(playback.nowPlaying, positionMicroseconds: 0)
         output.renderHorizon = playback.renderHorizon
         let started = Date()
         do { try output.start(frameLimit: total) } catch {
@@ -253,12 +267,14 @@ struct Play: ParsableCommand {
             try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
             control.applyPending(to: playback, say: say)
             journal?.write(playback.journal)
+            mpris?.publish(playback.nowPlaying, positionMicroseconds: output.framesRendered * 1_000_000 / Int64(rate))
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             reportStart()
             for event in output.pollEvents() { say("\(event)") }
         }
         reportStart()
+        mpris?.stop()
         let failure = output.failure
         output.stop(drain: failure == nil && interrupted == nil)
         playback.pollEvents()

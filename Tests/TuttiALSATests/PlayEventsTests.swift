@@ -143,7 +143,7 @@ struct PlayEventsTests {
         ])
         #expect(render.status == 0, "\(render.stderr)")
         let play = try Tool.run([
-            Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa", "--device", "null", "--events",
+            Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa", "--device", "null", "--no-mpris", "--events",
             dir + "/play.jsonl",
         ])
         #expect(play.status == 0, "\(play.stderr)")
@@ -165,7 +165,7 @@ struct PlayEventsTests {
         ])
         #expect(render.status == 0, "\(render.stderr)")
         let events = dir + "/play.jsonl"
-        let play = try LivePlay([dir + "/scene.json", "--backend", "alsa", "--device", "null", "--events", events])
+        let play = try LivePlay([dir + "/scene.json", "--backend", "alsa", "--device", "null", "--no-mpris", "--events", events])
         #expect(eventually(20) { play.stderr.contains("render thread:") }, "\(play.stderr)")
         #expect(eventually(20) { jsonLines(events).contains { $0.contains("\"type\":\"volumeChanged\"") } }, "\(jsonLines(events))")
         play.send("remote pause")
@@ -192,7 +192,7 @@ struct PlayEventsTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try journalScene(seconds: 2.5).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         let play = try Tool.run([
-            Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa", "--device", "null", "--events",
+            Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa", "--device", "null", "--no-mpris", "--events",
             dir + "/no/such/dir/x.jsonl",
         ])
         #expect(play.status == 1)
