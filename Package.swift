@@ -67,6 +67,9 @@ let package = Package(
         .target(name: "CPipeWire", dependencies: ["CSPA"]),
         // PipeWire output: one pw_stream rendered inside PipeWire's real-time data thread.
         .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CPipeWire"]),
+        // `tutti play`'s MPRIS server in C: sd-bus (libsystemd.so.0) loaded at run time (dlopen),
+        // nothing links libsystemd.
+        .target(name: "CMPRIS"),
         // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
         // messages and version strings in C; TuttiC translates each C function to the Swift API.
         .target(name: "CTuttiABI"),
@@ -75,7 +78,7 @@ let package = Package(
         // fixtures, references, the voice counter).
         .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "TuttiEngine", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "TuttiBenchSupport",
+            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "TuttiBenchSupport", "CMPRIS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

@@ -5,8 +5,10 @@ set -euo pipefail
 # PipeWire: libspa-0.2-dev builds CPipeWire (headers only; libpipewire is loaded at run time);
 # the daemon, WirePlumber, pw-record and libpipewire-0.3-dev (the header check) are for
 # Tests/TuttiPipeWireTests. Never pipewire-alsa: it would take over ALSA's default device.
+# MPRIS (`tutti play`): libsystemd0 is opened at run time (sd-bus; nothing to build against);
+# dbus (dbus-daemon, dbus-send) runs the private session buses of the MPRIS and PipeWire tests.
 packages=(pkg-config libsamplerate0-dev libsoxr-dev libsndfile1-dev libasound2-dev libjack-jackd2-dev sox python3
-  libspa-0.2-dev libpipewire-0.3-dev pipewire pipewire-bin wireplumber "$@")
+  libspa-0.2-dev libpipewire-0.3-dev pipewire pipewire-bin wireplumber libsystemd0 dbus "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

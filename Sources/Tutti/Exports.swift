@@ -9,6 +9,7 @@
 // (TuttiDSP); the reconnect settings `OutputConfiguration` takes and the interface its backend
 // has (TuttiOutput); the policy's vocabulary (TuttiPolicy).
 @_exported import enum TuttiDSP.EffectSettings
+@_exported import protocol TuttiDSP.HostEffect
 @_exported import struct TuttiDSP.LimiterSettings
 @_exported import enum TuttiDSP.ResamplerQuality
 @_exported import class TuttiEngine.AudioBuffer

@@ -3,12 +3,14 @@ import Synchronization
 import TuttiEngine
 import TuttiScene
 
-/// `tutti play`'s control lines: a thread reads stdin line by line; the play loop takes what
-/// came (`take`) and applies it through the `ScenePlayback`. Thread: the reader thread
-/// appends, the play loop takes (one lock, never held while reading).
+/// `tutti play`'s control lines: a thread reads stdin line by line (and the MPRIS server adds
+/// the remote commands it is sent, `submit`); the play loop takes what came (`take`) and
+/// applies it through the `ScenePlayback`. Thread: the reader thread and the MPRIS thread
+/// append, the play loop takes (one lock, never held while reading).
 final class ControlInput: Sendable {
     private struct State {
-        var lines: [(number: Int, text: String)] = []
+        /// `origin`: nil for stdin's line `number`, else who sent it (MPRIS).
+        var lines: [(number: Int, origin: String?, text: String)] = []
         var open = true
         var count = 0
     }
@@ -27,7 +29,7 @@ final class ControlInput: Sendable {
                     while let line = readLine(strippingNewline: true) {
                         state.withLock {
                             $0.count += 1
-                            $0.lines.append(($0.count, line))
+                            $0.lines.append(($0.count, nil, line))
                         }
                     }
                     state.withLock { $0.open = false }
@@ -38,8 +40,14 @@ final class ControlInput: Sendable {
         }
     }
 
-    /// Lines read since the last call, numbered from 1.
-    func take() -> [(number: Int, text: String)] {
+    /// A control line from elsewhere than stdin (`origin` names it: "MPRIS"), applied like
+    /// stdin's next line. Any thread.
+    func submit(_ text: String, origin: String) {
+        state.withLock { $0.lines.append((0, origin, text)) }
+    }
+
+    /// Lines read since the last call: stdin's numbered from 1, the others with their origin.
+    func take() -> [(number: Int, origin: String?, text: String)] {
         state.withLock { s in
             defer { s.lines.removeAll() }
             return s.lines
@@ -60,9 +68,11 @@ final class ControlInput: Sendable {
 
     /// Apply every line that came: parse errors and unknown ids are one line on stderr each and
     /// playback goes on; applied lines say at which second they took effect and what the policy
-    /// did.
+    /// did (and, when not from stdin, where they came from).
     func applyPending(to playback: ScenePlayback, say: (String) -> Void) {
-        for (number, text) in take() {
+        for (number, origin, text) in take() {
+            let from = origin.map { " (\($0))" } ?? ""
+            let place = origin ?? "line \(number)"
             do {
                 guard let line = try ControlLine.parse(text) else { continue }
                 let frame = playback.decidedFrames
@@ -70,12 +80,12 @@ final class ControlInput: Sendable {
                 let entries = try playback.apply(line)
                 let what = entries.map { $0.jsonLine }.joined(separator: " ")
                 say(
-                    "control: \(text.trimmingCharacters(in: .whitespaces)) at \(String(format: "%.3f", at)) s (frame \(frame))\(what.isEmpty ? "" : ": " + what)"
+                    "control: \(text.trimmingCharacters(in: .whitespaces))\(from) at \(String(format: "%.3f", at)) s (frame \(frame))\(what.isEmpty ? "" : ": " + what)"
                 )
             } catch let e as ControlLineError {
-                say("control: line \(number): \(e.description)")
+                say("control: \(place): \(e.description)")
             } catch {
-                say("control: line \(number): \(error)")
+                say("control: \(place): \(error)")
             }
         }
     }

@@ -26,7 +26,9 @@ struct Play: ParsableCommand {
             policy while it plays, heard about --control-lookahead (0.05 s) later: volume V, ringer V, volume up|down, \
             route R, silent on|off, lock, unlock, mic on|off, remote CMD, call begin|end, \
             play|pause|stop SOURCE, activate|deactivate SESSION (a bad line is one line on \
-            stderr; playback goes on). Integer device formats are TPDF-dithered \
+            stderr; playback goes on); MPRIS on the session bus (org.mpris.MediaPlayer2.tutti, \
+            --no-mpris) sends the remote commands the same way, and --events FILE writes the \
+            policy journal as it is decided. Integer device formats are TPDF-dithered \
             as `tutti render -f s16` is. At the end it prints the xruns, the negotiated latency and the output's peak in dBFS with the samples that clipped. \
             With --backend jack the scene renders at the JACK server's rate, inside JACK's \
             process callback (ports out_1 … out_N; docs/backends.md). \
@@ -111,6 +113,23 @@ struct Play: ParsableCommand {
             valueName: "S"))
     var controlLookahead = 0.05
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the policy journal to FILE while playing: the JSON lines of `tutti render --events` (the same entries for the same scene), control lines' entries included.",
+            discussion:
+                "An entry is written when the policy decides it, at most --control-lookahead (after stdin ends: about a second) before it is heard; each play-loop step's entries go out in one write, so another process can tail the file.",
+            valueName: "FILE"))
+    var events: String?
+
+    @Flag(
+        name: .customLong("no-mpris"),
+        help: ArgumentHelp(
+            "Do not serve MPRIS on the session bus.",
+            discussion:
+                "By default tutti play takes org.mpris.MediaPlayer2.tutti (org.mpris.MediaPlayer2.tutti.instance<PID> when another process has it) on the session bus: Play, Pause, PlayPause, Next, Previous and Stop act as the control lines remote play|pause|togglePlayPause|nextTrack|previousTrack|stop; PlaybackStatus and Metadata follow the now-playing session. Without a session bus: one line on stderr, and playback goes on."
+        ))
+    var noMPRIS = false
+
     @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
     var noRealtime = false
 
@@ -190,6 +209,7 @@ struct Play: ParsableCommand {
             scene.engine.sampleRate = rate
         }
         let playback = try ScenePlayback(scene: scene)
+        let journal = try events.map { try LiveJournal(path: $0, warn: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) }) }
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
         let capture = try captureInput(playback)
@@ -220,6 +240,11 @@ struct Play: ParsableCommand {
         // thread delays the output, never changes it.
         let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
+        journal?.write(playback.journal)
+        let mpris = noMPRIS ? nil : MPRISServer.start(control: control, warn: say)
+        defer { mpris?.stop() }
+        if let mpris { say("MPRIS: \(mpris.name) on the session bus") }
+        mpris?.publish(playback.nowPlaying, positionMicroseconds: 0)
         output.renderHorizon = playback.renderHorizon
         let started = Date()
         do { try output.start(frameLimit: total) } catch {
@@ -242,15 +267,19 @@ struct Play: ParsableCommand {
             }
             try playback.schedule(through: output.framesRendered + control.lookaheadFrames(sampleRate: rate))
             control.applyPending(to: playback, say: say)
+            journal?.write(playback.journal)
+            mpris?.publish(playback.nowPlaying, positionMicroseconds: output.framesRendered * 1_000_000 / Int64(rate))
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             reportStart()
             for event in output.pollEvents() { say("\(event)") }
         }
         reportStart()
+        mpris?.stop()
         let failure = output.failure
         output.stop(drain: failure == nil && interrupted == nil)
         playback.pollEvents()
+        journal?.write(playback.journal)
         // A failure is the error line; the other events are still worth a line.
         for event in output.pollEvents() {
             switch event {
