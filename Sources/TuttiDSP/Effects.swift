@@ -176,9 +176,10 @@ public struct EffectUnit {
     /// The detector: mean square (×2, so a full-scale sine reads 1), smoothed over 10 ms.
     @usableFromInline var power: Float = 0
     @usableFromInline var detector: Float = 0
-    /// The gain reduction (linear, ≤ 1), smoothed by attack and release.
-    @usableFromInline var reductionGain: Float = 1
-    /// The smallest `reductionGain` of the last `process` call (1 for other effects).
+    /// How far the gain is below unity (1 − the linear gain, ≥ 0), smoothed by attack and
+    /// release.
+    @usableFromInline var reduction: Float = 0
+    /// The smallest gain (1 − `reduction`) of the last `process` call (1 for other effects).
     @usableFromInline var meterGain: Float = 1
     // Delay: the line (frames × channels), its length, position, and the largest value
     // written during this lap and the last one (the tail's level).
@@ -434,17 +435,21 @@ public struct EffectUnit {
             power = 2 * peak + detector * (power - 2 * peak)
             // The gain the level asks for: (power / threshold)^(−slope / 2), i.e. the dB above
             // the threshold times −(1 − 1/ratio); it falls with the attack, rises with the release.
-            var target: Float = 1
-            if power > thresholdPower { target = EffectUnit.exp2(-slope * 0.5 * EffectUnit.log2(power / thresholdPower)) }
-            reductionGain = target + (target < reductionGain ? attack : release) * (reductionGain - target)
-            if reductionGain < smallest { smallest = reductionGain }
-            let g = reductionGain * makeup
+            // Smoothed as the distance below unity (1 − gain), which floats resolve down to
+            // zero: smoothing the gain itself stalls about 1/(2·(1 − release)) ulps short of 1.
+            var depth: Float = 0
+            if power > thresholdPower { depth = 1 - EffectUnit.exp2(-slope * 0.5 * EffectUnit.log2(power / thresholdPower)) }
+            reduction = depth + (depth > reduction ? attack : release) * (reduction - depth)
+            if reduction < 1e-9 { reduction = 0 } // exactly unity from here (and no subnormals)
+            let gain = 1 - reduction
+            if gain < smallest { smallest = gain }
+            let g = gain * makeup
             if g != 1 { for k in 0..<ch { buffer[f &* ch &+ k] *= g } }
         }
         meterGain = smallest
         // Detector below −100 dB and no reduction left: a silent input may pass untouched.
-        idle = power < 1e-10 && reductionGain > 0.999_999
-        if idle { reductionGain = 1 }
+        idle = power < 1e-10 && reduction < 1e-6
+        if idle { reduction = 0 }
     }
 
     /// log₂ of a positive normal `x` (exponent bits + a series for the mantissa; error below

@@ -36,13 +36,12 @@ import TuttiDSP
                 #expect(abs(20 * log10(Double(peak)) - (-15 + 2)) < 0.3)
             }
         }
-        // Silence: the reduction releases (0.05 s) to 0 dB. (Its float recurrence settles
-        // 1 200 ulps short of 1, −0.0006 dB: a property of the compressor, not of the meter.)
+        // Silence: the reduction releases (0.05 s) all the way to unity.
         for _ in 0..<100 {
             buffer.update(repeating: 0, count: Self.n)
             unit.process(buffer, frameCount: Self.n)
         }
-        #expect(abs(20 * log10(Double(unit.smallestReductionGain))) < 0.001, "\(unit.smallestReductionGain)")
+        #expect(unit.smallestReductionGain == 1, "\(unit.smallestReductionGain)")
         // A chain: the compressors' product; nil without one; other effects read 1.
         let chain = EffectChain.make(
             [.biquad(.lowpass, frequencyHz: 5_000, q: 0.7, gainDB: 0), settings, settings], sampleRate: Self.rate, channelCount: 1,
@@ -60,6 +59,30 @@ import TuttiDSP
             [.delay(timeSeconds: 0.01, feedback: 0, mix: 0.5)], sampleRate: Self.rate, channelCount: 1, maxFrames: 8)
         defer { EffectChain.destroy(filters) }
         #expect(filters.pointee.compressorGain == nil)
+    }
+
+    /// After compressing, the release ends at exactly unity: audio below the threshold then
+    /// passes bit for bit (no makeup), instead of staying a few ulps quieter for ever.
+    @Test func afterAReleaseAudioBelowTheThresholdPassesBitForBit() {
+        let settings = EffectSettings.compressor(thresholdDB: -20, ratio: 4, attackSeconds: 0.01, releaseSeconds: 0.1, makeupDB: 0)
+        var unit = EffectUnit(settings, sampleRate: Self.rate, channelCount: 1)
+        defer { unit.deallocate() }
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: Self.n)
+        defer { buffer.deallocate() }
+        for block in 0..<20 {  // 0.2 s at 0 dBFS: 15 dB of reduction
+            Self.sine(buffer, amplitude: 1, start: block * Self.n)
+            unit.process(buffer, frameCount: Self.n)
+        }
+        #expect(unit.smallestReductionGain < 0.2)
+        var changed = 0
+        for block in 20..<320 {  // 3 s at −40 dBFS, below the threshold
+            Self.sine(buffer, amplitude: 0.01, start: block * Self.n)
+            let input = Array(UnsafeBufferPointer(start: buffer, count: Self.n))
+            unit.process(buffer, frameCount: Self.n)
+            if block >= 220 { changed += (0..<Self.n).filter { buffer[$0] != input[$0] }.count }
+        }
+        #expect(changed == 0, "\(changed) samples of the last second differ from the input")
+        #expect(unit.smallestReductionGain == 1)
     }
 
     @Test(arguments: [0.0, 0.002])
