@@ -69,13 +69,13 @@ import TuttiDSP
         defer { unit.deallocate() }
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: Self.n)
         defer { buffer.deallocate() }
-        for block in 0..<20 {  // 0.2 s at 0 dBFS: 15 dB of reduction
+        for block in 0..<20 { // 0.2 s at 0 dBFS: 15 dB of reduction
             Self.sine(buffer, amplitude: 1, start: block * Self.n)
             unit.process(buffer, frameCount: Self.n)
         }
         #expect(unit.smallestReductionGain < 0.2)
         var changed = 0
-        for block in 20..<320 {  // 3 s at −40 dBFS, below the threshold
+        for block in 20..<320 { // 3 s at −40 dBFS, below the threshold
             Self.sine(buffer, amplitude: 0.01, start: block * Self.n)
             let input = Array(UnsafeBufferPointer(start: buffer, count: Self.n))
             unit.process(buffer, frameCount: Self.n)
