@@ -183,6 +183,22 @@ typedef struct tutti_engine_config {
                                          session setting applies: level -96..0 dB (default -15), */
     float ducking_attack_seconds;     /* attack 0..3600 s (default 0.1), */
     float ducking_release_seconds;    /* release 0..3600 s (default 0.4) */
+    /* Added with the C master stage: a struct_size ending at ducking_release_seconds (the
+     * fifth layout, offsetof(tutti_engine_config, master_effects_enabled), its sizeof) reads
+     * these as their defaults (no master stage); a size between two layouts is
+     * TUTTI_ERROR_VERSION. */
+    int32_t master_effects_enabled;   /* nonzero: a master stage, the effect chain below (empty
+                                         will do) on the main route's mix of every session
+                                         (system sounds, the ringer class, bypass it), before
+                                         the system volume and the limiter; it also takes a
+                                         host effect (tutti_master_set_effect). Default 0: no
+                                         master stage, the render is what it was without one */
+    uint32_t master_effect_count;     /* effects in master_effects (0: an empty chain); default 0 */
+    const struct tutti_effect *master_effects; /* master_effect_count effects in order (see
+                                         tutti_effect; checked as tutti_session_set_effects
+                                         checks them, errors naming config->master_effects[i]
+                                         and its field); NULL when the count is 0; copied at
+                                         create. Read only when master_effects_enabled */
 } tutti_engine_config;
 
 /* tutti_engine_config.flags: pull rendering waits for streaming file sources (files over
@@ -410,13 +426,52 @@ typedef struct tutti_ducking_rule {
 /* Replaces the ducking rules at `at` (count 0: none). For each pair the most specific rule
  * wins (session/session, category/session, session/category, category/category); without
  * one, the engine's (tutti_engine_config.ducking_*). Sessions ducked now move to their new
- * level. These rules duck on the ducker's activation (the Swift API and scenes also have
- * signal-triggered rules; not in this struct yet). INVALID_ARGUMENT naming rules[i] and its
+ * level. These rules duck on the ducker's activation (signal-triggered rules:
+ * tutti_engine_set_ducking_rules2). INVALID_ARGUMENT naming rules[i] and its
  * field for a level or time out of range,
  * an unknown or stale session or category, a session on both sides, or two rules for one
  * pair; nothing changes then. NULL rules with count 0 is allowed. Any thread. */
 tutti_result tutti_engine_set_ducking_rules(tutti_engine *engine, const tutti_ducking_rule *rules, uint32_t count,
                                             tutti_frame at);
+/* What makes a ducking rule's duck go down (tutti_ducking_rule2.trigger). (An addition.) */
+typedef int32_t tutti_ducking_trigger;
+enum {
+    TUTTI_DUCKING_TRIGGER_ACTIVATION = 0, /* the ducker's activation: ducked while it is active */
+    TUTTI_DUCKING_TRIGGER_SIGNAL = 1      /* the ducker's bus level: while the rule applies (the
+                                             ducker is active), ducked while the level (mean
+                                             square over 10 ms windows) is above threshold_db,
+                                             released once it stayed below for hold_seconds */
+};
+/* A ducking rule with its trigger: tutti_ducking_rule's fields, then the trigger. Fill each
+ * with tutti_ducking_rule2_init first (a struct the caller fills: see Conventions). */
+typedef struct tutti_ducking_rule2 {
+    uint32_t struct_size;
+    tutti_session by_session; /* 0: by_category */
+    tutti_category by_category;
+    tutti_session duck_session; /* 0: duck_category */
+    tutti_category duck_category;
+    float level_db;        /* -96..0; default -15 */
+    float attack_seconds;  /* 0..3600; default 0.1 */
+    float release_seconds; /* 0..3600; default 0.4 */
+    tutti_ducking_trigger trigger; /* TUTTI_DUCKING_TRIGGER_*; default ACTIVATION */
+    float threshold_db;    /* SIGNAL: dBFS, -120..0; default -40 (ignored for ACTIVATION) */
+    float hold_seconds;    /* SIGNAL: 0..3600; default 0 (ignored for ACTIVATION) */
+} tutti_ducking_rule2;
+/* Sets the defaults (both sides category 0, the values above) and struct_size. NULL is
+ * ignored. Any thread. (An addition.) */
+void tutti_ducking_rule2_init(tutti_ducking_rule2 *rule);
+/* tutti_engine_set_ducking_rules with triggers: replaces the ducking rules at `at` (count 0:
+ * none). `rules` is an array of `count` structs of rules[0].struct_size bytes each (the
+ * caller's sizeof(tutti_ducking_rule2): a caller built against a newer header passes its
+ * larger size and its extra fields are ignored); every element's struct_size must be the
+ * first's (else INVALID_ARGUMENT naming rules[i].struct_size), and a size this library does
+ * not know is TUTTI_ERROR_VERSION. A SIGNAL rule ducks the `duck` side only while the
+ * ducker's bus is loud: its DUCKING_BEGAN and DUCKING_ENDED events come at those frames.
+ * INVALID_ARGUMENT naming rules[i] and its field (rules[0].threshold_db) for a value out of
+ * range or not finite, an unknown trigger, and what tutti_engine_set_ducking_rules refuses;
+ * nothing changes then. NULL rules with count 0 is allowed. Any thread. (An addition.) */
+tutti_result tutti_engine_set_ducking_rules2(tutti_engine *engine, const tutti_ducking_rule2 *rules, uint32_t count,
+                                             tutti_frame at);
 /* An effect on a session's bus (tutti_session_set_effects). (An addition.) */
 typedef int32_t tutti_effect_type;
 enum {
@@ -476,13 +531,23 @@ typedef void (*tutti_effect_release)(void *user);
  * the session's gate, duck, gain and the volume. From `at` on the one it replaces is no longer
  * called; that one's `release` (NULL: none) is then called with its `user` as described at
  * tutti_effect_release, and the host must not free its `user` before. Removing the host effect
- * from a session without an effect chain makes it mix exactly (bit for bit) as before. A bus
- * takes host effects of sessions only: the master takes one from Swift only
- * (AudioEngine.setMasterHostEffect), which needs master effects this header cannot configure
- * yet. NOT_FOUND for a removed session, INVALID_ARGUMENT naming `at`; a failed call changes
- * nothing and calls neither callback. Any thread but the render thread. (An addition.) */
+ * from a session without an effect chain makes it mix exactly (bit for bit) as before. The
+ * master takes its own (tutti_master_set_effect). NOT_FOUND for a removed session,
+ * INVALID_ARGUMENT naming `at`; a failed call changes nothing and calls neither callback. Any
+ * thread but the render thread. (An addition.) */
 tutti_result tutti_bus_set_effect(tutti_engine *engine, tutti_session session, tutti_effect_callback callback,
                                   tutti_effect_release release, void *user, tutti_frame at);
+/* Inserts `callback` with `user` on the master at `at`, replacing the host effect there (NULL
+ * callback: remove it): the callback, its `release` and the render-thread rules are those of
+ * tutti_bus_set_effect (tutti_effect_callback, tutti_effect_release). It runs after the master
+ * effect chain (tutti_engine_config.master_effects), on the main route's mix of every session
+ * (system sounds, the ringer class, bypass it), before the system volume and the limiter.
+ * Needs a master stage: TUTTI_ERROR_STATE when the engine was created without
+ * master_effects_enabled (an empty chain will do); INVALID_ARGUMENT naming `at`; a failed
+ * call changes nothing and calls neither callback. Any thread but the render thread. (An
+ * addition; Swift: AudioEngine.setMasterHostEffect.) */
+tutti_result tutti_master_set_effect(tutti_engine *engine, tutti_effect_callback callback, tutti_effect_release release, void *user,
+                                     tutti_frame at);
 
 /* ------------------------------------------------------------------------------------------
  * Sources
@@ -692,6 +757,11 @@ typedef struct tutti_source_info {
     int64_t length;           /* frames, engine rate; -1 for tones and streams */
     uint64_t underrun_frames; /* streams and inputs: frames rendered with no data */
     float gain;               /* the last gain set (linear) */
+    /* Added after the first release: a struct_size ending at gain (the first layout,
+     * offsetof(tutti_source_info, rate), its sizeof) leaves it unwritten; a size between two
+     * layouts is TUTTI_ERROR_VERSION. */
+    double rate;              /* the last playback rate set (tutti_source_set_rate; the rate a
+                                 ramp glides to), source frames per output frame; 1 until set */
 } tutti_source_info;
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */

@@ -228,6 +228,24 @@ public final class AudioEngine: Sendable {
         }
     }
 
+    /// `tutti_master_set_effect`: `callback` with `user` on the master (nil callback: remove
+    /// it), and `release` (may be nil) called with `user` on a control thread once the render
+    /// side no longer calls it. Errors as `setMasterHostEffect`; a failed call calls nothing.
+    /// Any thread but the render thread.
+    package func setMasterHostEffect(
+        callback: HostEffectCallback?, user: UnsafeMutableRawPointer?, release: HostEffectRelease?, at time: EngineTime
+    ) throws(TuttiError) {
+        try checkTime(time)
+        let slot = callback.map { HostEffectSlot.make(callback: $0, user: user, release: release) }
+        do {
+            try withCore { (s) throws(TuttiError) in try s.setMasterHostEffect(slot, at: time) }
+        } catch {
+            // A C host's `user` is its own: free the slot without calling `release`.
+            if let slot { slot.deinitialize(count: 1).deallocate() }
+            throw error
+        }
+    }
+
     // MARK: Voice limits and ducking rules
 
     /// Voices the whole engine may play at once from `time` on (1…65536; nil: no limit).

@@ -53,6 +53,8 @@ package final class AudioSystem {
         var gain: Float
         /// The last pan set (nil: never panned, no pan stage).
         var pan: Float?
+        /// The last playback rate set (1: never set).
+        var rate = 1.0
         /// Frames of content at the engine rate; nil for endless sources.
         let frameCount: Int64?
         /// A file streamed by the engine's worker (a loop region must be the whole file).
@@ -238,7 +240,7 @@ package final class AudioSystem {
         let status = engine.status(id) ?? .initial
         return SourceInfo(
             state: status.state, position: status.position, frameCount: record.frameCount,
-            underrunFrames: status.underrunFrames, gain: record.gain, pan: record.pan)
+            underrunFrames: status.underrunFrames, gain: record.gain, pan: record.pan, rate: record.rate)
     }
 
     /// The stream of a live stream source, or `invalidArgument`.
@@ -299,6 +301,7 @@ package final class AudioSystem {
         try send(
             .setSourceRate(id, rate: Float(rate), rampFrames: try rampLength(rampFrames, default: configuration.sourceGainRampSeconds)),
             at: time)
+        sources[id]?.rate = rate
     }
 
     /// Session (bus) gain, below the policy's gate and duck and the system volume.
@@ -889,6 +892,9 @@ public struct SourceInfo: Hashable, Sendable {
     /// The last pan set (−1 left … +1 right); nil while it was never panned (it mixes without
     /// a pan stage: mono material at unity on both channels).
     public var pan: Float?
+    /// The last playback rate set (`SourceHandle.setRate(_:rampFrames:at:)`; with a ramp, the
+    /// rate it glides to), source frames per output frame; 1 until set.
+    public var rate: Double
 }
 
 extension EngineTime {

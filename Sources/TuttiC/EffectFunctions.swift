@@ -15,7 +15,7 @@ private let cFieldNames = [
 private let biquadKinds: [EffectSettings.BiquadKind] = [.lowpass, .highpass, .bandpass, .notch, .peaking, .lowshelf, .highshelf]
 
 /// `effect` as settings, checked at `sampleRate`; errors name `place` + the C field.
-private func settings(_ effect: tutti_effect, place: String, sampleRate: Int) throws(TuttiError) -> EffectSettings {
+func effectSettings(_ effect: tutti_effect, place: String, sampleRate: Int) throws(TuttiError) -> EffectSettings {
     let e: EffectSettings
     switch Int(effect.type) {
     case 0..<biquadKinds.count:
@@ -45,7 +45,7 @@ public func tuttiSessionSetEffects(
         let time = try engineTime(at)
         let effects = count == 0 ? nil : try nonNull(effects, "effects")
         var chain: [EffectSettings] = []
-        for i in 0..<Int(count) { chain.append(try settings(effects![i], place: "effects[\(i)].", sampleRate: engine.sampleRate)) }
+        for i in 0..<Int(count) { chain.append(try effectSettings(effects![i], place: "effects[\(i)].", sampleRate: engine.sampleRate)) }
         try SessionHandle(engine: engine, id: SessionID(rawValue: id)).setEffects(chain, at: time)
     }
 }
@@ -66,7 +66,7 @@ public func tuttiSessionSetEffect(
                 "effect->type \(effect.pointee.type) is not a biquad (TUTTI_EFFECT_LOWPASS…TUTTI_EFFECT_HIGHSHELF): only a biquad changes in place"
             )
         }
-        let e = try settings(effect.pointee, place: "effect->", sampleRate: engine.sampleRate)
+        let e = try effectSettings(effect.pointee, place: "effect->", sampleRate: engine.sampleRate)
         try SessionHandle(engine: engine, id: SessionID(rawValue: id)).setEffect(
             at: Int(index), to: e, glideFrames: glideFrames < 0 ? nil : glideFrames, at: time)
     }
@@ -85,5 +85,20 @@ public func tuttiBusSetEffect(
         let time = try engineTime(at)
         try SessionHandle(engine: engine, id: SessionID(rawValue: id)).setHostEffect(
             callback: callback, user: user, release: release, at: time)
+    }
+}
+
+/// C ABI `tutti_master_set_effect`: a host's callback on the master (NULL: remove), its
+/// `release` called once on a control thread when the render side no longer calls it;
+/// `TUTTI_ERROR_STATE` without a master stage. Any thread but the render thread.
+@_cdecl("tutti_master_set_effect")
+public func tuttiMasterSetEffect(
+    _ pointer: OpaquePointer?, _ callback: tutti_effect_callback?, _ release: tutti_effect_release?, _ user: UnsafeMutableRawPointer?,
+    _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_master_set_effect") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let time = try engineTime(at)
+        try engine.setMasterHostEffect(callback: callback, user: user, release: release, at: time)
     }
 }

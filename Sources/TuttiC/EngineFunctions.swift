@@ -17,7 +17,8 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         limiter_release_seconds: Float(LimiterSettings().releaseSeconds),
         limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds),
         flags: 0, ducking_level_db: Float(d.ducking.levelDB), ducking_attack_seconds: Float(d.ducking.attackSeconds),
-        ducking_release_seconds: Float(d.ducking.releaseSeconds))
+        ducking_release_seconds: Float(d.ducking.releaseSeconds), master_effects_enabled: 0, master_effect_count: 0,
+        master_effects: nil)
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
@@ -28,6 +29,24 @@ let engineConfigRoutesSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti
 let engineConfigLimiterSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.loss_fade_seconds)!
 /// The fourth layout (focus): the fields up to `loss_fade_seconds`.
 let engineConfigFocusSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.flags)!
+/// The fifth layout (offline flag, ducking envelope): the fields up to
+/// `ducking_release_seconds`, padded (its sizeof as released).
+let engineConfigDuckingSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.master_effects_enabled)!
+
+/// The master effect chain a config asks for: nil (no master stage) when its struct_size ends
+/// before the master fields or `master_effects_enabled` is 0. Errors name
+/// `config->master_effects[i]` and its field.
+func masterEffects(_ config: UnsafePointer<tutti_engine_config>) throws(TuttiError) -> [EffectSettings]? {
+    let c = config.pointee
+    guard Int(c.struct_size) >= MemoryLayout<tutti_engine_config>.stride, c.master_effects_enabled != 0 else { return nil }
+    guard c.master_effect_count > 0 else { return [] }
+    let effects = try nonNull(c.master_effects, "config->master_effects")
+    var chain: [EffectSettings] = []
+    for i in 0..<Int(c.master_effect_count) {
+        chain.append(try effectSettings(effects[i], place: "config->master_effects[\(i)].", sampleRate: Int(c.sample_rate)))
+    }
+    return chain
+}
 
 /// The limiter a config asks for: none when its struct_size ends before the limiter fields
 /// or `limiter_enabled` is 0.
@@ -68,7 +87,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         let out = try nonNull(out, "out")
         try checkStructSize(
             config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize,
-            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize, engineConfigFocusSize])
+            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize, engineConfigFocusSize, engineConfigDuckingSize])
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -79,7 +98,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
         settings.routes = try routeNames(config)
         settings.limiter = limiterSettings(config)
-        if Int(c.struct_size) >= MemoryLayout<tutti_engine_config>.stride {
+        if Int(c.struct_size) >= engineConfigDuckingSize {
             guard c.flags & ~TUTTI_ENGINE_OFFLINE == 0 else {
                 throw TuttiError(.invalidArgument, "config->flags has unknown bits 0x\(String(c.flags & ~TUTTI_ENGINE_OFFLINE, radix: 16))")
             }
@@ -112,6 +131,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         {
             throw TuttiError(.invalidArgument, problem)
         }
+        settings.effects = try masterEffects(config)
         let engine = try AudioEngine(configuration: settings)
         out.pointee = OpaquePointer(Unmanaged.passRetained(engine).toOpaque())
     }

@@ -251,3 +251,79 @@ public func tuttiEngineSetDuckingRules(
         }
     }
 }
+
+/// C ABI `tutti_ducking_rule2_init`: the engine's default envelope, an activation trigger, a
+/// signal threshold of −40 dBFS and no hold. Any thread.
+@_cdecl("tutti_ducking_rule2_init")
+public func tuttiDuckingRule2Init(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?) {
+    guard let rule else { return }
+    let d = DuckingSettings.default
+    rule.pointee = tutti_ducking_rule2()
+    rule.pointee.struct_size = UInt32(MemoryLayout<tutti_ducking_rule2>.stride)
+    rule.pointee.level_db = Float(d.levelDB)
+    rule.pointee.attack_seconds = Float(d.attackSeconds)
+    rule.pointee.release_seconds = Float(d.releaseSeconds)
+    rule.pointee.trigger = tutti_ducking_trigger(TUTTI_DUCKING_TRIGGER_ACTIVATION)
+    rule.pointee.threshold_db = -40
+    rule.pointee.hold_seconds = 0
+}
+
+/// C ABI `tutti_engine_set_ducking_rules2`: `tutti_engine_set_ducking_rules` with triggers;
+/// the array's stride is `rules[0].struct_size` (a newer caller's larger struct). Any thread.
+@_cdecl("tutti_engine_set_ducking_rules2")
+public func tuttiEngineSetDuckingRules2(
+    _ pointer: OpaquePointer?, _ rows: UnsafePointer<tutti_ducking_rule2>?, _ count: UInt32, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_engine_set_ducking_rules2") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        let time = try engineTime(at)
+        let rows = count == 0 ? nil : UnsafeRawPointer(try nonNull(rows, "rules"))
+        var rules: [DuckingRule] = []
+        let stride = count == 0 ? 0 : Int(rows!.loadUnaligned(as: UInt32.self))
+        if count > 0 { try checkStructSize(UInt32(stride), of: tutti_ducking_rule2.self, "rules") }
+        for i in 0..<Int(count) {
+            let row = rows!.loadUnaligned(fromByteOffset: i * stride, as: tutti_ducking_rule2.self)
+            guard Int(row.struct_size) == stride else {
+                throw TuttiError(.invalidArgument, "rules[\(i)].struct_size is \(row.struct_size), not rules[0]'s \(stride)")
+            }
+            let by = try side(engine, row.by_session, row.by_category, "rules[\(i)].by")
+            let duck = try side(engine, row.duck_session, row.duck_category, "rules[\(i)].duck")
+            for (field, value) in [
+                ("level_db", row.level_db), ("attack_seconds", row.attack_seconds), ("release_seconds", row.release_seconds),
+                ("threshold_db", row.threshold_db), ("hold_seconds", row.hold_seconds),
+            ]
+            where !value.isFinite {
+                throw TuttiError(.invalidArgument, "rules[\(i)].\(field) must be finite, got \(value)")
+            }
+            let trigger: DuckingTrigger
+            switch row.trigger {
+            case tutti_ducking_trigger(TUTTI_DUCKING_TRIGGER_ACTIVATION): trigger = .activation
+            case tutti_ducking_trigger(TUTTI_DUCKING_TRIGGER_SIGNAL):
+                trigger = .signal(thresholdDB: Double(row.threshold_db), holdSeconds: Double(row.hold_seconds))
+            default:
+                let values = "(0…\(TUTTI_DUCKING_TRIGGER_SIGNAL))"
+                throw TuttiError(.invalidArgument, "rules[\(i)].trigger \(row.trigger) is not a tutti_ducking_trigger \(values)")
+            }
+            rules.append(
+                DuckingRule(
+                    by: by, duck: duck,
+                    settings: DuckingSettings(
+                        levelDB: Double(row.level_db), attackSeconds: Double(row.attack_seconds),
+                        releaseSeconds: Double(row.release_seconds)),
+                    trigger: trigger))
+        }
+        do throws(TuttiError) {
+            try engine.setDuckingRules(rules, at: time)
+        } catch {
+            // The host API names them `ducking rules[i].field`; here they are `rules[i].c_field`.
+            var message = error.message.replacing("ducking rules[", with: "rules[")
+            for (swift, c) in [
+                ("level", "level_db"), ("attack", "attack_seconds"), ("release", "release_seconds"), ("threshold", "threshold_db"),
+                ("hold", "hold_seconds"),
+            ] {
+                message = message.replacing("].\(swift):", with: "].\(c):")
+            }
+            throw TuttiError(error.code, message)
+        }
+    }
+}

@@ -259,8 +259,11 @@ public func tuttiSourceInfoInit(_ info: UnsafeMutablePointer<tutti_source_info>?
     info.pointee.struct_size = UInt32(MemoryLayout<tutti_source_info>.stride)
 }
 
-/// C ABI `tutti_source_get_info`: writes the fields of the first layout, never past them.
-/// Any thread.
+/// `tutti_source_info` as first released: the fields up to `gain`, padded (its sizeof then).
+let sourceInfoFirstSize = MemoryLayout<tutti_source_info>.offset(of: \tutti_source_info.rate)!
+
+/// C ABI `tutti_source_get_info`: writes the fields its struct_size covers (the first layout
+/// ends at `gain`), never past them. Any thread except the real-time one.
 @_cdecl("tutti_source_get_info")
 public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ out: UnsafeMutablePointer<tutti_source_info>?)
     -> tutti_result
@@ -268,13 +271,14 @@ public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
     call("tutti_source_get_info") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let out = try nonNull(out, "out")
-        try checkStructSize(out.pointee.struct_size, of: tutti_source_info.self, "out")
+        try checkStructSize(out.pointee.struct_size, of: tutti_source_info.self, "out", firstReleasedSize: sourceInfoFirstSize)
         let info = try source(engine, id).info
         out.pointee.state = info.state.rawValue
         out.pointee.position = info.position
         out.pointee.length = info.frameCount ?? -1
         out.pointee.underrun_frames = UInt64(clamping: info.underrunFrames)
         out.pointee.gain = info.gain
+        if Int(out.pointee.struct_size) >= MemoryLayout<tutti_source_info>.stride { out.pointee.rate = info.rate }
     }
 }
 

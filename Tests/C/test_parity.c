@@ -101,6 +101,125 @@ static void ducking_rules_and_the_engines_envelope(void) {
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->ducking_level_db", tutti_engine_create(&config, &engine));
 }
 
+/* A signal-triggered rule (tutti_engine_set_ducking_rules2): the music is ducked while the
+ * prompt sounds, not for as long as nav is active: -12 dB under the prompt, unity once the hold
+ * and release have passed after it paused, ducked again when it plays; the events come at the
+ * 10 ms window ends where the level crosses, and when nav leaves. */
+static void a_signal_rule_ducks_while_the_ducker_sounds(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_session nav = make_session(engine, "nav", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_DUCK_OTHERS);
+    tutti_source song, prompt;
+    tutti_ducking_rule2 rule;
+    tutti_event events[32];
+    const int32_t kinds[4] = {TUTTI_EVENT_DUCKING_BEGAN, TUTTI_EVENT_DUCKING_ENDED, TUTTI_EVENT_DUCKING_BEGAN, TUTTI_EVENT_DUCKING_ENDED};
+    const tutti_frame frames[4] = {5280, 12480, 14880, 19200};
+    int n, k, seen = 0;
+    float *x;
+    tutti_ducking_rule2_init(&rule);
+    CHECK(rule.struct_size == sizeof rule && rule.trigger == TUTTI_DUCKING_TRIGGER_ACTIVATION && rule.level_db == -15 &&
+              rule.threshold_db == -40 && rule.hold_seconds == 0,
+          "defaults: %u %d %f %f %f", rule.struct_size, rule.trigger, rule.level_db, rule.threshold_db, rule.hold_seconds);
+    rule.by_session = nav;
+    rule.duck_session = music;
+    rule.level_db = -12;
+    rule.attack_seconds = 0.01f;
+    rule.release_seconds = 0.01f;
+    rule.trigger = TUTTI_DUCKING_TRIGGER_SIGNAL;
+    rule.threshold_db = -40;
+    rule.hold_seconds = 0.05f;
+    OK(tutti_engine_set_ducking_rules2(engine, &rule, 1, TUTTI_NOW));
+    OK(tutti_source_create_tone(engine, music, 440, 0.5f, &song));
+    OK(tutti_source_create_tone(engine, nav, 660, 0.5f, &prompt));
+    OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, song, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, nav, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, prompt, 4800));
+    OK(tutti_source_pause(engine, prompt, 9600));
+    OK(tutti_source_play(engine, prompt, 14400));
+    OK(tutti_session_set_active(engine, nav, 0, 0, 19200));
+    x = render_mono(engine, 24000);
+    {
+        double before = 20 * log10(tone_amplitude(x + 1000, 3600, 1, 440) / 0.5);
+        double ducked = 20 * log10(tone_amplitude(x + 6000, 3600, 1, 440) / 0.5);
+        double gap = 20 * log10(tone_amplitude(x + 13000, 1400, 1, 440) / 0.5);
+        double again = 20 * log10(tone_amplitude(x + 16000, 3000, 1, 440) / 0.5);
+        double after = 20 * log10(tone_amplitude(x + 20400, 3600, 1, 440) / 0.5);
+        CHECK(fabs(before) < 0.1, "nav active, the prompt silent: unity, %f dB", before);
+        CHECK(fabs(ducked + 12) < 0.1, "under the prompt: -12 dB, %f dB", ducked);
+        CHECK(fabs(gap) < 0.1, "after hold and release: unity, %f dB", gap);
+        CHECK(fabs(again + 12) < 0.1, "the prompt again: -12 dB, %f dB", again);
+        CHECK(fabs(after) < 0.1, "nav gone: unity, %f dB", after);
+    }
+    free(x);
+    n = drain_events(engine, events, 32);
+    for (k = 0; k < n; k++) {
+        if (events[k].type != TUTTI_EVENT_DUCKING_BEGAN && events[k].type != TUTTI_EVENT_DUCKING_ENDED) continue;
+        CHECK(seen < 4 && events[k].type == kinds[seen] && events[k].frame == frames[seen] && events[k].session == music,
+              "ducking event %d: %s at %lld", seen, tutti_event_type_string(events[k].type), (long long)events[k].frame);
+        seen++;
+    }
+    CHECK(seen == 4, "four ducking events: %d", seen);
+    tutti_engine_destroy(engine);
+}
+
+/* Bad rules2 name rules[i] and the C field; a caller built against a newer header (a larger
+ * struct) is read at its stride; sizes this library does not know are refused. */
+static void bad_signal_rules_name_their_field(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_session nav = make_session(engine, "nav", TUTTI_CATEGORY_PLAYBACK, TUTTI_OPTION_DUCK_OTHERS);
+    tutti_ducking_rule2 rules[2];
+    struct {
+        tutti_ducking_rule2 rule;
+        uint64_t future[2];
+    } newer[2];
+    int i;
+    for (i = 0; i < 2; i++) {
+        tutti_ducking_rule2_init(&rules[i]);
+        rules[i].by_session = nav;
+        rules[i].duck_session = music;
+        rules[i].trigger = TUTTI_DUCKING_TRIGGER_SIGNAL;
+    }
+    rules[1].duck_session = 0;
+    rules[1].duck_category = TUTTI_CATEGORY_AMBIENT;
+    OK(tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].threshold_db = 5;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].threshold_db", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].threshold_db = NAN;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].threshold_db must be finite", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].threshold_db = -40;
+    rules[1].hold_seconds = -1;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].hold_seconds", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].hold_seconds = 0;
+    rules[1].trigger = 7;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].trigger", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].trigger = TUTTI_DUCKING_TRIGGER_ACTIVATION;
+    rules[1].level_db = 3;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].level_db", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].level_db = -6;
+    rules[1].duck_category = TUTTI_CATEGORY_PLAYBACK;
+    rules[1].duck_session = music; /* the same pair twice */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1]", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[1].duck_session = 0;
+    rules[1].struct_size = 8;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].struct_size", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    rules[0].struct_size = 8;
+    FAILS(TUTTI_ERROR_VERSION, "rules->struct_size is 8", tutti_engine_set_ducking_rules2(engine, rules, 2, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules", tutti_engine_set_ducking_rules2(engine, NULL, 1, TUTTI_NOW));
+    OK(tutti_engine_set_ducking_rules2(engine, NULL, 0, TUTTI_NOW));
+    for (i = 0; i < 2; i++) {
+        newer[i].rule = rules[i];
+        newer[i].rule.struct_size = sizeof newer[0];
+        newer[i].future[0] = newer[i].future[1] = ~0ull;
+    }
+    OK(tutti_engine_set_ducking_rules2(engine, &newer[0].rule, 2, TUTTI_NOW));
+    newer[1].rule.trigger = TUTTI_DUCKING_TRIGGER_SIGNAL;
+    newer[1].rule.hold_seconds = 4000; /* read at the caller's stride: found */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rules[1].hold_seconds", tutti_engine_set_ducking_rules2(engine, &newer[0].rule, 2, TUTTI_NOW));
+    tutti_engine_destroy(engine);
+}
+
 static void a_source_from_memory_plays_at_its_pitch_and_loops(void) {
     tutti_session music;
     tutti_source song, looped;
@@ -247,6 +366,8 @@ int main(void) {
     TEST(session_gain_scales_its_sources);
     TEST(a_session_resumes_after_an_interruption);
     TEST(ducking_rules_and_the_engines_envelope);
+    TEST(a_signal_rule_ducks_while_the_ducker_sounds);
+    TEST(bad_signal_rules_name_their_field);
     TEST(a_source_from_memory_plays_at_its_pitch_and_loops);
     TEST(a_sessions_state_is_read_back);
     TEST(the_device_side_and_the_volume_button);

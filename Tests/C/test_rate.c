@@ -1,6 +1,7 @@
 /* Playback rate (tutti_source_set_rate), measured: a 440 Hz buffer at rate 2 sounds at 880 Hz
  * and ends after half its length, rate 1 plays bit for bit as no rate, bad rates fail naming
- * `rate` and change nothing. */
+ * `rate` and change nothing. tutti_source_info.rate reads back the last rate set (1 before);
+ * a caller of the first layout (ending at gain) gets nothing written past it. */
 #include "harness.h"
 
 #define SINE_FRAMES 48000
@@ -97,9 +98,42 @@ static void bad_rates_fail_and_change_nothing(void) {
     tutti_engine_destroy(engine);
 }
 
+static void the_info_reads_the_rate_back(void) {
+    tutti_source song;
+    tutti_engine *engine = sine_engine(&song);
+    struct {
+        tutti_source_info info;
+        unsigned char after[16];
+    } old;
+    tutti_source_info info;
+    size_t k;
+    int untouched = 1;
+    tutti_source_info_init(&info);
+    OK(tutti_source_get_info(engine, song, &info));
+    CHECK(info.rate == 1.0, "1 before any rate: %f", info.rate);
+    OK(tutti_source_set_rate(engine, song, 1.5, 4800, 1000));
+    OK(tutti_source_get_info(engine, song, &info));
+    CHECK(info.rate == 1.5, "the rate set (gliding to it from frame 1000): %f", info.rate);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "rate", tutti_source_set_rate(engine, song, 9.0, 0, TUTTI_NOW));
+    OK(tutti_source_get_info(engine, song, &info));
+    CHECK(info.rate == 1.5 && info.gain == 1.0f, "a failed call leaves it: %f, gain %f", info.rate, info.gain);
+    /* The first layout ends at gain: rate is not written (nor anything past the layout). */
+    memset(&old, 0xAB, sizeof old);
+    old.info.struct_size = (uint32_t)offsetof(tutti_source_info, rate);
+    OK(tutti_source_get_info(engine, song, &old.info));
+    CHECK(old.info.gain == 1.0f && old.info.length == SINE_FRAMES, "the first layout's fields: %f %lld", old.info.gain,
+          (long long)old.info.length);
+    for (k = offsetof(tutti_source_info, rate); k < sizeof old; k++) untouched &= ((unsigned char *)&old)[k] == 0xAB;
+    CHECK(untouched, "nothing written past the first layout%s", "");
+    old.info.struct_size = (uint32_t)offsetof(tutti_source_info, rate) + 4;
+    FAILS(TUTTI_ERROR_VERSION, "out->struct_size", tutti_source_get_info(engine, song, &old.info));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(rate_two_is_an_octave_up_and_half_as_long);
     TEST(rate_one_is_bit_identical);
     TEST(bad_rates_fail_and_change_nothing);
+    TEST(the_info_reads_the_rate_back);
     return harness_done();
 }

@@ -90,6 +90,7 @@ static void every_engine_config_layout_is_accepted(void) {
         (uint32_t)offsetof(tutti_engine_config, limiter_enabled),
         (uint32_t)offsetof(tutti_engine_config, loss_fade_seconds),
         (uint32_t)offsetof(tutti_engine_config, flags),
+        (uint32_t)offsetof(tutti_engine_config, master_effects_enabled),
         (uint32_t)sizeof(tutti_engine_config),
     };
     tutti_engine_config config;
@@ -98,7 +99,11 @@ static void every_engine_config_layout_is_accepted(void) {
     for (i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         tutti_engine_config_init(&config);
         config.struct_size = layouts[i];
-        config.flags = i + 1 < sizeof layouts / sizeof layouts[0] ? 0xffffu : 0; /* past struct_size: not read */
+        config.flags = layouts[i] <= offsetof(tutti_engine_config, flags) ? 0xffffu : 0; /* past struct_size: not read */
+        if (i + 1 < sizeof layouts / sizeof layouts[0]) {
+            config.master_effects_enabled = 1; /* past struct_size: not read (NULL effects would fail) */
+            config.master_effect_count = 3;
+        }
         engine = NULL;
         CHECK(tutti_engine_create(&config, &engine) == TUTTI_OK, "layout of %u bytes: %s", layouts[i], tutti_last_error());
         tutti_engine_destroy(engine);

@@ -35,6 +35,17 @@ import TuttiTestSupport
         #expect(try src.state == .ended)
     }
 
+    /// `SourceInfo.rate` reads back the last rate set: 1 before, the target of a ramp at once,
+    /// unchanged by a refused call.
+    @Test func theInfoReadsTheRateBack() throws {
+        let (_, _, src) = try sineSource()
+        #expect(try src.info.rate == 1)
+        try src.setRate(1.5, rampFrames: 4_800, at: .frame(1_000))
+        #expect(try src.info.rate == 1.5)
+        #expect(throws: TuttiError.self) { try src.setRate(9) }
+        #expect(try src.info.rate == 1.5)
+    }
+
     /// A change at a frame glides over the default ramp (the gain ramp, 10 ms) from there:
     /// 440 Hz before it, 660 Hz after it.
     @Test func aTimedChangeGlidesFromItsFrame() throws {

@@ -51,6 +51,38 @@ def test_a_ducking_rule_sets_the_level_between_two_sessions():
             engine.set_ducking_rules([tutti.DuckingRule(by=nav, duck=music, level_db=-200.0)])
 
 
+def test_a_signal_rule_ducks_only_while_the_ducker_sounds():
+    with tutti.Engine(channels=1) as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        nav = engine.session("nav", tutti.Category.PLAYBACK, options=tutti.Option.DUCK_OTHERS)
+        rule = tutti.DuckingRule(
+            by=nav, duck=music, level_db=-12.0, attack_seconds=0.01, release_seconds=0.01,
+            trigger=tutti.DuckingTrigger.SIGNAL, threshold_db=-40.0, hold_seconds=0.05,
+        )
+        engine.set_ducking_rules([rule])
+        music.tone(440.0, 0.5).play()
+        prompt = nav.tone(660.0, 0.5)
+        nav.activate()
+        prompt.play(at=4800)
+        prompt.pause(at=9600)
+        x = engine.render(14400)[:, 0]
+        events = [(e.type, e.frame) for e in engine.events() if e.type in (tutti.EventType.DUCKING_BEGAN, tutti.EventType.DUCKING_ENDED)]
+        assert events == [(tutti.EventType.DUCKING_BEGAN, 5280), (tutti.EventType.DUCKING_ENDED, 12480)]
+
+        def level_db(part):  # the 440 Hz tone's level against its 0.5 amplitude (whole periods of both tones)
+            t = np.arange(len(part)) / RATE
+            amplitude = 2 * np.abs(np.mean(part * np.exp(-2j * np.pi * 440.0 * t)))
+            return db(amplitude / 0.5)
+
+        assert level_db(x[1200:3600]) == pytest.approx(0.0, abs=0.1)  # nav active, silent: unity
+        assert level_db(x[6000:8400]) == pytest.approx(-12.0, abs=0.1)  # under the prompt
+        assert level_db(x[13200:14400]) == pytest.approx(0.0, abs=0.1)  # after hold and release
+        with pytest.raises(tutti.InvalidArgumentError, match=r"rules\[0\]\.threshold_db"):
+            engine.set_ducking_rules([tutti.DuckingRule(by=nav, duck=music, level_db=-6.0, trigger=tutti.DuckingTrigger.SIGNAL, threshold_db=3.0)])
+        with pytest.raises(tutti.InvalidArgumentError, match=r"rules\[0\]\.trigger"):
+            engine.set_ducking_rules([tutti.DuckingRule(by=nav, duck=music, level_db=-6.0, trigger=9)])
+
+
 def test_an_interaction_row_rejects_an_incoming_category(engine, music):
     music.tone(440.0, 0.5).play()
     engine.render(256)
@@ -152,7 +184,9 @@ def test_a_bad_crossfade_fails_naming_the_argument(engine, music):
 
 def test_a_rate_of_two_is_an_octave_up_and_half_as_long(engine, music):
     source = music.buffer(sine(440.0, RATE), RATE)
+    assert source.info().rate == 1.0
     source.set_rate(2.0, ramp_frames=0)
+    assert source.info().rate == 2.0
     source.play()
     out = engine.render(RATE // 4)[:, 0]
     assert dominant_hz(out) == pytest.approx(880.0, abs=0.5)
@@ -162,6 +196,7 @@ def test_a_rate_of_two_is_an_octave_up_and_half_as_long(engine, music):
     for bad in (0.2, 4.5, float("nan")):
         with pytest.raises(tutti.InvalidArgumentError, match="rate"):
             source.set_rate(bad)
+    assert source.info().rate == 2.0  # the failed calls changed nothing
 
 
 def test_an_input_is_heard_at_its_gain_and_recorded():
@@ -250,3 +285,48 @@ def test_a_host_effect_halves_the_bus_from_its_frame_and_goes_away_cleanly(engin
             music.set_host_effect(halve, at=-5)
     finally:
         dry.close()
+
+
+def test_a_master_chain_is_heard_and_a_bad_one_is_refused_by_name():
+    with tutti.Engine(sample_rate=RATE, channels=1, master_effects=[tutti.Effect.notch(440.0, 0.5)]) as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        music.tone(440.0, 0.25).play()
+        music.tone(3000.0, 0.25).play()
+        out = engine.render(RATE // 2)[:, 0]
+        spectrum = np.abs(np.fft.rfft(out[4800:].astype(np.float64) * np.hanning(len(out) - 4800)))
+        hz = np.fft.rfftfreq(len(out) - 4800, 1.0 / RATE)
+        at = lambda f: spectrum[np.argmin(np.abs(hz - f))]  # noqa: E731
+        assert db(at(440.0) / at(3000.0)) < -60  # the master's notch takes the 440 Hz tone out
+    with pytest.raises(tutti.InvalidArgumentError, match=r"config->master_effects\[1\]\.frequency_hz"):
+        tutti.Engine(master_effects=[tutti.Effect.lowpass(1000.0), tutti.Effect.lowpass(30000.0)])
+
+
+def test_a_master_host_effect_halves_the_output_and_needs_a_master_stage(engine, music):
+    calls = []
+
+    def halve(samples):
+        calls.append(samples.shape)
+        samples *= 0.5
+
+    with pytest.raises(tutti.StateError, match="master stage"):
+        engine.set_master_host_effect(halve)  # the fixture's engine has none
+    assert not tutti._api._host_effects
+    with tutti.Engine(sample_rate=RATE, channels=2, master_effects=[]) as mastered, tutti.Engine(
+        sample_rate=RATE, channels=2, master_effects=[]
+    ) as dry:
+        for e in (mastered, dry):
+            e.session("music", tutti.Category.PLAYBACK).tone(440.0, 0.5).play()
+        mastered.set_master_host_effect(halve, at=1000)
+        out = mastered.render(4800)
+        reference = dry.render(4800)
+        assert rms(reference[1000:]) > 0.3
+        np.testing.assert_array_equal(out[:1000], reference[:1000])
+        np.testing.assert_array_equal(out[1000:], reference[1000:] * np.float32(0.5))
+        assert sum(shape[0] for shape in calls) == 3800 and all(shape[1] == 2 for shape in calls)
+        mastered.set_master_host_effect(None)
+        np.testing.assert_array_equal(mastered.render(4800), dry.render(4800))
+        mastered.set_volume(1.0)  # a later call: the engine has let go of the callback
+        assert not tutti._api._host_effects
+        with pytest.raises(tutti.InvalidArgumentError, match="at"):
+            mastered.set_master_host_effect(halve, at=-5)
+        assert not tutti._api._host_effects

@@ -25,6 +25,7 @@ from ._api import (
     DeniedError,
     DeviceError,
     DuckingRule,
+    DuckingTrigger,
     Effect,
     EffectType,
     Engine,
@@ -87,6 +88,6 @@ __all__ = [
     "Session", "SessionState", "SessionStatus", "SilenceHint", "SilenceReason", "Source", "SourceInfo",
     "SourceState", "SourceStatus", "StateError", "Stats", "SystemState",
     "Stream", "TuttiError", "TuttiIOError", "VersionError", "constants", "last_error",
-    "library_path", "version", "ENUM_PREFIXES", "Backend", "DuckingRule", "Effect", "EffectType",
+    "library_path", "version", "ENUM_PREFIXES", "Backend", "DuckingRule", "DuckingTrigger", "Effect", "EffectType",
     "Input", "Interaction", "Outcome", "Recording",
 ]

@@ -21,7 +21,7 @@ from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, 
 import numpy as np
 
 from . import constants as C
-from ._native import DuckingRule as _DuckingRule
+from ._native import DuckingRule2 as _DuckingRule2
 from ._native import Effect as _Effect
 from ._native import EffectCallback as _EffectCallback
 from ._native import EffectRelease as _EffectRelease
@@ -223,6 +223,13 @@ class EffectType(enum.IntEnum):
     DELAY = C.TUTTI_EFFECT_DELAY
 
 
+class DuckingTrigger(enum.IntEnum):
+    """tutti_ducking_trigger: what makes a ducking rule's duck go down (TUTTI_DUCKING_TRIGGER_*)."""
+
+    ACTIVATION = C.TUTTI_DUCKING_TRIGGER_ACTIVATION
+    SIGNAL = C.TUTTI_DUCKING_TRIGGER_SIGNAL
+
+
 class Backend(enum.IntEnum):
     """tutti_output_config.backend (TUTTI_BACKEND_*)."""
 
@@ -236,6 +243,7 @@ class Backend(enum.IntEnum):
 ENUM_PREFIXES = {
     Outcome: "TUTTI_OUTCOME_",
     EffectType: "TUTTI_EFFECT_",
+    DuckingTrigger: "TUTTI_DUCKING_TRIGGER_",
     Backend: "TUTTI_BACKEND_",
     Category: "TUTTI_CATEGORY_",
     Mode: "TUTTI_MODE_",
@@ -418,13 +426,15 @@ class SessionStatus(NamedTuple):
 
 class SourceInfo(NamedTuple):
     """tutti_source_get_info: state, position and length (frames, engine rate; length -1 for
-    tones and streams), underrun_frames, gain (linear, the last set)."""
+    tones and streams), underrun_frames, gain (linear, the last set), rate (the last playback
+    rate set, source frames per output frame; 1 until ``set_rate``)."""
 
     state: SourceState
     position: int
     length: int
     underrun_frames: int
     gain: float
+    rate: float
 
 
 class Stats(NamedTuple):
@@ -531,14 +541,21 @@ def _side(value, what: str) -> tuple:
 
 @dataclass(frozen=True)
 class DuckingRule:
-    """tutti_ducking_rule: when a session of the ``by`` side ducks one of the ``duck`` side,
-    the level (dB, -96..0) and times (s, 0..3600). Each side is a Session or a Category."""
+    """tutti_ducking_rule2: when a session of the ``by`` side ducks one of the ``duck`` side,
+    the level (dB, -96..0) and times (s, 0..3600). Each side is a Session or a Category.
+    ``trigger``: ``DuckingTrigger.ACTIVATION`` (the default: ducked while the ducker is
+    active) or ``SIGNAL``: ducked while the ducker's bus level (mean square over 10 ms) is
+    above ``threshold_db`` (dBFS, -120..0), released once it stayed below for
+    ``hold_seconds`` (0..3600); both are ignored for ACTIVATION."""
 
     by: Side
     duck: Side
     level_db: float
     attack_seconds: float = 0.1
     release_seconds: float = 0.4
+    trigger: int = DuckingTrigger.ACTIVATION
+    threshold_db: float = -40.0
+    hold_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -600,12 +617,27 @@ def _release(user) -> None:
 _release_host_effect = _EffectRelease(_release)
 
 
+def _keep_host_effect(process: Callable[[np.ndarray], None]) -> tuple:
+    """(the C callback calling ``process`` on a (frames, channels) view, its token): kept in
+    _host_effects until the engine releases the token."""
+
+    def trampoline(pointer, frames, channels, _user):
+        process(np.ctypeslib.as_array(pointer, shape=(frames, channels)))
+
+    callback = _EffectCallback(trampoline)
+    token = next(_host_effect_tokens)
+    _host_effects[token] = callback
+    return callback, token
+
+
 class Engine:
     """A Tutti engine in pull mode (``render``), created by tutti_engine_create.
 
     ``sample_rate`` Hz (8000..384000), ``channels`` 1 or 2; ``offline=True`` sets
     TUTTI_ENGINE_OFFLINE (``render`` waits for file data streamed from disk: the same bytes
-    on every run; not real-time safe). The other keywords are tutti_engine_config's fields.
+    on every run; not real-time safe). ``master_effects``: a master stage with that chain of
+    Effects (an empty list will do; None, the default: no master stage), needed by
+    ``set_master_host_effect``. The other keywords are tutti_engine_config's fields.
     ``close()`` (or leaving a ``with`` block) destroys it; every call afterwards raises
     StateError. Session and source handles keep their engine alive.
     """
@@ -629,6 +661,7 @@ class Engine:
         ducking_attack_seconds: Optional[float] = None,
         ducking_release_seconds: Optional[float] = None,
         routes: Optional[Sequence[str]] = None,
+        master_effects: Optional[Sequence[Effect]] = None,
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
@@ -658,6 +691,13 @@ class Engine:
             config.route_count = _u32(len(route_names), "Engine: len(routes)")
             config.route_names = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p))
         config.limiter_enabled = 1 if limiter else 0
+        if master_effects is not None:
+            chain = (_Effect * max(len(master_effects), 1))()
+            for i, effect in enumerate(master_effects):
+                chain[i] = effect._native()
+            config.master_effects_enabled = 1
+            config.master_effect_count = len(master_effects)
+            config.master_effects = ctypes.cast(chain, ctypes.c_void_p) if master_effects else None
         if offline:
             config.flags |= C.TUTTI_ENGINE_OFFLINE
         out = ctypes.c_void_p()
@@ -834,17 +874,36 @@ class Engine:
         _check(lib.tutti_engine_set_max_voices(self.ptr, _u32(max_voices, "max_voices"), _at(at)))
 
     def set_ducking_rules(self, rules: Sequence[DuckingRule], at: Optional[int] = None) -> None:
-        """tutti_engine_set_ducking_rules: replaces the rules at ``at`` (empty: none; the
-        engine's envelope then). InvalidArgumentError names rules[i] and its field; nothing
-        changes then."""
-        rows = (_DuckingRule * max(len(rules), 1))()
+        """tutti_engine_set_ducking_rules2: replaces the rules at ``at`` (empty: none; the
+        engine's envelope then), each with its trigger. InvalidArgumentError names rules[i] and
+        its field (``rules[0].threshold_db``); nothing changes then."""
+        rows = (_DuckingRule2 * max(len(rules), 1))()
         for i, rule in enumerate(rules):
+            rows[i].struct_size = ctypes.sizeof(_DuckingRule2)
             rows[i].by_session, rows[i].by_category = _side(rule.by, f"rules[{i}].by")
             rows[i].duck_session, rows[i].duck_category = _side(rule.duck, f"rules[{i}].duck")
             rows[i].level_db = float(rule.level_db)
             rows[i].attack_seconds = float(rule.attack_seconds)
             rows[i].release_seconds = float(rule.release_seconds)
-        _check(lib.tutti_engine_set_ducking_rules(self.ptr, rows, len(rules), _at(at)))
+            rows[i].trigger = _int(rule.trigger, -(1 << 31), (1 << 31) - 1, f"rules[{i}].trigger")
+            rows[i].threshold_db = float(rule.threshold_db)
+            rows[i].hold_seconds = float(rule.hold_seconds)
+        _check(lib.tutti_engine_set_ducking_rules2(self.ptr, rows, len(rules), _at(at)))
+
+    def set_master_host_effect(self, process: Optional[Callable[[np.ndarray], None]], at: Optional[int] = None) -> None:
+        """tutti_master_set_effect: ``process(samples)`` becomes the host effect on the master
+        from ``at`` on (None: remove it), after the master chain (``master_effects``) and
+        before the system volume and the limiter; system sounds bypass it. StateError for an
+        engine made without ``master_effects``. ``samples`` and the render-thread caveats are
+        those of ``Session.set_host_effect`` (not real-time safe from Python)."""
+        if process is None:
+            _check(lib.tutti_master_set_effect(self.ptr, _EffectCallback(), _EffectRelease(), None, _at(at)))
+            return
+        callback, token = _keep_host_effect(process)
+        result = lib.tutti_master_set_effect(self.ptr, callback, _release_host_effect, token, _at(at))
+        if result != C.TUTTI_OK:
+            del _host_effects[token]
+        _check(result)
 
     def set_interactions(self, rows: Sequence[Interaction], at: Optional[int] = None) -> None:
         """tutti_engine_set_interactions: replaces the interaction table at ``at`` (empty: the
@@ -1051,12 +1110,7 @@ class Session:
             _check(lib.tutti_bus_set_effect(self.engine.ptr, self.id, _EffectCallback(), _EffectRelease(), None, _at(at)))
             return
 
-        def trampoline(pointer, frames, channels, _user):
-            process(np.ctypeslib.as_array(pointer, shape=(frames, channels)))
-
-        callback = _EffectCallback(trampoline)
-        token = next(_host_effect_tokens)
-        _host_effects[token] = callback
+        callback, token = _keep_host_effect(process)
         result = lib.tutti_bus_set_effect(self.engine.ptr, self.id, callback, _release_host_effect, token, _at(at))
         if result != C.TUTTI_OK:
             del _host_effects[token]
@@ -1301,7 +1355,7 @@ class Source:
         """tutti_source_get_info (takes the engine's lock: not from a real-time thread)."""
         info = init_struct(_SourceInfo, lib.tutti_source_info_init)
         _check(lib.tutti_source_get_info(self.engine.ptr, self.id, ctypes.byref(info)))
-        return SourceInfo(SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain)
+        return SourceInfo(SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain, info.rate)
 
 
 class Stream(Source):

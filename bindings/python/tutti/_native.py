@@ -76,7 +76,8 @@ lib, library_path = _load()
 
 
 class EngineConfig(Structure):
-    """tutti_engine_config, the fifth layout (`flags` and the engine's ducking envelope)."""
+    """tutti_engine_config, the sixth layout (the master stage, after `flags` and the engine's
+    ducking envelope)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -97,11 +98,14 @@ class EngineConfig(Structure):
         ("ducking_level_db", c_float),
         ("ducking_attack_seconds", c_float),
         ("ducking_release_seconds", c_float),
+        ("master_effects_enabled", c_int32),
+        ("master_effect_count", c_uint32),
+        ("master_effects", c_void_p),
     ]
 
 
 class SourceInfo(Structure):
-    """tutti_source_info."""
+    """tutti_source_info, the second layout (`rate`)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -110,6 +114,7 @@ class SourceInfo(Structure):
         ("length", c_int64),
         ("underrun_frames", c_uint64),
         ("gain", c_float),
+        ("rate", c_double),
     ]
 
 
@@ -164,6 +169,24 @@ class DuckingRule(Structure):
         ("level_db", c_float),
         ("attack_seconds", c_float),
         ("release_seconds", c_float),
+    ]
+
+
+class DuckingRule2(Structure):
+    """tutti_ducking_rule2: a ducking rule with its trigger (the first layout)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("by_session", c_uint64),
+        ("by_category", c_int32),
+        ("duck_session", c_uint64),
+        ("duck_category", c_int32),
+        ("level_db", c_float),
+        ("attack_seconds", c_float),
+        ("release_seconds", c_float),
+        ("trigger", c_int32),
+        ("threshold_db", c_float),
+        ("hold_seconds", c_float),
     ]
 
 
@@ -299,12 +322,15 @@ _PROTOTYPES = {
     "tutti_source_set_rate": (result, [engine_p, source_t, c_double, c_uint32, frame_t]),
     "tutti_engine_render_routes": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
     "tutti_engine_set_ducking_rules": (result, [engine_p, POINTER(DuckingRule), c_uint32, frame_t]),
+    "tutti_ducking_rule2_init": (None, [c_void_p]),
+    "tutti_engine_set_ducking_rules2": (result, [engine_p, POINTER(DuckingRule2), c_uint32, frame_t]),
     "tutti_engine_set_interactions": (result, [engine_p, POINTER(Interaction), c_uint32, frame_t]),
     "tutti_session_set_gain": (result, [engine_p, session_t, c_float, c_uint32, frame_t]),
     "tutti_session_resume": (result, [engine_p, session_t, frame_t]),
     "tutti_session_set_effects": (result, [engine_p, session_t, POINTER(Effect), c_uint32, frame_t]),
     "tutti_session_set_effect": (result, [engine_p, session_t, c_uint32, POINTER(Effect), c_int64, frame_t]),
     "tutti_bus_set_effect": (result, [engine_p, session_t, EffectCallback, EffectRelease, c_void_p, frame_t]),
+    "tutti_master_set_effect": (result, [engine_p, EffectCallback, EffectRelease, c_void_p, frame_t]),
     "tutti_source_create_buffer": (
         result,
         [engine_p, session_t, POINTER(c_float), c_uint32, c_uint32, c_uint32, c_uint32, POINTER(source_t)],
