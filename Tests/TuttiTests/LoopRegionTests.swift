@@ -146,8 +146,15 @@ import TuttiTestSupport
             let src = try s.makeFileSource(path: dir + "/tone.wav")
             try src.setLoop(true, startFrame: 5_000, endFrame: 9_000, count: count)
             try src.play()
-            let x = render(engine, frames: 48_000, block: block)
-            return (x, try src.state == .ended)
+            var x = render(engine, frames: 48_000, block: block)
+            let ended = try src.state == .ended
+            if count != nil {
+                // Played again after its end: the count starts over (the stream's data after the
+                // file's end already follows it).
+                try src.play()
+                x += render(engine, frames: 36_000, block: block)
+            }
+            return (x, ended)
         }
         let loaded = try run(streamingThreshold: 10)
         let streamed = try run(streamingThreshold: 0.05)
@@ -162,8 +169,10 @@ import TuttiTestSupport
         if count == 2 {
             // 9 000 + 2 × 4 000 + (24 000 − 9 000) = 32 000 frames, then silence.
             #expect(streamed.x[31_000..<32_000].contains { $0 != 0 })
-            #expect(streamed.x[32_000...].allSatisfy { $0 == 0 })
+            #expect(streamed.x[32_000..<48_000].allSatisfy { $0 == 0 })
             #expect(streamed.ended && loaded.ended)
+            // The second play is the first again, sample for sample.
+            #expect(Array(streamed.x[48_000..<80_000]) == Array(streamed.x[0..<32_000]))
         } else {
             #expect(!streamed.ended)
             #expect(streamed.x[40_000...].contains { $0 != 0 })
@@ -187,6 +196,23 @@ import TuttiTestSupport
         #expect(Analysis.clicks(x, reference: 100..<1_000) == [])
         #expect(try src.underrunFrames == 0)
         #expect(try src.position == 1_280 + (24_000 - 1_280) % (30 * 128))
+    }
+
+    /// A seek past the region's end on a file that streams: it plays on to the file's end,
+    /// then wraps to the region's start (as a buffer does), and loops the region from there.
+    @Test func aStreamingFileSeekedPastTheRegionWrapsAtItsEnd() throws {
+        let dir = makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        writeWAV(dir + "/ramp.wav", (0..<4_800).map { Float($0 + 1) }, rate: 48_000, channels: 1)
+        let (engine, s) = try fileEngine(streamingThreshold: 0.05)
+        let src = try s.makeFileSource(path: dir + "/ramp.wav")
+        try src.setLoop(true, startFrame: 1_000, endFrame: 2_000)
+        try src.play()
+        _ = render(engine, frames: 500)
+        try src.seek(to: 3_000)
+        let y = render(engine, frames: 6_000)
+        let last = try #require(y.firstIndex(of: 4_800))
+        #expect(Array(y[(last + 1)...].prefix(2_500)) == values(Array(1_000..<2_000) + Array(1_000..<2_000) + Array(1_000..<1_500)))
     }
 
     /// Bad regions on a file that streams keep the errors of one held in memory (nothing
