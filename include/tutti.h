@@ -580,8 +580,8 @@ enum {
  * missing, unreadable, a directory or a FIFO; TUTTI_ERROR_FORMAT if it is not audio Tutti
  * plays; the message names the path. With TUTTI_SOURCE_LOOP, a WAV file's sampler loop (the
  * first forward loop of its smpl chunk) is its loop region, endless (the chunk's play count
- * is not used; see tutti_source_set_loop), and such a file is loaded whole whatever its
- * length. Stopped at its start. Any thread. */
+ * is not used; see tutti_source_set_loop), whether it is loaded or streams. Stopped at its
+ * start. Any thread. */
 tutti_result tutti_source_create_file(tutti_engine *engine, tutti_session session, const char *path, uint32_t flags,
                                       tutti_source *out);
 /* Creates a sine source on every channel: frequency_hz finite, > 0 and below half the
@@ -738,10 +738,11 @@ tutti_result tutti_source_set_fades(tutti_engine *engine, tutti_source source, u
  * with TUTTI_LOOP_TO_END loops it whole, as TUTTI_SOURCE_LOOP at creation does.
  * INVALID_ARGUMENT (the message names the argument; nothing changes) for start_frame < 0,
  * end_frame past the source's length or < -1, an empty or reversed region (end_frame <=
- * start_frame), count 0 or < -1, and a source with no length (tone, silence, stream, input);
- * STATE for a region other than the whole file on a file that streams (longer than the
- * streaming threshold: it loops whole only, with a count). Any thread except the real-time
- * one (it takes the engine's lock). (An addition.) */
+ * start_frame), count 0 or < -1, and a source with no length (tone, silence, stream, input).
+ * A file that streams (longer than the streaming threshold) loops a region as one held in
+ * memory does; setting a region other than the whole file on it while it plays refills its
+ * ring from where it is (a moment of faded silence, as after a seek). Any thread except the
+ * real-time one (it takes the engine's lock). (An addition.) */
 tutti_result tutti_source_set_loop(tutti_engine *engine, tutti_source source, int loop, int64_t start_frame, int64_t end_frame,
                                    int32_t count, tutti_frame at);
 /* Destroys the source at `at` (it fades out if it plays). Its id is stale at once. No

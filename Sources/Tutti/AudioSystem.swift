@@ -423,12 +423,6 @@ package final class AudioSystem {
         if let count, count < 1 || count > Int(Int32.max) {
             throw TuttiError(.invalidArgument, "count must be in 1…\(Int32.max) (nil: endless), got \(count)")
         }
-        if record.streams, startFrame != 0 || end != length {
-            throw TuttiError(
-                .state,
-                "source \(id) streams from its file (longer than the streaming threshold): it loops whole only "
-                    + "(startFrame 0, endFrame its length \(length)); a region needs a source held in memory")
-        }
         try engine.checkRoom(2)
         try send(.setLoop(id, loop), at: time)
         try send(.setLoopRegion(id, startFrame: startFrame, endFrame: end, count: Int32(count ?? -1)), at: time)

@@ -256,7 +256,7 @@ public struct SessionHandle: Hashable, Sendable {
     /// memory. With `loop`, a WAV file's sampler loop (its `smpl` chunk's first forward loop)
     /// is its loop region (see `setLoop(_:startFrame:endFrame:count:at:)`; endless, the
     /// chunk's play count is not used; each end rounded to the nearest frame at the engine
-    /// rate), and such a file is loaded whole whatever its length. Throws `io` (missing,
+    /// rate), whether it is held in memory or streams. Throws `io` (missing,
     /// unreadable, not a regular file) or `format` (not audio, too long to hold), naming the
     /// file.
     public func makeFileSource(path: String, loop: Bool = false, quality: ResamplerQuality? = nil, name: String? = nil)
@@ -265,15 +265,18 @@ public struct SessionHandle: Hashable, Sendable {
         guard !path.isEmpty else { throw TuttiError(.invalidArgument, "path must not be empty") }
         _ = try self.name // a stale session fails before the file is read
         let sampleLoop = loop ? AudioFile.sampleLoop(path: path, sampleRate: engine.sampleRate) : nil
-        var configuration = engine.configuration.engineConfiguration
-        // A region needs the file in memory (a streaming file loops whole only).
-        if sampleLoop != nil { configuration.streamingThresholdSeconds = .infinity }
-        let kind = try AudioFile.sourceKind(path: path, configuration: configuration, quality: quality ?? engine.configuration.fileQuality)
+        let kind = try AudioFile.sourceKind(
+            path: path, configuration: engine.configuration.engineConfiguration, quality: quality ?? engine.configuration.fileQuality)
+        let frames: Int
+        switch kind {
+        case .buffer(let buffer): frames = buffer.frameCount
+        case .file(let stream): frames = stream.frameCount
+        default: frames = 0
+        }
         let source = try makeSource(kind, loop: loop, name: name)
-        if let sampleLoop, case .buffer(let buffer) = kind, sampleLoop.lowerBound < min(sampleLoop.upperBound, buffer.frameCount) {
+        if let sampleLoop, sampleLoop.lowerBound < min(sampleLoop.upperBound, frames) {
             do {
-                try source.setLoop(
-                    true, startFrame: Int64(sampleLoop.lowerBound), endFrame: Int64(min(sampleLoop.upperBound, buffer.frameCount)))
+                try source.setLoop(true, startFrame: Int64(sampleLoop.lowerBound), endFrame: Int64(min(sampleLoop.upperBound, frames)))
             } catch {
                 // Only a full command queue gets here: leave nothing behind.
                 try? source.remove()
@@ -442,11 +445,14 @@ public struct SourceHandle: Hashable, Sendable {
     ///
     /// Throws `invalidArgument` naming the argument for `startFrame` < 0, `endFrame` past the
     /// source's length, an empty or reversed region (`endFrame` ≤ `startFrame`), `count` < 1,
-    /// and for a source with no length (tone, silence, stream, input); `state` for a region
-    /// other than the whole file on a file that streams (longer than
-    /// `AudioEngineConfiguration.streamingThresholdSeconds`: its worker reads it whole,
-    /// cyclically; a count applies). Nothing changes when it throws. Any thread (through the
-    /// engine's lock).
+    /// and for a source with no length (tone, silence, stream, input). A file that streams
+    /// (longer than `AudioEngineConfiguration.streamingThresholdSeconds`) loops a region as
+    /// one held in memory does (its worker reads the region's start again right after its
+    /// end): sample for sample at the engine rate; a converted file differs by less than 1e-5
+    /// after each seam of a region not starting at 0. Setting a region other than the whole
+    /// file on it refills its ring from where it is, so while it plays it may go silent for a
+    /// moment (faded) as after a seek.
+    /// Nothing changes when it throws. Any thread (through the engine's lock).
     public func setLoop(_ loop: Bool, startFrame: Int64 = 0, endFrame: Int64? = nil, count: Int? = nil, at time: EngineTime = .now)
         throws(TuttiError)
     {

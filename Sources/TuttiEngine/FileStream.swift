@@ -11,12 +11,17 @@ import TuttiDSP
 /// file's length. Built by `AudioFile.sourceKind` for files longer than the engine's
 /// `streamingThresholdSeconds`; plays as `SourceKind.file`.
 ///
-/// The file is produced cyclically: after its last frame the worker goes on from its first,
-/// so loops wrap sample-exactly and a source that ended finds its start ready. A seek or a
-/// stop asks for data from a new position (a new generation, see `FileStreamLink`). Converted
-/// output is the same as `AudioFile.load` gives for the whole file (same converter, same
-/// blocks) from the start and on every loop; after a seek into a converted file, the
-/// converter restarts a little before the target (time-aligned, history shorter).
+/// The file is produced in the order playback reads it: from the requested position up to the
+/// loop region's end, then from the region's start again as many times as wraps remain (the
+/// seam contiguous in the ring, so loops wrap sample-exactly without a request), then on to
+/// the file's end, after which it goes on from its first frame (or from the region's start,
+/// when wraps remain: playback that started past the region). A seek, a stop or a new loop
+/// region asks for data from a new position (a new generation, see `FileStreamLink`).
+/// Converted output is the same as `AudioFile.load` gives for the whole file (same
+/// converter, same blocks) from the start and on every whole-file loop; after a seek or a
+/// region's seam into a converted file (a loop start other than 0), the converter restarts a
+/// little before the target (time-aligned, history shorter). A file at the engine rate is
+/// bit-exact everywhere.
 ///
 /// Thread: created on a control thread, which fills the first 100 ms; from then on only the
 /// engine's file worker touches its decoder and converter. The render side sees the ring and
@@ -53,6 +58,16 @@ public final class FileStream: @unchecked Sendable {
     private let converter: ChunkedResampler?
     /// Next file frame to decode.
     private var decodePosition = 0
+    /// Engine frame of the next frame produced (what playback's position will be there).
+    private var playPosition = 0
+    /// The loop region the data follows (engine frames) and the wraps left in it (-1:
+    /// endless, 0: none): as the render side asked with the generation. Whole and endless
+    /// until then (the file cyclically).
+    private var loopStart = 0
+    private var loopEnd: Int
+    private var wraps = -1
+    /// The wraps playback has again from the file's start after its end (it ended and rewound).
+    private var wrapsAfterEnd = -1
     private var servedGeneration = 0
     /// Converted frames to drop after a seek (the converter restarts before the target).
     private var dropFrames = 0
@@ -101,6 +116,8 @@ public final class FileStream: @unchecked Sendable {
         fileChannelCount = Int(info.channels)
         fileFrameCount = Int(info.frames)
         frameCount = AudioFile.convertedFrameCount(fileFrameCount, from: fileSampleRate, to: sampleRate)
+        loopEnd = frameCount
+        boundary = frameCount
         storage = RingStorage(capacity: max(ringFrames, 2 * chunkFrames) * channelCount)
         ring = SampleRing(storage)
         link = FileStreamLink.create()
@@ -161,14 +178,40 @@ public final class FileStream: @unchecked Sendable {
         return written
     }
 
-    /// Restart the decoder (and converter) so the next frame produced is engine frame
-    /// `position`, then publish where the new generation's data starts.
+    /// Take up generation `generation`: data from engine frame `position` on, following the
+    /// loop region asked with it; then publish where the new generation's data starts.
     private func startGeneration(_ generation: Int, at position: Int) {
         let target = min(max(position, 0), frameCount)
+        let start = link.requestedLoopStart.pointee.load(ordering: .relaxed)
+        let end = link.requestedLoopEnd.pointee.load(ordering: .relaxed)
+        if start >= 0, end > start, end <= frameCount {
+            loopStart = start
+            loopEnd = end
+            wraps = link.requestedWraps.pointee.load(ordering: .relaxed)
+            wrapsAfterEnd = link.requestedWrapsAfterEnd.pointee.load(ordering: .relaxed)
+        } else {
+            (loopStart, loopEnd, wraps, wrapsAfterEnd) = (0, frameCount, -1, -1)
+        }
+        // At the file's end: `produce` goes on where playback does (a wrap or the start).
+        jump(to: target == frameCount ? 0 : target)
+        playPosition = target
+        boundary = wraps != 0 && target < loopEnd ? loopEnd : frameCount
+        // Data of this generation starts at the ring's write counter; publish that first.
+        link.servedStart.pointee.store(ring.indices.writable().start, ordering: .relaxed)
+        servedGeneration = generation
+        link.servedGeneration.pointee.store(generation, ordering: .releasing)
+    }
+
+    /// Restart the decoder (and converter) so the next frame produced is engine frame
+    /// `target` (< `frameCount`).
+    private func jump(to target: Int) {
+        playPosition = target
+        boundary = wraps != 0 && target < loopEnd ? loopEnd : frameCount
         if let converter {
             // Restart on a file frame whose time is a whole engine frame (a multiple of q), a
             // little before the target, and drop the converted frames up to it: the output
-            // stays on the same time grid as the whole file's.
+            // stays on the same time grid as the whole file's. From frame 0: exactly the
+            // whole file's conversion.
             let g = gcd(fileSampleRate, sampleRate)
             let q = fileSampleRate / g
             let p = sampleRate / g
@@ -180,12 +223,26 @@ public final class FileStream: @unchecked Sendable {
             seek(toFileFrame: start)
         } else {
             dropFrames = 0
-            seek(toFileFrame: target == frameCount ? 0 : target)
+            seek(toFileFrame: target)
         }
-        // Data of this generation starts at the ring's write counter; publish that first.
-        link.servedStart.pointee.store(ring.indices.writable().start, ordering: .relaxed)
-        servedGeneration = generation
-        link.servedGeneration.pointee.store(generation, ordering: .releasing)
+    }
+
+    /// Where the data produced from `playPosition` wraps or ends: the region's end while wraps
+    /// remain and it was before it when the data started there (a generation or a wrap), else
+    /// the file's end — as `SourceNode.wrapFrame(count:)` decides before the frames are read.
+    private var boundary = 0
+
+    /// At `boundary`: on at the region's start (one wrap fewer) when wraps remain (as
+    /// `SourceNode.wrap(count:)`), else — at the file's end, where playback ends and rewinds
+    /// (`Renderer.endOfContent`) — from its first frame with the wraps of a rewind.
+    private func crossBoundary() {
+        if wraps != 0 {
+            if wraps > 0 { wraps -= 1 }
+            jump(to: loopStart)
+        } else {
+            wraps = wrapsAfterEnd
+            jump(to: 0)
+        }
     }
 
     private func seek(toFileFrame frame: Int) {
@@ -202,15 +259,41 @@ public final class FileStream: @unchecked Sendable {
     }
 
     /// Up to `frameCount` frames at the engine rate and channel count into `out` (room for
-    /// `frameCount` × 2 samples); 0 only when the file cannot be read further.
-    private func produce(into out: UnsafeMutablePointer<Float>, frameCount want: Int) -> Int {
-        guard let converter else {
-            if decodePosition >= fileFrameCount { seek(toFileFrame: 0) }
-            let n = min(want, fileFrameCount - decodePosition)
-            guard let got = decode(into: out, frameCount: n) else { return 0 }
-            ChannelMap.mapInPlace(out, frameCount: got, from: fileChannelCount, to: channelCount)
+    /// `frameCount` × 2 samples), never past `boundary` (crossed first when there); 0 only
+    /// when the file cannot be read further.
+    private func produce(into out: UnsafeMutablePointer<Float>, frameCount wanted: Int) -> Int {
+        while true {
+            if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
+            if playPosition >= boundary {
+                crossBoundary()
+                continue
+            }
+            let want = min(wanted, boundary - playPosition)
+            let got = converter == nil ? decodeDirect(into: out, frameCount: want) : convert(into: out, frameCount: want)
+            if got == 0 {
+                if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
+                // The converter ran out before the length it was expected to give: the end.
+                playPosition = frameCount
+                boundary = frameCount
+                continue
+            }
+            playPosition += got
             return got
         }
+    }
+
+    /// Up to `want` frames of a file at the engine rate, from `decodePosition`.
+    private func decodeDirect(into out: UnsafeMutablePointer<Float>, frameCount want: Int) -> Int {
+        let n = min(want, fileFrameCount - decodePosition)
+        guard n > 0, let got = decode(into: out, frameCount: n) else { return 0 }
+        ChannelMap.mapInPlace(out, frameCount: got, from: fileChannelCount, to: channelCount)
+        return got
+    }
+
+    /// Up to `want` converted frames (after dropping a restart's `dropFrames`); 0 when the
+    /// whole file went through the converter (or failed).
+    private func convert(into out: UnsafeMutablePointer<Float>, frameCount want: Int) -> Int {
+        guard let converter else { return 0 }
         while true {
             if link.failed.pointee.load(ordering: .relaxed) != 0 { return 0 }
             let available = converter.availableFrameCount
@@ -224,15 +307,7 @@ public final class FileStream: @unchecked Sendable {
                 ChannelMap.mapInPlace(out, frameCount: got, from: fileChannelCount, to: channelCount)
                 return got
             }
-            if converter.isFinished {
-                // The whole file went through: start it over (the next cycle, or a loop).
-                do { try converter.reset() } catch {
-                    fail("cannot restart the converter: \(error)")
-                    return 0
-                }
-                seek(toFileFrame: 0)
-                continue
-            }
+            if converter.isFinished { return 0 }
             if decodePosition < fileFrameCount {
                 let n = min(chunkFrames, fileFrameCount - decodePosition)
                 let ok = decoded.withUnsafeMutableBufferPointer { d -> Bool in

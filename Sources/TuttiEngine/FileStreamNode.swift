@@ -18,6 +18,14 @@ import Synchronization
     /// Render → worker: the generation wanted and the engine frame it starts at.
     @usableFromInline let requestedGeneration: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline let requestedPosition: UnsafeMutablePointer<Atomic<Int>>
+    /// Render → worker, with the generation: the loop region (engine frames) and the wraps
+    /// left in it (-1: endless, 0: none) that the data from `requestedPosition` follows.
+    @usableFromInline let requestedLoopStart: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let requestedLoopEnd: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let requestedWraps: UnsafeMutablePointer<Atomic<Int>>
+    /// The wraps playback has again after the file's end (it ends and rewinds): the loop count
+    /// while the loop is on, else 0.
+    @usableFromInline let requestedWrapsAfterEnd: UnsafeMutablePointer<Atomic<Int>>
     /// Worker → render: the generation whose data the ring holds from `servedStart` (a sample
     /// counter of the ring, not masked).
     @usableFromInline let servedGeneration: UnsafeMutablePointer<Atomic<Int>>
@@ -27,7 +35,9 @@ import Synchronization
 
     static func create() -> FileStreamLink {
         FileStreamLink(
-            requestedGeneration: .allocateAtomic(0), requestedPosition: .allocateAtomic(0), servedGeneration: .allocateAtomic(0),
+            requestedGeneration: .allocateAtomic(0), requestedPosition: .allocateAtomic(0), requestedLoopStart: .allocateAtomic(0),
+            requestedLoopEnd: .allocateAtomic(0), requestedWraps: .allocateAtomic(0), requestedWrapsAfterEnd: .allocateAtomic(0),
+            servedGeneration: .allocateAtomic(0),
             servedStart: .allocateAtomic(0),
             failed: .allocateAtomic(0))
     }
@@ -35,6 +45,10 @@ import Synchronization
     func destroy() {
         requestedGeneration.deallocateAtomic()
         requestedPosition.deallocateAtomic()
+        requestedLoopStart.deallocateAtomic()
+        requestedLoopEnd.deallocateAtomic()
+        requestedWraps.deallocateAtomic()
+        requestedWrapsAfterEnd.deallocateAtomic()
         servedGeneration.deallocateAtomic()
         servedStart.deallocateAtomic()
         failed.deallocateAtomic()
@@ -42,9 +56,11 @@ import Synchronization
 }
 
 /// Render-side state of a streaming file source: reads frames at the engine rate and channel
-/// count from the ring the worker fills. The worker writes the file cyclically (after its last
-/// frame comes its first again), so a loop wraps without a request and a source that ended
-/// finds its start waiting. Trivial value; render thread once installed.
+/// count from the ring the worker fills. The worker writes the frames in the order playback
+/// reads them: from the requested position up to the loop region's end, then the region again
+/// as many times as wraps remain (the seam contiguous in the ring), then on to the file's end
+/// and from its start again. So a loop wraps without a request, sample-exactly. Trivial value;
+/// render thread once installed.
 @usableFromInline struct FileStreamNode {
     @usableFromInline let ring: SampleRing
     @usableFromInline let link: FileStreamLink
@@ -76,12 +92,18 @@ import Synchronization
     /// Half the ring: the most a waiting offline render asks to be there at once.
     @inlinable var halfCapacityFrames: Int { @_noLocks get { ring.indices.capacity / channelCount / 2 } }
 
-    /// Ask the worker for the file from `position` (engine frames; past the end: from the
-    /// start). Everything in the ring becomes stale.
+    /// Ask the worker for the file from `position` (engine frames, clamped to the file's
+    /// length), as playback with the loop region `loopStart ..< loopEnd` and `wraps` wraps left
+    /// (-1: endless, 0: none) reads it, with `wrapsAfterEnd` wraps again once it ends and
+    /// rewinds: see `SourceNode.wrapFrame(count:)`. Everything in the ring becomes stale.
     @inlinable @_noLocks
-    mutating func request(position: Int) {
+    mutating func request(position: Int, loopStart: Int, loopEnd: Int, wraps: Int, wrapsAfterEnd: Int) {
         generation &+= 1
-        link.requestedPosition.pointee.store(position >= frameCount ? 0 : position, ordering: .relaxed)
+        link.requestedPosition.pointee.store(min(max(position, 0), frameCount), ordering: .relaxed)
+        link.requestedLoopStart.pointee.store(loopStart, ordering: .relaxed)
+        link.requestedLoopEnd.pointee.store(loopEnd, ordering: .relaxed)
+        link.requestedWraps.pointee.store(wraps, ordering: .relaxed)
+        link.requestedWrapsAfterEnd.pointee.store(wrapsAfterEnd, ordering: .relaxed)
         link.requestedGeneration.pointee.store(generation, ordering: .releasing)
     }
 

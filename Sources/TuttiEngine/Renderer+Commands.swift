@@ -162,7 +162,9 @@ extension Renderer {
             sources[i].fadeOutFrames = max(Int(fadeOut), 0)
         case .setLoop(let id, let loop):
             guard let i = sourceIndex(id) else { return }
+            let wasWhole = isWholeFileLoop(&sources[i])
             sources[i].loop = loop
+            refillIfLoopChanged(&sources[i], wasWhole: wasWhole)
         case .setLoopRegion(let id, let start, let end, let count):
             guard let i = sourceIndex(id) else { return }
             setLoopRegion(&sources[i], start: start, end: end, count: count)
@@ -444,9 +446,10 @@ extension Renderer {
         }
     }
 
-    /// A loop region for a buffer (inside it) or a streaming file (the whole file only: its
-    /// worker writes it cyclically); anything else is ignored (the control side refuses it
-    /// first). The wraps start over.
+    /// A loop region for a buffer or a streaming file (inside it); anything else is ignored
+    /// (the control side refuses it first). The wraps start over. A streaming file whose data
+    /// ahead changes with it (a region other than the whole file, before or after) asks its
+    /// worker for the data from where it is, following the new region.
     @inlinable @inline(__always) @_noLocks
     func setLoopRegion(_ node: inout SourceNode, start: Int64, end: Int64, count: Int32) {
         guard start >= 0, end > start, count >= -1, count != 0 else { return }
@@ -454,14 +457,45 @@ extension Renderer {
         case .buffer(_, let frames):
             guard end <= Int64(frames) else { return }
         case .file(let f):
-            guard start == 0, end == Int64(f.frameCount) else { return }
+            guard end <= Int64(f.frameCount) else { return }
         case .tone, .silence, .stream, .input:
             return
         }
+        let wasWhole = isWholeFileLoop(&node)
         node.loopStart = Int(start)
         node.loopEnd = Int(end)
         node.loopCount = Int(count)
         node.loopsLeft = Int(count)
+        refillIfLoopChanged(&node, wasWhole: wasWhole)
+    }
+
+    /// A streaming file whose data does not depend on the loop flag or its wraps: its region
+    /// is the whole file (the worker writes it cyclically either way). True for other content.
+    @inlinable @inline(__always) @_noLocks
+    func isWholeFileLoop(_ node: inout SourceNode) -> Bool {
+        guard case .file(let f) = node.content else { return true }
+        return node.loopStart == 0 && node.loopEnd == f.frameCount
+    }
+
+    /// After the loop flag or region of a streaming file changed: unless the region was and is
+    /// the whole file, ask its worker for the data from the current position as the loop now
+    /// reads it (a new generation; a playing source may run dry until it comes, as after a seek).
+    @inlinable @inline(__always) @_noLocks
+    func refillIfLoopChanged(_ node: inout SourceNode, wasWhole: Bool) {
+        if wasWhole, isWholeFileLoop(&node) { return }
+        requestFile(&node)
+    }
+
+    /// Ask a streaming file's worker for its data from `node.position`, following the node's
+    /// loop region and the wraps it has left (and its count again after the file's end, where
+    /// it ends and rewinds). Other content: nothing.
+    @inlinable @inline(__always) @_noLocks
+    func requestFile(_ node: inout SourceNode) {
+        guard case .file(var f) = node.content else { return }
+        f.request(
+            position: node.position, loopStart: node.loopStart, loopEnd: node.loopEnd, wraps: node.loop ? node.loopsLeft : 0,
+            wrapsAfterEnd: node.loop ? node.loopCount : 0)
+        node.content = .file(f)
     }
 
     @inlinable @inline(__always) @_noLocks
@@ -482,10 +516,9 @@ extension Renderer {
             osc.seek(toFrame: position)
             node.content = .tone(osc)
             node.position = position
-        case .file(var f):
+        case .file(let f):
             node.position = min(position, f.frameCount)
-            f.request(position: node.position)
-            node.content = .file(f)
+            requestFile(&node)
         case .silence, .stream, .input:
             node.position = position
         }

@@ -286,17 +286,17 @@ extension Renderer {
                     mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                     node.position &+= seg
                 case .file(var f):
-                    // Up to the file's end; the ring runs on from its start after it.
-                    seg = min(seg, f.frameCount &- node.position)
+                    // Up to the loop's end (or the file's), then back to the loop's start, as
+                    // a buffer: the worker wrote the region's start right after its end.
+                    let end = node.wrapFrame(count: f.frameCount)
+                    seg = min(seg, end &- node.position)
                     if seg > 0 {
                         let consumed = f.read(into: scratch, frameCount: seg)
                         node.content = .file(f)
                         mixSegment(&node, from: scratch, into: output, bus: b, offset: offset, frameCount: seg)
                         node.position &+= consumed
                     }
-                    // A streaming file loops whole (its region is the file): the ring has its
-                    // start after its end.
-                    if node.position >= f.frameCount, !node.wrap(count: f.frameCount) {
+                    if node.position >= end, !node.wrap(count: f.frameCount) {
                         endOfContent(&node, at: framePosition &+ Int64(offset &+ seg))
                     }
                 case .silence:

@@ -43,8 +43,8 @@ final class AudioLoader {
 
     /// The source kind for `audio`; a file is decoded and converted to the engine's rate and
     /// channel count on first use (a file above the streaming threshold gets a new stream
-    /// for each source that plays it; `whole`: loaded whole whatever its length, as a loop
-    /// region needs — up to the 2 GiB a buffer may take). Errors name `place` and the file.
+    /// for each source that plays it; `whole`: loaded whole whatever its length, as a rate
+    /// needs — up to the 2 GiB a buffer may take). Errors name `place` and the file.
     func kind(_ audio: Scene.Audio, place: String, whole: Bool = false) throws -> SourceKind {
         switch audio {
         case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))

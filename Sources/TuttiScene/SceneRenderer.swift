@@ -125,7 +125,7 @@ public final class SceneRenderer {
                 kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
             } else {
                 sampleLoop = SceneRenderer.sampleLoop(of: s, scene: scene)
-                let whole = s.loopStart != nil || s.loopEnd != nil || sampleLoop != nil || s.rate != nil || rated.contains(s.id)
+                let whole = s.rate != nil || rated.contains(s.id)
                 kind = try loader.kind(s.audio, place: s.place, whole: whole)
             }
             let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)

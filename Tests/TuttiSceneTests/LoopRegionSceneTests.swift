@@ -29,7 +29,7 @@ import TuttiTestSupport
     }
 
     /// 0.02 … 0.05 s (frames 960 ..< 2400) twice more, then on to the end and silence; the
-    /// same when the file would stream (threshold 0.05 s: the region loads it whole).
+    /// same when the file streams (threshold 0.05 s), sample for sample.
     @Test(arguments: [10.0, 0.05]) func aRegionLoopsSampleExactly(streamingThreshold: Double) throws {
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
