@@ -38,7 +38,9 @@
  *   on the real-time thread. An engine must not be destroyed while another thread
  *   is inside a call on it.
  * - Structs the caller fills start with `uint32_t struct_size`; their `..._init()` sets the
- *   defaults and struct_size. A struct_size smaller than the first released layout, or
+ *   defaults and struct_size (a macro passing the struct's sizeof to `..._init_size()`, so
+ *   it never writes past the caller's struct, whichever library it runs with). Each released
+ *   layout is accepted at its sizeof. A struct_size smaller than the first released layout, or
  *   larger than TUTTI_MAX_STRUCT_SIZE, is TUTTI_ERROR_VERSION; a larger one (a caller built
  *   against a newer tutti.h) is accepted and only the fields this library knows are read or
  *   written.
@@ -212,6 +214,14 @@ typedef struct tutti_engine_config {
 
 /* Sets the defaults and struct_size. NULL is ignored. Any thread. */
 void tutti_engine_config_init(tutti_engine_config *config);
+/* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
+ * fields that fit, never a byte past `size`, and sets struct_size to the size this library
+ * fills (the smaller of `size` and its own). Any thread. */
+void tutti_engine_config_init_size(tutti_engine_config *config, uint32_t size);
+/* Calls go through this macro, so the size is the sizeof of the header the caller was built
+ * with. The exported tutti_engine_config_init symbol (binaries built against an earlier tutti.h call it)
+ * writes the layout it wrote when the sized call came, never more. */
+#define tutti_engine_config_init(config) tutti_engine_config_init_size((config), (uint32_t)sizeof(tutti_engine_config))
 /* Creates an engine: every buffer, slot and queue is allocated now. *out is set on success
  * only. INVALID_ARGUMENT names a setting out of range. Any thread. */
 tutti_result tutti_engine_create(const tutti_engine_config *config, tutti_engine **out);
@@ -460,6 +470,14 @@ typedef struct tutti_ducking_rule2 {
 /* Sets the defaults (both sides category 0, the values above) and struct_size. NULL is
  * ignored. Any thread. (An addition.) */
 void tutti_ducking_rule2_init(tutti_ducking_rule2 *rule);
+/* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
+ * fields that fit, never a byte past `size`, and sets struct_size to the size this library
+ * fills (the smaller of `size` and its own). Any thread. */
+void tutti_ducking_rule2_init_size(tutti_ducking_rule2 *rule, uint32_t size);
+/* Calls go through this macro, so the size is the sizeof of the header the caller was built
+ * with. The exported tutti_ducking_rule2_init symbol (binaries built against an earlier tutti.h call it)
+ * writes the layout it wrote when the sized call came, never more. */
+#define tutti_ducking_rule2_init(rule) tutti_ducking_rule2_init_size((rule), (uint32_t)sizeof(tutti_ducking_rule2))
 /* tutti_engine_set_ducking_rules with triggers: replaces the ducking rules at `at` (count 0:
  * none). `rules` is an array of `count` structs of rules[0].struct_size bytes each (the
  * caller's sizeof(tutti_ducking_rule2): a caller built against a newer header passes its
@@ -767,6 +785,14 @@ typedef struct tutti_source_info {
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
 void tutti_source_info_init(tutti_source_info *info);
+/* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
+ * fields that fit, never a byte past `size`, and sets struct_size to the size this library
+ * fills (the smaller of `size` and its own). Any thread. */
+void tutti_source_info_init_size(tutti_source_info *info, uint32_t size);
+/* Calls go through this macro, so the size is the sizeof of the header the caller was built
+ * with. The exported tutti_source_info_init symbol (binaries built against an earlier tutti.h call it)
+ * writes the layout it wrote when the sized call came, never more. */
+#define tutti_source_info_init(info) tutti_source_info_init_size((info), (uint32_t)sizeof(tutti_source_info))
 /* Fills *out (the fields its struct_size covers) for `source`. Any thread except the
  * real-time one (it takes the engine's lock for the gain and length). */
 tutti_result tutti_source_get_info(tutti_engine *engine, tutti_source source, tutti_source_info *out);
@@ -993,6 +1019,14 @@ typedef struct tutti_output_config {
 
 /* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */
 void tutti_output_config_init(tutti_output_config *config);
+/* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
+ * fields that fit, never a byte past `size`, and sets struct_size to the size this library
+ * fills (the smaller of `size` and its own). Any thread. */
+void tutti_output_config_init_size(tutti_output_config *config, uint32_t size);
+/* Calls go through this macro, so the size is the sizeof of the header the caller was built
+ * with. The exported tutti_output_config_init symbol (binaries built against an earlier tutti.h call it)
+ * writes the layout it wrote when the sized call came, never more. */
+#define tutti_output_config_init(config) tutti_output_config_init_size((config), (uint32_t)sizeof(tutti_output_config))
 /* Plays the engine on a device from the backend's real-time thread. While it runs,
  * tutti_engine_render returns TUTTI_ERROR_STATE; xruns and device loss come as events. A lost
  * device (or JACK server) is a route change for the policy: ROUTE_CHANGED with
@@ -1043,6 +1077,14 @@ typedef struct tutti_stats {
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */
 void tutti_stats_init(tutti_stats *stats);
+/* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
+ * fields that fit, never a byte past `size`, and sets struct_size to the size this library
+ * fills (the smaller of `size` and its own). Any thread. */
+void tutti_stats_init_size(tutti_stats *stats, uint32_t size);
+/* Calls go through this macro, so the size is the sizeof of the header the caller was built
+ * with. The exported tutti_stats_init symbol (binaries built against an earlier tutti.h call it)
+ * writes the layout it wrote when the sized call came, never more. */
+#define tutti_stats_init(stats) tutti_stats_init_size((stats), (uint32_t)sizeof(tutti_stats))
 /* Fills *out (the fields its struct_size covers). Any thread. */
 tutti_result tutti_engine_get_stats(tutti_engine *engine, tutti_stats *out);
 

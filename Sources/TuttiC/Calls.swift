@@ -67,7 +67,10 @@ func checkStructSize<T>(
 ) throws(TuttiError) {
     let known = firstReleasedSize ?? MemoryLayout<T>.stride
     // A size between two layouts is none of them (`earlierSizes`: the layouts released between
-    // the first and the current one).
+    // the first and the current one, each given by where its last field ends; a caller passes
+    // its sizeof, that end rounded up to the struct's alignment, and both are that layout).
+    let alignment = MemoryLayout<T>.alignment
+    let earlierSizes = earlierSizes.flatMap { [$0, ($0 + alignment - 1) / alignment * alignment] }
     let between =
         firstReleasedSize != nil && Int(size) > known && Int(size) < MemoryLayout<T>.stride && !earlierSizes.contains(Int(size))
     guard size >= known, size <= TUTTI_MAX_STRUCT_SIZE, !between else {
@@ -86,3 +89,20 @@ func checkStructSize<T>(
 
 /// A C boolean.
 @inline(__always) func bool(_ value: Int32) -> Bool { value != 0 }
+
+/// What every `..._init` function does: writes `value` (the library's layout of `T`, with its
+/// defaults) into the caller's struct of `size` bytes — the first min(`size`, the library's
+/// size) bytes, never past them — and sets `struct_size` (its first field) to that many.
+/// NULL, or a size too small for `struct_size`, is ignored. Any thread.
+func initialise<T>(_ pointer: UnsafeMutableRawPointer?, with value: T, size: Int) {
+    guard let pointer, size >= MemoryLayout<UInt32>.size else { return }
+    let count = min(size, MemoryLayout<T>.stride)
+    withUnsafeBytes(of: value) { pointer.copyMemory(from: $0.baseAddress!, byteCount: count) }
+    pointer.storeBytes(of: UInt32(count), as: UInt32.self)
+}
+
+/// A layout's size as a caller's `sizeof` has it: where its last field ends, rounded up to
+/// the struct's alignment.
+func paddedSize<T>(_ end: Int, of type: T.Type) -> Int {
+    (end + MemoryLayout<T>.alignment - 1) / MemoryLayout<T>.alignment * MemoryLayout<T>.alignment
+}

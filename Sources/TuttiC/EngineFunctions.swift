@@ -4,12 +4,10 @@ import Tutti
 // Engine lifetime, pull rendering, the clock and the statistics. A `tutti_engine *` is an
 // `AudioEngine` retained once (`Unmanaged`), released by `tutti_engine_destroy`.
 
-/// C ABI `tutti_engine_config_init`: the Swift API's defaults. Any thread.
-@_cdecl("tutti_engine_config_init")
-public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_config>?) {
-    guard let config else { return }
+/// The Swift API's defaults as a `tutti_engine_config` of this library's layout.
+func defaultEngineConfig() -> tutti_engine_config {
     let d = AudioEngineConfiguration()
-    config.pointee = tutti_engine_config(
+    return tutti_engine_config(
         struct_size: UInt32(MemoryLayout<tutti_engine_config>.stride), sample_rate: UInt32(d.sampleRate),
         channels: UInt32(d.channelCount), max_block_frames: UInt32(d.maxBlockFrames), max_sources: UInt32(d.maxSources),
         max_sessions: UInt32(d.maxSessions), command_queue_capacity: UInt32(d.commandQueueCapacity), route_count: 1,
@@ -19,6 +17,20 @@ public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_co
         flags: 0, ducking_level_db: Float(d.ducking.levelDB), ducking_attack_seconds: Float(d.ducking.attackSeconds),
         ducking_release_seconds: Float(d.ducking.releaseSeconds), master_effects_enabled: 0, master_effect_count: 0,
         master_effects: nil)
+}
+
+/// C ABI `tutti_engine_config_init` (the exported symbol; tutti.h's macro of that name calls
+/// `tutti_engine_config_init_size`): the defaults of the fifth layout, what binaries built
+/// before the sized call pass (never a byte past its sizeof). Any thread.
+@_cdecl("tutti_engine_config_init")
+public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_config>?) {
+    initialise(config, with: defaultEngineConfig(), size: paddedSize(engineConfigDuckingSize, of: tutti_engine_config.self))
+}
+
+/// C ABI `tutti_engine_config_init_size`: the defaults in a struct of `size` bytes. Any thread.
+@_cdecl("tutti_engine_config_init_size")
+public func tuttiEngineConfigInitSize(_ config: UnsafeMutablePointer<tutti_engine_config>?, _ size: UInt32) {
+    initialise(config, with: defaultEngineConfig(), size: Int(size))
 }
 
 /// `tutti_engine_config` as first released: the fields up to `command_queue_capacity`.
@@ -191,12 +203,19 @@ public func tuttiEngineGetFrame(_ pointer: OpaquePointer?) -> tutti_frame {
     }
 }
 
-/// C ABI `tutti_stats_init`. Any thread.
+/// C ABI `tutti_stats_init` (the exported symbol; tutti.h's macro calls
+/// `tutti_stats_init_size`). Any thread.
 @_cdecl("tutti_stats_init")
 public func tuttiStatsInit(_ stats: UnsafeMutablePointer<tutti_stats>?) {
-    guard let stats else { return }
-    stats.pointee = tutti_stats()
-    stats.pointee.struct_size = UInt32(MemoryLayout<tutti_stats>.stride)
+    tuttiStatsInitSize(stats, UInt32(MemoryLayout<tutti_stats>.stride))
+}
+
+/// C ABI `tutti_stats_init_size`: a zeroed struct of `size` bytes. Any thread.
+@_cdecl("tutti_stats_init_size")
+public func tuttiStatsInitSize(_ stats: UnsafeMutablePointer<tutti_stats>?, _ size: UInt32) {
+    var value = tutti_stats()
+    value.struct_size = UInt32(MemoryLayout<tutti_stats>.stride)
+    initialise(stats, with: value, size: Int(size))
 }
 
 /// C ABI `tutti_engine_get_stats`: writes the fields of the first layout, never past them.

@@ -4,13 +4,21 @@ import TuttiOutput
 
 // Device output: `tutti_output_config` → `OutputConfiguration`, then the Swift API.
 
-/// C ABI `tutti_output_config_init`: ALSA, the default device, backend periods. Any thread.
+/// C ABI `tutti_output_config_init` (the exported symbol; tutti.h's macro calls
+/// `tutti_output_config_init_size`): ALSA, the default device, backend
+/// periods. Any thread.
 @_cdecl("tutti_output_config_init")
 public func tuttiOutputConfigInit(_ config: UnsafeMutablePointer<tutti_output_config>?) {
-    guard let config else { return }
-    config.pointee = tutti_output_config()
-    config.pointee.struct_size = UInt32(MemoryLayout<tutti_output_config>.stride)
-    config.pointee.backend = OutputConfiguration().backend.rawValue
+    tuttiOutputConfigInitSize(config, UInt32(MemoryLayout<tutti_output_config>.stride))
+}
+
+/// C ABI `tutti_output_config_init_size`: the defaults in a struct of `size` bytes. Any thread.
+@_cdecl("tutti_output_config_init_size")
+public func tuttiOutputConfigInitSize(_ config: UnsafeMutablePointer<tutti_output_config>?, _ size: UInt32) {
+    var value = tutti_output_config()
+    value.struct_size = UInt32(MemoryLayout<tutti_output_config>.stride)
+    value.backend = OutputConfiguration().backend.rawValue
+    initialise(config, with: value, size: Int(size))
 }
 
 /// C ABI `tutti_output_start`. Any thread.

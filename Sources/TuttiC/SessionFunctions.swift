@@ -252,20 +252,27 @@ public func tuttiEngineSetDuckingRules(
     }
 }
 
-/// C ABI `tutti_ducking_rule2_init`: the engine's default envelope, an activation trigger, a
+/// C ABI `tutti_ducking_rule2_init` (the exported symbol; tutti.h's macro calls
+/// `tutti_ducking_rule2_init_size`): the engine's default envelope, an activation trigger, a
 /// signal threshold of −40 dBFS and no hold. Any thread.
 @_cdecl("tutti_ducking_rule2_init")
 public func tuttiDuckingRule2Init(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?) {
-    guard let rule else { return }
+    tuttiDuckingRule2InitSize(rule, UInt32(MemoryLayout<tutti_ducking_rule2>.stride))
+}
+
+/// C ABI `tutti_ducking_rule2_init_size`: the defaults in a struct of `size` bytes. Any thread.
+@_cdecl("tutti_ducking_rule2_init_size")
+public func tuttiDuckingRule2InitSize(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?, _ size: UInt32) {
     let d = DuckingSettings.default
-    rule.pointee = tutti_ducking_rule2()
-    rule.pointee.struct_size = UInt32(MemoryLayout<tutti_ducking_rule2>.stride)
-    rule.pointee.level_db = Float(d.levelDB)
-    rule.pointee.attack_seconds = Float(d.attackSeconds)
-    rule.pointee.release_seconds = Float(d.releaseSeconds)
-    rule.pointee.trigger = tutti_ducking_trigger(TUTTI_DUCKING_TRIGGER_ACTIVATION)
-    rule.pointee.threshold_db = -40
-    rule.pointee.hold_seconds = 0
+    var value = tutti_ducking_rule2()
+    value.struct_size = UInt32(MemoryLayout<tutti_ducking_rule2>.stride)
+    value.level_db = Float(d.levelDB)
+    value.attack_seconds = Float(d.attackSeconds)
+    value.release_seconds = Float(d.releaseSeconds)
+    value.trigger = tutti_ducking_trigger(TUTTI_DUCKING_TRIGGER_ACTIVATION)
+    value.threshold_db = -40
+    value.hold_seconds = 0
+    initialise(rule, with: value, size: Int(size))
 }
 
 /// C ABI `tutti_engine_set_ducking_rules2`: `tutti_engine_set_ducking_rules` with triggers;

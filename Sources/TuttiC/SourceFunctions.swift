@@ -251,12 +251,20 @@ public func tuttiSourceDestroy(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
     call("tutti_source_destroy") { () throws(TuttiError) in try source(try engine(pointer), id).remove(at: try engineTime(at)) }
 }
 
-/// C ABI `tutti_source_info_init`. Any thread.
+/// C ABI `tutti_source_info_init` (the exported symbol; tutti.h's macro of that name calls
+/// `tutti_source_info_init_size`): the first layout, what binaries built before the sized
+/// call pass (never a byte past its sizeof). Any thread.
 @_cdecl("tutti_source_info_init")
 public func tuttiSourceInfoInit(_ info: UnsafeMutablePointer<tutti_source_info>?) {
-    guard let info else { return }
-    info.pointee = tutti_source_info()
-    info.pointee.struct_size = UInt32(MemoryLayout<tutti_source_info>.stride)
+    tuttiSourceInfoInitSize(info, UInt32(paddedSize(sourceInfoFirstSize, of: tutti_source_info.self)))
+}
+
+/// C ABI `tutti_source_info_init_size`: a zeroed struct of `size` bytes. Any thread.
+@_cdecl("tutti_source_info_init_size")
+public func tuttiSourceInfoInitSize(_ info: UnsafeMutablePointer<tutti_source_info>?, _ size: UInt32) {
+    var value = tutti_source_info()
+    value.struct_size = UInt32(MemoryLayout<tutti_source_info>.stride)
+    initialise(info, with: value, size: Int(size))
 }
 
 /// `tutti_source_info` as first released: the fields up to `gain`, padded (its sizeof then).

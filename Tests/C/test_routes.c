@@ -2,6 +2,7 @@
  * tutti_engine_render_routes, main only in main; a config of the first released size (no
  * route fields) gives main alone; bad routes are refused with messages naming them. */
 #include <stddef.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -90,7 +91,10 @@ static void every_engine_config_layout_is_accepted(void) {
         (uint32_t)offsetof(tutti_engine_config, limiter_enabled),
         (uint32_t)offsetof(tutti_engine_config, loss_fade_seconds),
         (uint32_t)offsetof(tutti_engine_config, flags),
+        /* as a caller's sizeof has it: the fourth layout padded to the pointer's alignment */
+        (uint32_t)((offsetof(tutti_engine_config, flags) + 7) / 8 * 8),
         (uint32_t)offsetof(tutti_engine_config, master_effects_enabled),
+        (uint32_t)((offsetof(tutti_engine_config, master_effects_enabled) + 7) / 8 * 8), /* the fifth's sizeof */
         (uint32_t)sizeof(tutti_engine_config),
     };
     tutti_engine_config config;
@@ -116,6 +120,54 @@ static void every_engine_config_layout_is_accepted(void) {
     tutti_engine_config_init(&config);
     config.flags = 6;
     FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->flags has unknown bits 0x6", tutti_engine_create(&config, &engine));
+}
+
+/* The exported _init symbols (what binaries built against an earlier tutti.h call) never write
+ * past the layout they were released with; the header's macros pass the caller's sizeof, and
+ * _init_size never writes past the size it is given. */
+static void init_functions_never_write_past_the_callers_struct(void) {
+    unsigned char bytes[TUTTI_MAX_STRUCT_SIZE + 64];
+    const size_t fifth = (offsetof(tutti_engine_config, master_effects_enabled) + 7) / 8 * 8;
+    const size_t first_info = offsetof(tutti_source_info, rate);
+    tutti_engine_config config;
+    tutti_engine *engine = NULL;
+    size_t i, spilled;
+
+    memset(bytes, 0xab, sizeof bytes);
+    (tutti_engine_config_init)((tutti_engine_config *)(void *)bytes); /* the symbol, not the macro */
+    memcpy(&config, bytes, sizeof config);
+    CHECK(config.struct_size == fifth, "the symbol's struct_size %u (the fifth layout's sizeof %zu)", config.struct_size, fifth);
+    for (spilled = 0, i = fifth; i < sizeof bytes; i++) spilled += bytes[i] != 0xab;
+    CHECK(spilled == 0, "%zu bytes past the fifth layout written", spilled);
+    config.master_effects_enabled = 0; /* what a caller of that layout has there: its stack */
+    CHECK(tutti_engine_create(&config, &engine) == TUTTI_OK, "%s", tutti_last_error());
+    tutti_engine_destroy(engine);
+
+    memset(bytes, 0xab, sizeof bytes);
+    (tutti_source_info_init)((tutti_source_info *)(void *)bytes);
+    CHECK(((tutti_source_info *)(void *)bytes)->struct_size == first_info, "source info symbol: %u",
+          ((tutti_source_info *)(void *)bytes)->struct_size);
+    for (spilled = 0, i = first_info; i < sizeof bytes; i++) spilled += bytes[i] != 0xab;
+    CHECK(spilled == 0, "%zu bytes past the first source info layout written", spilled);
+
+    /* Sized: the first layout's 28 bytes, and a caller's struct larger than this library's. */
+    memset(bytes, 0xab, sizeof bytes);
+    tutti_engine_config_init_size((tutti_engine_config *)(void *)bytes, 28);
+    CHECK(((tutti_engine_config *)(void *)bytes)->struct_size == 28, "sized 28: %u", ((tutti_engine_config *)(void *)bytes)->struct_size);
+    for (spilled = 0, i = 28; i < sizeof bytes; i++) spilled += bytes[i] != 0xab;
+    CHECK(spilled == 0, "%zu bytes past 28 written", spilled);
+    memset(bytes, 0xab, sizeof bytes);
+    tutti_engine_config_init_size((tutti_engine_config *)(void *)bytes, (uint32_t)sizeof config + 64);
+    CHECK(((tutti_engine_config *)(void *)bytes)->struct_size == sizeof config, "a newer caller's struct: %u",
+          ((tutti_engine_config *)(void *)bytes)->struct_size);
+    for (spilled = 0, i = sizeof config; i < sizeof bytes; i++) spilled += bytes[i] != 0xab;
+    CHECK(spilled == 0, "%zu bytes past this library's struct written", spilled);
+
+    /* The macro: the whole struct of this header, NULL ignored. */
+    tutti_engine_config_init(&config);
+    CHECK(config.struct_size == sizeof config && config.sample_rate == 48000, "macro: %u", config.struct_size);
+    tutti_engine_config_init(NULL);
+    tutti_engine_config_init_size(NULL, 64);
 }
 
 static void bad_routes_are_refused(void) {
@@ -192,6 +244,7 @@ int main(void) {
     TEST(a_tone_on_cue_sounds_only_on_cue);
     TEST(the_first_released_config_size_means_main_alone);
     TEST(every_engine_config_layout_is_accepted);
+    TEST(init_functions_never_write_past_the_callers_struct);
     TEST(bad_routes_are_refused);
     return harness_done();
 }

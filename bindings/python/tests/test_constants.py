@@ -97,19 +97,19 @@ def test_pyproject_version_is_the_headers():
 
 
 def test_struct_layouts_are_the_librarys():
-    """Each ..._init writes the library's sizeof into struct_size: our ctypes layouts match."""
+    """Each ..._init_size given room writes the library's sizeof into struct_size: our ctypes layouts match."""
     import ctypes
 
     from tutti import _native
 
     for struct, init in (
-        (_native.EngineConfig, tutti._lib.tutti_engine_config_init),
-        (_native.SourceInfo, tutti._lib.tutti_source_info_init),
-        (_native.Stats, tutti._lib.tutti_stats_init),
-        (_native.OutputConfig, tutti._lib.tutti_output_config_init),
+        (_native.EngineConfig, tutti._lib.tutti_engine_config_init_size),
+        (_native.SourceInfo, tutti._lib.tutti_source_info_init_size),
+        (_native.Stats, tutti._lib.tutti_stats_init_size),
+        (_native.OutputConfig, tutti._lib.tutti_output_config_init_size),
     ):
         buffer = (ctypes.c_uint8 * constants.TUTTI_MAX_STRUCT_SIZE)()
-        init(ctypes.byref(buffer))
+        init(ctypes.byref(buffer), constants.TUTTI_MAX_STRUCT_SIZE)
         assert ctypes.c_uint32.from_buffer(buffer).value == ctypes.sizeof(struct), struct.__name__
     assert ctypes.sizeof(_native.RawEvent) == 40  # int32 ×3, int64, uint64 ×2 on LP64
     # The arrays the package passes: as include/tutti.h lays them out on LP64.

@@ -665,7 +665,7 @@ class Engine:
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
-        config = init_struct(EngineConfig, lib.tutti_engine_config_init)
+        config = init_struct(EngineConfig, lib.tutti_engine_config_init_size)
         config.sample_rate = _u32(sample_rate, "Engine: sample_rate")
         config.channels = _u32(channels, "Engine: channels")
         for field, value in (
@@ -794,7 +794,7 @@ class Engine:
 
     def stats(self) -> Stats:
         """tutti_engine_get_stats."""
-        stats = init_struct(_Stats, lib.tutti_stats_init)
+        stats = init_struct(_Stats, lib.tutti_stats_init_size)
         _check(lib.tutti_engine_get_stats(self.ptr, ctypes.byref(stats)))
         return Stats(
             stats.frames_rendered,
@@ -935,7 +935,7 @@ class Engine:
         comma-separated); ``routes``: where the routes past main play, {name: destination} or
         "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
         it starts (``output_backend`` says which). DeviceError says why a device cannot be opened."""
-        config = init_struct(_OutputConfig, lib.tutti_output_config_init)
+        config = init_struct(_OutputConfig, lib.tutti_output_config_init_size)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
         if period_frames is not None:
@@ -1353,7 +1353,7 @@ class Source:
 
     def info(self) -> SourceInfo:
         """tutti_source_get_info (takes the engine's lock: not from a real-time thread)."""
-        info = init_struct(_SourceInfo, lib.tutti_source_info_init)
+        info = init_struct(_SourceInfo, lib.tutti_source_info_init_size)
         _check(lib.tutti_source_get_info(self.engine.ptr, self.id, ctypes.byref(info)))
         return SourceInfo(SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain, info.rate)
 

@@ -227,14 +227,14 @@ class OutputConfig(Structure):
 
 
 def init_struct(struct_type, init_function):
-    """A struct filled by its ``..._init`` function with struct_size set to OUR layout.
+    """A struct filled by its ``..._init_size`` function with struct_size set to OUR layout.
 
-    The init function writes the library's own layout, which may be larger than ours (a newer
-    library): it writes into a TUTTI_MAX_STRUCT_SIZE buffer, and struct_size is then set to
-    our layout's size (a released layout, which every later library accepts).
+    Given a TUTTI_MAX_STRUCT_SIZE buffer, the init function writes the library's own layout,
+    which may be larger than ours (a newer library); struct_size is then set to our layout's
+    size (a released layout, which every later library accepts).
     """
     buffer = (ctypes.c_uint8 * C.TUTTI_MAX_STRUCT_SIZE)()
-    init_function(ctypes.byref(buffer))
+    init_function(ctypes.byref(buffer), C.TUTTI_MAX_STRUCT_SIZE)
     struct = struct_type.from_buffer_copy(buffer, 0)
     struct.struct_size = ctypes.sizeof(struct_type)
     return struct
@@ -257,6 +257,7 @@ _PROTOTYPES = {
     "tutti_result_string": (c_char_p, [result]),
     "tutti_last_error": (c_char_p, []),
     "tutti_engine_config_init": (None, [c_void_p]),
+    "tutti_engine_config_init_size": (None, [c_void_p, c_uint32]),
     "tutti_engine_create": (result, [POINTER(EngineConfig), POINTER(engine_p)]),
     "tutti_engine_destroy": (None, [engine_p]),
     "tutti_engine_render": (result, [engine_p, POINTER(c_float), c_uint32]),
@@ -266,6 +267,7 @@ _PROTOTYPES = {
     "tutti_event_type_string": (c_char_p, [c_int32]),
     "tutti_engine_event_fd": (c_int, [engine_p]),
     "tutti_stats_init": (None, [c_void_p]),
+    "tutti_stats_init_size": (None, [c_void_p, c_uint32]),
     "tutti_engine_get_stats": (result, [engine_p, POINTER(Stats)]),
     "tutti_session_create": (result, [engine_p, c_char_p, POINTER(session_t)]),
     "tutti_session_create_with": (result, [engine_p, c_char_p, c_int32, c_uint32, POINTER(session_t)]),
@@ -291,6 +293,7 @@ _PROTOTYPES = {
     "tutti_source_set_fades": (result, [engine_p, source_t, c_uint32, c_uint32]),
     "tutti_source_destroy": (result, [engine_p, source_t, frame_t]),
     "tutti_source_info_init": (None, [c_void_p]),
+    "tutti_source_info_init_size": (None, [c_void_p, c_uint32]),
     "tutti_source_get_info": (result, [engine_p, source_t, POINTER(SourceInfo)]),
     "tutti_source_get_status": (
         result,
@@ -323,6 +326,7 @@ _PROTOTYPES = {
     "tutti_engine_render_routes": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
     "tutti_engine_set_ducking_rules": (result, [engine_p, POINTER(DuckingRule), c_uint32, frame_t]),
     "tutti_ducking_rule2_init": (None, [c_void_p]),
+    "tutti_ducking_rule2_init_size": (None, [c_void_p, c_uint32]),
     "tutti_engine_set_ducking_rules2": (result, [engine_p, POINTER(DuckingRule2), c_uint32, frame_t]),
     "tutti_engine_set_interactions": (result, [engine_p, POINTER(Interaction), c_uint32, frame_t]),
     "tutti_session_set_gain": (result, [engine_p, session_t, c_float, c_uint32, frame_t]),
@@ -339,6 +343,7 @@ _PROTOTYPES = {
     "tutti_input_read_recorded": (result, [engine_p, source_t, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
     "tutti_input_get_recording": (result, [engine_p, source_t, POINTER(c_int64), POINTER(c_uint64)]),
     "tutti_output_config_init": (None, [c_void_p]),
+    "tutti_output_config_init_size": (None, [c_void_p, c_uint32]),
     "tutti_output_start": (result, [engine_p, POINTER(OutputConfig)]),
     "tutti_output_stop": (result, [engine_p]),
     "tutti_output_stop_with": (result, [engine_p, c_uint32]),
