@@ -840,6 +840,15 @@ tutti_result tutti_system_set_route(tutti_engine *engine, tutti_route route, tut
 /* The built-in microphone muted at `at` (capturing sessions are interrupted and do not come
  * back by themselves). Any thread. */
 tutti_result tutti_system_set_mic_muted(tutti_engine *engine, int muted, tutti_frame at);
+/* Other apps' audio (outside this engine's sessions) at `at`: `playing` (non-zero) makes
+ * "other audio playing" true for every session (an activating session with a
+ * category-when-other-audio-playing takes that category); `silence_secondary` (non-zero: one of
+ * them is not mixable, music, a movie, a call) also turns the "secondary audio should be
+ * silenced" hint on. `clients`: `client_count` NUL-terminated UTF-8 names of the apps (NULL
+ * when `client_count` is 0). A change sends TUTTI_EVENT_OTHER_AUDIO_CHANGED; the same again
+ * changes nothing. Any thread. (An addition.) */
+tutti_result tutti_system_set_other_audio(tutti_engine *engine, int playing, int silence_secondary,
+                                          const char *const *clients, size_t client_count, tutti_frame at);
 /* A phone call begins at `at`: every session is interrupted. Any thread. */
 tutti_result tutti_system_begin_phone_call(tutti_engine *engine, tutti_frame at);
 /* The phone call ends at `at`: its interruptions end with TUTTI_EVENT_SHOULD_RESUME. Any thread. */
@@ -914,7 +923,11 @@ enum {
      * missed in the render call where the run began; source set, session set unless it is
      * the engine's own. One event per run; while one waits to be polled, later runs of the
      * same source are not reported (the count goes on). */
-    TUTTI_EVENT_SOURCE_UNDERRUN = 16
+    TUTTI_EVENT_SOURCE_UNDERRUN = 16,
+    /* Other apps' audio changed (tutti_system_set_other_audio): flags hold
+     * TUTTI_OTHER_AUDIO_PLAYING and TUTTI_OTHER_AUDIO_SILENCE_SECONDARY; session and
+     * source 0; reason 0. */
+    TUTTI_EVENT_OTHER_AUDIO_CHANGED = 17
 };
 
 /* tutti_event.reason of TUTTI_EVENT_INTERRUPTION_BEGAN. */
@@ -942,12 +955,15 @@ enum { TUTTI_SILENCE_HINT_BEGAN = 0, TUTTI_SILENCE_HINT_ENDED = 1 };
 /* tutti_event.flags: after INTERRUPTION_ENDED, the session may resume (the other session
  * deactivated with TUTTI_NOTIFY_OTHERS_ON_DEACTIVATION, or a phone call ended). */
 #define TUTTI_EVENT_SHOULD_RESUME 1u
+/* tutti_event.flags of OTHER_AUDIO_CHANGED: other apps play audio; one of them is not mixable. */
+#define TUTTI_OTHER_AUDIO_PLAYING 2u
+#define TUTTI_OTHER_AUDIO_SILENCE_SECONDARY 4u
 
 /* Something that happened at a frame. Filled by the library (no struct_size). */
 typedef struct tutti_event {
     int32_t type;          /* tutti_event_type: TUTTI_EVENT_* */
     int32_t reason;        /* per type, see TUTTI_EVENT_* */
-    uint32_t flags;        /* TUTTI_EVENT_SHOULD_RESUME */
+    uint32_t flags;        /* TUTTI_EVENT_SHOULD_RESUME, TUTTI_OTHER_AUDIO_* */
     tutti_frame frame;     /* the frame it happened at */
     tutti_session session; /* 0 when none */
     tutti_source source;   /* 0 when none */
@@ -963,7 +979,7 @@ int tutti_engine_poll_event(tutti_engine *engine, tutti_event *out);
  * milliseconds), for hosts with an event loop. Do not read, write or close it: the engine
  * owns it until tutti_engine_destroy. Returns a negative tutti_result on failure. Any thread. */
 int tutti_engine_event_fd(tutti_engine *engine);
-/* The name of an event type without its prefix ("INTERRUPTION_BEGAN", ..., "SOURCE_UNDERRUN";
+/* The name of an event type without its prefix ("INTERRUPTION_BEGAN", ..., "OTHER_AUDIO_CHANGED";
  * "UNKNOWN" for a value that is no type), for logs. Static. Any thread, the real-time one
  * included. */
 const char *tutti_event_type_string(int32_t type);

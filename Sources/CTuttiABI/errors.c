@@ -105,6 +105,7 @@ const char *tutti_event_type_string(int32_t type) {
     case TUTTI_EVENT_ACTIVATION_GRANTED: return "ACTIVATION_GRANTED";
     case TUTTI_EVENT_ACTIVATION_CANCELLED: return "ACTIVATION_CANCELLED";
     case TUTTI_EVENT_SOURCE_UNDERRUN: return "SOURCE_UNDERRUN";
+    case TUTTI_EVENT_OTHER_AUDIO_CHANGED: return "OTHER_AUDIO_CHANGED";
     default: return "UNKNOWN";
     }
 }

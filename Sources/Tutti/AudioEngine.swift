@@ -187,6 +187,19 @@ public final class AudioEngine: Sendable {
         try perform(.micMuted(muted), at: time)
     }
 
+    /// Other apps' audio, outside this engine's sessions (rule 10): `playing` makes
+    /// `isOtherAudioPlaying` true for every session (and an activating session with
+    /// `categoryWhenOtherAudioPlaying` takes that category); `silenceSecondary` (one of them is
+    /// not mixable: music, a movie, a call) also turns `secondaryAudioShouldBeSilencedHint`
+    /// on. `clients` names the apps, for the events. A change sends
+    /// ``AudioEvent/Kind/otherAudioChanged(playing:silenceSecondary:clients:)``; the same
+    /// again changes nothing. Any thread.
+    public func setOtherAudio(
+        playing: Bool, silenceSecondary: Bool = false, clients: [String] = [], at time: EngineTime = .now
+    ) throws(TuttiError) {
+        try perform(.otherAudio(OtherAudio(playing: playing, silenceSecondary: silenceSecondary, clients: clients)), at: time)
+    }
+
     /// A phone call begins: every session is interrupted (rule 2.7). Any thread.
     public func beginPhoneCall(at time: EngineTime = .now) throws(TuttiError) {
         try perform(.phoneCallBegin, at: time)

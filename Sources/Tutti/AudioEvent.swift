@@ -65,5 +65,8 @@ public struct AudioEvent: Hashable, Sendable {
         case activationGranted(session: SessionID)
         /// The session was deactivated (or removed) while its activation was delayed.
         case activationCancelled(session: SessionID)
+        /// Other apps' audio changed (`AudioEngine.setOtherAudio`, or `tutti play`'s PipeWire
+        /// watcher): whether any plays, whether one is not mixable, and which apps.
+        case otherAudioChanged(playing: Bool, silenceSecondary: Bool, clients: [String])
     }
 }

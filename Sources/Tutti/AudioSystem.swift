@@ -680,6 +680,8 @@ package final class AudioSystem {
                     if let id = sessionIDs[s] { events.append(.activationCancelled(session: id)) }
                 case .routeChange(let reason, let previous, let current):
                     events.append(.routeChanged(reason: reason, previous: previous, current: current))
+                case .otherAudioChanged(let playing, let silence, let clients):
+                    events.append(.otherAudioChanged(playing: playing, silenceSecondary: silence, clients: clients))
                 default:
                     break
                 }

@@ -33,6 +33,7 @@
 @_exported import struct TuttiPolicy.InteractionRule
 @_exported import enum TuttiPolicy.InterruptionReason
 @_exported import enum TuttiPolicy.Mode
+@_exported import struct TuttiPolicy.OtherAudio
 @_exported import enum TuttiPolicy.RemoteCommand
 @_exported import enum TuttiPolicy.Route
 @_exported import enum TuttiPolicy.RouteChangeReason

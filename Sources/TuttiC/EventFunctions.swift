@@ -81,6 +81,9 @@ func cEvent(_ event: AudioEvent) -> tutti_event {
     case .activationCancelled(let session):
         e.type = Int32(TUTTI_EVENT_ACTIVATION_CANCELLED)
         e.session = session.rawValue
+    case .otherAudioChanged(let playing, let silenceSecondary, _):
+        e.type = Int32(TUTTI_EVENT_OTHER_AUDIO_CHANGED)
+        e.flags = (playing ? TUTTI_OTHER_AUDIO_PLAYING : 0) | (silenceSecondary ? TUTTI_OTHER_AUDIO_SILENCE_SECONDARY : 0)
     }
     return e
 }

@@ -11,6 +11,25 @@ public func tuttiSystemSetSilentSwitch(_ pointer: OpaquePointer?, _ on: Int32, _
     }
 }
 
+/// C ABI `tutti_system_set_other_audio`: `client_count` UTF-8 names at `clients` (NULL when
+/// the count is 0). Any thread.
+@_cdecl("tutti_system_set_other_audio")
+public func tuttiSystemSetOtherAudio(
+    _ pointer: OpaquePointer?, _ playing: Int32, _ silenceSecondary: Int32, _ clients: UnsafePointer<UnsafePointer<CChar>?>?,
+    _ clientCount: Int, _ at: tutti_frame
+) -> tutti_result {
+    call("tutti_system_set_other_audio") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        var names: [String] = []
+        if clientCount > 0 {
+            let list = try nonNull(clients, "clients")
+            for i in 0..<clientCount { names.append(try utf8(list[i], "clients[\(i)]")) }
+        }
+        try engine.setOtherAudio(
+            playing: bool(playing), silenceSecondary: bool(silenceSecondary), clients: names, at: try engineTime(at))
+    }
+}
+
 /// C ABI `tutti_system_set_locked`. Any thread.
 @_cdecl("tutti_system_set_locked")
 public func tuttiSystemSetLocked(_ pointer: OpaquePointer?, _ locked: Int32, _ at: tutti_frame) -> tutti_result {

@@ -63,7 +63,7 @@ extension PolicyState {
     static func changesEveryone(_ action: PolicyAction) -> Bool {
         switch action {
         case .removeSession, .removeSource, .setDuckingRules, .setInteractions, .silentSwitch, .lock, .unlock,
-            .phoneCallBegin, .phoneCallEnd:
+            .phoneCallBegin, .phoneCallEnd, .otherAudio:
             return true
         default:
             return false
@@ -184,7 +184,9 @@ extension PolicyState {
         var hintChanges: [(index: Int, hint: Bool)] = []
         var visits = touched.count
         func hintBefore(_ i: Int) -> Bool {
-            globals.2 || heardNonMixableBefore - (oldOwnHint[i] ?? (f.heard[i] && !isMixable(at: i) ? 1 : 0)) > 0
+            // Other apps' audio is the same before: only a full pass changes it.
+            let own = oldOwnHint[i] ?? (f.heard[i] && !isMixable(at: i) ? 1 : 0)
+            return globals.2 || otherAudioSilencesSecondary || heardNonMixableBefore - own > 0
         }
         if f.heardNonMixableCount != heardNonMixableBefore {
             visits += sessions.count
@@ -229,7 +231,7 @@ extension PolicyState {
             let b = cache.facts
             for i in sessions.indices {
                 let mixable = oldSession[i]?.isMixable ?? isMixable(at: i)
-                old.hints[i] = callBefore || b.heardNonMixableCount - (b.heard[i] && !mixable ? 1 : 0) > 0
+                old.hints[i] = callBefore || otherAudioSilencesSecondary || b.heardNonMixableCount - (b.heard[i] && !mixable ? 1 : 0) > 0
             }
         }
         keepDerived(after, afterFacts, visits: sessions.count)
@@ -392,6 +394,10 @@ extension PolicyState {
             setVolume(target, Self.volumeStep(current, up: up), journal: &journal)
         case .route(let route, let reason):
             changeRoute(to: route, reason: reason, journal: &journal)
+        case .otherAudio(let other):
+            guard other != device.otherAudio else { return }
+            device.otherAudio = other
+            journal.append(.otherAudioChanged(playing: other.playing, silenceSecondary: other.silenceSecondary, clients: other.clients))
         case .micMuted(let muted):
             guard muted != device.micMuted else { return }
             device.micMuted = muted

@@ -10,6 +10,8 @@ public enum JournalValue: Hashable, Sendable {
     case bool(Bool)
     /// JSON null (an absent `by`).
     case null
+    /// A JSON array of strings (the `clients` of `otherAudioChanged`).
+    case strings([String])
 }
 
 /// Why an activation was delayed (the `reason` of `activationDelayed`). Value type: any thread.
@@ -82,6 +84,9 @@ public enum JournalEntry: Hashable, Sendable {
     case activationGranted(session: String)
     /// The delayed activation of `session` was given up (it was deactivated or removed).
     case activationCancelled(session: String)
+    /// Other apps' audio changed (``PolicyAction/otherAudio(_:)``): whether any plays, whether
+    /// one is not mixable (`silenceSecondary`), and which apps (`clients`).
+    case otherAudioChanged(playing: Bool, silenceSecondary: Bool, clients: [String])
 
     /// The `type` of the JSON line.
     public var type: String {
@@ -112,6 +117,7 @@ public enum JournalEntry: Hashable, Sendable {
         case .activationDelayed: return "activationDelayed"
         case .activationGranted: return "activationGranted"
         case .activationCancelled: return "activationCancelled"
+        case .otherAudioChanged: return "otherAudioChanged"
         }
     }
 
@@ -172,6 +178,8 @@ public enum JournalEntry: Hashable, Sendable {
             return [("session", s(session)), ("reason", s(reason.rawValue))]
         case .activationGranted(let session), .activationCancelled(let session):
             return [("session", s(session))]
+        case .otherAudioChanged(let playing, let silenceSecondary, let clients):
+            return [("playing", .bool(playing)), ("silenceSecondary", .bool(silenceSecondary)), ("clients", .strings(clients))]
         }
     }
 
@@ -205,6 +213,7 @@ extension JournalValue: CustomStringConvertible {
         case .number(let n): return "\(n)"
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
+        case .strings(let a): return "[" + a.map(\.debugDescription).joined(separator: ", ") + "]"
         }
     }
 }

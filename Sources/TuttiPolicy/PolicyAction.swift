@@ -72,6 +72,9 @@ public enum PolicyAction: Hashable, Sendable {
     case route(Route, reason: RouteChangeReason? = nil)
     /// Mute or unmute the built-in microphone (muting interrupts capturing sessions, §2.8).
     case micMuted(Bool)
+    /// Other apps' audio changed (rule 10): journals `otherAudioChanged` when it differs from
+    /// what it was.
+    case otherAudio(OtherAudio)
 
     // System.
     /// A phone call begins: it interrupts every session (§2.3).

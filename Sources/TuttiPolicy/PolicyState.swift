@@ -379,17 +379,19 @@ public struct PolicyState: Hashable, Sendable {
 
     // MARK: Queries
 
-    /// Rule 10: another session is heard, or a phone call is in progress.
+    /// Rule 10: another session is heard, another app plays (``DeviceState/otherAudio``), or a
+    /// phone call is in progress.
     public func isOtherAudioPlaying(asker: String) -> Bool {
         isOtherAudioPlaying(asker: asker, facts())
     }
 
     func isOtherAudioPlaying(asker: String, _ f: Facts) -> Bool {
         let own = sessionIndex[asker].map { f.heard[$0] ? 1 : 0 } ?? 0
-        return callActive || f.heardCount - own > 0
+        return callActive || device.otherAudio.playing || f.heardCount - own > 0
     }
 
-    /// Rule 10: a non-mixable session other than the asker is heard, or a call is in progress.
+    /// Rule 10: a non-mixable session other than the asker is heard, another app plays that is
+    /// not mixable (``OtherAudio/silenceSecondary``), or a call is in progress.
     public func secondaryAudioShouldBeSilencedHint(asker: String) -> Bool {
         secondaryAudioShouldBeSilencedHint(asker: asker, facts())
     }
@@ -403,7 +405,12 @@ public struct PolicyState: Hashable, Sendable {
 
     func secondaryAudioShouldBeSilencedHint(asker: String, _ f: Facts) -> Bool {
         let own = sessionIndex[asker].map { f.heard[$0] && !sessions[$0].isMixable ? 1 : 0 } ?? 0
-        return callActive || f.heardNonMixableCount - own > 0
+        return callActive || otherAudioSilencesSecondary || f.heardNonMixableCount - own > 0
+    }
+
+    /// Other apps play and one of them is not mixable (rule 10's hint for every session).
+    var otherAudioSilencesSecondary: Bool {
+        device.otherAudio.playing && device.otherAudio.silenceSecondary
     }
 
     /// Rule 8: the session `command` goes to, nil if it is dropped.

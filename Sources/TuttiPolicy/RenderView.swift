@@ -228,7 +228,7 @@ extension PolicyState {
     /// The hint of session `i` (rule 10) with these facts.
     func hint(_ i: Int, _ f: Facts) -> Bool {
         let own = f.heard[i] && !isMixable(at: i) ? 1 : 0
-        return callActive || f.heardNonMixableCount - own > 0
+        return callActive || otherAudioSilencesSecondary || f.heardNonMixableCount - own > 0
     }
 
     /// A change of the global stages only (a refused action).

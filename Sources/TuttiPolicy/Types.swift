@@ -306,6 +306,9 @@ public struct DeviceState: Hashable, Sendable {
     public var route: Route
     /// The built-in microphone is muted: interrupts capturing sessions (§2.8).
     public var micMuted: Bool
+    /// Other apps' audio (outside the scene's sessions), as the host reports it with
+    /// ``PolicyAction/otherAudio(_:)``; none by default.
+    public var otherAudio: OtherAudio = OtherAudio()
 
     /// A device state; the defaults are the scene's (switch off, unlocked, full volumes, speaker).
     public init(
@@ -318,5 +321,26 @@ public struct DeviceState: Hashable, Sendable {
         self.ringerVolume = ringerVolume
         self.route = route
         self.micMuted = micMuted
+    }
+}
+
+/// Other apps' audio: output outside the scene's sessions (on Linux, other PipeWire clients'
+/// running playback streams), as the host reports it. Counts for rule 10
+/// (`isOtherAudioPlaying`, `secondaryAudioShouldBeSilencedHint`, `categoryWhenOtherAudioPlaying`).
+/// Value type: any thread.
+public struct OtherAudio: Hashable, Sendable {
+    /// Some other app plays audio.
+    public var playing: Bool
+    /// One of them is not mixable (its role is music, a movie, a call…): the hint to silence
+    /// secondary audio is on. Counts only while `playing`.
+    public var silenceSecondary: Bool
+    /// The names of the apps that play (for the journal), in the host's order.
+    public var clients: [String]
+
+    /// Other apps' audio; the default is none.
+    public init(playing: Bool = false, silenceSecondary: Bool = false, clients: [String] = []) {
+        self.playing = playing
+        self.silenceSecondary = silenceSecondary
+        self.clients = clients
     }
 }

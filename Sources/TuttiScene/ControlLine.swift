@@ -11,7 +11,8 @@ public struct ControlLine: Sendable, Equatable {
     /// The lines understood, for the help text and for errors.
     public static let help = """
         volume V | ringer V (0…1) · volume up | volume down · route speaker|headphones|bluetooth|external · \
-        silent on|off · lock | unlock · mic on|off (off = muted) · remote play|pause|togglePlayPause|nextTrack|previousTrack|stop · \
+        silent on|off · lock | unlock · mic on|off (off = muted) · other on [silence] [CLIENT…] | other off · \
+         remote play|pause|togglePlayPause|nextTrack|previousTrack|stop · \
         call begin | call end · play|pause|stop SOURCE · gain SOURCE G (0…1) · pan SOURCE P (−1…1) · \
         rate SOURCE R (0.25…4) · crossfade SOURCE FROM SECONDS · activate|deactivate SESSION
         """
@@ -62,6 +63,16 @@ public struct ControlLine: Sendable, Equatable {
             }
             return ControlLine(action: .device(.route(route, reason: nil)))
         case "silent": return ControlLine(action: .device(.silentSwitch(try onOff(try argument("on/off")))))
+        case "other":
+            guard words.count >= 2 else { throw ControlLineError("\"other\" takes on or off (then silence and client names)") }
+            let playing = try onOff(words[1])
+            var rest = Array(words.dropFirst(2))
+            let silence = rest.first == "silence"
+            if silence { rest.removeFirst() }
+            guard playing || rest.isEmpty && !silence else {
+                throw ControlLineError("\"other off\" takes nothing after it")
+            }
+            return ControlLine(action: .device(.otherAudio(OtherAudio(playing: playing, silenceSecondary: silence, clients: rest))))
         case "mic": return ControlLine(action: .device(.micMuted(!(try onOff(try argument("on/off"))))))
         case "lock", "unlock":
             guard words.count == 1 else { throw ControlLineError("\"\(verb)\" takes nothing after it") }

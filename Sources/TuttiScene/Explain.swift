@@ -76,6 +76,15 @@ public struct Explanation: Sendable {
             let routeFrames = Set(
                 chain.filter { e in e.fields.contains { $0.key == "reason" && $0.value == .string("routeChange") } }.map(\.frame))
             chain += journal.filter { $0.type == "routeChange" && routeFrames.contains($0.frame) }
+            // Activated in its category for when other audio plays while another app played:
+            // the last `otherAudioChanged` before that activation.
+            if let fallback = s.configuration.categoryWhenOtherAudioPlaying, s.category == fallback,
+                let activation = chain.first(where: { $0.type == "sessionActivated" }),
+                let other = journal.last(where: { $0.type == "otherAudioChanged" && $0.frame <= activation.frame }),
+                other.fields.contains(where: { $0.key == "playing" && $0.value == .bool(true) })
+            {
+                chain.append(other)
+            }
             chain.sort { $0.frame < $1.frame }
 
             var state: String
@@ -135,6 +144,11 @@ public struct Explanation: Sendable {
                 case .gain: what = ""
                 }
                 reason = (reason.map { $0 + "; " } ?? "") + "holds focus \(s.focus.rawValue): \(what)"
+            }
+            if let fallback = s.configuration.categoryWhenOtherAudioPlaying, s.category == fallback, s.phase != .inactive,
+                chain.contains(where: { $0.type == "otherAudioChanged" })
+            {
+                reason = (reason.map { $0 + "; " } ?? "") + "category \(fallback.rawValue): other apps played audio when it activated"
             }
             if sv?.hasOutput == false { reason = (reason.map { $0 + "; " } ?? "") + "category \(s.category.rawValue) has no output" }
             reports.append(

@@ -46,6 +46,7 @@ extension JSONValue {
         case .number(let d): self = .number(d)
         case .bool(let b): self = .bool(b)
         case .null: self = .null
+        case .strings(let a): self = .array(a.map(JSONValue.string))
         }
     }
 }

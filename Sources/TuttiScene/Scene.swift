@@ -177,6 +177,9 @@ public struct Scene: Sendable {
         case route(Route, reason: RouteChangeReason?)
         /// The built-in microphone muted or not.
         case micMuted(Bool)
+        /// Other apps' audio (`"device": "otherAudio"`, `playing`, `silenceSecondary`,
+        /// `clients`): what rule 10 counts beside the scene's sessions.
+        case otherAudio(OtherAudio)
     }
 
     /// What an event does. Value type: any thread.

@@ -606,7 +606,9 @@ struct SceneDecoder {
 
     enum SessionVerb: String, CaseIterable { case activate, deactivate, setCategory, foreground, background, setGain, setEffect }
     enum SourceVerb: String, CaseIterable { case play, pause, stop, setGain, setPan, setRate, crossfade }
-    enum DeviceVerb: String, CaseIterable { case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted }
+    enum DeviceVerb: String, CaseIterable {
+        case silentSwitch, lock, unlock, volume, ringerVolume, volumeUp, volumeDown, route, micMuted, otherAudio
+    }
     enum SystemVerb: String, CaseIterable { case phoneCall, systemSound }
     enum CallVerb: String, CaseIterable { case begin, end }
 
@@ -687,6 +689,17 @@ struct SceneDecoder {
             let reason = try r.optionalName("reason", as: RouteChangeReason.self, what: "route change reason")
             return .route(route, reason: reason)
         case .micMuted: return .micMuted(try r.bool("value"))
+        case .otherAudio:
+            let playing = try r.bool("playing")
+            let silence = try r.bool("silenceSecondary", default: false)
+            var clients: [String] = []
+            for (i, v) in try r.array("clients").enumerated() {
+                guard case .string(let name) = v else {
+                    throw SceneError("\(r.child("clients"))[\(i)]", "expected a client name (a string), found \(v.kindName)")
+                }
+                clients.append(name)
+            }
+            return .otherAudio(OtherAudio(playing: playing, silenceSecondary: silence, clients: clients))
         }
     }
 

@@ -482,6 +482,7 @@ public final class SceneRenderer {
         case .device(.volumeDown): .volumeDown
         case .device(.route(let r, let reason)): .route(r, reason: reason)
         case .device(.micMuted(let m)): .micMuted(m)
+        case .device(.otherAudio(let o)): .otherAudio(o)
         case .phoneCallBegin: .phoneCallBegin
         case .phoneCallEnd: .phoneCallEnd
         case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))

@@ -401,6 +401,10 @@ extension Timeline {
             case .volumeDown: return "volume down"
             case .route(let r, let reason): return "route → \(r.rawValue)" + (reason.map { " (\($0.rawValue))" } ?? "")
             case .micMuted(let m): return "microphone \(m ? "muted" : "unmuted")"
+            case .otherAudio(let o):
+                guard o.playing else { return "other apps' audio stops" }
+                let who = o.clients.isEmpty ? "" : " (\(o.clients.joined(separator: ", ")))"
+                return "other apps' audio plays\(who)" + (o.silenceSecondary ? ", not mixable" : "")
             }
         case .phoneCallBegin: return "phone call begins"
         case .phoneCallEnd: return "phone call ends"

@@ -182,3 +182,21 @@ def test_a_feeder_thread_writes_while_the_main_thread_renders(engine, music):
     out = np.concatenate(blocks)
     assert np.array_equal(out, data), f"{int(np.sum(out != data))} samples differ"
     assert stream.status().underrun_frames == 0
+
+
+def test_other_apps_audio_is_an_event_and_counts_for_the_hints(engine, music):
+    engine.set_other_audio(True, silence_secondary=True, clients=["pw-play", "mpv"], at=0)
+    engine.set_other_audio(True, silence_secondary=True, clients=["pw-play", "mpv"], at=0)  # the same: no event
+    engine.render(480)
+    state = music.status()
+    assert state.other_audio_playing and state.silence_secondary_hint
+    changed = [e for e in engine.events() if e.type == tutti.EventType.OTHER_AUDIO_CHANGED]
+    assert len(changed) == 1 and changed[0].other_audio_playing and changed[0].other_audio_silence_secondary
+    assert changed[0].session is None and changed[0].source is None
+    engine.set_other_audio(False)
+    engine.render(480)
+    assert not music.status().other_audio_playing
+    changed = [e for e in engine.events() if e.type == tutti.EventType.OTHER_AUDIO_CHANGED]
+    assert len(changed) == 1 and not changed[0].other_audio_playing and not changed[0].other_audio_silence_secondary
+    with pytest.raises(tutti.InvalidArgumentError, match="at"):
+        engine.set_other_audio(True, at=-5)

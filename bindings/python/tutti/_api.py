@@ -132,6 +132,7 @@ class EventType(enum.IntEnum):
     ACTIVATION_GRANTED = C.TUTTI_EVENT_ACTIVATION_GRANTED
     ACTIVATION_CANCELLED = C.TUTTI_EVENT_ACTIVATION_CANCELLED
     SOURCE_UNDERRUN = C.TUTTI_EVENT_SOURCE_UNDERRUN
+    OTHER_AUDIO_CHANGED = C.TUTTI_EVENT_OTHER_AUDIO_CHANGED
 
 
 class Route(enum.IntEnum):
@@ -598,6 +599,16 @@ class Event:
         """INTERRUPTION_ENDED with TUTTI_EVENT_SHOULD_RESUME."""
         return bool(self.flags & C.TUTTI_EVENT_SHOULD_RESUME)
 
+    @property
+    def other_audio_playing(self) -> bool:
+        """OTHER_AUDIO_CHANGED with TUTTI_OTHER_AUDIO_PLAYING."""
+        return bool(self.flags & C.TUTTI_OTHER_AUDIO_PLAYING)
+
+    @property
+    def other_audio_silence_secondary(self) -> bool:
+        """OTHER_AUDIO_CHANGED with TUTTI_OTHER_AUDIO_SILENCE_SECONDARY."""
+        return bool(self.flags & C.TUTTI_OTHER_AUDIO_SILENCE_SECONDARY)
+
 
 # ---------------------------------------------------------------------------------------------
 # Engine
@@ -997,6 +1008,18 @@ class Engine:
     def set_mic_muted(self, muted: bool, at: Optional[int] = None) -> None:
         """tutti_system_set_mic_muted."""
         _check(lib.tutti_system_set_mic_muted(self.ptr, 1 if muted else 0, _at(at)))
+
+    def set_other_audio(
+        self, playing: bool, silence_secondary: bool = False, clients: Sequence[str] = (), at: Optional[int] = None
+    ) -> None:
+        """tutti_system_set_other_audio: other apps' audio (playing, one not mixable, their names)."""
+        names = [str(c).encode("utf-8") for c in clients]
+        array = (ctypes.c_char_p * max(len(names), 1))(*names)
+        _check(
+            lib.tutti_system_set_other_audio(
+                self.ptr, 1 if playing else 0, 1 if silence_secondary else 0, array if names else None, len(names), _at(at)
+            )
+        )
 
     def begin_phone_call(self, at: Optional[int] = None) -> None:
         """tutti_system_begin_phone_call."""
