@@ -306,8 +306,8 @@ public struct DeviceState: Hashable, Sendable {
     public var route: Route
     /// The built-in microphone is muted: interrupts capturing sessions (§2.8).
     public var micMuted: Bool
-    /// Other apps' audio (outside the scene's sessions), as the host reports it with
-    /// ``PolicyAction/otherAudio(_:)``; none by default.
+    /// Other apps' audio (outside the scene's sessions), as the host reports it
+    /// (`AudioEngine.setOtherAudio`, the policy action `PolicyAction.otherAudio`); none by default.
     public var otherAudio: OtherAudio = OtherAudio()
 
     /// A device state; the defaults are the scene's (switch off, unlocked, full volumes, speaker).
