@@ -75,8 +75,7 @@ public func tuttiSessionSetEffect(
 /// C ABI `tutti_bus_set_effect`: a host's callback on a session's bus (NULL: remove), its
 /// `release` called once on a control thread when the render side no longer calls it. Any
 /// thread but the render thread.
-@_cdecl("tutti_bus_set_effect")
-public func tuttiBusSetEffect(
+@_cdecl("tutti_bus_set_effect") public func tuttiBusSetEffect(
     _ pointer: OpaquePointer?, _ id: tutti_session, _ callback: tutti_effect_callback?, _ release: tutti_effect_release?,
     _ user: UnsafeMutableRawPointer?, _ at: tutti_frame
 ) -> tutti_result {
@@ -91,8 +90,7 @@ public func tuttiBusSetEffect(
 /// C ABI `tutti_master_set_effect`: a host's callback on the master (NULL: remove), its
 /// `release` called once on a control thread when the render side no longer calls it;
 /// `TUTTI_ERROR_STATE` without a master stage. Any thread but the render thread.
-@_cdecl("tutti_master_set_effect")
-public func tuttiMasterSetEffect(
+@_cdecl("tutti_master_set_effect") public func tuttiMasterSetEffect(
     _ pointer: OpaquePointer?, _ callback: tutti_effect_callback?, _ release: tutti_effect_release?, _ user: UnsafeMutableRawPointer?,
     _ at: tutti_frame
 ) -> tutti_result {

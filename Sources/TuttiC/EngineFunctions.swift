@@ -22,14 +22,14 @@ func defaultEngineConfig() -> tutti_engine_config {
 /// C ABI `tutti_engine_config_init` (the exported symbol; tutti.h's macro of that name calls
 /// `tutti_engine_config_init_size`): the defaults of the fifth layout, what binaries built
 /// before the sized call pass (never a byte past its sizeof). Any thread.
-@_cdecl("tutti_engine_config_init")
-public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_config>?) {
+@_cdecl("tutti_engine_config_init") public func tuttiEngineConfigInit(_ config: UnsafeMutablePointer<tutti_engine_config>?) {
     initialise(config, with: defaultEngineConfig(), size: paddedSize(engineConfigDuckingSize, of: tutti_engine_config.self))
 }
 
 /// C ABI `tutti_engine_config_init_size`: the defaults in a struct of `size` bytes. Any thread.
-@_cdecl("tutti_engine_config_init_size")
-public func tuttiEngineConfigInitSize(_ config: UnsafeMutablePointer<tutti_engine_config>?, _ size: UInt32) {
+@_cdecl("tutti_engine_config_init_size") public func tuttiEngineConfigInitSize(
+    _ config: UnsafeMutablePointer<tutti_engine_config>?, _ size: UInt32
+) {
     initialise(config, with: defaultEngineConfig(), size: Int(size))
 }
 
@@ -211,8 +211,7 @@ public func tuttiStatsInit(_ stats: UnsafeMutablePointer<tutti_stats>?) {
 }
 
 /// C ABI `tutti_stats_init_size`: a zeroed struct of `size` bytes. Any thread.
-@_cdecl("tutti_stats_init_size")
-public func tuttiStatsInitSize(_ stats: UnsafeMutablePointer<tutti_stats>?, _ size: UInt32) {
+@_cdecl("tutti_stats_init_size") public func tuttiStatsInitSize(_ stats: UnsafeMutablePointer<tutti_stats>?, _ size: UInt32) {
     var value = tutti_stats()
     value.struct_size = UInt32(MemoryLayout<tutti_stats>.stride)
     initialise(stats, with: value, size: Int(size))

@@ -13,8 +13,9 @@ public func tuttiOutputConfigInit(_ config: UnsafeMutablePointer<tutti_output_co
 }
 
 /// C ABI `tutti_output_config_init_size`: the defaults in a struct of `size` bytes. Any thread.
-@_cdecl("tutti_output_config_init_size")
-public func tuttiOutputConfigInitSize(_ config: UnsafeMutablePointer<tutti_output_config>?, _ size: UInt32) {
+@_cdecl("tutti_output_config_init_size") public func tuttiOutputConfigInitSize(
+    _ config: UnsafeMutablePointer<tutti_output_config>?, _ size: UInt32
+) {
     var value = tutti_output_config()
     value.struct_size = UInt32(MemoryLayout<tutti_output_config>.stride)
     value.backend = OutputConfiguration().backend.rawValue

@@ -255,14 +255,14 @@ public func tuttiEngineSetDuckingRules(
 /// C ABI `tutti_ducking_rule2_init` (the exported symbol; tutti.h's macro calls
 /// `tutti_ducking_rule2_init_size`): the engine's default envelope, an activation trigger, a
 /// signal threshold of −40 dBFS and no hold. Any thread.
-@_cdecl("tutti_ducking_rule2_init")
-public func tuttiDuckingRule2Init(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?) {
+@_cdecl("tutti_ducking_rule2_init") public func tuttiDuckingRule2Init(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?) {
     tuttiDuckingRule2InitSize(rule, UInt32(MemoryLayout<tutti_ducking_rule2>.stride))
 }
 
 /// C ABI `tutti_ducking_rule2_init_size`: the defaults in a struct of `size` bytes. Any thread.
-@_cdecl("tutti_ducking_rule2_init_size")
-public func tuttiDuckingRule2InitSize(_ rule: UnsafeMutablePointer<tutti_ducking_rule2>?, _ size: UInt32) {
+@_cdecl("tutti_ducking_rule2_init_size") public func tuttiDuckingRule2InitSize(
+    _ rule: UnsafeMutablePointer<tutti_ducking_rule2>?, _ size: UInt32
+) {
     let d = DuckingSettings.default
     var value = tutti_ducking_rule2()
     value.struct_size = UInt32(MemoryLayout<tutti_ducking_rule2>.stride)
@@ -277,8 +277,7 @@ public func tuttiDuckingRule2InitSize(_ rule: UnsafeMutablePointer<tutti_ducking
 
 /// C ABI `tutti_engine_set_ducking_rules2`: `tutti_engine_set_ducking_rules` with triggers;
 /// the array's stride is `rules[0].struct_size` (a newer caller's larger struct). Any thread.
-@_cdecl("tutti_engine_set_ducking_rules2")
-public func tuttiEngineSetDuckingRules2(
+@_cdecl("tutti_engine_set_ducking_rules2") public func tuttiEngineSetDuckingRules2(
     _ pointer: OpaquePointer?, _ rows: UnsafePointer<tutti_ducking_rule2>?, _ count: UInt32, _ at: tutti_frame
 ) -> tutti_result {
     call("tutti_engine_set_ducking_rules2") { () throws(TuttiError) in

@@ -260,8 +260,8 @@ public func tuttiSourceInfoInit(_ info: UnsafeMutablePointer<tutti_source_info>?
 }
 
 /// C ABI `tutti_source_info_init_size`: a zeroed struct of `size` bytes. Any thread.
-@_cdecl("tutti_source_info_init_size")
-public func tuttiSourceInfoInitSize(_ info: UnsafeMutablePointer<tutti_source_info>?, _ size: UInt32) {
+@_cdecl("tutti_source_info_init_size") public func tuttiSourceInfoInitSize(_ info: UnsafeMutablePointer<tutti_source_info>?, _ size: UInt32)
+{
     var value = tutti_source_info()
     value.struct_size = UInt32(MemoryLayout<tutti_source_info>.stride)
     initialise(info, with: value, size: Int(size))

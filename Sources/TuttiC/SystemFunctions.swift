@@ -13,8 +13,7 @@ public func tuttiSystemSetSilentSwitch(_ pointer: OpaquePointer?, _ on: Int32, _
 
 /// C ABI `tutti_system_set_other_audio`: `client_count` UTF-8 names at `clients` (NULL when
 /// the count is 0). Any thread.
-@_cdecl("tutti_system_set_other_audio")
-public func tuttiSystemSetOtherAudio(
+@_cdecl("tutti_system_set_other_audio") public func tuttiSystemSetOtherAudio(
     _ pointer: OpaquePointer?, _ playing: Int32, _ silenceSecondary: Int32, _ clients: UnsafePointer<UnsafePointer<CChar>?>?,
     _ clientCount: Int, _ at: tutti_frame
 ) -> tutti_result {

@@ -75,8 +75,7 @@ public struct HostEffectSlot {
     /// Run the host's effect on `frameCount` interleaved frames of `channelCount` channels of
     /// `buffer`, in place. Render thread. The host's code is outside what the compiler checks
     /// here (a call through a pointer); the host's rules are `HostEffect`'s.
-    @inlinable @_noLocks
-    public func process(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int, channelCount ch: Int) {
+    @inlinable @_noLocks public func process(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int, channelCount ch: Int) {
         let callback = callback
         let user = user
         _unsafePerformance { callback(buffer, UInt32(truncatingIfNeeded: n), UInt32(truncatingIfNeeded: ch), user) }
