@@ -67,7 +67,10 @@ mkdir -p "$TUTTI_TEST_TMP"
 for src in Tests/C/test_*.c; do
   name=$(basename "$src" .c)
   [ "$name" = test_realtime_rtsan ] && continue
-  cc "${cstrict[@]}" -Iexamples/c -DTUTTI_PC_VERSION="\"$version\"" "$src" Tests/C/harness.c "${tutti_flags[@]}" -lm -lpthread -o "$work/$name"
+  extra=()
+  # test_malloc counts allocations with the test-support counter (the Swift tests' one).
+  [ "$name" = test_malloc ] && extra=(-ITests/CTuttiTestSupport/include Tests/CTuttiTestSupport/MallocCounter.c)
+  cc "${cstrict[@]}" -Iexamples/c -DTUTTI_PC_VERSION="\"$version\"" "$src" Tests/C/harness.c "${extra[@]}" "${tutti_flags[@]}" -lm -lpthread -o "$work/$name"
   if ! (cd "$work" && "./$name" >"$work/$name.log" 2>&1); then
     echo "test-c: FAILED: $name" >&2
     cat "$work/$name.log" >&2

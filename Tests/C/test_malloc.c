@@ -1,62 +1,23 @@
 /* tutti_engine_render allocates nothing: the malloc family is interposed in this program
  * (libtutti's calls resolve to it) and counted on the rendering thread, around each render of
- * a busy scenario and around renders refused while an output runs. A self-test shows the
- * counter sees allocations made inside the library. */
-#include <errno.h>
+ * a busy scenario and around renders refused while an output runs, by the test-support counter
+ * (Tests/CTuttiTestSupport/MallocCounter.c, linked into this program by scripts/test-c.sh). A
+ * self-test shows the counter sees allocations made inside the library. */
 #include <stddef.h>
 
+#include "MallocCounter.h"
 #include "harness.h"
 #include "scenario.h"
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-extern void *__libc_memalign(size_t, size_t);
-
-static __thread int counting;
-static __thread long allocations;
-
-void *malloc(size_t n) {
-    allocations += counting;
-    return __libc_malloc(n);
-}
-void *calloc(size_t n, size_t size) {
-    allocations += counting;
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t n) {
-    allocations += counting;
-    return __libc_realloc(p, n);
-}
-void free(void *p) {
-    allocations += counting && p != NULL;
-    __libc_free(p);
-}
-void *aligned_alloc(size_t alignment, size_t n) {
-    allocations += counting;
-    return __libc_memalign(alignment, n);
-}
-void *memalign(size_t alignment, size_t n) {
-    allocations += counting;
-    return __libc_memalign(alignment, n);
-}
-int posix_memalign(void **out, size_t alignment, size_t n) {
-    void *p;
-    allocations += counting;
-    p = __libc_memalign(alignment, n);
-    if (p == NULL) return ENOMEM;
-    *out = p;
-    return 0;
-}
+/* Allocations counted by the last tutti_malloc_counter_stop (or summed over several). */
+static long allocations;
 
 static void the_counter_sees_allocations_inside_the_library(void) {
     tutti_engine *engine = make_engine(2, 0);
     tutti_session s;
-    allocations = 0;
-    counting = 1;
+    tutti_malloc_counter_start();
     (void)tutti_session_create(engine, "counted", &s); /* builds strings, dictionaries */
-    counting = 0;
+    allocations = (long)tutti_malloc_counter_stop();
     CHECK(allocations > 0, "a control call allocates (%ld counted): the counter works", allocations);
     tutti_engine_destroy(engine);
 }
@@ -72,10 +33,9 @@ static void rendering_allocates_nothing(void) {
     for (k = 0; k < SCENARIO_BLOCKS; k++) {
         tutti_result r;
         scenario_feed(&s);
-        allocations = 0;
-        counting = 1;
+        tutti_malloc_counter_start();
         r = tutti_engine_render(s.engine, out, 256);
-        counting = 0;
+        allocations = (long)tutti_malloc_counter_stop();
         failures += r != TUTTI_OK;
         total += allocations;
         worst = allocations > worst ? allocations : worst;
@@ -89,10 +49,9 @@ static void rendering_allocates_nothing(void) {
     tutti_output_config_init(&config);
     config.device = "null";
     OK(tutti_output_start(s.engine, &config));
-    allocations = 0;
-    counting = 1;
+    tutti_malloc_counter_start();
     for (k = 0; k < 100; k++) (void)tutti_engine_render(s.engine, out, 256);
-    counting = 0;
+    allocations = (long)tutti_malloc_counter_stop();
     CHECK(allocations == 0, "%ld allocations in refused renders", allocations);
     CHECK(tutti_engine_render(s.engine, out, 256) == TUTTI_ERROR_STATE, "refused: %s", tutti_last_error());
     tutti_engine_destroy(s.engine);
@@ -123,11 +82,10 @@ static void rendering_routes_allocates_nothing(void) {
     }
     for (k = 0; k < 3; k++) buffers[k] = calloc(256 * 2, sizeof(float));
     OK(tutti_engine_render_routes(engine, buffers, 3, 256));
-    allocations = 0;
-    counting = 1;
+    tutti_malloc_counter_start();
     for (k = 0; k < 2000; k++) failures += tutti_engine_render_routes(engine, buffers, 3, 256) != TUTTI_OK;
     failures += tutti_engine_render_routes(engine, buffers, 4, 256) != TUTTI_ERROR_INVALID_ARGUMENT;
-    counting = 0;
+    allocations = (long)tutti_malloc_counter_stop();
     CHECK(failures == 0, "%d route renders failed", failures);
     CHECK(allocations == 0, "%ld allocations in 2000 route renders and a refused one", allocations);
     for (k = 0; k < 3; k++) free(buffers[k]);
@@ -156,14 +114,14 @@ static void stream_writes_and_status_reads_allocate_nothing(void) {
     allocations = 0;
     for (k = 0; k < 2000; k++) {
         OK(tutti_engine_render(engine, out, 64));
-        counting = 1;
+        tutti_malloc_counter_start();
         failures += tutti_stream_write(engine, stream, block, 64, &written) != TUTTI_OK;
         taken += written;
         failures += tutti_stream_write(engine, mic, block, 64, &written) != TUTTI_OK;
         taken += written;
         failures += tutti_source_get_status(engine, stream, &state, &position, NULL) != TUTTI_OK;
         failures += tutti_source_get_status(engine, mic, NULL, NULL, &underruns) != TUTTI_OK;
-        counting = 0;
+        allocations += (long)tutti_malloc_counter_stop();
     }
     CHECK(failures == 0, "%d calls failed: %s", failures, tutti_last_error());
     CHECK(allocations == 0, "%ld allocations in 2000 rounds of writes and status reads", allocations);

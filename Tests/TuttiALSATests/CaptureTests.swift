@@ -5,6 +5,7 @@ import Tutti
 import TuttiDSP
 import TuttiEngine
 import TuttiOutput
+import TuttiTestSupport
 
 @testable import TuttiALSA
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiTestSupport
 
 /// `AudioEngine.startOutput` with a capture input on JACK: the session API's input source is
 /// fed from the client's input ports; through a loopback (`captureFrom: ["tutti:out_1"]`) the

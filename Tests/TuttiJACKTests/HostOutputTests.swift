@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiTestSupport
 
 /// `AudioEngine.startOutput` with the JACK backend, and what a lost server does to the policy
 /// (issue 11.4): the route's device goes away, media pauses and does not resume by itself.

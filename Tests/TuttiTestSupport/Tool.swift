@@ -18,6 +18,15 @@ public enum Tool {
     public static let tuttiPath: String = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("tutti").path
 
+    /// The first executable called `name` on `PATH` (then /usr/bin); nil: not installed.
+    public static func find(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
+            let path = "\(dir)/\(name)"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return nil
+    }
+
     /// The `tutti` executable next to this test bundle (nil: not built).
     public static let tutti: String? = access(tuttiPath, X_OK) == 0 ? tuttiPath : nil
 

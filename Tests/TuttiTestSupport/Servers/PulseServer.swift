@@ -1,36 +1,29 @@
 import Foundation
 import Glibc
 import Testing
-import TuttiTestSupport
 
 /// A private PulseAudio server with a null sink (paced at the real rate), started as in
 /// `scripts/start-pulse.sh`: its own runtime directory and socket, so tests never share a
 /// server and nothing depends on the environment. Reached through the ALSA `pulse`
 /// plugin with a per-open configuration (`alsaConfig`).
 /// Thread: the test's.
-final class PulseServer: @unchecked Sendable {
-    static let binary: String? = {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
-            let p = "\(dir)/pulseaudio"
-            if access(p, X_OK) == 0 { return p }
-        }
-        return nil
-    }()
-    static let plugin: String? = [
+public final class PulseServer: @unchecked Sendable {
+    public static let binary: String? = Tool.find("pulseaudio")
+    public static let plugin: String? = [
         "/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib", "/usr/lib64/alsa-lib",
     ]
     .map { $0 + "/libasound_module_pcm_pulse.so" }.first { access($0, R_OK) == 0 }
-    static var isAvailable: Bool { binary != nil && plugin != nil }
-    static let skipReason: Comment =
+    public static var isAvailable: Bool { binary != nil && plugin != nil }
+    public static let skipReason: Comment =
         "needs pulseaudio and the ALSA pulse plugin: apt-get install --no-install-recommends pulseaudio libasound2-plugins pulseaudio-utils"
 
-    let directory: String
-    var socket: String { directory + "/xdg/pa.sock" }
+    public let directory: String
+    public var socket: String { directory + "/xdg/pa.sock" }
     /// Null sinks besides `nullsink` (same rate, channels and `norewinds`), e.g. one per route.
-    let extraSinks: [String]
+    public let extraSinks: [String]
     private var pid: pid_t?
 
-    init(extraSinks: [String] = []) throws {
+    public init(extraSinks: [String] = []) throws {
         self.extraSinks = extraSinks
         var template = Array("/tmp/tutti-pulse-XXXXXX".utf8CString)
         guard let d = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw POSIXError(.EIO) }
@@ -50,7 +43,7 @@ final class PulseServer: @unchecked Sendable {
     /// posix_spawn, not Foundation's Process: Foundation's child monitor blocks in wait4 on
     /// every running Process whenever any child exits, so a long-lived server started that
     /// way hangs the next `Process.waitUntilExit`.
-    func start() throws {
+    public func start() throws {
         let argv =
             [
                 PulseServer.binary!, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
@@ -78,13 +71,13 @@ final class PulseServer: @unchecked Sendable {
         throw ServerError.timeout
     }
 
-    enum ServerError: Error {
+    public enum ServerError: Error {
         case exited(log: String)
         case timeout
     }
 
     /// SIGKILL: the server vanishes as if it crashed.
-    func kill() {
+    public func kill() {
         guard let p = pid else { return }
         Glibc.kill(p, SIGKILL)
         var status: Int32 = 0
@@ -92,19 +85,22 @@ final class PulseServer: @unchecked Sendable {
         pid = nil
     }
 
-    func freeze() { if let p = pid { Glibc.kill(p, SIGSTOP) } }
-    func thaw() { if let p = pid { Glibc.kill(p, SIGCONT) } }
+    /// SIGSTOP: the server stops answering, as if it hung.
+    public func freeze() { if let p = pid { Glibc.kill(p, SIGSTOP) } }
+    /// SIGCONT after `freeze()`.
+    public func thaw() { if let p = pid { Glibc.kill(p, SIGCONT) } }
 
     /// `pcm.<name>` on this server; with `teeFile`, a `file` PCM in front of it that writes
     /// every sample the client writes.
-    func alsaConfig(name: String = "tutti", teeFile: String? = nil) -> String {
+    public func alsaConfig(name: String = "tutti", teeFile: String? = nil) -> String {
         let pulse = "{ type pulse server \"unix:\(socket)\" }"
         guard let teeFile else { return "pcm.\(name) \(pulse)\n" }
         // A named slave: an inline `slave.pcm { … }` does not parse inside the global configuration.
         return "pcm.\(name)_pulse \(pulse)\npcm.\(name) { type file slave.pcm \"\(name)_pulse\" file \"\(teeFile)\" format \"raw\" }\n"
     }
 
-    static func canConnect(_ path: String) -> Bool {
+    /// Whether a Unix socket at `path` accepts a connection.
+    public static func canConnect(_ path: String) -> Bool {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

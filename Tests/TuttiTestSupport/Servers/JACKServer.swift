@@ -2,36 +2,28 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import TuttiTestSupport
 
 /// A private JACK server on the dummy driver (paced like a sound card, no hardware), started
 /// the way docs/backends.md and the notes describe: `JACK_NO_AUDIO_RESERVATION=1 jackd -n NAME
 /// -S -d dummy -r RATE -p FRAMES`, synchronous (`-S`) so a recording client gets every cycle
 /// exactly; ready once `jack_wait -w -t 5` says so. Each instance has a unique name, so tests
 /// (and other people's test runs on the machine) never share a server. Thread: the test's.
-final class JACKServer: @unchecked Sendable {
-    static func tool(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
-            let p = "\(dir)/\(name)"
-            if access(p, X_OK) == 0 { return p }
-        }
-        return nil
-    }
-    static let jackd = tool("jackd")
-    static let jackWait = tool("jack_wait")
-    static let jackBufsize = tool("jack_bufsize")
-    static var isAvailable: Bool { jackd != nil && jackWait != nil }
-    static let skipReason: Comment =
+public final class JACKServer: @unchecked Sendable {
+    public static let jackd = Tool.find("jackd")
+    public static let jackWait = Tool.find("jack_wait")
+    public static let jackBufsize = Tool.find("jack_bufsize")
+    public static var isAvailable: Bool { jackd != nil && jackWait != nil }
+    public static let skipReason: Comment =
         "JACK tests skipped: jackd is not installed (apt-get install --no-install-recommends jackd2 libjack-jackd2-dev)"
 
     private static let counter = Mutex(0)
-    let name: String
-    let sampleRate: Int
-    let periodFrames: Int
-    let log: String
+    public let name: String
+    public let sampleRate: Int
+    public let periodFrames: Int
+    public let log: String
     private var pid: pid_t?
 
-    init(sampleRate: Int = 48_000, periodFrames: Int = 128) throws {
+    public init(sampleRate: Int = 48_000, periodFrames: Int = 128) throws {
         JACKServer.reapStaleServers
         let n = JACKServer.counter.withLock {
             $0 += 1
@@ -55,7 +47,7 @@ final class JACKServer: @unchecked Sendable {
     }
 
     /// A killed server leaves its semaphores and socket in /dev/shm.
-    static func removeLeftovers(of name: String) {
+    public static func removeLeftovers(of name: String) {
         let shm = "/dev/shm"
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: shm)) ?? [] where entry.contains("_\(name)_") {
             try? FileManager.default.removeItem(atPath: "\(shm)/\(entry)")
@@ -97,7 +89,7 @@ final class JACKServer: @unchecked Sendable {
     /// Start (or restart, same name) and wait until clients can connect. Spawned with
     /// posix_spawn, not Foundation's Process (whose child monitor waits on every running
     /// Process whenever any child exits, hanging the next `waitUntilExit`).
-    func start() throws {
+    public func start() throws {
         let argv = [JACKServer.jackd!, "-n", name, "-S", "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(periodFrames)"]
         var env = ProcessInfo.processInfo.environment
         env["JACK_NO_AUDIO_RESERVATION"] = "1"
@@ -109,7 +101,7 @@ final class JACKServer: @unchecked Sendable {
         }
     }
 
-    enum ServerError: Error {
+    public enum ServerError: Error {
         case notReady(log: String)
     }
 
@@ -117,7 +109,7 @@ final class JACKServer: @unchecked Sendable {
     /// if it crashed) and reap it. A server killed, or stopped while clients were connected,
     /// keeps its slot in libjack's registry of servers (8 per machine) and its shared memory
     /// until a server of the same name starts again: `start()` or deinit does that.
-    func kill(_ signal: Int32) {
+    public func kill(_ signal: Int32) {
         guard let p = pid else { return }
         Glibc.kill(p, signal)
         var status: Int32 = 0
@@ -126,7 +118,7 @@ final class JACKServer: @unchecked Sendable {
     }
 
     /// Server names in libjack's registry (it holds them as "jack-UID:NAME:").
-    static func registeredNames() -> [String] {
+    public static func registeredNames() -> [String] {
         guard let registry = FileManager.default.contents(atPath: "/dev/shm/jack-shm-registry") else { return [] }
         let text = String(decoding: registry.map { $0 == 0 ? 10 : $0 }, as: UTF8.self)
         return text.split(separator: "\n").compactMap { line in
@@ -136,12 +128,12 @@ final class JACKServer: @unchecked Sendable {
     }
 
     /// `jack_bufsize FRAMES` on this server.
-    func setBufferSize(_ frames: Int) throws -> Tool.Result {
+    public func setBufferSize(_ frames: Int) throws -> Tool.Result {
         try run([JACKServer.jackBufsize!, "\(frames)"])
     }
 
     /// A tool run against this server (`JACK_DEFAULT_SERVER` set to its name).
-    func run(_ argv: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Tool.Result {
+    public func run(_ argv: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Tool.Result {
         try Tool.run(argv, environment: environment.merging(["JACK_DEFAULT_SERVER": name]) { a, _ in a }, stdin: stdin)
     }
 }
