@@ -781,6 +781,11 @@ typedef struct tutti_source_info {
      * layouts is TUTTI_ERROR_VERSION. */
     double rate;              /* the last playback rate set (tutti_source_set_rate; the rate a
                                  ramp glides to), source frames per output frame; 1 until set */
+    /* Added after rate (a third layout, ending at rate: its fields are left unwritten). */
+    int32_t panned;           /* 1 once tutti_source_set_pan was called, else 0 (no pan stage:
+                                 mono material at unity on both channels) */
+    float pan;                /* the last pan set (tutti_source_set_pan; the position a ramp
+                                 glides to), -1 left .. +1 right; 0 while panned is 0 */
 } tutti_source_info;
 
 /* Zeroes the struct and sets struct_size. NULL is ignored. Any thread. */

@@ -270,8 +270,11 @@ public func tuttiSourceInfoInit(_ info: UnsafeMutablePointer<tutti_source_info>?
 /// `tutti_source_info` as first released: the fields up to `gain`, padded (its sizeof then).
 let sourceInfoFirstSize = MemoryLayout<tutti_source_info>.offset(of: \tutti_source_info.rate)!
 
+/// `tutti_source_info`'s second layout: the fields up to `rate` (`panned` and `pan` came after).
+let sourceInfoSecondSize = MemoryLayout<tutti_source_info>.offset(of: \tutti_source_info.panned)!
+
 /// C ABI `tutti_source_get_info`: writes the fields its struct_size covers (the first layout
-/// ends at `gain`), never past them. Any thread except the real-time one.
+/// ends at `gain`, the second at `rate`), never past them. Any thread except the real-time one.
 @_cdecl("tutti_source_get_info")
 public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ out: UnsafeMutablePointer<tutti_source_info>?)
     -> tutti_result
@@ -279,14 +282,21 @@ public func tuttiSourceGetInfo(_ pointer: OpaquePointer?, _ id: tutti_source, _ 
     call("tutti_source_get_info") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let out = try nonNull(out, "out")
-        try checkStructSize(out.pointee.struct_size, of: tutti_source_info.self, "out", firstReleasedSize: sourceInfoFirstSize)
+        try checkStructSize(
+            out.pointee.struct_size, of: tutti_source_info.self, "out", firstReleasedSize: sourceInfoFirstSize,
+            earlierSizes: [sourceInfoSecondSize])
         let info = try source(engine, id).info
         out.pointee.state = info.state.rawValue
         out.pointee.position = info.position
         out.pointee.length = info.frameCount ?? -1
         out.pointee.underrun_frames = UInt64(clamping: info.underrunFrames)
         out.pointee.gain = info.gain
-        if Int(out.pointee.struct_size) >= MemoryLayout<tutti_source_info>.stride { out.pointee.rate = info.rate }
+        let size = Int(out.pointee.struct_size)
+        if size >= sourceInfoSecondSize { out.pointee.rate = info.rate }
+        if size >= MemoryLayout<tutti_source_info>.stride {
+            out.pointee.panned = info.pan == nil ? 0 : 1
+            out.pointee.pan = info.pan ?? 0
+        }
     }
 }
 

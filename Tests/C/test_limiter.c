@@ -1,9 +1,11 @@
 /* The output limiter through the C ABI: off by default; a config of the routes layout (before
  * the limiter fields) has none; a size between layouts is a version error; bad settings name
  * their field; with a limiter, two full-scale tones summed (+6 dBFS) never pass the ceiling,
- * and source pan places a tone (the far channel silent at -1). */
+ * and source pan places a tone (the far channel silent at -1) and reads back through
+ * tutti_source_info (not written for a caller of the layout before it). */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -78,8 +80,31 @@ static void pan_places_a_tone(void) {
     tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
     tutti_source a;
     float *out = calloc(FRAMES * 2, sizeof(float));
+    tutti_source_info info;
+    struct {
+        tutti_source_info info;
+        unsigned char after[8];
+    } older;
+    size_t k;
+    int untouched = 1;
     OK(tutti_source_create_tone(engine, music, 440, 0.5f, &a));
+    tutti_source_info_init(&info);
+    OK(tutti_source_get_info(engine, a, &info));
+    CHECK(info.panned == 0 && info.pan == 0, "never panned: %d %f", info.panned, info.pan);
+    OK(tutti_source_set_pan(engine, a, 0.25f, 480, TUTTI_NOW));
     OK(tutti_source_set_pan(engine, a, -1, 0, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "pan", tutti_source_set_pan(engine, a, 2, 0, TUTTI_NOW));
+    OK(tutti_source_get_info(engine, a, &info));
+    CHECK(info.panned == 1 && info.pan == -1.0f, "the last pan set: %d %f", info.panned, info.pan);
+    /* The layout ending at rate (before panned): rate written, nothing past it. */
+    memset(&older, 0xAB, sizeof older);
+    older.info.struct_size = (uint32_t)offsetof(tutti_source_info, panned);
+    OK(tutti_source_get_info(engine, a, &older.info));
+    CHECK(older.info.rate == 1.0, "the older layout's rate: %f", older.info.rate);
+    for (k = offsetof(tutti_source_info, panned); k < sizeof older; k++) untouched &= ((unsigned char *)&older)[k] == 0xAB;
+    CHECK(untouched, "nothing written past the layout ending at rate%s", "");
+    older.info.struct_size = (uint32_t)offsetof(tutti_source_info, panned) + 4;
+    FAILS(TUTTI_ERROR_VERSION, "out->struct_size", tutti_source_get_info(engine, a, &older.info));
     OK(tutti_session_set_active(engine, music, 1, 0, TUTTI_NOW));
     OK(tutti_source_play(engine, a, TUTTI_NOW));
     render(engine, out, FRAMES, 2, 256);

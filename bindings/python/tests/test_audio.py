@@ -116,7 +116,9 @@ def test_the_engines_duck_envelope_is_a_config_field():
 
 def test_pan_pause_and_seek(engine, music, tmp_path):
     tone = music.tone(1000.0, 0.5)
+    assert tone.info().pan is None, "never panned: no pan stage"
     tone.set_pan(-1.0)
+    assert tone.info().pan == -1.0
     tone.play()
     out = engine.render(9600)[4800:]
     assert not np.any(out[:, 1]), "panned hard left: the right channel is silent"

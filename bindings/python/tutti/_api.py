@@ -428,7 +428,8 @@ class SessionStatus(NamedTuple):
 class SourceInfo(NamedTuple):
     """tutti_source_get_info: state, position and length (frames, engine rate; length -1 for
     tones and streams), underrun_frames, gain (linear, the last set), rate (the last playback
-    rate set, source frames per output frame; 1 until ``set_rate``)."""
+    rate set, source frames per output frame; 1 until ``set_rate``), pan (the last pan set,
+    -1 left .. +1 right; None while never panned: no pan stage)."""
 
     state: SourceState
     position: int
@@ -436,6 +437,7 @@ class SourceInfo(NamedTuple):
     underrun_frames: int
     gain: float
     rate: float
+    pan: Optional[float]
 
 
 class Stats(NamedTuple):
@@ -1378,7 +1380,10 @@ class Source:
         """tutti_source_get_info (takes the engine's lock: not from a real-time thread)."""
         info = init_struct(_SourceInfo, lib.tutti_source_info_init_size)
         _check(lib.tutti_source_get_info(self.engine.ptr, self.id, ctypes.byref(info)))
-        return SourceInfo(SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain, info.rate)
+        return SourceInfo(
+            SourceState(info.state), info.position, info.length, info.underrun_frames, info.gain, info.rate,
+            info.pan if info.panned else None,
+        )
 
 
 class Stream(Source):

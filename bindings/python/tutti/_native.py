@@ -105,7 +105,7 @@ class EngineConfig(Structure):
 
 
 class SourceInfo(Structure):
-    """tutti_source_info, the second layout (`rate`)."""
+    """tutti_source_info, the third layout (`panned`, `pan`)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -115,6 +115,8 @@ class SourceInfo(Structure):
         ("underrun_frames", c_uint64),
         ("gain", c_float),
         ("rate", c_double),
+        ("panned", c_int32),
+        ("pan", c_float),
     ]
 
 
