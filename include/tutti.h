@@ -573,6 +573,24 @@ tutti_result tutti_master_set_effect(tutti_engine *engine, tutti_effect_callback
 
 /* tutti_source_create_file's `flags`: wrap around sample-exactly at the end. */
 #define TUTTI_SOURCE_LOOP 1u
+/* The resampler a file or buffer source is converted with when its rate is not the engine's
+ * (tutti_source_create_file and _buffer's `flags`, through TUTTI_SOURCE_QUALITY): DEFAULT is
+ * the engine's file quality (libsoxr HQ); then libsamplerate's sinc converters, best (slowest)
+ * to fastest, its linear and zero-order-hold interpolators (audible aliasing: tests), and
+ * libsoxr's high (20-bit) and very high (28-bit) quality. (An addition.) */
+enum {
+    TUTTI_QUALITY_DEFAULT = 0,
+    TUTTI_QUALITY_SINC_BEST = 1,
+    TUTTI_QUALITY_SINC_MEDIUM = 2,
+    TUTTI_QUALITY_SINC_FASTEST = 3,
+    TUTTI_QUALITY_LINEAR = 4,
+    TUTTI_QUALITY_ZERO_ORDER_HOLD = 5,
+    TUTTI_QUALITY_SOXR_HQ = 6,
+    TUTTI_QUALITY_SOXR_VHQ = 7
+};
+/* The `flags` bits that carry a TUTTI_QUALITY_* (bits 8..15), e.g.
+ * TUTTI_SOURCE_LOOP | TUTTI_SOURCE_QUALITY(TUTTI_QUALITY_SINC_BEST). */
+#define TUTTI_SOURCE_QUALITY(quality) (((uint32_t)(quality)&0xFFu) << 8)
 /* tutti_source_set_fades: "the default fade" for either length. */
 #define TUTTI_FADE_DEFAULT 0xFFFFFFFFu
 /* tutti_source_set_rate: ramp over the default source gain ramp time (10 ms). */
@@ -590,8 +608,9 @@ enum {
 };
 
 /* Creates a source of `session` that plays an audio file (any format libsndfile reads, any
- * rate, 1 or 2 channels; `flags` 0 or TUTTI_SOURCE_LOOP). The file is decoded and converted
- * to the engine's rate and channels now, on the calling thread — or, when it is longer than
+ * rate, 1 or 2 channels; `flags` 0 or TUTTI_SOURCE_LOOP, with a TUTTI_SOURCE_QUALITY or not;
+ * an unknown bit or quality: TUTTI_ERROR_INVALID_ARGUMENT naming flags). The file is decoded
+ * and converted to the engine's rate and channels now, on the calling thread — or, when it is longer than
  * 10 s, opened and its first 100 ms converted now, the rest streamed by the engine's file
  * worker in constant memory (underruns counted in underrun_frames; a file that cannot be
  * read further: TUTTI_EVENT_SOURCE_FAILED): TUTTI_ERROR_IO if it is
@@ -612,8 +631,9 @@ tutti_result tutti_source_create_tone(tutti_engine *engine, tutti_session sessio
 tutti_result tutti_source_create_silence(tutti_engine *engine, tutti_session session, tutti_source *out);
 /* Creates a source from audio in memory: `frames` interleaved frames (frames * channels
  * floats, copied now) at `sample_rate` Hz (8000..384000) with `channels` (1 or 2), converted
- * to the engine's format here (the engine's file quality); flags: TUTTI_SOURCE_LOOP. Any
- * thread. */
+ * to the engine's format here (the engine's file quality, or the TUTTI_SOURCE_QUALITY in
+ * flags); flags: TUTTI_SOURCE_LOOP and TUTTI_SOURCE_QUALITY, as tutti_source_create_file's.
+ * Any thread. */
 tutti_result tutti_source_create_buffer(tutti_engine *engine, tutti_session session, const float *interleaved,
                                         uint32_t frames, uint32_t sample_rate, uint32_t channels, uint32_t flags,
                                         tutti_source *out);

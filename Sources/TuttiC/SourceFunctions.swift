@@ -13,6 +13,21 @@ private func session(_ engine: AudioEngine, _ id: tutti_session) -> SessionHandl
     SessionHandle(engine: engine, id: SessionID(rawValue: id))
 }
 
+/// A file or buffer source's `flags`: the loop bit and the resampler quality (bits 8..15,
+/// `TUTTI_QUALITY_*`; 0: nil, the engine's file quality). Unknown bits or quality: an error
+/// naming `flags`.
+private func sourceFlags(_ flags: UInt32) throws(TuttiError) -> (loop: Bool, quality: ResamplerQuality?) {
+    let qualityBits: UInt32 = 0xFF << 8
+    try checkBits(flags, allowed: TUTTI_SOURCE_LOOP | qualityBits, "flags", "TUTTI_SOURCE_LOOP and TUTTI_SOURCE_QUALITY")
+    let qualities: [ResamplerQuality?] = [nil, .sincBest, .sincMedium, .sincFastest, .linear, .zeroOrderHold, .soxrHQ, .soxrVHQ]
+    let index = Int((flags & qualityBits) >> 8)
+    guard index < qualities.count else {
+        throw TuttiError(
+            .invalidArgument, "flags: TUTTI_SOURCE_QUALITY(\(index)) is no TUTTI_QUALITY_* (0..\(qualities.count - 1))")
+    }
+    return (flags & TUTTI_SOURCE_LOOP != 0, qualities[index])
+}
+
 /// C ABI `tutti_source_create_file`: decodes on the calling thread. Any thread.
 @_cdecl("tutti_source_create_file")
 public func tuttiSourceCreateFile(
@@ -22,9 +37,10 @@ public func tuttiSourceCreateFile(
     call("tutti_source_create_file") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let path = try utf8(path, "path")
-        try checkBits(flags, allowed: TUTTI_SOURCE_LOOP, "flags", "TUTTI_SOURCE_LOOP")
+        let options = try sourceFlags(flags)
         let out = try nonNull(out, "out")
-        out.pointee = try session(engine, sessionID).makeFileSource(path: path, loop: flags & TUTTI_SOURCE_LOOP != 0).id.rawValue
+        out.pointee = try session(engine, sessionID).makeFileSource(path: path, loop: options.loop, quality: options.quality).id
+            .rawValue
     }
 }
 
@@ -68,12 +84,11 @@ public func tuttiSourceCreateBuffer(
             throw TuttiError(.invalidArgument, "sample_rate must be in 8000..384000, got \(sampleRate)")
         }
         guard frames > 0 else { throw TuttiError(.invalidArgument, "frames must be > 0") }
-        guard flags & ~TUTTI_SOURCE_LOOP == 0 else {
-            throw TuttiError(.invalidArgument, "flags has unknown bits 0x\(String(flags & ~TUTTI_SOURCE_LOOP, radix: 16))")
-        }
+        let options = try sourceFlags(flags)
         let samples = Array(UnsafeBufferPointer(start: data, count: Int(frames) * Int(channels)))
         let buffer = AudioBuffer(interleaved: samples, channelCount: Int(channels), sampleRate: Double(sampleRate))
-        out.pointee = try session(engine, sessionID).makeSource(buffer: buffer, loop: flags & TUTTI_SOURCE_LOOP != 0).id.rawValue
+        out.pointee = try session(engine, sessionID).makeSource(buffer: buffer, loop: options.loop, quality: options.quality).id
+            .rawValue
     }
 }
 

@@ -330,3 +330,33 @@ def test_a_master_host_effect_halves_the_output_and_needs_a_master_stage(engine,
         with pytest.raises(tutti.InvalidArgumentError, match="at"):
             mastered.set_master_host_effect(halve, at=-5)
         assert not tutti._api._host_effects
+
+
+def _snr_at_1khz(x: np.ndarray) -> float:
+    """SNR (dB) of x (whole cycles of 1 kHz at RATE) against its least-squares 1 kHz sine."""
+    t = np.arange(len(x)) / RATE
+    basis = np.stack([np.sin(2 * np.pi * 1000 * t), np.cos(2 * np.pi * 1000 * t)], axis=1)
+    fit = basis @ np.linalg.lstsq(basis, x.astype(np.float64), rcond=None)[0]
+    return 10 * np.log10(np.sum(fit**2) / np.sum((x - fit) ** 2))
+
+
+@pytest.mark.parametrize(
+    "quality, low, high",
+    [
+        (tutti.ResamplerQuality.DEFAULT, 100, 200),
+        (tutti.ResamplerQuality.SINC_BEST, 100, 200),
+        (tutti.ResamplerQuality.ZERO_ORDER_HOLD, 0, 40),
+    ],
+)
+def test_a_buffer_is_converted_with_the_quality_asked(quality, low, high):
+    with tutti.Engine(channels=1) as engine:
+        music = engine.session("music", tutti.Category.PLAYBACK)
+        t = np.arange(44100) / 44100
+        music.buffer(0.5 * np.sin(2 * np.pi * 1000 * t), 44100, quality=quality).play()
+        out = engine.render(RATE // 2 + 4800)[4800 : 4800 + 19200, 0]
+        assert low < _snr_at_1khz(out) < high
+
+
+def test_an_unknown_quality_names_flags(engine, music):
+    with pytest.raises(tutti.InvalidArgumentError, match="flags"):
+        music.buffer(np.zeros(16), 44100, quality=9)

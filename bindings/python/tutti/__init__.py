@@ -43,6 +43,7 @@ from ._api import (
     Outcome,
     Recording,
     RemoteCommand,
+    ResamplerQuality,
     Result,
     Route,
     RouteChangeReason,
@@ -88,6 +89,6 @@ __all__ = [
     "Session", "SessionState", "SessionStatus", "SilenceHint", "SilenceReason", "Source", "SourceInfo",
     "SourceState", "SourceStatus", "StateError", "Stats", "SystemState",
     "Stream", "TuttiError", "TuttiIOError", "VersionError", "constants", "last_error",
-    "library_path", "version", "ENUM_PREFIXES", "Backend", "DuckingRule", "DuckingTrigger", "Effect", "EffectType",
+    "library_path", "version", "ENUM_PREFIXES", "Backend", "ResamplerQuality", "DuckingRule", "DuckingTrigger", "Effect", "EffectType",
     "Input", "Interaction", "Outcome", "Recording",
 ]

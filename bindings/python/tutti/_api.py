@@ -240,8 +240,28 @@ class Backend(enum.IntEnum):
     AUTO = C.TUTTI_BACKEND_AUTO
 
 
+class ResamplerQuality(enum.IntEnum):
+    """The resampler a file or buffer source is converted with (TUTTI_QUALITY_*; DEFAULT: the
+    engine's file quality, libsoxr HQ)."""
+
+    DEFAULT = C.TUTTI_QUALITY_DEFAULT
+    SINC_BEST = C.TUTTI_QUALITY_SINC_BEST
+    SINC_MEDIUM = C.TUTTI_QUALITY_SINC_MEDIUM
+    SINC_FASTEST = C.TUTTI_QUALITY_SINC_FASTEST
+    LINEAR = C.TUTTI_QUALITY_LINEAR
+    ZERO_ORDER_HOLD = C.TUTTI_QUALITY_ZERO_ORDER_HOLD
+    SOXR_HQ = C.TUTTI_QUALITY_SOXR_HQ
+    SOXR_VHQ = C.TUTTI_QUALITY_SOXR_VHQ
+
+
+def _source_flags(loop: bool, quality) -> int:
+    """tutti_source_create_file / _buffer flags: TUTTI_SOURCE_LOOP | TUTTI_SOURCE_QUALITY(quality)."""
+    return (C.TUTTI_SOURCE_LOOP if loop else 0) | ((int(quality) & 0xFF) << 8)
+
+
 #: Each enum class and the prefix of its members' C names (tests check every member).
 ENUM_PREFIXES = {
+    ResamplerQuality: "TUTTI_QUALITY_",
     Outcome: "TUTTI_OUTCOME_",
     EffectType: "TUTTI_EFFECT_",
     DuckingTrigger: "TUTTI_DUCKING_TRIGGER_",
@@ -1181,18 +1201,21 @@ class Session:
         _check(lib.tutti_source_create_silence(self.engine.ptr, self.id, ctypes.byref(out)))
         return Source(self, out.value, "silence")
 
-    def file(self, path, loop: bool = False) -> "Source":
+    def file(self, path, loop: bool = False, quality: ResamplerQuality = ResamplerQuality.DEFAULT) -> "Source":
         """tutti_source_create_file: any file libsndfile reads, 1 or 2 channels, converted to the
-        engine's rate (files over 10 s stream from disk). TuttiIOError / FormatError name the path."""
+        engine's rate with ``quality`` (files over 10 s stream from disk). TuttiIOError /
+        FormatError name the path."""
         out = ctypes.c_uint64()
-        flags = C.TUTTI_SOURCE_LOOP if loop else 0
+        flags = _source_flags(loop, quality)
         _check(lib.tutti_source_create_file(self.engine.ptr, self.id, _name(path, "path"), flags, ctypes.byref(out)))
         return Source(self, out.value, "file")
 
-    def buffer(self, samples, sample_rate: int, loop: bool = False) -> "Source":
+    def buffer(
+        self, samples, sample_rate: int, loop: bool = False, quality: ResamplerQuality = ResamplerQuality.DEFAULT
+    ) -> "Source":
         """tutti_source_create_buffer: audio in memory (shape (frames,) mono or (frames,
         channels) with 1 or 2 channels, at ``sample_rate`` Hz), copied and converted to the
-        engine's format now. Stopped."""
+        engine's format now with ``quality``. Stopped."""
         array = np.ascontiguousarray(samples, dtype=np.float32)
         if array.ndim == 1:
             channels = 1
@@ -1212,7 +1235,7 @@ class Session:
                 _u32(array.shape[0], "frames"),
                 _u32(sample_rate, "sample_rate"),
                 channels,
-                C.TUTTI_SOURCE_LOOP if loop else 0,
+                _source_flags(loop, quality),
                 ctypes.byref(out),
             )
         )
