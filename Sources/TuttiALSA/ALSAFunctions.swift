@@ -14,7 +14,7 @@ import TuttiOutput
 /// finds its state through the handle it gets (see the tests' `MockDevice`).
 ///
 /// Value type: any thread. The backend copies it at creation.
-public struct ALSAFunctions: @unchecked Sendable {
+public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain code addresses
     /// An open PCM handle (`snd_pcm_t *`).
     public typealias PCM = OpaquePointer
     /// A count of frames (`snd_pcm_uframes_t`).

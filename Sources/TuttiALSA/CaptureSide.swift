@@ -26,7 +26,7 @@ import TuttiOutput
 /// Thread: like `RenderCore`'s device fields — the control thread opens and closes the PCM
 /// before start and after stop, the render thread reads it while running, the supervisor
 /// reopens it while the render thread is parked. The counters and `info` are for any thread.
-final class CaptureSide: @unchecked Sendable {
+final class CaptureSide: @unchecked Sendable { // render-side memory: the capture PCM, handed over like RenderCore's
     /// What the capture PCM granted, and how it starts.
     struct Info {
         var device: String

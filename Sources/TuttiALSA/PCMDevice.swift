@@ -9,7 +9,7 @@ import TuttiOutput
 /// stopping, the render thread while it runs, the supervisor while the render thread is parked.
 /// `@unchecked Sendable`: render-side memory (alsa-lib's handle, an `OpaquePointer`) passed
 /// between those threads by `RenderCore`'s state, one holder at a time.
-struct PCMDevice: @unchecked Sendable {
+struct PCMDevice: @unchecked Sendable { // render-side memory: alsa-lib's handle, handed over by `state`
     var handle: OpaquePointer
     /// Local configuration the PCM was opened with; kept until it is closed.
     var localConfig: OpaquePointer?

@@ -13,7 +13,7 @@ import TuttiOutput
 /// the render thread while `state == running`, to the supervisor while the render thread is
 /// parked, and to the control thread before start and after the render thread exited; the
 /// `state` store/load (release/acquire) hands them over.
-final class RenderCore: @unchecked Sendable {
+final class RenderCore: @unchecked Sendable { // render-side memory: device fields handed over by `state`
     /// Who has the device, and why the render thread is parked when it is.
     enum State: Int, AtomicRepresentable {
         /// The render thread renders and writes.

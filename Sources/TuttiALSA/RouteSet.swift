@@ -12,7 +12,7 @@ import TuttiOutput
 /// the render thread while `state == running`, to the supervisor while `lost`, and to the
 /// control thread before start and after the threads stopped; the `state` store/load
 /// (release/acquire) hands them over. The `supervisor…` fields are the supervisor's.
-final class RoutePCM: @unchecked Sendable {
+final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffers handed over by `state`
     enum State: Int, AtomicRepresentable {
         /// The render thread writes it.
         case running
@@ -161,7 +161,7 @@ final class RoutePCM: @unchecked Sendable {
 ///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
 /// `init`, `status` and `close` on the control thread (`status`: any thread).
-final class RouteSet: @unchecked Sendable {
+final class RouteSet: @unchecked Sendable { // render-side memory: its routes, handed over by their `state`
     /// Periods a route's PCM may fall behind main before its frames are dropped.
     static let slackPeriods = 2
 

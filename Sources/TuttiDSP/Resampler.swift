@@ -3,7 +3,7 @@ import CSampleRate
 /// A streaming libsamplerate converter for sources whose data arrives while playing.
 /// Built on the control side (`src_new` allocates) and freed there (`deinit`); the render
 /// thread uses only its `kernel`, a trivial value that never touches reference counts.
-public final class StreamingResampler: @unchecked Sendable {
+public final class StreamingResampler: @unchecked Sendable { // render-side memory: the converter's state
     /// The render-side view (valid while this object lives).
     public let kernel: ResamplerKernel
     /// The libsamplerate quality.
@@ -27,7 +27,7 @@ public final class StreamingResampler: @unchecked Sendable {
 }
 
 /// The render-side view of a `StreamingResampler`: valid while its owner lives.
-public struct ResamplerKernel: @unchecked Sendable {
+public struct ResamplerKernel: @unchecked Sendable { // render-side memory: a pointer to the converter
     @usableFromInline let state: OpaquePointer
     /// Channels per interleaved frame.
     public let channelCount: Int

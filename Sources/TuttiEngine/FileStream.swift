@@ -26,7 +26,7 @@ import TuttiDSP
 /// Thread: created on a control thread, which fills the first 100 ms; from then on only the
 /// engine's file worker touches its decoder and converter. The render side sees the ring and
 /// the atomics of `FileStreamLink`. The engine keeps it alive until the source is removed.
-public final class FileStream: @unchecked Sendable {
+public final class FileStream: @unchecked Sendable { // render-side memory: ring and atomics; decoder on the worker only
     /// The file, as given.
     public let path: String
     /// Length at the engine rate, frames.

@@ -14,7 +14,7 @@ import Synchronization
 /// samples. The render side trusts the ring only when the served generation is the one it
 /// asked for; everything before that start is stale and released unread. So no sample from
 /// before a seek is ever played after it, whatever the timing.
-@usableFromInline struct FileStreamLink: @unchecked Sendable {
+@usableFromInline struct FileStreamLink: @unchecked Sendable { // render-side memory: pointers into a FileStream's ring
     /// Render → worker: the generation wanted and the engine frame it starts at.
     @usableFromInline let requestedGeneration: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline let requestedPosition: UnsafeMutablePointer<Atomic<Int>>

@@ -17,7 +17,7 @@ import Synchronization
 /// Thread: one producer thread calls `write`; one consumer thread calls `readRecorded`;
 /// the counters may be read from any thread. The engine keeps the object alive while the
 /// render side uses its rings.
-public final class InputSource: @unchecked Sendable {
+public final class InputSource: @unchecked Sendable { // render-side memory: SPSC rings and atomics
     /// Channels of the frames written and recorded (1 or 2).
     public let channelCount: Int
     /// Frames the capture ring holds.

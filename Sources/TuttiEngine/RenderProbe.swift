@@ -14,7 +14,7 @@ import TuttiDSP
 ///
 /// Thread: the render thread writes; read it after rendering, on the thread that rendered
 /// (the offline loop) or after that thread stopped.
-public final class RenderProbe: @unchecked Sendable {
+public final class RenderProbe: @unchecked Sendable { // render-side memory: written by the render thread only
     /// Output frames per record.
     public let intervalFrames: Int
     /// Records it can hold.

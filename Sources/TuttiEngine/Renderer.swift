@@ -11,7 +11,7 @@ import TuttiDSP
 /// compiler-checked `@_noLocks`: no allocation, lock, reference counting or unknown call.
 /// What it publishes (frames rendered, source status) is read race-free through
 /// `StatusBoard`.
-public final class Renderer: @unchecked Sendable {
+public final class Renderer: @unchecked Sendable { // render-side memory: the render thread's graph
     /// The settings it was built with.
     public let configuration: EngineConfiguration
     @usableFromInline let channelCount: Int

@@ -13,7 +13,7 @@ import TuttiDSP
 /// specialized. Each ring has one owner object (`RingStorage`) on the control side that
 /// frees the memory. Elements are trivial: nothing is retained or released across threads.
 /// Thread: one producer thread and one consumer thread at a time, named on each method.
-public struct RingIndices: @unchecked Sendable {
+public struct RingIndices: @unchecked Sendable { // render-side memory: SPSC indices, atomics
     /// Next slot to read; written by the consumer only.
     @usableFromInline let head: UnsafeMutablePointer<Atomic<Int>>
     /// Next slot to write; written by the producer only.
@@ -65,7 +65,7 @@ public struct RingIndices: @unchecked Sendable {
 /// Owns a ring's memory; lives on the control side. The elements start on an
 /// `audioBufferAlignment` boundary (`allocateAudio`): sample rings are audio buffers, and
 /// command and event rings share the code.
-final class RingStorage<Element>: @unchecked Sendable {
+final class RingStorage<Element>: @unchecked Sendable { // render-side memory: owns a ring's allocation
     let indices: RingIndices
     let elements: UnsafeMutablePointer<Element>
 
@@ -82,7 +82,7 @@ final class RingStorage<Element>: @unchecked Sendable {
 }
 
 /// Control → render commands.
-@usableFromInline struct CommandRing: @unchecked Sendable {
+@usableFromInline struct CommandRing: @unchecked Sendable { // render-side memory: an SPSC ring
     @usableFromInline let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<RenderCommand>
 
@@ -112,7 +112,7 @@ final class RingStorage<Element>: @unchecked Sendable {
 }
 
 /// Render → control events.
-@usableFromInline struct EventRing: @unchecked Sendable {
+@usableFromInline struct EventRing: @unchecked Sendable { // render-side memory: an SPSC ring
     @usableFromInline let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<RenderEvent>
 
@@ -142,7 +142,7 @@ final class RingStorage<Element>: @unchecked Sendable {
 }
 
 /// Interleaved samples from a producer thread to the render thread.
-public struct SampleRing: @unchecked Sendable {
+public struct SampleRing: @unchecked Sendable { // render-side memory: an SPSC ring
     /// The head/tail counters; capacity and fill level are read here (in samples).
     public let indices: RingIndices
     @usableFromInline let elements: UnsafeMutablePointer<Float>

@@ -35,7 +35,7 @@ public struct SourceStatus: Hashable, Sendable {
 ///
 /// Thread: `publish…` on the render thread only; `read…` and the counters on any thread.
 /// The control side owns the memory (`deallocate`).
-@usableFromInline struct StatusBoard: @unchecked Sendable {
+@usableFromInline struct StatusBoard: @unchecked Sendable { // render-side memory: seqlock slots
     /// Per slot: sequence, id (raw), state, position, underrun frames (published together);
     /// then the underrun report's state: reported and not yet acknowledged by the control side
     /// (5), the total seen at the last publish (6, render side only), whether the last publish

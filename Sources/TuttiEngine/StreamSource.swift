@@ -9,7 +9,7 @@ import TuttiDSP
 ///
 /// Thread: one producer thread at a time calls `write`; the engine keeps the object alive
 /// while the render side uses its `node`.
-public final class StreamSource: @unchecked Sendable {
+public final class StreamSource: @unchecked Sendable { // render-side memory: an SPSC ring and atomics
     // @unchecked: the ring and the end flag are shared with the render thread by design (a
     // single-producer ring, an atomic flag); everything else is immutable.
     /// Channels of the frames written (1 or 2).

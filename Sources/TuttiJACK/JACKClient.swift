@@ -1,13 +1,17 @@
 import CJACK
 import Glibc
+import Synchronization
 
 /// An open, not yet activated connection to a JACK server (a `jack_client_t`). Open it before
 /// building the engine: it tells the server's rate and buffer size, and the engine must run
 /// at that rate. `JACKOutput(engine:client:)` then takes it over.
 ///
 /// Thread: the control thread opens and queries it. Once a `JACKOutput` owns it, the output's
-/// threads use it (the supervisor closes it after a lost server and opens a new one).
-public final class JACKClient: @unchecked Sendable {
+/// threads use it (the supervisor closes it after a lost server and opens a new one). The
+/// handle is an atomic (its address's bit pattern), so closing it from one thread while
+/// another reads it is defined: a reader gets the client or nil, never a freed one that
+/// `close` already handed to libjack (callers serialise `close` with their own calls).
+public final class JACKClient: Sendable {
     /// What it was opened with (client and server names, connections, reconnect settings).
     public let configuration: JACKOutputConfiguration
     /// The server name as resolved (explicit, `JACK_DEFAULT_SERVER`, or `default`).
@@ -20,8 +24,11 @@ public final class JACKClient: @unchecked Sendable {
     public let bufferFrames: Int
     /// The libjack functions it calls (its output's too).
     public let functions: JACKFunctions
+    /// The `jack_client_t`'s address; 0 once closed.
+    private let address: Atomic<Int>
+
     /// The `jack_client_t`; nil once closed.
-    private(set) var handle: OpaquePointer?
+    var handle: OpaquePointer? { OpaquePointer(bitPattern: address.load(ordering: .acquiring)) }
 
     /// Open a client (never starts a server) through `functions` (default:
     /// ``JACKFunctions/system``, libjack loaded now if not yet: not installed is a `.device`
@@ -42,7 +49,7 @@ public final class JACKClient: @unchecked Sendable {
             if status.rawValue & JackServerFailed.rawValue != 0 { throw JACKError.noServer(serverName: serverName) }
             throw JACKError.openFailed(serverName: serverName, status: status.rawValue)
         }
-        handle = opened
+        address = Atomic(Int(bitPattern: UnsafeRawPointer(opened)))
         clientName = functions.get_client_name(opened).map { String(cString: $0) } ?? configuration.clientName
         sampleRate = Int(functions.get_sample_rate(opened))
         bufferFrames = Int(functions.get_buffer_size(opened))
@@ -52,8 +59,7 @@ public final class JACKClient: @unchecked Sendable {
 
     /// Close the client (deactivating it if active). Idempotent. Not on a JACK callback thread.
     public func close() {
-        guard let h = handle else { return }
-        handle = nil
+        guard let h = OpaquePointer(bitPattern: address.exchange(0, ordering: .acquiringAndReleasing)) else { return }
         _ = functions.client_close(h)
     }
 

@@ -12,7 +12,7 @@ import TuttiOutput
 /// pointers (not closures) so JACK's process thread calls them without reference counting.
 ///
 /// Value type: any thread. A `JACKClient` keeps the table it was opened with.
-public struct JACKFunctions: @unchecked Sendable {
+public struct JACKFunctions: @unchecked Sendable { // C function pointers: plain code addresses
     /// A `jack_client_t *`.
     public typealias Client = OpaquePointer
     /// A `jack_port_t *`.

@@ -16,7 +16,7 @@ import TuttiOutput
 /// written by the control thread or the supervisor only while no client is active:
 /// `jack_activate` and `jack_deactivate` / `jack_client_close` order those writes with the
 /// process thread.
-final class ProcessCore: @unchecked Sendable {
+final class ProcessCore: @unchecked Sendable { // render-side memory: the process callback's, ordered by jack_activate
     /// The engine clock: phase, frames rendered, horizon, frame limit, late frames, cycles.
     let clock = CallbackClock()
     let xrunCount = Atomic<Int>(0)

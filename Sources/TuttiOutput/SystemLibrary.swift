@@ -7,7 +7,7 @@ import TuttiEngine
 /// naming the package to install. The library stays loaded for the life of the process.
 ///
 /// Value type: any thread (`dlopen` and `dlsym` are thread-safe). Not on a render thread.
-public struct SystemLibrary: @unchecked Sendable {
+public struct SystemLibrary: @unchecked Sendable { // a dlopen handle: dlsym is thread-safe
     /// The `dlopen` handle.
     public let handle: UnsafeMutableRawPointer
     /// The file name it was opened by (`libasound.so.2`).

@@ -11,7 +11,7 @@ import TuttiOutput
 ///
 /// Threads: `process` on PipeWire's data thread; the clock's and the counters' atomics are
 /// read by the control thread and the supervisor.
-final class StreamCore: @unchecked Sendable {
+final class StreamCore: @unchecked Sendable { // render-side memory: the data thread's, handed over by atomics
     /// The engine clock: phase, frames rendered, horizon, frame limit, late frames, cycles.
     let clock = CallbackClock()
     /// Cycles that found no free buffer to fill (the stream's underruns).
