@@ -13,7 +13,7 @@ import TuttiTestSupport
 /// (PCM `tutti`) and captures its monitor (PCM `tutti_monitor`: the `pulse` plugin with
 /// `device "nullsink.monitor"`), so the input hears what was played, after the server's
 /// buffering. Serialized: they run in real time.
-@Suite(.serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason))
+@Suite(.serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)))
 struct ALSACaptureTests {
     /// PCMs `tutti` (the null sink) and `tutti_monitor` (its monitor) on `server`.
     static func alsaConfig(_ server: PulseServer) -> String {

@@ -7,7 +7,7 @@ import TuttiTestSupport
 /// subprocesses on a private PulseAudio server: the scene plays a tone into the null sink
 /// (PCM `tutti`) and its input captures the sink's monitor (PCM `tutti_monitor`).
 @Suite(
-    .serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
+    .serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)),
     .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
 struct PlayCaptureTests {
     /// The server, the scene written beside it, and the environment that gives alsa-lib the PCMs.

@@ -5,7 +5,7 @@ import TuttiTestSupport
 
 /// `tutti play` end to end, as a subprocess on a private PulseAudio server.
 @Suite(
-    .serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
+    .serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)),
     .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
 struct PlayCommandTests {
     /// A 10 s scene: file sources at three rates, ducking, a system sound, a phone call,

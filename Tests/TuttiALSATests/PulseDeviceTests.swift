@@ -10,7 +10,7 @@ import TuttiTestSupport
 
 /// The backend on a real, paced ALSA device: the PulseAudio null sink through the ALSA
 /// `pulse` plugin, one private server per test. Serialized: they measure wall-clock time.
-@Suite(.serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason))
+@Suite(.serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)))
 struct PulseDeviceTests {
     func configuration(_ server: PulseServer, teeFile: String? = nil) -> ALSAOutputConfiguration {
         var c = ALSAOutputConfiguration(device: "tutti")

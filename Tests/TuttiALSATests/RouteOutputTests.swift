@@ -23,7 +23,7 @@ private func routeScene(seconds: Double) -> String {
 /// `tutti play --route` with each route on its own PulseAudio null sink, recorded from the
 /// sinks' monitors; and the ALSA backend losing a route's PCM while main plays on.
 @Suite(
-    .serialized, .enabled(if: PulseServer.isAvailable, PulseServer.skipReason),
+    .serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)),
     .enabled(if: access("/usr/bin/parec", X_OK) == 0, "needs parec (pulseaudio-utils)"))
 struct RouteOutputTests {
     /// The left channel of a float32 stereo recording.

@@ -8,7 +8,7 @@ import TuttiTestSupport
 /// fed from the client's input ports; through a loopback (`captureFrom: ["tutti:out_1"]`) the
 /// recording ring holds what the engine played, one period later, sample for sample.
 extension JACKTests {
-    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    @Suite(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
     struct HostCaptureTests {
         @Test func hostInputHearsTheOutputThroughALoopback() throws {
             let server = try JACKServer()

@@ -7,7 +7,7 @@ import TuttiTestSupport
 /// `AudioEngine.startOutput` with the JACK backend, and what a lost server does to the policy
 /// (issue 11.4): the route's device goes away, media pauses and does not resume by itself.
 extension JACKTests {
-    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    @Suite(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
     struct HostOutputTests {
         /// Poll the engine's events until `done` holds for what came so far (or `seconds` pass).
         func events(of engine: AudioEngine, within seconds: Double, until done: ([AudioEvent.Kind]) -> Bool) -> [AudioEvent.Kind] {

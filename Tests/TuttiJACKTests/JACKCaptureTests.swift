@@ -10,7 +10,7 @@ import TuttiTestSupport
 /// loopback) receives what was played one period later, sample for sample, and `tutti bench
 /// loopback` reports that period as the round trip.
 extension JACKTests {
-    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    @Suite(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
     struct JACKCaptureTests {
         /// Frame n of the played signal: encodes n, never 0, exact in float.
         static func signal(_ n: Int) -> Float { Float(n % 1_000 + 1) / 2_048 }

@@ -12,7 +12,7 @@ import TuttiTestSupport
 /// notes every cycle's frame time, so the offset is exact — no searching for a matching
 /// sample, which could lock onto a repeated waveform.
 extension JACKTests {
-    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    @Suite(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
     struct JACKOutputTests {
         static let rate = 48_000
 

@@ -9,7 +9,7 @@ import TuttiTestSupport
 /// A two-route engine as a JACK client: port groups `main_1/2` and `cue_1/2`, each carrying
 /// its own route. Two recorders, one per group, measured by tone level.
 extension JACKTests {
-    @Suite(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+    @Suite(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
     struct JACKRouteTests {
         @Test func eachRouteHasItsOwnPortGroup() throws {
             let server = try JACKServer()

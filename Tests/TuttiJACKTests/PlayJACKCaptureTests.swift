@@ -8,7 +8,7 @@ import TuttiTestSupport
 /// `out_1` (a loopback), so the take is the played tone one period later.
 extension JACKTests {
     @Suite(
-        .enabled(if: JACKServer.isAvailable, JACKServer.skipReason),
+        .enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)),
         .enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle (swift build --build-tests builds it)"))
     struct PlayJACKCaptureTests {
         @Test func playCapturesFromPortsAndRecordsTheTakeLive() throws {

@@ -84,7 +84,7 @@ extension JACKTests {
             return play
         }
 
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func playEqualsRenderSampleForSample() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
@@ -101,7 +101,7 @@ extension JACKTests {
         /// Control lines on stdin change the policy while it plays, at the first frame not decided
         /// yet (printed): the recording equals the offline render of the scene with the same
         /// action as a scene event at that frame. Bad lines are one line on stderr each.
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func controlLinesOnStdinChangeThePolicyWhilePlaying() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
@@ -146,7 +146,7 @@ extension JACKTests {
         /// with the default (0.05 s), a line there at the start applies before frame 9 600,
         /// which 0.2 s can never reach — the scene is decided that far before the first frame
         /// plays. Bad values are usage errors.
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func controlLookaheadSetsHowSoonALineApplies() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
@@ -177,7 +177,7 @@ extension JACKTests {
 
         /// A 44.1 kHz scene on a 48 kHz server renders at 48 kHz (said once): the recording equals
         /// the render of the same scene at 48 kHz.
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func aSceneAtAnotherRateRendersAtTheServerRate() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
@@ -208,7 +208,7 @@ extension JACKTests {
             #expect(devices.stderr.hasSuffix("; start jackd, or use --backend alsa\n"), "\(devices.stderr)")
         }
 
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func unknownConnectPortIsNamed() throws {
             let server = try JACKServer()
             let scene = Tool.repositoryRoot + "/fixtures/scenes/demo.json"
@@ -226,7 +226,7 @@ extension JACKTests {
             #expect(alsa.stderr.contains("--connect is for --backend jack"))
         }
 
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func devicesListsTheServerAndItsPhysicalPorts() throws {
             let server = try JACKServer()
             let devices = try Tool.run([Tool.tutti!, "devices", "--backend", "jack", "--jack-server", server.name])
@@ -247,7 +247,7 @@ extension JACKTests {
         /// `auto` with no PipeWire daemon reachable (`PIPEWIRE_REMOTE` a socket that is not
         /// there) and this server running picks JACK: `tutti devices` says so on stderr and lists
         /// the server; `tutti play` reports it and plays the half second asked for.
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func autoPicksJACKWhenAServerRuns() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()
@@ -268,7 +268,7 @@ extension JACKTests {
         /// The server is killed mid-play and started again: `tutti play` reports the loss and
         /// the return, and plays the whole scene; a server that stays away makes it give up
         /// after --reconnect-timeout with exit 1.
-        @Test(.enabled(if: JACKServer.isAvailable, JACKServer.skipReason))
+        @Test(.enabled(if: JACKServer.isAvailable, Comment(rawValue: JACKServer.skipReason)))
         func serverLossDuringPlay() throws {
             let server = try JACKServer()
             let dir = try PlayJACKCommandTests.workDirectory()

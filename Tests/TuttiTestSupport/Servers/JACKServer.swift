@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 
 /// A private JACK server on the dummy driver (paced like a sound card, no hardware), started
 /// the way docs/backends.md and the notes describe: `JACK_NO_AUDIO_RESERVATION=1 jackd -n NAME
@@ -13,7 +12,7 @@ public final class JACKServer: @unchecked Sendable {
     public static let jackWait = Tool.find("jack_wait")
     public static let jackBufsize = Tool.find("jack_bufsize")
     public static var isAvailable: Bool { jackd != nil && jackWait != nil }
-    public static let skipReason: Comment =
+    public static let skipReason: String =
         "JACK tests skipped: jackd is not installed (apt-get install --no-install-recommends jackd2 libjack-jackd2-dev)"
 
     private static let counter = Mutex(0)

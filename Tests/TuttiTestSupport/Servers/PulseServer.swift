@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Testing
 
 /// A private PulseAudio server with a null sink (paced at the real rate), started as in
 /// `scripts/start-pulse.sh`: its own runtime directory and socket, so tests never share a
@@ -14,7 +13,7 @@ public final class PulseServer: @unchecked Sendable {
     ]
     .map { $0 + "/libasound_module_pcm_pulse.so" }.first { access($0, R_OK) == 0 }
     public static var isAvailable: Bool { binary != nil && plugin != nil }
-    public static let skipReason: Comment =
+    public static let skipReason: String =
         "needs pulseaudio and the ALSA pulse plugin: apt-get install --no-install-recommends pulseaudio libasound2-plugins pulseaudio-utils"
 
     public let directory: String
