@@ -7,14 +7,23 @@ import TuttiPolicy
 /// action's frame (gates, duck envelopes, pauses, resumes, volumes).
 ///
 /// This is the single-threaded core behind `AudioEngine` (which serialises calls from any
-/// thread) and the scene driver (which needs every journal entry, synchronously). It speaks
-/// ids to hosts and names to the policy.
+/// thread). It speaks ids to hosts and names to the policy, and always works the same way:
+/// the offline scene driver (TuttiScene's `SceneRenderer`) calls the same methods and hears
+/// what it needs beyond them (the journal of render reports, the commands sent, the render
+/// view) through the `OfflineDriverObserver` it gives at creation; no mode changes that.
 ///
 /// Thread: one control thread at a time (the owner of the `Engine`'s command side).
 package final class AudioSystem {
+    /// The settings it was created with (validated). Control thread.
     package let configuration: AudioEngineConfiguration
+    /// The engine it drives: this system owns its control side (commands, sources, buses,
+    /// events); the offline driver also renders it, on the same thread. Control thread.
     package let engine: Engine
+    /// The policy's state after the last action or render report (read-only outside).
+    /// Control thread.
     package private(set) var policy: PolicyState
+    /// The render view the engine was last told (the policy's, patched per action).
+    /// Control thread.
     package private(set) var view: RenderView
     /// Phone call audio: system volume, never ducked or silenced.
     package let callBus: BusID
@@ -71,22 +80,24 @@ package final class AudioSystem {
     /// Sources whose asked-for or engine route is not main (re-checked after every policy action).
     private var routedSources: Set<SourceID> = []
 
-    /// Every value command sent, in order, while `recordsCommands` is on (a scene's timeline
-    /// for live replay).
-    package var recordsCommands = false
-    package private(set) var recordedCommands: [(frame: Int64, command: EngineCommand)] = []
-
     /// Host events not yet delivered, in frame order (ties: the order they happened).
     private var pendingEvents: [AudioEvent] = []
-    /// Whether host events are collected at all (the scene driver reads the journal instead).
-    package var collectsEvents = true
-    /// Called with the frame and the new view whenever a policy action or a render report
-    /// changed the view (the scene driver's timeline picture listens).
-    package var viewObserver: ((_ frame: Int64, _ view: RenderView) -> Void)?
+    /// Told of every command sent, view change and render report (a no-op for a host).
+    private let observer: any OfflineDriverObserver
 
-    package init(configuration: AudioEngineConfiguration) throws(TuttiError) {
+    /// A host's core (`AudioEngine`'s): nobody observes it. Throws `invalidArgument` naming a
+    /// setting out of range. Control thread.
+    package convenience init(configuration: AudioEngineConfiguration) throws(TuttiError) {
+        try self.init(configuration: configuration, observer: Unobserved())
+    }
+
+    /// An offline driver's core: the same system, with `observer` told of every command
+    /// sent, view change and render report (see `OfflineDriverObserver`), held for the
+    /// system's life. Errors as `init(configuration:)`. Control thread.
+    package init(configuration: AudioEngineConfiguration, observer: any OfflineDriverObserver) throws(TuttiError) {
         try configuration.validate()
         self.configuration = configuration
+        self.observer = observer
         engine = try Engine(configuration: configuration.engineConfiguration)
         do {
             policy = try PolicyState(device: configuration.device, ducking: configuration.ducking, lossFade: configuration.lossFadeSeconds)
@@ -494,10 +505,10 @@ package final class AudioSystem {
         return Int32(frames)
     }
 
-    /// Send a value command (recorded while `recordsCommands` is on).
+    /// Send a value command at `time` (the observer hears it). Control thread.
     package func send(_ command: EngineCommand, at time: EngineTime) throws(TuttiError) {
         try engine.send(command, at: time)
-        if recordsCommands { recordedCommands.append((time.frameValue, command)) }
+        observer.commandSent(command, at: time.frameValue)
     }
 
     // MARK: Policy actions
@@ -551,22 +562,11 @@ package final class AudioSystem {
 
     // MARK: Render events
 
-    /// Collect what the render side reported: a source that ended, a voice stolen or refused
-    /// goes through the policy (it no longer plays). Returns the journal entries of those
-    /// reports with their frames (in frame order).
-    @discardableResult
-    package func drainRenderEvents() -> [(frame: Int64, entries: [JournalEntry])] {
-        absorbRenderEvents()
-        defer { drainedJournal.removeAll() }
-        return drainedJournal
-    }
-
-    /// Journal entries of render reports absorbed but not yet returned by `drainRenderEvents`
-    /// (only while `collectsEvents` is off: the scene driver's case).
-    private var drainedJournal: [(frame: Int64, entries: [JournalEntry])] = []
-
     /// Bring the policy up to date with what the render side reported (before an action, so
-    /// it does not act on a source that ended or lost its voice meanwhile).
+    /// it does not act on a source that ended or lost its voice meanwhile): a source that
+    /// ended, a voice stolen or refused goes through the policy (it no longer plays). Each
+    /// report becomes host events and, with its journal entries, goes to the observer, in
+    /// frame order.
     private func absorbRenderEvents() {
         for e in engine.pollEvents() {
             let action: PolicyAction
@@ -585,12 +585,12 @@ package final class AudioSystem {
                 action = .voiceRefused(source: record.name)
                 event = .voiceRefused(source: id, session: session)
             case .sourceFailed(let id, let reason):
-                if collectsEvents, let record = sources[id] {
+                if let record = sources[id] {
                     enqueue(AudioEvent(frame: e.frame, kind: .sourceFailed(source: id, session: record.session, reason: reason)))
                 }
                 continue
             case .sourceUnderrun(let id, let frames):
-                if collectsEvents, let record = sources[id] {
+                if let record = sources[id] {
                     enqueue(AudioEvent(frame: e.frame, kind: .sourceUnderrun(source: id, session: record.session, frames: frames)))
                 }
                 continue
@@ -598,45 +598,46 @@ package final class AudioSystem {
                 guard let d = signalDucks[bus] else { continue }
                 let entry: JournalEntry =
                     began ? .signalDuckingBegan(session: d.session, by: d.by, rule: d.rule) : .signalDuckingEnded(session: d.session)
-                if collectsEvents, let id = sessionIDs[d.session] {
+                if let id = sessionIDs[d.session] {
                     if began, let by = sessionIDs[d.by] {
                         enqueue(AudioEvent(frame: e.frame, kind: .duckingBegan(session: id, by: by)))
                     } else if !began {
                         enqueue(AudioEvent(frame: e.frame, kind: .duckingEnded(session: id)))
                     }
                 }
-                if !collectsEvents { drainedJournal.append((e.frame, [entry])) }
+                observer.renderReported([entry], at: e.frame)
                 continue
             case .sourceHalted, .sourceRemoved, .busRemoved:
                 continue
             }
-            if collectsEvents { enqueue(AudioEvent(frame: e.frame, kind: event)) }
+            enqueue(AudioEvent(frame: e.frame, kind: event))
             let (outcome, change) = policy.applyTracked(action)
             // The renderer already stopped it (or never started it): take the new view without commands.
             if change.isIncremental { view.apply(change) } else { view = policy.renderView }
-            viewObserver?(e.frame, view)
+            observer.viewChanged(view, at: e.frame)
             lastActionVisits =
                 policy.lastActionSessionVisits
                 + (change.isIncremental
                     ? (change.sessions?.count ?? 0) + (change.sources?.count ?? 0) : view.sessions.count + view.sources.count)
             notify(outcome.journal, at: e.frame, change: change)
             maxActionVisits = max(maxActionVisits, lastActionVisits)
-            // Kept for a caller that reads the journal (the scene driver); hosts get events.
-            if !collectsEvents { drainedJournal.append((e.frame, outcome.journal)) }
+            observer.renderReported(outcome.journal, at: e.frame)
         }
     }
 
     /// Host events whose frame rendering has passed, in frame order; they leave the queue.
+    /// Absorbs the render side's reports first (the observer hears them). Control thread.
     package func takeDeliverableEvents() -> [AudioEvent] {
-        drainRenderEvents()
+        absorbRenderEvents()
         let rendered = engine.framesRendered
         let n = pendingEvents.prefix { $0.frame <= rendered }.count
         defer { pendingEvents.removeFirst(n) }
         return Array(pendingEvents.prefix(n))
     }
 
-    /// Live sessions and sources of sessions.
+    /// Live sessions. Control thread.
     package var sessionCount: Int { sessionNames.count }
+    /// Live sources of sessions (not the engine's own). Control thread.
     package var sourceCount: Int { sources.values.reduce(0) { $0 + ($1.session == nil ? 0 : 1) } }
 
     /// Frames the live stream sources rendered with no data, summed.
@@ -659,38 +660,36 @@ package final class AudioSystem {
     /// Host events of `journal`, and the hint changes (those in `change`, else every session's).
     private func notify(_ journal: [JournalEntry], at frame: Int64, change: ViewChange) {
         var events: [AudioEvent.Kind] = []
-        if collectsEvents {
-            for e in journal {
-                switch e {
-                case .interruptionBegan(let s, let reason, let by, _, _):
-                    if let id = sessionIDs[s] {
-                        events.append(.interruptionBegan(session: id, reason: reason, by: by.flatMap { sessionIDs[$0] }))
-                    }
-                case .interruptionEnded(let s, let resume):
-                    if let id = sessionIDs[s] { events.append(.interruptionEnded(session: id, shouldResume: resume)) }
-                case .duckingBegan(let s, let by, _):
-                    if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
-                case .duckingEnded(let s):
-                    if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
-                case .activationDelayed(let s, _):
-                    if let id = sessionIDs[s] { events.append(.activationDelayed(session: id)) }
-                case .activationGranted(let s):
-                    if let id = sessionIDs[s] { events.append(.activationGranted(session: id)) }
-                case .activationCancelled(let s):
-                    if let id = sessionIDs[s] { events.append(.activationCancelled(session: id)) }
-                case .routeChange(let reason, let previous, let current):
-                    events.append(.routeChanged(reason: reason, previous: previous, current: current))
-                case .otherAudioChanged(let playing, let silence, let clients):
-                    events.append(.otherAudioChanged(playing: playing, silenceSecondary: silence, clients: clients))
-                default:
-                    break
+        for e in journal {
+            switch e {
+            case .interruptionBegan(let s, let reason, let by, _, _):
+                if let id = sessionIDs[s] {
+                    events.append(.interruptionBegan(session: id, reason: reason, by: by.flatMap { sessionIDs[$0] }))
                 }
+            case .interruptionEnded(let s, let resume):
+                if let id = sessionIDs[s] { events.append(.interruptionEnded(session: id, shouldResume: resume)) }
+            case .duckingBegan(let s, let by, _):
+                if let id = sessionIDs[s], let by = sessionIDs[by] { events.append(.duckingBegan(session: id, by: by)) }
+            case .duckingEnded(let s):
+                if let id = sessionIDs[s] { events.append(.duckingEnded(session: id)) }
+            case .activationDelayed(let s, _):
+                if let id = sessionIDs[s] { events.append(.activationDelayed(session: id)) }
+            case .activationGranted(let s):
+                if let id = sessionIDs[s] { events.append(.activationGranted(session: id)) }
+            case .activationCancelled(let s):
+                if let id = sessionIDs[s] { events.append(.activationCancelled(session: id)) }
+            case .routeChange(let reason, let previous, let current):
+                events.append(.routeChanged(reason: reason, previous: previous, current: current))
+            case .otherAudioChanged(let playing, let silence, let clients):
+                events.append(.otherAudioChanged(playing: playing, silenceSecondary: silence, clients: clients))
+            default:
+                break
             }
         }
         func update(_ name: String, _ hint: Bool) {
             if hints[name] != hint {
                 hints[name] = hint
-                if collectsEvents, let id = sessionIDs[name] { events.append(.silenceSecondaryAudioHint(session: id, begin: hint)) }
+                if let id = sessionIDs[name] { events.append(.silenceSecondaryAudioHint(session: id, begin: hint)) }
             }
         }
         if let changed = change.hints, !hintsStale {
@@ -854,7 +853,7 @@ package final class AudioSystem {
             try send(.stop(call), at: time)
             callSource = nil
         }
-        viewObserver?(frame, new)
+        observer.viewChanged(new, at: frame)
         notify(journal, at: frame, change: change)
         maxActionVisits = max(maxActionVisits, lastActionVisits)
     }

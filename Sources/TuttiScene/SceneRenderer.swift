@@ -5,14 +5,23 @@ import TuttiEngine
 import TuttiPolicy
 
 /// Renders a scene offline: every scene event goes through the policy (`AudioSystem`);
-/// the decisions reach the render graph as commands at the event's exact frame.
+/// the decisions reach the render graph as commands at the event's exact frame. It drives
+/// its `AudioSystem` through the same methods a host's engine uses, and hears the render
+/// reports' journal, the commands sent and the view changes through a `SceneObserver` (the
+/// system's `OfflineDriverObserver`); scene ids are the system's session and source names,
+/// looked up there.
 ///
 /// Thread: one thread does everything (it is both the control side and the render side
 /// of its engine); the renderer is the same one a real-time backend drives.
 public final class SceneRenderer {
     /// The scene it renders.
     public let scene: Scene
+    /// The policy wired to the engine: the scene's sessions and sources by their ids.
+    /// Control thread (the renderer's).
     package let system: AudioSystem
+    /// What `system` reports beyond its methods' results.
+    private let observer: SceneObserver
+    /// The engine the scene renders on (`system`'s). Control thread, which also renders it.
     package var engine: Engine { system.engine }
     /// Call audio and system sounds, one source per scene event that has audio.
     private var eventSource: [Int: SourceID] = [:]
@@ -25,15 +34,12 @@ public final class SceneRenderer {
     public private(set) var framePosition: Int64 = 0
     /// Index of the next scene event to dispatch.
     private var nextEvent = 0
-    /// Scene ids → engine ids.
-    private var sessionIDs: [String: SessionID] = [:]
-    private var sourceIDs: [String: SourceID] = [:]
-    /// While a timeline is recorded (`recordTimeline`): what the renderer applied, and the
-    /// policy's view changes.
     /// The scene's input sources, in file order (fed and recorded by `SceneInputs`).
     var inputs: [SceneInput] = []
+    /// While a timeline is recorded (`recordTimeline`): what the renderer applied, and the
+    /// policy's view changes (`observer.recorder`).
     private var probe: RenderProbe?
-    private var recorder: TimelineRecorder?
+    private var recorder: TimelineRecorder? { observer.recorder }
 
     /// When true, `render` adds the wall-clock time of each engine render call to
     /// `engineNanoseconds` (CLOCK_MONOTONIC; the policy and the journal around the calls are
@@ -42,11 +48,14 @@ public final class SceneRenderer {
     /// Engine render time summed since the caller last reset it (see `timesEngineCalls`).
     package var engineNanoseconds: UInt64 = 0
 
-    /// Every value command sent while rendering, in order (for replaying the scene on a live engine).
-    package var recordedCommands: [(frame: Int64, command: EngineCommand)] { system.recordedCommands }
+    /// Every value command sent while `recordsCommands` is on, in order, with its frame (for
+    /// replaying the scene on a live engine). Control thread.
+    package var recordedCommands: [(frame: Int64, command: EngineCommand)] { observer.recordedCommands }
+    /// Whether the commands sent from now on are recorded (`recordedCommands`); off at first,
+    /// so the set-up the constructor sends is not. Control thread.
     package var recordsCommands: Bool {
-        get { system.recordsCommands }
-        set { system.recordsCommands = newValue }
+        get { observer.recordsCommands }
+        set { observer.recordsCommands = newValue }
     }
 
     /// The engine settings a scene asks for (and the capacity its graph needs).
@@ -91,15 +100,17 @@ public final class SceneRenderer {
     /// The same, taking the files from `loader` (which keeps them for other renderers).
     init(scene: Scene, audio loader: AudioLoader) throws {
         self.scene = scene
+        let observer = SceneObserver()
+        self.observer = observer
         do {
-            system = try AudioSystem(configuration: SceneRenderer.engineConfiguration(for: scene))
+            system = try AudioSystem(configuration: SceneRenderer.engineConfiguration(for: scene), observer: observer)
         } catch {
             throw SceneError("engine", error.message)
         }
-        system.collectsEvents = false
         for (i, s) in scene.sessions.enumerated() {
-            do { sessionIDs[s.id] = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
-            if let effects = scene.sessionEffects[s.id], let id = sessionIDs[s.id] {
+            let id: SessionID
+            do { id = try system.addSession(s) } catch { throw SceneError("sessions[\(i)]", error.message) }
+            if let effects = scene.sessionEffects[s.id] {
                 do { try system.setSessionEffects(id, effects, at: .frame(0)) } catch {
                     throw SceneError("sessions[\(i)].effects", error.message)
                 }
@@ -129,11 +140,12 @@ public final class SceneRenderer {
                 kind = try loader.kind(s.audio, place: s.place, whole: whole)
             }
             let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
-            guard let session = sessionIDs[s.session] else { throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"") }
+            guard let session = system.sessionID(named: s.session) else {
+                throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"")
+            }
             do {
                 let id = try system.addSource(
                     kind, session: session, name: s.id, gain: Float(s.gain), loop: s.loop, priority: UInt8(s.priority))
-                sourceIDs[s.id] = id
                 if let input = engine.input(id) {
                     inputs.append(SceneInput(sceneID: s.id, session: s.session, source: input, blockFrames: scene.engine.blockFrames))
                 }
@@ -147,7 +159,7 @@ public final class SceneRenderer {
             } catch {
                 throw SceneError(s.place, error.message)
             }
-            if let rate = s.rate, let id = sourceIDs[s.id] {
+            if let rate = s.rate, let id = system.sourceID(named: s.id) {
                 do { try system.setSourceRate(id, rate, rampFrames: 0, at: .frame(0)) } catch {
                     throw SceneError("\(s.place).rate", error.message)
                 }
@@ -235,7 +247,7 @@ public final class SceneRenderer {
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
 
     /// The engine ids of the scene's sources and of its events' audio.
-    var sourceIDsInUse: [SourceID] { Array(sourceIDs.values) + Array(eventSource.values) }
+    var sourceIDsInUse: [SourceID] { scene.sources.compactMap { system.sourceID(named: $0.id) } + Array(eventSource.values) }
 
     /// Probe memory is capped near this many gain values (32 MB): longer scenes with many
     /// sessions get coarser records.
@@ -259,8 +271,7 @@ public final class SceneRenderer {
         probe = p
         let r = TimelineRecorder(sessions: scene.sessions.map(\.id), sources: scene.sources.map(\.id))
         r.capture(framePosition, system.view)
-        recorder = r
-        system.viewObserver = { [unowned r] frame, view in r.capture(frame, view) }
+        observer.recorder = r
     }
 
     /// What the render did, for the picture (after `recordTimeline` and `render`); nil when
@@ -271,7 +282,7 @@ public final class SceneRenderer {
         let records = probe.recordCount
         var lanes: [Timeline.Lane] = []
         for (i, s) in scene.sessions.enumerated() {
-            let slot = sessionIDs[s.id].map { BusID(rawValue: $0.rawValue).slot } ?? -1
+            let slot = system.sessionID(named: s.id).map { BusID(rawValue: $0.rawValue).slot } ?? -1
             let gains = (0..<records).map { r in slot >= 0 ? probe.gain(record: r, bus: slot) ?? .nan : .nan }
             let hasCompressor = scene.sessionEffects[s.id]?.contains { if case .compressor = $0 { true } else { false } } == true
             let reductions =
@@ -348,7 +359,10 @@ public final class SceneRenderer {
                         }
                         if timesEngineCalls { engineNanoseconds &+= monotonicNanoseconds() &- started }
                         framePosition = upTo
-                        for (frame, entries) in system.drainRenderEvents() { log(entries, at: frame) }
+                        // The policy hears the render's reports (the observer keeps their journal);
+                        // the host events they make are the journal's, in another form: dropped.
+                        _ = system.takeDeliverableEvents()
+                        for (frame, entries) in observer.takeReports() { log(entries, at: frame) }
                         try drainRecordings()
                     }
                     while let stop = stopsAfter.first, stop.frame <= framePosition {
@@ -412,14 +426,14 @@ public final class SceneRenderer {
     private func dispatch(_ event: Scene.Event, index: Int, frame: Int64) throws {
         switch event.action {
         case .source(let name, .setGain(let value, let ramp)):
-            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            guard let id = system.sourceID(named: name) else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
             try system.setSourceGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .source(let name, .setPan(let value, let ramp)):
-            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            guard let id = system.sourceID(named: name) else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
             try system.setSourcePan(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .source(let name, .crossfade(let from, let duration)):
-            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
-            guard let other = sourceIDs[from] else { throw SceneError("\(event.place).from", "unknown source \"\(from)\"") }
+            guard let id = system.sourceID(named: name) else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            guard let other = system.sourceID(named: from) else { throw SceneError("\(event.place).from", "unknown source \"\(from)\"") }
             guard system.policy.source(from)?.isPlaying == true else {
                 throw SceneError(
                     "\(event.place).from",
@@ -435,15 +449,15 @@ public final class SceneRenderer {
                 crossfadeStops.insert((frame + frames, from), at: at)
             }
         case .source(let name, .setRate(let value, let ramp)):
-            guard let id = sourceIDs[name] else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
+            guard let id = system.sourceID(named: name) else { throw SceneError("\(event.place).source", "unknown source \"\(name)\"") }
             do {
                 try system.setSourceRate(id, value, rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
             } catch { throw SceneError(event.place, error.message) }
         case .session(let name, .setGain(let value, let ramp)):
-            guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
+            guard let id = system.sessionID(named: name) else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionGain(id, Float(value), rampFrames: ramp.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .session(let name, .setEffect(let index, let effect, let glide)):
-            guard let id = sessionIDs[name] else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
+            guard let id = system.sessionID(named: name) else { throw SceneError("\(event.place).session", "unknown session \"\(name)\"") }
             try system.setSessionEffect(
                 id, index: index, to: effect, glideFrames: glide.map { system.frames(forSeconds: $0) }, at: .frame(frame))
         case .phoneCallBegin:
@@ -500,5 +514,30 @@ public final class SceneRenderer {
         case .silence: "silence"
         case .input: "input"
         }
+    }
+}
+
+/// What a scene renderer's `AudioSystem` reports beyond its methods' results: the journal of
+/// the render's reports (kept until the renderer logs it, in frame order), the commands sent
+/// (while recording) and the view changes (to the timeline recorder, while one records).
+/// Thread: the renderer's.
+final class SceneObserver: OfflineDriverObserver {
+    var recordsCommands = false
+    private(set) var recordedCommands: [(frame: Int64, command: EngineCommand)] = []
+    var recorder: TimelineRecorder?
+    private var reports: [(frame: Int64, entries: [JournalEntry])] = []
+
+    func commandSent(_ command: EngineCommand, at frame: Int64) {
+        if recordsCommands { recordedCommands.append((frame, command)) }
+    }
+
+    func viewChanged(_ view: RenderView, at frame: Int64) { recorder?.capture(frame, view) }
+
+    func renderReported(_ journal: [JournalEntry], at frame: Int64) { reports.append((frame, journal)) }
+
+    /// The render reports' journal entries since the last call, with their frames, in frame order.
+    func takeReports() -> [(frame: Int64, entries: [JournalEntry])] {
+        defer { reports.removeAll() }
+        return reports
     }
 }
