@@ -51,7 +51,7 @@ let package = Package(
         // Render graph, renderer, queues, audio-file decoding: no policy decisions.
         .target(name: "TuttiEngine", dependencies: ["TuttiDSP", "CSndFile"]),
         // The host API: the policy wired to the engine (sessions, sources, events, outputs).
-        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK", "TuttiPipeWire"]),
+        .target(name: "Tutti", dependencies: ["TuttiEngine", "TuttiPolicy", "TuttiDSP", "TuttiOutput", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "CMPRIS"]),
         // Scene files, audio files (libsndfile), offline render driver.
         .target(name: "TuttiScene", dependencies: ["Tutti", "TuttiPolicy", "TuttiDSP", "TuttiEngine", "CSndFile"]),
         // The output interface every backend implements (OutputBackend), its settings, status,
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "CPipeWire", dependencies: ["CSPA"]),
         // PipeWire output: one pw_stream rendered inside PipeWire's real-time data thread.
         .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CPipeWire"]),
-        // `tutti play`'s MPRIS server in C: sd-bus (libsystemd.so.0) loaded at run time (dlopen),
+        // The MPRIS server (Tutti's `MPRISServer`) in C: sd-bus (libsystemd.so.0) loaded at run time (dlopen),
         // nothing links libsystemd.
         .target(name: "CMPRIS"),
         // The C ABI: include/tutti.h (the module map of CTuttiABI imports it), thread-local error
@@ -78,7 +78,7 @@ let package = Package(
         // fixtures, references, the voice counter).
         .target(name: "TuttiBenchSupport", dependencies: ["Tutti", "TuttiDSP", "TuttiEngine", "CSoxr"]),
         .executableTarget(name: "tutti", dependencies: [
-            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "TuttiBenchSupport", "CMPRIS",
+            "TuttiScene", "Tutti", "TuttiEngine", "TuttiALSA", "TuttiJACK", "TuttiPipeWire", "TuttiBenchSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

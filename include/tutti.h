@@ -890,6 +890,10 @@ tutti_result tutti_system_press_volume_button(tutti_engine *engine, int up, tutt
  * 1). Any thread except the real-time one (it takes the engine's lock). (An addition.) */
 tutti_result tutti_system_get_state(tutti_engine *engine, float *volume, float *ringer_volume, tutti_route *route,
                                     int32_t *silent_switch, int32_t *locked, int32_t *mic_muted, int32_t *call_active);
+/* Other apps' audio as tutti_system_set_other_audio last set it, each skipped when NULL:
+ * *other_audio_playing and *silence_secondary (0 or 1). Any thread except the real-time one
+ * (it takes the engine's lock). (An addition.) */
+tutti_result tutti_system_get_other_audio(tutti_engine *engine, int32_t *other_audio_playing, int32_t *silence_secondary);
 /* Voices the whole engine may play at once from `at` on (1..65536; 0: no limit). A session's
  * own limit (tutti_session_set_max_voices) is checked first. Any thread. (An addition.) */
 tutti_result tutti_engine_set_max_voices(tutti_engine *engine, uint32_t max_voices, tutti_frame at);
@@ -1056,9 +1060,18 @@ typedef struct tutti_output_config {
                            commas, e.g. "cue=system:playback_3,system:playback_4"; a route not
                            named stays unconnected. An unknown route or a malformed entry:
                            INVALID_ARGUMENT naming it */
+    /* MPRIS (added after routes, read only when struct_size covers it). */
+    uint32_t mpris; /* 1 = serve MPRIS on the session bus while the output runs (default 0): the name
+                       org.mpris.MediaPlayer2.tutti (org.mpris.MediaPlayer2.tutti.instance<PID> when
+                       another process has it). Play, Pause, PlayPause, Next, Previous and Stop act as
+                       tutti_system_remote_command (the now-playing session, if it listed the
+                       command); PlaybackStatus, Metadata and Position follow the now-playing session
+                       and the frames rendered (read every 50 ms on a thread of its own). Without a
+                       session bus or libsystemd.so.0 (Debian package libsystemd0) the output plays
+                       anyway, without MPRIS. Other values than 0 and 1: INVALID_ARGUMENT */
 } tutti_output_config;
 
-/* Sets the defaults (ALSA "default", backend periods) and struct_size. NULL is ignored. Any thread. */
+/* Sets the defaults (ALSA "default", backend periods, no MPRIS) and struct_size. NULL is ignored. Any thread. */
 void tutti_output_config_init(tutti_output_config *config);
 /* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
  * fields that fit, never a byte past `size`, and sets struct_size to the size this library

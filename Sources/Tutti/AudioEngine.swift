@@ -33,6 +33,9 @@ public final class AudioEngine: Sendable {
     /// The device output while one runs (its own lock: a backend's thread reports events
     /// through the core's lock, so stopping it must not hold that one).
     let output = Mutex<(any OutputBackend)?>(nil)
+    /// The MPRIS server while the output runs with `OutputConfiguration.mpris`, or why it
+    /// could not start (its own lock: stopping it joins threads that take the core's lock).
+    let mpris = Mutex<(server: EngineMPRIS?, error: String?)>((nil, nil))
 
     /// A new engine with every buffer, slot and queue allocated now. Throws `invalidArgument`
     /// naming a setting out of range. Any thread.

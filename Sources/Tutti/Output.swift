@@ -64,6 +64,15 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// `reconnect.timeout` (default 30 s; the engine then gets `deviceLost` and stays without
     /// an output until `stopOutput`).
     public var reconnect = ReconnectPolicy()
+    /// Serve MPRIS on the session bus while the output runs (off by default): an
+    /// `MPRISServer` taking `org.mpris.MediaPlayer2.tutti` (`….tutti.instance<PID>` when
+    /// another process has it). Its Play, Pause, PlayPause, Next, Previous and Stop go to
+    /// `AudioEngine.sendRemoteCommand` (rule 8: the now-playing session, if it listed the
+    /// command); PlaybackStatus, Metadata and Position follow the now-playing session and the
+    /// frames rendered (read every 50 ms on the thread "tutti-mpris-state"). Without a
+    /// session bus or libsystemd the output plays anyway: `AudioEngine.mprisError` says why,
+    /// `AudioEngine.mprisName` stays nil.
+    public var mpris = false
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
     @available(*, deprecated, renamed: "busDestinations")
@@ -196,7 +205,25 @@ extension AudioEngine {
                 throw error
             }
         }
+        guard configuration.mpris else { return }
+        // After the output lock: the server's threads take the engine's lock.
+        var started: EngineMPRIS?
+        var failure: String?
+        do throws(TuttiError) { started = try EngineMPRIS(engine: self) } catch { failure = error.message }
+        let previous = mpris.withLock { m in
+            defer { m = (started, failure) }
+            return m.server
+        }
+        previous?.stop()
     }
+
+    /// The MPRIS name this engine serves (`OutputConfiguration.mpris`) while its output runs;
+    /// nil when it serves none. Any thread.
+    public var mprisName: String? { mpris.withLock { $0.server?.server.name } }
+
+    /// Why the running output serves no MPRIS though `OutputConfiguration.mpris` asked for it
+    /// (no session bus, libsystemd missing, no name); nil otherwise. Any thread.
+    public var mprisError: String? { mpris.withLock { $0.error } }
 
     /// Stop the output (if one runs): its threads end and the device closes; pull rendering
     /// works again. `drain`: first let the device play out what it already holds (nothing new
@@ -204,6 +231,11 @@ extension AudioEngine {
     /// JACK), so the last frames rendered are heard (and reach a recording of the output);
     /// without it they are dropped. Never called from the output's own threads. Any thread.
     public func stopOutput(drain: Bool = false) {
+        // The MPRIS server first (its threads take the engine's lock: joined outside it).
+        mpris.withLock { m in
+            defer { m = (nil, nil) }
+            return m.server
+        }?.stop()
         let stopped = output.withLock { (running: inout (any OutputBackend)?) -> (any OutputBackend)? in
             defer { running = nil }
             return running

@@ -9,7 +9,10 @@ import TuttiOutput
 /// periods. Any thread.
 @_cdecl("tutti_output_config_init")
 public func tuttiOutputConfigInit(_ config: UnsafeMutablePointer<tutti_output_config>?) {
-    tuttiOutputConfigInitSize(config, UInt32(MemoryLayout<tutti_output_config>.stride))
+    // The layout it wrote before `mpris` came (through `routes`): a caller of the unsized
+    // symbol was built against that header.
+    let routesEnd = MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.routes)! + MemoryLayout<UnsafeRawPointer>.size
+    tuttiOutputConfigInitSize(config, UInt32(paddedSize(routesEnd, of: tutti_output_config.self)))
 }
 
 /// C ABI `tutti_output_config_init_size`: the defaults in a struct of `size` bytes. Any thread.
@@ -62,6 +65,10 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
             c.routes != nil
         {
             output.busDestinations = try busDestinations(utf8(c.routes, "config->routes"), backend: backend)
+        }
+        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.mpris)! + MemoryLayout<UInt32>.size {
+            guard c.mpris <= 1 else { throw TuttiError(.invalidArgument, "config->mpris must be 0 or 1, got \(c.mpris)") }
+            output.mpris = c.mpris == 1
         }
         try engine.startOutput(output)
     }

@@ -123,3 +123,15 @@ public func tuttiSystemGetState(
         callActive?.pointee = call ? 1 : 0
     }
 }
+
+/// C ABI `tutti_system_get_other_audio`: `deviceState.otherAudio`'s `playing` and
+/// `silenceSecondary`. Any thread but the real-time one.
+@_cdecl("tutti_system_get_other_audio") public func tuttiSystemGetOtherAudio(
+    _ pointer: OpaquePointer?, _ playing: UnsafeMutablePointer<Int32>?, _ silenceSecondary: UnsafeMutablePointer<Int32>?
+) -> tutti_result {
+    call("tutti_system_get_other_audio") { () throws(TuttiError) in
+        let other = try engine(pointer).deviceState.otherAudio
+        playing?.pointee = other.playing ? 1 : 0
+        silenceSecondary?.pointee = other.silenceSecondary ? 1 : 0
+    }
+}

@@ -108,26 +108,10 @@ public final class ScenePlayback {
         return (count, frames)
     }
 
-    /// Where the now-playing session (the policy's rule 8: the one remote commands go to) stands.
-    package enum NowPlayingStatus: String, Sendable {
-        /// One of its sources plays.
-        case playing = "Playing"
-        /// None plays, and a remote `play` would resume some (paused by a remote `pause` or
-        /// held by an interruption).
-        case paused = "Paused"
-        /// None plays and nothing waits to resume.
-        case stopped = "Stopped"
-    }
-
-    /// The now-playing session as decided so far (up to the lookahead ahead of the output) and
-    /// its status; nil: no session answers remote commands. Control thread.
-    package var nowPlaying: (session: String, status: NowPlayingStatus)? {
-        let policy = shadow.system.policy
-        guard let id = policy.nowPlayingSession, let session = policy.session(id) else { return nil }
-        if policy.sources.contains(where: { $0.session == id && $0.isPlaying }) { return (id, .playing) }
-        let waiting = !session.resumeSources.isEmpty || !(session.interruption?.playingSources.isEmpty ?? true)
-        return (id, waiting ? .paused : .stopped)
-    }
+    /// The now-playing session (the policy's rule 8: the one remote commands go to) as decided
+    /// so far (up to the lookahead ahead of the output) and its status; nil: no session
+    /// answers remote commands. Control thread.
+    package var nowPlaying: (session: String, status: NowPlayingStatus)? { shadow.system.nowPlaying }
 
     /// Drain render-side reports (frees retired nodes); call it regularly from the control thread.
     @discardableResult

@@ -241,7 +241,7 @@ struct Play: ParsableCommand {
         let control = ControlInput(lookaheadSeconds: controlLookahead)
         try playback.schedule(through: control.lookaheadFrames(sampleRate: rate))
         journal?.write(playback.journal)
-        let mpris = noMPRIS ? nil : MPRISServer.start(control: control, warn: say)
+        let mpris = noMPRIS ? nil : startMPRIS(control: control, warn: say)
         defer { mpris?.stop() }
         if let mpris { say("MPRIS: \(mpris.name) on the session bus") }
         mpris?.publish(playback.nowPlaying, positionMicroseconds: 0)
@@ -325,6 +325,23 @@ struct Play: ParsableCommand {
     /// The backend's probe; a PipeWire daemon that does not answer gets the way out added (a
     /// library that cannot be loaded already names its package), and a PipeWire target no sink
     /// has is an error listing the sinks.
+    /// `tutti play`'s MPRIS server (the library's `MPRISServer`): its transport methods become
+    /// the control lines `remote play|pause|togglePlayPause|nextTrack|previousTrack|stop`
+    /// (`ControlInput.submit`, origin "MPRIS"), so they reach the now-playing session through
+    /// the policy's remote rule exactly as a typed line does; the play loop publishes
+    /// `ScenePlayback.nowPlaying` and the output's position. nil when it cannot start: `warn`
+    /// gets the one line saying why, and playback goes on.
+    private func startMPRIS(control: ControlInput, warn: (String) -> Void) -> MPRISServer? {
+        do {
+            return try MPRISServer(
+                onCommand: { control.submit("remote \($0.rawValue)", origin: "MPRIS") },
+                onFailure: { FileHandle.standardError.write(Data("tutti: MPRIS stopped: \($0)\n".utf8)) })
+        } catch {
+            warn("MPRIS is off: \(error.message) (--no-mpris turns it off without this line)")
+            return nil
+        }
+    }
+
     private func probe(_ backend: any OutputBackend.Type, _ settings: OutputSettings, _ engine: Scene.EngineSettings) throws -> Int? {
         let rate: Int?
         do throws(TuttiError) {

@@ -200,3 +200,14 @@ def test_other_apps_audio_is_an_event_and_counts_for_the_hints(engine, music):
     assert len(changed) == 1 and not changed[0].other_audio_playing and not changed[0].other_audio_silence_secondary
     with pytest.raises(tutti.InvalidArgumentError, match="at"):
         engine.set_other_audio(True, at=-5)
+
+
+def test_other_audio_reads_back_what_was_set(engine):
+    assert engine.other_audio() == tutti.OtherAudioState(False, False)
+    engine.set_other_audio(True, clients=["pw-play"])
+    assert engine.other_audio() == tutti.OtherAudioState(True, False)
+    engine.set_other_audio(True, silence_secondary=True)
+    state = engine.other_audio()
+    assert state.other_audio_playing and state.silence_secondary
+    engine.set_other_audio(False)
+    assert engine.other_audio() == tutti.OtherAudioState(False, False)

@@ -2,6 +2,8 @@
 resume, ducking rules, the interaction table, bus effects, sources from memory, input sources
 and their recording, routes, and output to a device (ALSA's "null" PCM)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -360,3 +362,35 @@ def test_a_buffer_is_converted_with_the_quality_asked(quality, low, high):
 def test_an_unknown_quality_names_flags(engine, music):
     with pytest.raises(tutti.InvalidArgumentError, match="flags"):
         music.buffer(np.zeros(16), 44100, quality=9)
+
+
+@pytest.mark.skipif(not os.access("/usr/bin/dbus-daemon", os.X_OK) or not os.access("/usr/bin/dbus-send", os.X_OK),
+                    reason="needs dbus-daemon and dbus-send (the Debian package dbus)")
+def test_mpris_serves_the_output_on_a_private_session_bus(engine, music, tmp_path, monkeypatch):
+    import subprocess
+    import time
+
+    address = f"unix:path={tmp_path}/bus"
+    daemon = subprocess.Popen(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address={address}"])
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(f"{tmp_path}/bus") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+
+        def names() -> str:
+            return subprocess.run(
+                ["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                 "org.freedesktop.DBus.ListNames"], capture_output=True, text=True, check=True).stdout
+
+        music.tone(440.0, 0.5).play()
+        engine.start_output(device="null")  # off by default
+        assert '"org.mpris.MediaPlayer2.tutti"' not in names()
+        engine.stop_output()
+        engine.start_output(device="null", mpris=True)
+        assert '"org.mpris.MediaPlayer2.tutti"' in names()
+        engine.stop_output()
+        assert '"org.mpris.MediaPlayer2.tutti"' not in names()
+    finally:
+        daemon.terminate()
+        daemon.wait()

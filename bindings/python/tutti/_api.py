@@ -435,6 +435,13 @@ class SystemState(NamedTuple):
     call_active: bool
 
 
+class OtherAudioState(NamedTuple):
+    """tutti_system_get_other_audio: other apps' audio (rule 10)."""
+
+    other_audio_playing: bool
+    silence_secondary: bool
+
+
 class SessionStatus(NamedTuple):
     """tutti_session_get_state: the session's state, why it is silenced (None unless
     SILENCED), and the two hints of the policy."""
@@ -960,6 +967,7 @@ class Engine:
         capture: Optional["Input"] = None,
         capture_from: Optional[str] = None,
         routes: Union[Mapping[str, str], str, None] = None,
+        mpris: bool = False,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
@@ -967,7 +975,10 @@ class Engine:
         the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
         comma-separated); ``routes``: where the routes past main play, {name: destination} or
         "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
-        it starts (``output_backend`` says which). DeviceError says why a device cannot be opened."""
+        it starts (``output_backend`` says which). ``mpris``: serve MPRIS on the session bus
+        while the output runs (org.mpris.MediaPlayer2.tutti; its transport methods are remote
+        commands; without a session bus the output plays anyway). DeviceError says why a device
+        cannot be opened."""
         config = init_struct(_OutputConfig, lib.tutti_output_config_init_size)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
@@ -981,6 +992,7 @@ class Engine:
         if isinstance(routes, Mapping):
             routes = ";".join(f"{name}={dest}" for name, dest in routes.items())
         config.routes = _name(routes, "routes")
+        config.mpris = 1 if mpris else 0
         _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
 
     def stop_output(self, drain: bool = False) -> None:
@@ -1069,6 +1081,12 @@ class Engine:
             ctypes.byref(locked), ctypes.byref(muted), ctypes.byref(call)))
         return SystemState(volume.value, ringer.value, Route(route.value), bool(silent.value), bool(locked.value),
                            bool(muted.value), bool(call.value))
+
+    def other_audio(self) -> OtherAudioState:
+        """tutti_system_get_other_audio: other apps' audio as ``set_other_audio`` last set it."""
+        playing, silence = ctypes.c_int32(), ctypes.c_int32()
+        _check(lib.tutti_system_get_other_audio(self.ptr, ctypes.byref(playing), ctypes.byref(silence)))
+        return OtherAudioState(bool(playing.value), bool(silence.value))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -214,7 +214,7 @@ class Effect(Structure):
 
 
 class OutputConfig(Structure):
-    """tutti_output_config, the third layout (capture, then routes)."""
+    """tutti_output_config, the fourth layout (capture, then routes, then mpris)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -225,6 +225,7 @@ class OutputConfig(Structure):
         ("capture", c_uint64),
         ("capture_from", c_char_p),
         ("routes", c_char_p),
+        ("mpris", c_uint32),
     ]
 
 
@@ -308,6 +309,7 @@ _PROTOTYPES = {
     "tutti_system_set_route": (result, [engine_p, c_int32, frame_t]),
     "tutti_system_set_mic_muted": (result, [engine_p, c_int, frame_t]),
     "tutti_system_set_other_audio": (result, [engine_p, c_int, c_int, POINTER(c_char_p), c_size_t, frame_t]),
+    "tutti_system_get_other_audio": (result, [engine_p, POINTER(c_int32), POINTER(c_int32)]),
     "tutti_system_begin_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_end_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_remote_command": (result, [engine_p, c_int32, frame_t]),
