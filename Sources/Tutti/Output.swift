@@ -64,6 +64,12 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// `reconnect.timeout` (default 30 s; the engine then gets `deviceLost` and stays without
     /// an output until `stopOutput`).
     public var reconnect = ReconnectPolicy()
+    /// With `.pipewire` (or `.auto` resolved to it): follow other applications' playback
+    /// streams and hand every change to the policy as `setOtherAudio` does (playing, not
+    /// mixable when a stream's `media.role` is Music, Movie, Communication or none, the
+    /// applications' names), from the output's event thread. Default true; ALSA and JACK see
+    /// no other applications and ignore it. See docs/backends.md.
+    public var watchOtherAudio = true
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
     @available(*, deprecated, renamed: "busDestinations")
@@ -160,6 +166,7 @@ extension OutputConfiguration {
         settings.captureSources = captureSources
         settings.busDestinations = busDestinations
         settings.reconnect = reconnect
+        settings.watchOtherAudio = watchOtherAudio
         return settings
     }
 }
@@ -232,12 +239,14 @@ extension AudioEngine {
     }
 
     /// An output event, on the output's event-delivery thread: the policy hears about the
-    /// device, the host gets an event.
+    /// device (and, from PipeWire, about other applications' audio), the host gets an event.
     private func deviceEvent(_ event: OutputEvent, backend: String) {
         switch event {
         case .xrun(let total): reportDeviceEvent(.xrun(count: total))
         case .deviceLost(let reason, _): deviceLost(device: backend, reason: reason)
         case .deviceRestored: deviceRestored(device: backend)
+        case .otherAudioChanged(let playing, let silenceSecondary, let clients):
+            try? setOtherAudio(playing: playing, silenceSecondary: silenceSecondary, clients: clients)
         default: break
         }
     }
