@@ -178,6 +178,12 @@ extension AudioEngine {
     /// `state` if an output already runs or a pull render is in progress, `device` when the
     /// device cannot be opened (the message says why). Any thread.
     public func startOutput(_ configuration: OutputConfiguration = OutputConfiguration()) throws(TuttiError) {
+        try startOutput(configuration, pipeWireRemote: nil)
+    }
+
+    /// `startOutput(_:)` with PipeWire's daemon at `pipeWireRemote` (its socket; nil: the
+    /// default), for tests that run a private daemon. Any thread.
+    package func startOutput(_ configuration: OutputConfiguration, pipeWireRemote: String?) throws(TuttiError) {
         // Resolved before the output lock: the engine's lock is never taken inside it.
         var captureInput: InputSource?
         if let capture = configuration.capture {
@@ -193,9 +199,14 @@ extension AudioEngine {
                 throw TuttiError(.state, "a pull render is in progress on another thread")
             }
             do throws(TuttiError) {
-                let started = try backend.implementation.init(
-                    renderer: renderer, settings: settings, log: { _ in },
-                    onEvent: { [weak self] e in self?.deviceEvent(e, backend: backend.name) })
+                let onEvent: @Sendable (OutputEvent) -> Void = { [weak self] e in self?.deviceEvent(e, backend: backend.name) }
+                let started: any OutputBackend =
+                    if backend == .pipewire, let pipeWireRemote {
+                        try PipeWireOutput(
+                            renderer: renderer, settings: settings, remote: pipeWireRemote, log: { _ in }, onEvent: onEvent)
+                    } else {
+                        try backend.implementation.init(renderer: renderer, settings: settings, log: { _ in }, onEvent: onEvent)
+                    }
                 try started.start(frameLimit: nil)
                 running = started
             } catch {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import Tutti
 import TuttiOutput
 import TuttiPipeWire
 import TuttiTestSupport
@@ -97,6 +98,50 @@ struct OtherAudioWatcherTests {
         _ = player.wait(seconds: 15)
         #expect(Self.poll(seconds: 10) { seen.withLock { $0 }.last == .silent }, "\(seen.withLock { $0 })")
         #expect(watcher.snapshot == .silent)
+    }
+
+    /// The host API: an `AudioEngine` playing through PipeWire (`startOutput`) hands pw-play's
+    /// stream to the policy — the session's `isOtherAudioPlaying` and hint turn on, the event
+    /// `otherAudioChanged` names pw-play — and pw-play's end turns them off again; with
+    /// `watchOtherAudio` false nothing is reported.
+    @Test(.enabled(if: PipeWireServer.isAvailable && pwPlay != nil, PipeWireServer.skipReason))
+    func theHostAPIHandsItToThePolicy() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-watch-host")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = Self.wav(dir, seconds: 1.5)
+        for watching in [true, false] {
+            let engine = try AudioEngine()
+            let game = try engine.makeSession(SessionConfiguration(id: "game", categoryWhenOtherAudioPlaying: .ambient))
+            var configuration = OutputConfiguration()
+            configuration.backend = .pipewire
+            configuration.device = PipeWireServer.sink
+            configuration.watchOtherAudio = watching
+            try engine.startOutput(configuration, pipeWireRemote: server.socket)
+            defer { engine.stopOutput() }
+            var kinds: [AudioEvent.Kind] = []
+            func others() -> [AudioEvent.Kind] {
+                kinds += engine.pollEvents().map(\.kind)
+                return kinds.filter { if case .otherAudioChanged = $0 { true } else { false } }
+            }
+            let player = try Self.pwPlay(server, file, log: dir + "/pw-play.log")
+            defer { player.stop() }
+            if watching {
+                #expect(Self.poll(seconds: 10) { !others().isEmpty }, "\(kinds)")
+                #expect(others().first == .otherAudioChanged(playing: true, silenceSecondary: true, clients: ["pw-play"]))
+                #expect(try game.isOtherAudioPlaying && game.secondaryAudioShouldBeSilencedHint)
+                _ = player.wait(seconds: 15)
+                #expect(Self.poll(seconds: 10) { others().count == 2 }, "\(kinds)")
+                #expect(others().last == .otherAudioChanged(playing: false, silenceSecondary: false, clients: []))
+                #expect(try !game.isOtherAudioPlaying)
+            } else {
+                _ = player.wait(seconds: 15)
+                usleep(300_000)
+                #expect(others().isEmpty, "\(kinds)")
+                #expect(try !game.isOtherAudioPlaying)
+            }
+        }
     }
 
     /// `tutti play --backend pipewire --events FILE`: pw-play starting is journalled as
