@@ -106,8 +106,8 @@ typedef struct tpw_playing {
 
 /// Gets every running playback stream of other processes, on the watcher's loop thread (never
 /// a real-time one), after each change of one of them (its state or properties, a stream
-/// added or removed); `count` 0 and NULL when none runs or the daemon went away. The same list
-/// may come again (the caller compares).
+/// added or removed; at most the first 64); `count` 0 and NULL when none runs or the daemon
+/// went away. The same list may come again (the caller compares).
 typedef void (*tpw_watch_fn)(void *user, const tpw_playing *streams, size_t count);
 
 typedef struct tpw_watcher tpw_watcher;
