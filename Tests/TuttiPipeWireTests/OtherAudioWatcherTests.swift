@@ -9,9 +9,11 @@ import TuttiTestSupport
 
 /// Other applications' audio seen from PipeWire: the role table and the snapshot (pure), the
 /// watcher against a private daemon with `pw-play` as the other application, and `tutti play
-/// --backend pipewire` handing it to the policy (journal and fallback category).
-@Suite(.serialized)
-struct OtherAudioWatcherTests {
+/// --backend pipewire` handing it to the policy (journal and fallback category). The tests with a
+/// daemon are in the serialized suites `PipeWireOutputTests` and `PlayPipeWireCommandTests`
+/// (below): a third suite of them running beside those loads a busy machine enough to make
+/// their private daemons run cycles late.
+@Suite struct OtherAudioWatcherTests {
     static let pwPlay = PipeWireServer.tool("pw-play")
 
     /// Music, Movie, Communication and no role are not mixable; every other role is.
@@ -63,11 +65,14 @@ struct OtherAudioWatcherTests {
         }
         return true
     }
+}
 
+/// Other applications' audio seen by the watcher and by an engine playing through PipeWire.
+extension PipeWireOutputTests {
     /// The watcher in this process: nothing while only this process's own stream (a
     /// `PipeWireOutput`) plays; pw-play's running stream is `playing`, named "pw-play", not
     /// mixable (pw-play's role is Music); its end is `silent` again.
-    @Test(.enabled(if: PipeWireServer.isAvailable && pwPlay != nil, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, PipeWireServer.skipReason))
     func seesAnotherApplicationsStreamAndNotItsOwn() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -90,13 +95,15 @@ struct OtherAudioWatcherTests {
         #expect(seen.withLock { $0 }.isEmpty, "\(seen.withLock { $0 })")
         #expect(!collector.events.contains { if case .otherAudioChanged = $0 { true } else { false } }, "\(collector.lines)")
 
-        let player = try Self.pwPlay(server, Self.wav(dir, seconds: 2), log: dir + "/pw-play.log")
+        let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 2), log: dir + "/pw-play.log")
         defer { player.stop() }
-        #expect(Self.poll(seconds: 10) { seen.withLock { $0 }.contains { $0.playing } }, "\(seen.withLock { $0 }) \(player.output)")
+        #expect(
+            OtherAudioWatcherTests.poll(seconds: 10) { seen.withLock { $0 }.contains { $0.playing } },
+            "\(seen.withLock { $0 }) \(player.output)")
         let playing = try #require(seen.withLock { $0 }.first { $0.playing })
         #expect(playing == OtherAudioWatcher.Snapshot(playing: true, silenceSecondary: true, clients: ["pw-play"]))
         _ = player.wait(seconds: 15)
-        #expect(Self.poll(seconds: 10) { seen.withLock { $0 }.last == .silent }, "\(seen.withLock { $0 })")
+        #expect(OtherAudioWatcherTests.poll(seconds: 10) { seen.withLock { $0 }.last == .silent }, "\(seen.withLock { $0 })")
         #expect(watcher.snapshot == .silent)
     }
 
@@ -104,13 +111,13 @@ struct OtherAudioWatcherTests {
     /// stream to the policy — the session's `isOtherAudioPlaying` and hint turn on, the event
     /// `otherAudioChanged` names pw-play — and pw-play's end turns them off again; with
     /// `watchOtherAudio` false nothing is reported.
-    @Test(.enabled(if: PipeWireServer.isAvailable && pwPlay != nil, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, PipeWireServer.skipReason))
     func theHostAPIHandsItToThePolicy() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
         let dir = makeTemporaryFolder("tutti-pw-watch-host")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = Self.wav(dir, seconds: 1.5)
+        let file = OtherAudioWatcherTests.wav(dir, seconds: 1.5)
         for watching in [true, false] {
             let engine = try AudioEngine()
             let game = try engine.makeSession(SessionConfiguration(id: "game", categoryWhenOtherAudioPlaying: .ambient))
@@ -125,14 +132,14 @@ struct OtherAudioWatcherTests {
                 kinds += engine.pollEvents().map(\.kind)
                 return kinds.filter { if case .otherAudioChanged = $0 { true } else { false } }
             }
-            let player = try Self.pwPlay(server, file, log: dir + "/pw-play.log")
+            let player = try OtherAudioWatcherTests.pwPlay(server, file, log: dir + "/pw-play.log")
             defer { player.stop() }
             if watching {
-                #expect(Self.poll(seconds: 10) { !others().isEmpty }, "\(kinds)")
+                #expect(OtherAudioWatcherTests.poll(seconds: 10) { !others().isEmpty }, "\(kinds)")
                 #expect(others().first == .otherAudioChanged(playing: true, silenceSecondary: true, clients: ["pw-play"]))
                 #expect(try game.isOtherAudioPlaying && game.secondaryAudioShouldBeSilencedHint)
                 _ = player.wait(seconds: 15)
-                #expect(Self.poll(seconds: 10) { others().count == 2 }, "\(kinds)")
+                #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().count == 2 }, "\(kinds)")
                 #expect(others().last == .otherAudioChanged(playing: false, silenceSecondary: false, clients: []))
                 #expect(try !game.isOtherAudioPlaying)
             } else {
@@ -143,13 +150,16 @@ struct OtherAudioWatcherTests {
             }
         }
     }
+}
 
+/// Other applications' audio in `tutti play --backend pipewire`.
+extension PlayPipeWireCommandTests {
     /// `tutti play --backend pipewire --events FILE`: pw-play starting is journalled as
     /// `otherAudioChanged` playing (client pw-play, not mixable); a session with
     /// `categoryWhenOtherAudioPlaying` activated meanwhile (a control line) takes that
     /// category; pw-play's end is journalled as playing false. Tutti's own stream never
     /// counts (no entry before pw-play starts). The journal is polled with deadlines.
-    @Test(.enabled(if: PipeWireServer.isAvailable && pwPlay != nil && Tool.tutti != nil, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil && Tool.tutti != nil, PipeWireServer.skipReason))
     func tuttiPlayHandsItToThePolicy() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -189,26 +199,26 @@ struct OtherAudioWatcherTests {
             ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         func others() -> [String] { journal().filter { $0.contains(#""type":"otherAudioChanged""#) } }
-        #expect(Self.poll(seconds: 20) { stderr().contains("render thread:") }, "\(stderr())")
+        #expect(OtherAudioWatcherTests.poll(seconds: 20) { stderr().contains("render thread:") }, "\(stderr())")
         usleep(500_000)
         #expect(others().isEmpty, "tutti's own stream counted: \(others())")
 
-        let player = try Self.pwPlay(server, Self.wav(dir, seconds: 4), log: dir + "/pw-play.log")
+        let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 4), log: dir + "/pw-play.log")
         defer { player.stop() }
         let on = #""type":"otherAudioChanged","playing":true,"silenceSecondary":true,"clients":["pw-play"]"#
-        #expect(Self.poll(seconds: 10) { others().contains { $0.contains(on) } }, "\(others()) \(stderr())")
+        #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().contains { $0.contains(on) } }, "\(others()) \(stderr())")
         // While pw-play plays: the game activates in its fallback category.
         let line = Array("activate game\nplay fx\n".utf8)
         _ = line.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
         let activated = #""type":"sessionActivated","session":"game""#
-        #expect(Self.poll(seconds: 10) { journal().contains { $0.contains(activated) } }, "\(journal()) \(stderr())")
+        #expect(OtherAudioWatcherTests.poll(seconds: 10) { journal().contains { $0.contains(activated) } }, "\(journal()) \(stderr())")
         let activation = journal().first { $0.contains(activated) } ?? ""
         #expect(activation.contains(#""category":"ambient""#), "\(activation)")
         #expect(player.isRunning, "pw-play ended before the activation was decided: the test proves nothing")
 
         _ = player.wait(seconds: 15)
         let off = #""type":"otherAudioChanged","playing":false,"silenceSecondary":false,"clients":[]"#
-        #expect(Self.poll(seconds: 10) { others().last?.contains(off) == true }, "\(others())")
+        #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().last?.contains(off) == true }, "\(others())")
         #expect(others().count == 2, "\(others())")
         // A scene that records nothing ends at SIGTERM's default action.
         kill(play, SIGTERM)
