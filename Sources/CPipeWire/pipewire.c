@@ -829,6 +829,10 @@ static void on_watch_global(void *data, uint32_t id, uint32_t permissions, const
     if (strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0) return;
     const char *media_class = spa_dict_lookup(props, "media.class");
     if (!media_class || strcmp(media_class, "Stream/Output/Audio") != 0) return;
+    // This process's own streams are not bound at all (their client came first, with its pid):
+    // nothing to follow on them.
+    uint32_t client = dict_uint(props, "client.id");
+    if (client && client_pid(w, client) == w->self) return;
     if (w->count == w->capacity) {
         size_t capacity = w->capacity ? w->capacity * 2 : 16;
         struct watched **nodes = realloc(w->nodes, capacity * sizeof *nodes);
@@ -840,7 +844,7 @@ static void on_watch_global(void *data, uint32_t id, uint32_t permissions, const
     if (!x) return;
     x->watcher = w;
     x->id = id;
-    x->client = dict_uint(props, "client.id");
+    x->client = client;
     x->state = -2; // not known before its info
     copy(x->node, sizeof x->node, spa_dict_lookup(props, "node.name"));
     void *proxy = NULL;
