@@ -871,7 +871,8 @@ tutti_result tutti_system_set_mic_muted(tutti_engine *engine, int muted, tutti_f
  * them is not mixable, music, a movie, a call) also turns the "secondary audio should be
  * silenced" hint on. `clients`: `client_count` NUL-terminated UTF-8 names of the apps (NULL
  * when `client_count` is 0). A change sends TUTTI_EVENT_OTHER_AUDIO_CHANGED; the same again
- * changes nothing. Any thread. (An addition.) */
+ * changes nothing. An output started with TUTTI_BACKEND_PIPEWIRE reports this itself from the
+ * other apps' running playback streams. Any thread. (An addition.) */
 tutti_result tutti_system_set_other_audio(tutti_engine *engine, int playing, int silence_secondary,
                                           const char *const *clients, size_t client_count, tutti_frame at);
 /* A phone call begins at `at`: every session is interrupted. Any thread. */
@@ -1024,7 +1025,9 @@ enum {
                                sets the rate (must be the engine's) and the buffer size */
     TUTTI_BACKEND_PIPEWIRE = 2, /* one PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
                                    bus at the engine's rate (PipeWire resamples); device: the target node
-                                   (name or serial; NULL: the default sink); period_frames: node.latency */
+                                   (name or serial; NULL: the default sink); period_frames: node.latency;
+                                   while it plays, other apps' running playback streams are reported
+                                   to the policy as tutti_system_set_other_audio does (docs/backends.md) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs
                               (device: its name), else ALSA; the other fields go to the one chosen

@@ -14,6 +14,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <spa/param/audio/format-utils.h>
 #include <spa/buffer/buffer.h>
@@ -714,6 +715,275 @@ done:
 
 void tpw_free_nodes(tpw_node *nodes) { free(nodes); }
 
+// ---- Watching other applications' playback streams ----
+
+#define TPW_NODE_STATE_RUNNING 3
+#define TPW_NODE_CHANGE_MASK_STATE (1 << 2)
+#define TPW_NODE_CHANGE_MASK_PROPS (1 << 3)
+#define TPW_TYPE_INTERFACE_CLIENT "PipeWire:Interface:Client"
+
+/// One Stream/Output/Audio node followed (bound: its info events come on the loop thread).
+struct watched {
+    struct tpw_watcher *watcher;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    uint32_t id;
+    uint32_t client;   // client.id of the registry's global (0: none)
+    int state;         // pw_node_state from its info (running: 3)
+    long pid;          // application.process.id of its info (0: none)
+    char application[128];
+    char node[128];
+    char role[64];
+};
+
+/// A client global: its id and process (pipewire.sec.pid, else application.process.id).
+struct watched_client {
+    uint32_t id;
+    long pid;
+};
+
+struct tpw_watcher {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct pw_registry *registry;
+    struct spa_hook core_listener;
+    struct spa_hook registry_listener;
+    tpw_watch_fn changed;
+    void *user;
+    long self;                 // getpid()
+    struct watched **nodes;    // loop thread only
+    size_t count, capacity;
+    struct watched_client *clients;
+    size_t client_count, client_capacity;
+    bool gone;                 // the daemon went away: nothing more is reported
+};
+
+static long dict_pid(const struct spa_dict *props, const char *key) {
+    const char *text = props ? spa_dict_lookup(props, key) : NULL;
+    if (!text || !*text) return 0;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    return (end && *end == '\0' && value > 0) ? value : 0;
+}
+
+static long client_pid(struct tpw_watcher *w, uint32_t id) {
+    for (size_t i = 0; i < w->client_count; i++) {
+        if (w->clients[i].id == id) return w->clients[i].pid;
+    }
+    return 0;
+}
+
+/// Loop thread: the running streams of other processes to the callback.
+static void watch_report(struct tpw_watcher *w) {
+    if (w->gone) return;
+    tpw_playing list[64];
+    size_t n = 0;
+    for (size_t i = 0; i < w->count && n < sizeof list / sizeof list[0]; i++) {
+        struct watched *x = w->nodes[i];
+        if (x->state != TPW_NODE_STATE_RUNNING) continue;
+        if (x->pid == w->self || (x->client && client_pid(w, x->client) == w->self)) continue;
+        list[n++] = (tpw_playing){.application = x->application, .node = x->node, .role = x->role};
+    }
+    w->changed(w->user, n ? list : NULL, n);
+}
+
+static void on_watched_info(void *data, const struct tpw_node_info *info) {
+    struct watched *x = data;
+    if (info->change_mask & TPW_NODE_CHANGE_MASK_STATE) x->state = info->state;
+    if ((info->change_mask & TPW_NODE_CHANGE_MASK_PROPS) && info->props) {
+        const struct spa_dict *props = info->props;
+        const char *text;
+        if ((text = spa_dict_lookup(props, "application.name"))) copy(x->application, sizeof x->application, text);
+        if ((text = spa_dict_lookup(props, "node.name"))) copy(x->node, sizeof x->node, text);
+        copy(x->role, sizeof x->role, spa_dict_lookup(props, "media.role"));
+        if (dict_pid(props, "application.process.id")) x->pid = dict_pid(props, "application.process.id");
+        if (dict_uint(props, "client.id")) x->client = dict_uint(props, "client.id");
+    }
+    watch_report(x->watcher);
+}
+
+static const struct tpw_node_events watched_events = {
+    .version = TPW_VERSION_NODE_EVENTS,
+    .info = on_watched_info,
+};
+
+static void on_watch_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
+                            const struct spa_dict *props) {
+    (void)permissions, (void)version;
+    struct tpw_watcher *w = data;
+    if (!type || !props) return;
+    if (strcmp(type, TPW_TYPE_INTERFACE_CLIENT) == 0) {
+        long pid = dict_pid(props, "pipewire.sec.pid");
+        if (!pid) pid = dict_pid(props, "application.process.id");
+        if (w->client_count == w->client_capacity) {
+            size_t capacity = w->client_capacity ? w->client_capacity * 2 : 16;
+            struct watched_client *clients = realloc(w->clients, capacity * sizeof *clients);
+            if (!clients) return;
+            w->clients = clients;
+            w->client_capacity = capacity;
+        }
+        w->clients[w->client_count++] = (struct watched_client){.id = id, .pid = pid};
+        return;
+    }
+    if (strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0) return;
+    const char *media_class = spa_dict_lookup(props, "media.class");
+    if (!media_class || strcmp(media_class, "Stream/Output/Audio") != 0) return;
+    // This process's own streams are not bound at all (their client came first, with its pid):
+    // nothing to follow on them.
+    uint32_t client = dict_uint(props, "client.id");
+    if (client && client_pid(w, client) == w->self) return;
+    if (w->count == w->capacity) {
+        size_t capacity = w->capacity ? w->capacity * 2 : 16;
+        struct watched **nodes = realloc(w->nodes, capacity * sizeof *nodes);
+        if (!nodes) return;
+        w->nodes = nodes;
+        w->capacity = capacity;
+    }
+    struct watched *x = calloc(1, sizeof *x);
+    if (!x) return;
+    x->watcher = w;
+    x->id = id;
+    x->client = client;
+    x->state = -2; // not known before its info
+    copy(x->node, sizeof x->node, spa_dict_lookup(props, "node.name"));
+    void *proxy = NULL;
+    TPW_CALL(w->registry, struct tpw_registry_methods, proxy, bind, id, TPW_TYPE_INTERFACE_NODE, TPW_VERSION_NODE, 0);
+    if (!proxy) {
+        free(x);
+        return;
+    }
+    x->proxy = proxy;
+    int rc = 0;
+    TPW_CALL(proxy, struct tpw_node_methods, rc, add_listener, &x->listener, &watched_events, x);
+    (void)rc;
+    w->nodes[w->count++] = x;
+}
+
+static void forget(struct watched *x) {
+    spa_hook_remove(&x->listener);
+    p_pw_proxy_destroy(x->proxy);
+    free(x);
+}
+
+static void on_watch_global_remove(void *data, uint32_t id) {
+    struct tpw_watcher *w = data;
+    for (size_t i = 0; i < w->client_count; i++) {
+        if (w->clients[i].id == id) {
+            w->clients[i] = w->clients[--w->client_count];
+            return;
+        }
+    }
+    for (size_t i = 0; i < w->count; i++) {
+        if (w->nodes[i]->id == id) {
+            forget(w->nodes[i]);
+            memmove(&w->nodes[i], &w->nodes[i + 1], (w->count - i - 1) * sizeof *w->nodes);
+            w->count--;
+            watch_report(w);
+            return;
+        }
+    }
+}
+
+static const struct tpw_registry_events watch_registry_events = {
+    .version = TPW_VERSION_REGISTRY_EVENTS,
+    .global = on_watch_global,
+    .global_remove = on_watch_global_remove,
+};
+
+// The daemon went away (or refused the connection): nothing plays as far as we can tell.
+static void on_watch_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    (void)seq, (void)res, (void)message;
+    struct tpw_watcher *w = data;
+    if (id != TPW_ID_CORE || w->gone) return;
+    w->changed(w->user, NULL, 0);
+    w->gone = true;
+}
+
+static const struct tpw_core_events watch_core_events = {
+    .version = TPW_VERSION_CORE_EVENTS,
+    .error = on_watch_error,
+};
+
+tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user, char *error, size_t error_size) {
+    if (tpw_load(error, error_size) != 0) return NULL;
+    struct tpw_watcher *w = calloc(1, sizeof *w);
+    if (!w) {
+        copy(error, error_size, "out of memory");
+        return NULL;
+    }
+    w->changed = changed;
+    w->user = user;
+    w->self = (long)getpid();
+    w->loop = p_pw_thread_loop_new("tutti-pw-watch", NULL);
+    if (!w->loop) {
+        snprintf(error, error_size, "pw_thread_loop_new failed (%s)", strerror(errno));
+        free(w);
+        return NULL;
+    }
+    w->context = p_pw_context_new(p_pw_thread_loop_get_loop(w->loop), NULL, 0);
+    if (!w->context) {
+        snprintf(error, error_size, "pw_context_new failed (%s)", strerror(errno));
+        tpw_watch_close(w);
+        return NULL;
+    }
+    if (p_pw_thread_loop_start(w->loop) < 0) {
+        snprintf(error, error_size, "pw_thread_loop_start failed (%s)", strerror(errno));
+        tpw_watch_close(w);
+        return NULL;
+    }
+    p_pw_thread_loop_lock(w->loop);
+    struct pw_properties *connect_props = remote ? p_pw_properties_new("remote.name", remote, NULL) : NULL;
+    w->core = p_pw_context_connect(w->context, connect_props, 0);
+    if (!w->core) {
+        int e = errno;
+        p_pw_thread_loop_unlock(w->loop);
+        no_daemon(remote, e, error, error_size);
+        tpw_watch_close(w);
+        return NULL;
+    }
+    int rc = 0;
+    TPW_CALL(w->core, struct tpw_core_methods, rc, add_listener, &w->core_listener, &watch_core_events, w);
+    TPW_CALL(w->core, struct tpw_core_methods, w->registry, get_registry, TPW_VERSION_REGISTRY, 0);
+    if (!w->registry) {
+        p_pw_thread_loop_unlock(w->loop);
+        snprintf(error, error_size, "pw_core_get_registry failed (%s)", strerror(errno));
+        tpw_watch_close(w);
+        return NULL;
+    }
+    TPW_CALL(w->registry, struct tpw_registry_methods, rc, add_listener, &w->registry_listener, &watch_registry_events, w);
+    (void)rc;
+    p_pw_thread_loop_unlock(w->loop);
+    return w;
+}
+
+void tpw_watch_close(tpw_watcher *w) {
+    if (!w) return;
+    if (w->loop) {
+        p_pw_thread_loop_lock(w->loop);
+        w->gone = true;
+        for (size_t i = 0; i < w->count; i++) forget(w->nodes[i]);
+        w->count = 0;
+        if (w->registry) {
+            spa_hook_remove(&w->registry_listener);
+            p_pw_proxy_destroy((struct pw_proxy *)w->registry);
+            w->registry = NULL;
+        }
+        if (w->core) {
+            spa_hook_remove(&w->core_listener);
+            p_pw_core_disconnect(w->core);
+            w->core = NULL;
+        }
+        p_pw_thread_loop_unlock(w->loop);
+        p_pw_thread_loop_stop(w->loop);
+    }
+    if (w->context) p_pw_context_destroy(w->context);
+    if (w->loop) p_pw_thread_loop_destroy(w->loop);
+    free(w->nodes);
+    free(w->clients);
+    free(w);
+}
+
 // ---- The header check (Tests/TuttiPipeWireTests compiles this file with the real headers
 // and -DTPW_CHECK_HEADERS: the copies above must match them) ----
 #ifdef TPW_CHECK_HEADERS
@@ -757,4 +1027,10 @@ _Static_assert(TPW_VERSION_NODE == PW_VERSION_NODE, "node version");
 _Static_assert(TPW_VERSION_CORE_EVENTS == PW_VERSION_CORE_EVENTS, "core events version");
 _Static_assert(TPW_VERSION_REGISTRY_EVENTS == PW_VERSION_REGISTRY_EVENTS, "registry events version");
 _Static_assert(TPW_VERSION_NODE_EVENTS == PW_VERSION_NODE_EVENTS, "node events version");
+AT(struct tpw_node_info, struct pw_node_info, state);
+AT(struct tpw_node_info, struct pw_node_info, change_mask);
+AT(struct tpw_registry_events, struct pw_registry_events, global_remove);
+_Static_assert(TPW_NODE_STATE_RUNNING == PW_NODE_STATE_RUNNING, "node state running");
+_Static_assert(TPW_NODE_CHANGE_MASK_STATE == PW_NODE_CHANGE_MASK_STATE, "node change mask state");
+_Static_assert(TPW_NODE_CHANGE_MASK_PROPS == PW_NODE_CHANGE_MASK_PROPS, "node change mask props");
 #endif

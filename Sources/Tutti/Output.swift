@@ -73,6 +73,12 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// session bus or libsystemd the output plays anyway: `AudioEngine.mprisError` says why,
     /// `AudioEngine.mprisName` stays nil.
     public var mpris = false
+    /// With `.pipewire` (or `.auto` resolved to it): follow other applications' playback
+    /// streams and hand every change to the policy as `setOtherAudio` does (playing, not
+    /// mixable when a stream's `media.role` is Music, Movie, Communication or none, the
+    /// applications' names), from the output's event thread. Default true; ALSA and JACK see
+    /// no other applications and ignore it. See docs/backends.md.
+    public var watchOtherAudio = true
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
     @available(*, deprecated, renamed: "busDestinations")
@@ -169,6 +175,7 @@ extension OutputConfiguration {
         settings.captureSources = captureSources
         settings.busDestinations = busDestinations
         settings.reconnect = reconnect
+        settings.watchOtherAudio = watchOtherAudio
         return settings
     }
 }
@@ -180,6 +187,12 @@ extension AudioEngine {
     /// `state` if an output already runs or a pull render is in progress, `device` when the
     /// device cannot be opened (the message says why). Any thread.
     public func startOutput(_ configuration: OutputConfiguration = OutputConfiguration()) throws(TuttiError) {
+        try startOutput(configuration, pipeWireRemote: nil)
+    }
+
+    /// `startOutput(_:)` with PipeWire's daemon at `pipeWireRemote` (its socket; nil: the
+    /// default), for tests that run a private daemon. Any thread.
+    package func startOutput(_ configuration: OutputConfiguration, pipeWireRemote: String?) throws(TuttiError) {
         // Resolved before the output lock: the engine's lock is never taken inside it.
         var captureInput: InputSource?
         if let capture = configuration.capture {
@@ -195,9 +208,14 @@ extension AudioEngine {
                 throw TuttiError(.state, "a pull render is in progress on another thread")
             }
             do throws(TuttiError) {
-                let started = try backend.implementation.init(
-                    renderer: renderer, settings: settings, log: { _ in },
-                    onEvent: { [weak self] e in self?.deviceEvent(e, backend: backend.name) })
+                let onEvent: @Sendable (OutputEvent) -> Void = { [weak self] e in self?.deviceEvent(e, backend: backend.name) }
+                let started: any OutputBackend =
+                    if backend == .pipewire, let pipeWireRemote {
+                        try PipeWireOutput(
+                            renderer: renderer, settings: settings, remote: pipeWireRemote, log: { _ in }, onEvent: onEvent)
+                    } else {
+                        try backend.implementation.init(renderer: renderer, settings: settings, log: { _ in }, onEvent: onEvent)
+                    }
                 try started.start(frameLimit: nil)
                 running = started
             } catch {
@@ -264,12 +282,14 @@ extension AudioEngine {
     }
 
     /// An output event, on the output's event-delivery thread: the policy hears about the
-    /// device, the host gets an event.
+    /// device (and, from PipeWire, about other applications' audio), the host gets an event.
     private func deviceEvent(_ event: OutputEvent, backend: String) {
         switch event {
         case .xrun(let total): reportDeviceEvent(.xrun(count: total))
         case .deviceLost(let reason, _): deviceLost(device: backend, reason: reason)
         case .deviceRestored: deviceRestored(device: backend)
+        case .otherAudioChanged(let playing, let silenceSecondary, let clients):
+            try? setOtherAudio(playing: playing, silenceSecondary: silenceSecondary, clients: clients)
         default: break
         }
     }

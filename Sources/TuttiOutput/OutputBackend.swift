@@ -110,6 +110,11 @@ public struct OutputSettings: Sendable {
     public var lockMemory = false
     /// What to do when the device is lost.
     public var reconnect = ReconnectPolicy()
+    /// Watch other applications' audio and report it (`OutputEvent.otherAudioChanged`):
+    /// PipeWire only (the running playback streams of other processes, from a watcher thread
+    /// of its own; see docs/backends.md); ALSA and JACK see no other applications and ignore
+    /// it. Default true.
+    public var watchOtherAudio = true
     /// Called on the render thread right before and after each cycle's render (e.g. the
     /// RealtimeSanitizer's hooks); nil: nothing.
     public var realtimeScope: RealtimeScope?

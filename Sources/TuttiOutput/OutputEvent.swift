@@ -35,6 +35,13 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
     /// `deviceLost`, `deviceRestored`, `stalled`, `stallEnded`. Such a device is reopened
     /// without stopping main; playback never ends for it.
     indirect case bus(String, OutputEvent)
+    /// Other applications' audio changed, as the sound server shows it (PipeWire: the running
+    /// playback streams of other processes; `OutputSettings.watchOtherAudio`): whether one
+    /// plays, whether one is not mixable (its `media.role` is Music, Movie, Communication or
+    /// none), and which applications (sorted, each once). Made on the server's watcher thread,
+    /// never the render thread; the host layer hands it to the policy
+    /// (`AudioEngine.setOtherAudio`).
+    case otherAudioChanged(playing: Bool, silenceSecondary: Bool, clients: [String])
 
     /// One line for logs and `tutti play`'s stderr.
     public var description: String {
@@ -51,6 +58,10 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
         case .finished(let n): "finished (\(n) frames)"
         case .gaveUp(let e): "gave up: \(e)"
         case .bus(let name, let event): "output bus \(name): \(event)"
+        case .otherAudioChanged(let playing, let silence, let clients):
+            playing
+                ? "other apps' audio: playing (\(clients.joined(separator: ", ")))\(silence ? ", not mixable" : ", mixable")"
+                : "other apps' audio: silent"
         }
     }
 }

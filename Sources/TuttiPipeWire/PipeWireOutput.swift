@@ -18,7 +18,10 @@ import TuttiOutput
 /// callback. A supervisor thread (normal priority) turns counters into events and reads the
 /// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
-/// all.
+/// all. With `OutputSettings.watchOtherAudio` (the default) an `OtherAudioWatcher` (its own
+/// connection and loop thread, "tutti-pw-watch") follows the other applications' playback
+/// streams from `start` to `stop` and reports each change as `otherAudioChanged`; it is
+/// reopened with the stream after a reconnect.
 public final class PipeWireOutput: OutputBackend, Sendable {
     /// "pipewire". Any thread.
     public static let name = "pipewire"
@@ -54,6 +57,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0))
     private let lost = Atomic<Bool>(false)
+    /// Other applications' streams, from `start` (with `settings.watchOtherAudio`) to `stop`.
+    private let watcher = Mutex<OtherAudioWatcher?>(nil)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
     /// before `start`. Any thread.
     public var schedulingNote: String { control.withLock { $0.schedulingNote } }
@@ -238,7 +243,34 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
         updateTiming()
         control.withLock { $0.schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)" }
+        watchOtherAudio()
         try supervisor.start(name: "tutti-pw-sup") { [self] in supervise() }
+    }
+
+    /// The watcher, taken out (closed by the caller, outside the lock).
+    private func takeWatcher() -> OtherAudioWatcher? {
+        watcher.withLock { w -> OtherAudioWatcher? in
+            defer { w = nil }
+            return w
+        }
+    }
+
+    /// With `settings.watchOtherAudio`: (re)opens the watcher of other applications' streams,
+    /// whose changes become `otherAudioChanged` events. A watcher that cannot be opened is one
+    /// log line (playback goes on without it). Control thread at start, the supervisor after a
+    /// reconnect.
+    private func watchOtherAudio() {
+        guard settings.watchOtherAudio else { return }
+        takeWatcher()?.close()
+        do throws(TuttiError) {
+            let opened = try OtherAudioWatcher(remote: remote) { [events] snapshot in
+                events.emit(
+                    .otherAudioChanged(playing: snapshot.playing, silenceSecondary: snapshot.silenceSecondary, clients: snapshot.clients))
+            }
+            watcher.withLock { $0 = opened }
+        } catch {
+            log("other applications' audio is not watched: \(error.message)")
+        }
     }
 
     /// Connects `stream` and waits until it streams and has run two cycles (linked: nothing
@@ -284,6 +316,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// thread, or the event-delivery thread.
     public func stop(drain: Bool = false) {
         supervisor.stop()
+        takeWatcher()?.close()
         events.close()
         let (s, started) = control.withLock { ($0.stream?.pointer, $0.started) }
         guard let s else { return }
@@ -381,6 +414,7 @@ extension PipeWireOutput {
                 _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
                 updateTiming()
                 events.emit(.deviceRestored(status))
+                watchOtherAudio()
                 log("stream back: \(status)")
                 return
             } catch {

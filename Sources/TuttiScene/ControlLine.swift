@@ -8,6 +8,10 @@ public struct ControlLine: Sendable, Equatable {
     /// What it does, as the scene's own events would say it.
     public var action: Scene.Action
 
+    /// A line that does `action` (one built by the program rather than typed: `tutti play`'s
+    /// PipeWire watcher reports other applications' audio this way). Any thread.
+    public init(action: Scene.Action) { self.action = action }
+
     /// The lines understood, for the help text and for errors.
     public static let help = """
         volume V | ringer V (0…1) · volume up | volume down · route speaker|headphones|bluetooth|external · \

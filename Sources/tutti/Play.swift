@@ -34,7 +34,8 @@ struct Play: ParsableCommand {
             process callback (ports out_1 … out_N; docs/backends.md). \
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
-            (default: the default sink). \
+            (default: the default sink); other apps' running PipeWire playback streams are \
+            then applied as the `other` control line (journalled as otherAudioChanged). \
             A scene with an input source captures live into it: ALSA full duplex from \
             --capture-device (default: --device), or JACK input ports in_1 … (--capture-from \
             connects them). Sessions' recordTo WAVs are written while playing and moved into \
@@ -272,7 +273,7 @@ struct Play: ParsableCommand {
             output.renderHorizon = playback.renderHorizon
             playback.pollEvents()
             reportStart()
-            for event in output.pollEvents() { say("\(event)") }
+            for event in output.pollEvents() { try handle(event, playback: playback, journal: journal) }
         }
         reportStart()
         mpris?.stop()
@@ -320,6 +321,17 @@ struct Play: ParsableCommand {
         var levels = OutputLevels()
         (levels.peak, levels.clippedSampleCount) = playback.engine.renderer.outputLevels
         print("output: \(levels.summary)")
+    }
+
+    /// An output event while playing: other applications' audio (PipeWire's watcher) goes to
+    /// the policy at the first frame not decided yet, as the `other` control line does (its
+    /// journal entries written at once); every event is one line on stderr.
+    private func handle(_ event: OutputEvent, playback: ScenePlayback, journal: LiveJournal?) throws {
+        say("\(event)")
+        guard case .otherAudioChanged(let playing, let silence, let clients) = event else { return }
+        _ = try playback.apply(
+            ControlLine(action: .device(.otherAudio(OtherAudio(playing: playing, silenceSecondary: silence, clients: clients)))))
+        journal?.write(playback.journal)
     }
 
     /// The backend's probe; a PipeWire daemon that does not answer gets the way out added (a

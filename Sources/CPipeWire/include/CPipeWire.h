@@ -4,7 +4,8 @@
 //
 // Threads: tpw_open / connect / close and the queries from the control thread (or the
 // output's supervisor); the render callback runs on PipeWire's real-time data thread;
-// tpw_list_nodes from any thread but a real-time one (it blocks on the daemon).
+// tpw_list_nodes from any thread but a real-time one (it blocks on the daemon); a watcher
+// (tpw_watch_open) calls back on its own loop thread.
 #ifndef TUTTI_CPIPEWIRE_H
 #define TUTTI_CPIPEWIRE_H
 
@@ -93,6 +94,36 @@ int tpw_list_nodes(const char *remote, tpw_node **nodes, size_t *count, char *er
 
 /// Frees what tpw_list_nodes returned (NULL is ignored).
 void tpw_free_nodes(tpw_node *nodes);
+
+/// One other application's playback stream that runs now (media.class Stream/Output/Audio,
+/// node state running, not this process's). Strings are empty when the node does not have them;
+/// they live until the callback returns.
+typedef struct tpw_playing {
+    const char *application; // application.name
+    const char *node;        // node.name
+    const char *role;        // media.role
+} tpw_playing;
+
+/// Gets every running playback stream of other processes, on the watcher's loop thread (never
+/// a real-time one), after each change of one of them (its state or properties, a stream
+/// added or removed; at most the first 64); `count` 0 and NULL when none runs or the daemon
+/// went away. The same list may come again (the caller compares).
+typedef void (*tpw_watch_fn)(void *user, const tpw_playing *streams, size_t count);
+
+typedef struct tpw_watcher tpw_watcher;
+
+/// Starts a loop thread ("tutti-pw-watch") with its own connection to the daemon at `remote`
+/// (as tpw_config's remote; NULL: the default) and watches the registry: every node of media
+/// class Stream/Output/Audio is bound and its info followed. Streams of this process (the
+/// node's application.process.id, or its client's pipewire.sec.pid, equal to getpid()) are
+/// left out. `changed` is called as tpw_watch_fn says, the first time once the daemon's
+/// current streams are known (when one runs). NULL with a message in `error` when the library
+/// cannot be loaded or the daemon does not answer. Control thread.
+tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user, char *error, size_t error_size);
+
+/// Stops the loop thread (no callback runs after it returns), disconnects and frees
+/// everything. NULL is ignored. Never from the callback.
+void tpw_watch_close(tpw_watcher *watcher);
 
 #ifdef __cplusplus
 }
