@@ -31,6 +31,10 @@ enum { TMP_MESSAGE_METHOD_CALL = 1 };
 
 #define TMP_FUNCTIONS(X) \
     X(int, sd_bus_open_user, (sd_bus **ret)) \
+    X(int, sd_bus_new, (sd_bus **ret)) \
+    X(int, sd_bus_set_address, (sd_bus *bus, const char *address)) \
+    X(int, sd_bus_set_bus_client, (sd_bus *bus, int b)) \
+    X(int, sd_bus_start, (sd_bus *bus)) \
     X(int, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags)) \
     X(int, sd_bus_release_name, (sd_bus *bus, const char *name)) \
     X(int, sd_bus_add_object, (sd_bus *bus, sd_bus_slot **slot, const char *path, tmp_handler_t callback, void *userdata)) \
@@ -388,8 +392,21 @@ static int handle(sd_bus_message *m, void *userdata, tmp_bus_error *ret_error) {
 
 static int try_name(sd_bus *bus, const char *name) { return p_sd_bus_request_name(bus, name, 0); }
 
-tmp_server *tmp_open(const char *base_name, tmp_command_fn command, void *user, char *name, size_t name_size,
-                     char *error, size_t error_size) {
+/* A bus connection: the user's session bus, or the bus at `address` (a D-Bus address). */
+static int open_bus(const char *address, sd_bus **bus) {
+    if (!address) return p_sd_bus_open_user(bus);
+    int r = p_sd_bus_new(bus);
+    if (r < 0) return r;
+    if ((r = p_sd_bus_set_address(*bus, address)) < 0 || (r = p_sd_bus_set_bus_client(*bus, 1)) < 0 ||
+        (r = p_sd_bus_start(*bus)) < 0) {
+        p_sd_bus_flush_close_unref(*bus);
+        *bus = NULL;
+    }
+    return r;
+}
+
+tmp_server *tmp_open(const char *base_name, const char *address, tmp_command_fn command, void *user, char *name,
+                     size_t name_size, char *error, size_t error_size) {
     if (tmp_load(error, error_size) != 0) return NULL;
     tmp_server *s = calloc(1, sizeof *s);
     if (!s) {
@@ -400,9 +417,10 @@ tmp_server *tmp_open(const char *base_name, tmp_command_fn command, void *user, 
     s->command = command;
     s->user = user;
     copy(s->status, sizeof s->status, "Stopped");
-    int r = p_sd_bus_open_user(&s->bus);
+    int r = open_bus(address, &s->bus);
     if (r < 0) {
-        snprintf(error, error_size, "no session bus (%s)", strerror(-r));
+        if (address) snprintf(error, error_size, "no D-Bus bus answers at %s (%s)", address, strerror(-r));
+        else snprintf(error, error_size, "no session bus (%s)", strerror(-r));
         s->bus = NULL;
         tmp_close(s);
         return NULL;

@@ -61,7 +61,8 @@ public final class MPRISServer: @unchecked Sendable {
         var positionMicroseconds: Int64
     }
 
-    /// Connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus), takes
+    /// Connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus; or the
+    /// bus at `busAddress`, a D-Bus address such as "unix:path=/run/user/1000/bus"), takes
     /// the name (`baseName`, else `baseName`.instance<PID>) and starts the bus thread; the
     /// properties say Stopped with no track until `publish`. `onCommand` gets each transport
     /// method called, on the bus thread, before the reply is sent (a `stop` from there does
@@ -69,7 +70,8 @@ public final class MPRISServer: @unchecked Sendable {
     /// (the server then serves no more; the bus thread). Throws `device` when it cannot start: no session bus, libsystemd
     /// missing (the message names the Debian package), no name. Any thread but the real-time one.
     public init(
-        onCommand: @escaping @Sendable (RemoteCommand) -> Void, onFailure: @escaping @Sendable (String) -> Void = { _ in }
+        busAddress: String? = nil, onCommand: @escaping @Sendable (RemoteCommand) -> Void,
+        onFailure: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(TuttiError) {
         var error = [CChar](repeating: 0, count: 512)
         var name = [CChar](repeating: 0, count: 256)
@@ -80,7 +82,7 @@ public final class MPRISServer: @unchecked Sendable {
             guard let remote = RemoteCommand(rawValue: String(cString: command)) else { return }
             box.body(remote)
         }
-        guard let server = tmp_open(Self.baseName, command, box, &name, name.count, &error, error.count) else {
+        guard let server = tmp_open(Self.baseName, busAddress, command, box, &name, name.count, &error, error.count) else {
             Unmanaged<CommandBox>.fromOpaque(box).release()
             throw TuttiError(.device, Self.text(error))
         }
@@ -172,10 +174,11 @@ final class EngineMPRIS: Sendable {
     private let running = MPRISFlag(true)
     private let thread: Mutex<pthread_t?>
 
-    /// Starts the server (commands go to the engine's `sendRemoteCommand`) and the publisher.
+    /// Starts the server on the session bus or the bus at `busAddress` (commands go to the
+    /// engine's `sendRemoteCommand`) and the publisher.
     /// Throws `device` when the server cannot start.
-    init(engine: AudioEngine) throws(TuttiError) {
-        server = try MPRISServer(onCommand: { [weak engine] command in try? engine?.sendRemoteCommand(command) })
+    init(engine: AudioEngine, busAddress: String?) throws(TuttiError) {
+        server = try MPRISServer(busAddress: busAddress, onCommand: { [weak engine] command in try? engine?.sendRemoteCommand(command) })
         thread = Mutex(nil)
         let rate = Int64(engine.sampleRate)
         let publish: @Sendable () -> Void = { [weak engine, server] in

@@ -73,6 +73,9 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// session bus or libsystemd the output plays anyway: `AudioEngine.mprisError` says why,
     /// `AudioEngine.mprisName` stays nil.
     public var mpris = false
+    /// The bus `mpris` serves on: nil, the session bus; else a D-Bus address (tests give a
+    /// private bus's, without touching the process's environment).
+    package var mprisBusAddress: String?
     /// With `.pipewire` (or `.auto` resolved to it): follow other applications' playback
     /// streams and hand every change to the policy as `setOtherAudio` does (playing, not
     /// mixable when a stream's `media.role` is Music, Movie, Communication or none, the
@@ -227,7 +230,7 @@ extension AudioEngine {
         // After the output lock: the server's threads take the engine's lock.
         var started: EngineMPRIS?
         var failure: String?
-        do throws(TuttiError) { started = try EngineMPRIS(engine: self) } catch { failure = error.message }
+        do throws(TuttiError) { started = try EngineMPRIS(engine: self, busAddress: configuration.mprisBusAddress) } catch { failure = error.message }
         let previous = mpris.withLock { m in
             defer { m = (started, failure) }
             return m.server

@@ -5,28 +5,12 @@ import Tutti
 import TuttiTestSupport
 
 /// The library's MPRIS server (`OutputConfiguration.mpris`) on an `AudioEngine` playing to
-/// ALSA's `null` PCM, on a private session bus. sd-bus reads the address from this process's
-/// DBUS_SESSION_BUS_ADDRESS when the output starts: it is set around `startOutput` only (a
-/// `tutti play` another suite spawns in that moment could inherit it, so the checks name the
-/// engine's own name and process, never assume the bus holds nothing else).
+/// ALSA's `null` PCM, on a private session bus given by its address
+/// (`OutputConfiguration.mprisBusAddress`: the process's environment is not touched, as
+/// other suites run in parallel). The checks name the engine's own name and process.
 @Suite(.serialized, .enabled(if: PrivateSessionBus.isAvailable, "needs dbus-daemon, dbus-send and dbus-monitor (the Debian package dbus)"))
 struct EngineMPRISTests {
     static let name = "org.mpris.MediaPlayer2.tutti"
-
-    /// Runs `body` with DBUS_SESSION_BUS_ADDRESS set to `bus`'s address, then restores it.
-    static func onBus<R>(_ bus: PrivateSessionBus, _ body: () throws -> R) rethrows -> R {
-        try onBus(address: bus.address, body)
-    }
-
-    /// Runs `body` with DBUS_SESSION_BUS_ADDRESS set to `address`, then restores it.
-    static func onBus<R>(address: String, _ body: () throws -> R) rethrows -> R {
-        let saved = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
-        setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
-        defer {
-            if let saved { setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
-        }
-        return try body()
-    }
 
     /// An engine with a music session answering every remote command, its tone playing.
     static func musicEngine() throws -> (AudioEngine, SessionHandle, SourceHandle) {
@@ -66,7 +50,8 @@ struct EngineMPRISTests {
         config.device = "null"
         config.periodFrames = 256
         config.mpris = true
-        try Self.onBus(bus) { try engine.startOutput(config) }
+        config.mprisBusAddress = bus.address
+        try engine.startOutput(config)
         defer { engine.stopOutput() }
         #expect(engine.mprisError == nil, "\(engine.mprisError ?? "")")
         let name = try #require(engine.mprisName)
@@ -103,7 +88,8 @@ struct EngineMPRISTests {
         var config = OutputConfiguration()
         config.device = "null"
         #expect(!config.mpris)
-        try Self.onBus(bus) { try engine.startOutput(config) }
+        config.mprisBusAddress = bus.address
+        try engine.startOutput(config)
         defer { engine.stopOutput() }
         usleep(200_000)
         #expect(engine.mprisName == nil)
@@ -119,7 +105,8 @@ struct EngineMPRISTests {
         var config = OutputConfiguration()
         config.device = "null"
         config.mpris = true
-        try Self.onBus(address: "unix:path=\(dir)/no-bus") { try engine.startOutput(config) }
+        config.mprisBusAddress = "unix:path=\(dir)/no-bus"
+        try engine.startOutput(config)
         defer { engine.stopOutput() }
         #expect(engine.isOutputRunning)
         #expect(engine.mprisName == nil)

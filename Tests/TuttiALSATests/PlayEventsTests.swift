@@ -81,16 +81,6 @@ final class LivePlay {
     }
 }
 
-/// Polls `condition` every 20 ms for at most `seconds`; its last value.
-func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
-
 /// The JSON lines of a file (empty lines dropped).
 func jsonLines(_ path: String) -> [String] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

@@ -14,7 +14,7 @@ import TuttiTestSupport
 /// (below): a third suite of them running beside those loads a busy machine enough to make
 /// their private daemons run cycles late.
 @Suite struct OtherAudioWatcherTests {
-    static let pwPlay = PipeWireServer.tool("pw-play")
+    static let pwPlay = Tool.find("pw-play")
 
     /// Music, Movie, Communication and no role are not mixable; every other role is.
     @Test func theRoleTable() {
@@ -55,16 +55,6 @@ import TuttiTestSupport
         return try Child(
             [pwPlay!, "--target", PipeWireServer.sink, file], environment: env.map { "\($0.key)=\($0.value)" }, stdout: log)
     }
-
-    /// Polls `condition` every 20 ms for at most `seconds`; whether it came true.
-    static func poll(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
 }
 
 /// Other applications' audio seen by the watcher and by an engine playing through PipeWire.
@@ -72,7 +62,7 @@ extension PipeWireOutputTests {
     /// The watcher in this process: nothing while only this process's own stream (a
     /// `PipeWireOutput`) plays; pw-play's running stream is `playing`, named "pw-play", not
     /// mixable (pw-play's role is Music); its end is `silent` again.
-    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, Comment(rawValue: PipeWireServer.skipReason)))
     func seesAnotherApplicationsStreamAndNotItsOwn() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -98,12 +88,12 @@ extension PipeWireOutputTests {
         let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 2), log: dir + "/pw-play.log")
         defer { player.stop() }
         #expect(
-            OtherAudioWatcherTests.poll(seconds: 10) { seen.withLock { $0 }.contains { $0.playing } },
+            eventually(10) { seen.withLock { $0 }.contains { $0.playing } },
             "\(seen.withLock { $0 }) \(player.output)")
         let playing = try #require(seen.withLock { $0 }.first { $0.playing })
         #expect(playing == OtherAudioWatcher.Snapshot(playing: true, silenceSecondary: true, clients: ["pw-play"]))
         _ = player.wait(seconds: 15)
-        #expect(OtherAudioWatcherTests.poll(seconds: 10) { seen.withLock { $0 }.last == .silent }, "\(seen.withLock { $0 })")
+        #expect(eventually(10) { seen.withLock { $0 }.last == .silent }, "\(seen.withLock { $0 })")
         #expect(watcher.snapshot == .silent)
     }
 
@@ -111,7 +101,7 @@ extension PipeWireOutputTests {
     /// stream to the policy — the session's `isOtherAudioPlaying` and hint turn on, the event
     /// `otherAudioChanged` names pw-play — and pw-play's end turns them off again; with
     /// `watchOtherAudio` false nothing is reported.
-    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, Comment(rawValue: PipeWireServer.skipReason)))
     func theHostAPIHandsItToThePolicy() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -135,11 +125,11 @@ extension PipeWireOutputTests {
             let player = try OtherAudioWatcherTests.pwPlay(server, file, log: dir + "/pw-play.log")
             defer { player.stop() }
             if watching {
-                #expect(OtherAudioWatcherTests.poll(seconds: 10) { !others().isEmpty }, "\(kinds)")
+                #expect(eventually(10) { !others().isEmpty }, "\(kinds)")
                 #expect(others().first == .otherAudioChanged(playing: true, silenceSecondary: true, clients: ["pw-play"]))
                 #expect(try game.isOtherAudioPlaying && game.secondaryAudioShouldBeSilencedHint)
                 _ = player.wait(seconds: 15)
-                #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().count == 2 }, "\(kinds)")
+                #expect(eventually(10) { others().count == 2 }, "\(kinds)")
                 #expect(others().last == .otherAudioChanged(playing: false, silenceSecondary: false, clients: []))
                 #expect(try !game.isOtherAudioPlaying)
             } else {
@@ -159,7 +149,10 @@ extension PlayPipeWireCommandTests {
     /// `categoryWhenOtherAudioPlaying` activated meanwhile (a control line) takes that
     /// category; pw-play's end is journalled as playing false. Tutti's own stream never
     /// counts (no entry before pw-play starts). The journal is polled with deadlines.
-    @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil && Tool.tutti != nil, PipeWireServer.skipReason))
+    @Test(
+        .enabled(
+            if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil && Tool.tutti != nil,
+            Comment(rawValue: PipeWireServer.skipReason)))
     func tuttiPlayHandsItToThePolicy() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -199,26 +192,26 @@ extension PlayPipeWireCommandTests {
             ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         func others() -> [String] { journal().filter { $0.contains(#""type":"otherAudioChanged""#) } }
-        #expect(OtherAudioWatcherTests.poll(seconds: 20) { stderr().contains("render thread:") }, "\(stderr())")
+        #expect(eventually(20) { stderr().contains("render thread:") }, "\(stderr())")
         usleep(500_000)
         #expect(others().isEmpty, "tutti's own stream counted: \(others())")
 
         let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 4), log: dir + "/pw-play.log")
         defer { player.stop() }
         let on = #""type":"otherAudioChanged","playing":true,"silenceSecondary":true,"clients":["pw-play"]"#
-        #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().contains { $0.contains(on) } }, "\(others()) \(stderr())")
+        #expect(eventually(10) { others().contains { $0.contains(on) } }, "\(others()) \(stderr())")
         // While pw-play plays: the game activates in its fallback category.
         let line = Array("activate game\nplay fx\n".utf8)
         _ = line.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
         let activated = #""type":"sessionActivated","session":"game""#
-        #expect(OtherAudioWatcherTests.poll(seconds: 10) { journal().contains { $0.contains(activated) } }, "\(journal()) \(stderr())")
+        #expect(eventually(10) { journal().contains { $0.contains(activated) } }, "\(journal()) \(stderr())")
         let activation = journal().first { $0.contains(activated) } ?? ""
         #expect(activation.contains(#""category":"ambient""#), "\(activation)")
         #expect(player.isRunning, "pw-play ended before the activation was decided: the test proves nothing")
 
         _ = player.wait(seconds: 15)
         let off = #""type":"otherAudioChanged","playing":false,"silenceSecondary":false,"clients":[]"#
-        #expect(OtherAudioWatcherTests.poll(seconds: 10) { others().last?.contains(off) == true }, "\(others())")
+        #expect(eventually(10) { others().last?.contains(off) == true }, "\(others())")
         #expect(others().count == 2, "\(others())")
         // A scene that records nothing ends at SIGTERM's default action.
         kill(play, SIGTERM)

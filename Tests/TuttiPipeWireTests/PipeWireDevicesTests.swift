@@ -25,7 +25,7 @@ extension PipeWireOutputTests {
     /// The null sink is listed with its name, media.class, rate (its `audio.rate` property) and
     /// channels (from its EnumFormat: it has no `audio.channels`); an added source with its
     /// description, its 3 channels and its format's rate; nothing else but audio devices.
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func listsTheSinksAndSources() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -68,7 +68,7 @@ extension PlayPipeWireCommandTests {
     /// `tutti devices --backend pipewire` lists the sink and the source under their headings;
     /// `tutti devices` (auto) picks PipeWire when its daemon answers and says so on stderr.
     @Test(
-        .enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+        .enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func theDevicesCommandListsTheNodes() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -106,7 +106,7 @@ extension PlayPipeWireCommandTests {
     /// `tutti play --target` (or `--route main=`) naming no sink: exit 1 before anything plays,
     /// an error naming the option and listing the sinks (a source is not one).
     @Test(
-        .enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+        .enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func anUnknownTargetListsTheSinks() throws {
         let server = try PipeWireServer()
         defer { server.stop() }

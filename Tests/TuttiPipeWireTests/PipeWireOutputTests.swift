@@ -166,7 +166,7 @@ enum Measure {
     /// to the null sink: the recording holds main's tone at its level and frequency without a
     /// gap, cue's tone is not in it, and the output reports `finished` after exactly the frame
     /// limit.
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func playsTheMainBusIntoTheTargetSink() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -212,7 +212,7 @@ enum Measure {
 
     /// The daemon killed while playing and not back within `reconnect.timeout` (1 s):
     /// `deviceLost`, then `gaveUp` with a `device` failure, and `waitUntilFinished` returns.
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func aDaemonThatStaysAwayEndsTheOutputWithAFailure() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -241,7 +241,7 @@ enum Measure {
     /// stream runs, and the engine carries on from where it was (the tone is in a recording of
     /// the new daemon's sink at its level; the engine clock never jumps: no frame rendered
     /// while lost).
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func aRestartedDaemonIsReconnected() throws {
         let server = try PipeWireServer()
         defer { server.stop() }

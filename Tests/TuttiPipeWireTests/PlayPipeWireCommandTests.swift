@@ -24,7 +24,7 @@ struct PlayPipeWireCommandTests {
     /// arrives at 1 kHz and amplitude 0.5 for the scene's duration (gaps from a late graph
     /// cycle aside: `playsTheMainBusIntoTheTargetSink` checks there are none at the default
     /// quantum), and the report names the backend, the target and the granted period.
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason), arguments: [48_000, 44_100])
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)), arguments: [48_000, 44_100])
     func playsASceneToTheTarget(sampleRate: Int) throws {
         let server = try PipeWireServer()
         defer { server.stop() }
@@ -47,7 +47,7 @@ struct PlayPipeWireCommandTests {
 
     /// `--backend auto` with a daemon answering picks PipeWire (the report says so) and plays
     /// to the default sink (the private daemon's only one): the tone arrives, measured as above.
-    @Test(.enabled(if: PipeWireServer.isAvailable, PipeWireServer.skipReason))
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func autoPicksPipeWireWhenADaemonAnswers() throws {
         let server = try PipeWireServer()
         defer { server.stop() }

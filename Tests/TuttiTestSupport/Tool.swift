@@ -93,3 +93,14 @@ public enum Tool {
         throw POSIXError(.EINVAL)
     }
 }
+
+/// Polls `condition` every 20 ms for at most `seconds`; its last value. For waits on another
+/// process or thread (a server, a journal file) with a deadline instead of a fixed sleep.
+public func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}

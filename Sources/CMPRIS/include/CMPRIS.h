@@ -25,12 +25,14 @@ typedef struct tmp_server tmp_server;
 /// in `error` naming the library and its Debian package.
 int tmp_load(char *error, size_t error_size);
 
-/// Connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus), takes
-/// the name `base_name` (or, when another process owns it, `base_name`.instance<PID>, which
-/// MPRIS allows) and serves /org/mpris/MediaPlayer2. The name taken is copied into `name`.
-/// NULL with a message in `error` when there is no session bus or no name could be taken.
-tmp_server *tmp_open(const char *base_name, tmp_command_fn command, void *user, char *name, size_t name_size,
-                     char *error, size_t error_size);
+/// Connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus), or to
+/// the bus at `address` (a D-Bus address, e.g. "unix:path=/run/user/1000/bus") when it is not
+/// NULL, takes the name `base_name` (or, when another process owns it,
+/// `base_name`.instance<PID>, which MPRIS allows) and serves /org/mpris/MediaPlayer2. The name
+/// taken is copied into `name`. NULL with a message in `error` when there is no bus or no
+/// name could be taken.
+tmp_server *tmp_open(const char *base_name, const char *address, tmp_command_fn command, void *user, char *name,
+                     size_t name_size, char *error, size_t error_size);
 
 /// What the properties say from now on: PlaybackStatus ("Playing", "Paused" or "Stopped"),
 /// the now-playing session's id (NULL or empty: none; Metadata then has the NoTrack track id

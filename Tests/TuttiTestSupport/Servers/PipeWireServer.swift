@@ -1,45 +1,36 @@
 import Foundation
 import Glibc
-import Testing
-import TuttiTestSupport
 
 /// A private PipeWire daemon with a null sink "testsink" (48 kHz stereo), a private session bus
 /// and WirePlumber (which links streams to their target), all in a temporary folder given as
 /// XDG_RUNTIME_DIR, HOME and XDG_CONFIG_HOME, so tests never touch the machine's own daemon.
 /// Every process is killed and reaped when the server is dropped (or by `stop()`).
 /// Thread: the test's.
-final class PipeWireServer {
-    static func tool(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
-            let p = "\(dir)/\(name)"
-            if access(p, X_OK) == 0 { return p }
-        }
-        return nil
-    }
-    static let pipewire = tool("pipewire")
-    static let wireplumber = tool("wireplumber")
-    static let pwCli = tool("pw-cli")
-    static let pwRecord = tool("pw-record")
-    static let dbusDaemon = tool("dbus-daemon")
-    static var isAvailable: Bool {
+public final class PipeWireServer {
+    public static let pipewire = Tool.find("pipewire")
+    public static let wireplumber = Tool.find("wireplumber")
+    public static let pwCli = Tool.find("pw-cli")
+    public static let pwRecord = Tool.find("pw-record")
+    public static let dbusDaemon = Tool.find("dbus-daemon")
+    public static var isAvailable: Bool {
         pipewire != nil && wireplumber != nil && pwCli != nil && pwRecord != nil && dbusDaemon != nil
             && dlopen("libpipewire-0.3.so.0", RTLD_NOW) != nil
     }
-    static let skipReason: Comment =
+    public static let skipReason: String =
         "PipeWire tests skipped: install pipewire pipewire-bin wireplumber dbus (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber libpipewire-0.3-dev libspa-0.2-dev)"
 
     /// The null sink's node name.
-    static let sink = "testsink"
+    public static let sink = "testsink"
 
-    let directory: String
+    public let directory: String
     /// The daemon's socket (an absolute path: `PipeWireOutput`'s `remote`, `PIPEWIRE_REMOTE`).
-    let socket: String
-    private(set) var busAddress = ""
+    public let socket: String
+    public private(set) var busAddress = ""
     private var daemon: Child?
     private var sessionManager: Child?
     private var busPid: pid_t?
 
-    init() throws {
+    public init() throws {
         directory = makeTemporaryFolder("tutti-pipewire")
         socket = directory + "/run/pipewire-0"
         let fm = FileManager.default
@@ -66,7 +57,7 @@ final class PipeWireServer {
     }
 
     /// The environment of a client of this server: its folders, its bus and its socket.
-    var clientEnvironment: [String: String] {
+    public var clientEnvironment: [String: String] {
         [
             "XDG_RUNTIME_DIR": directory + "/run", "HOME": directory + "/home", "XDG_CONFIG_HOME": directory + "/config",
             "DBUS_SESSION_BUS_ADDRESS": busAddress, "PIPEWIRE_REMOTE": socket,
@@ -93,7 +84,7 @@ final class PipeWireServer {
     }
 
     /// Starts the daemon and WirePlumber (again, after `stopDaemon`: same socket, same sink).
-    func startDaemon() throws {
+    public func startDaemon() throws {
         daemon = try Child([Self.pipewire!], environment: childEnvironment, stdout: directory + "/pipewire.log")
         try waitFor("the PipeWire daemon", seconds: 30) { (try? self.cli(["info", "0"]).status) == 0 }
         sessionManager = try Child([Self.wireplumber!], environment: childEnvironment, stdout: directory + "/wireplumber.log")
@@ -104,7 +95,7 @@ final class PipeWireServer {
     }
 
     /// Stops WirePlumber and the daemon (the bus stays): its clients lose it.
-    func stopDaemon() {
+    public func stopDaemon() {
         sessionManager?.stop()
         sessionManager = nil
         daemon?.stop()
@@ -112,7 +103,7 @@ final class PipeWireServer {
     }
 
     /// `pw-cli ARGS` against this server.
-    func cli(_ arguments: [String]) throws -> Tool.Result { try Tool.run([Self.pwCli!] + arguments, environment: clientEnvironment) }
+    public func cli(_ arguments: [String]) throws -> Tool.Result { try Tool.run([Self.pwCli!] + arguments, environment: clientEnvironment) }
 
     private func waitFor(_ what: String, seconds: Double, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
@@ -124,7 +115,7 @@ final class PipeWireServer {
     }
 
     /// Kills WirePlumber, the daemon and the bus (reaped). Idempotent.
-    func stop() {
+    public func stop() {
         stopDaemon()
         if let pid = busPid {
             kill(pid, SIGTERM)
@@ -135,7 +126,7 @@ final class PipeWireServer {
     }
 
     /// Whether `pid` runs (a zombie, not ours to reap — the forked bus's parent is gone — does not).
-    static func isAlive(_ pid: pid_t) -> Bool {
+    public static func isAlive(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return false }
@@ -144,11 +135,11 @@ final class PipeWireServer {
 
     /// Records the sink's monitor as float32 stereo at 48 kHz (`pw-record --target testsink`)
     /// until `finish()`. Ready (linked, data arriving) when `init` returns.
-    final class Recording {
-        let path: String
+    public final class Recording {
+        public let path: String
         private var child: Child
 
-        init(_ server: PipeWireServer, name: String = "recording") throws {
+        public init(_ server: PipeWireServer, name: String = "recording") throws {
             let file = server.directory + "/\(name).wav"
             path = file
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
@@ -178,7 +169,7 @@ final class PipeWireServer {
 
         /// Stops the recorder (SIGINT: it finishes the WAV header) and returns the left
         /// channel.
-        func finish() throws -> [Float] {
+        public func finish() throws -> [Float] {
             kill(child.pid, SIGINT)
             child.wait(seconds: 10)
             let samples = try Tool.wavFloats(path)
@@ -188,6 +179,6 @@ final class PipeWireServer {
 }
 
 struct ServerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
