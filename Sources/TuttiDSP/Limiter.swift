@@ -78,6 +78,13 @@ public struct PeakLimiter {
     @usableFromInline var frame: Int64 = 0
     /// The smallest gain of the last `process` call.
     @usableFromInline var meterGain: Float = 1
+    /// Always the per-frame loops, never the stereo paths (whose output must equal theirs, bit
+    /// for bit): tests set it to get the reference. Control side, before processing.
+    @usableFromInline package var perFrameReference = false
+    /// Per-frame gains of the chunk being processed (`gainChunkFrames` floats).
+    @usableFromInline let gainScratch: UnsafeMutablePointer<Float>
+    /// Frames per pass of the stereo path (the size of `gainScratch`).
+    @usableFromInline static let gainChunkFrames = 256
 
     /// Its largest gain reduction during the last `process` call: the smallest linear gain
     /// (≤ 1) it applied to any frame it output then; 1 when it left the audio untouched. Only
@@ -105,6 +112,8 @@ public struct PeakLimiter {
         window = .allocate(capacity: l + 1)
         window.initialize(repeating: 1, count: l + 1)
         windowSum = Double(l + 1)
+        gainScratch = allocateAudio(Float.self, capacity: PeakLimiter.gainChunkFrames)
+        gainScratch.initialize(repeating: 1, count: PeakLimiter.gainChunkFrames)
     }
 
     /// The lookahead delay line's first byte (64-byte aligned: `allocateAudio`). Tests and
@@ -117,6 +126,7 @@ public struct PeakLimiter {
         minFrames.deallocate()
         minGains.deallocate()
         window.deallocate()
+        deallocateAudio(gainScratch)
     }
 
     /// The gain frame `f` of `buffer` needs: ceiling / its largest absolute sample, or 1.
@@ -147,6 +157,72 @@ public struct PeakLimiter {
         return g
     }
 
+    /// `step(toward:)` over `gains[0..<count]` in place (needed gains in, released gains out),
+    /// lowering `smallest` to the smallest. Eight frames at a time, first as if every step were
+    /// only r × release (no frame in them needs a drop, the reduction does not fall below
+    /// 1e-6: a chain of one multiplication per frame); when that fails for one of the eight,
+    /// they are done again step by step from the same state. The same values either way.
+    @inlinable @inline(__always) @_noLocks
+    static func envelope(
+        _ gains: UnsafeMutablePointer<Float>, frameCount count: Int, reduction r: inout Float, release rel: Float,
+        smallest: inout Float
+    ) {
+        var k = 0
+        while k &+ 8 <= count {
+            var m = r
+            var ms = SIMD8<Float>()
+            for j in 0..<8 {
+                m *= rel
+                ms[j] = m
+            }
+            let needed = UnsafeRawPointer(gains + k).loadUnaligned(as: SIMD8<Float>.self)
+            let g = 1 - ms
+            let fails = (needed .< g) .| ((ms .> 0) .& (ms .< 1e-6))
+            if !any(fails) {
+                UnsafeMutableRawPointer(gains + k).storeBytes(of: g, as: SIMD8<Float>.self)
+                for j in 0..<8 where g[j] < smallest { smallest = g[j] }
+                r = m
+            } else {
+                for j in k..<(k &+ 8) {
+                    gains[j] = step(&r, release: rel, toward: gains[j], smallest: &smallest)
+                }
+            }
+            k &+= 8
+        }
+        while k < count {
+            gains[k] = step(&r, release: rel, toward: gains[k], smallest: &smallest)
+            k &+= 1
+        }
+    }
+
+    /// `i % span` for i ≥ 0, without a division when i < 2 × span. (The queue's count is not
+    /// bounded by L + 1: a rising needed gain pushes a frame every frame and pops none, the
+    /// push onto a full ring overwrites its head, and the head then expires late; the count
+    /// keeps growing while the rise lasts. The per-frame loop behaves so, and this keeps it.)
+    @inlinable @inline(__always) @_noLocks
+    static func wrapped(_ i: Int, _ span: Int) -> Int {
+        if i < span { return i }
+        if i < span &* 2 { return i &- span }
+        return i % span
+    }
+
+    /// `step(toward:)` on a reduction `r` held in a local, also lowering `smallest` to the
+    /// gain it returns.
+    @inlinable @inline(__always) @_noLocks
+    static func step(_ r: inout Float, release: Float, toward needed: Float, smallest: inout Float) -> Float {
+        if r > 0 {
+            r *= release
+            if r < 1e-6 { r = 0 }
+        }
+        var g = 1 - r
+        if needed < g {
+            g = needed
+            r = 1 - needed
+        }
+        if g < smallest { smallest = g }
+        return g
+    }
+
     /// Limit `frameCount` interleaved frames of `buffer` in place (delayed by the lookahead).
     /// Render thread.
     @inlinable @_noLocks
@@ -171,6 +247,10 @@ public struct PeakLimiter {
             }
             if !over { return }
         }
+        if ch == 2 && !perFrameReference {
+            processStereoWithoutLookahead(buffer, frameCount: n)
+            return
+        }
         var smallest: Float = 1
         defer { meterGain = smallest }
         for f in 0..<n {
@@ -181,9 +261,175 @@ public struct PeakLimiter {
         }
     }
 
+    /// `neededGain` of frames 0..<n of stereo `x`, into `gains`: four frames per vector step,
+    /// each lane the same two comparisons and division as the scalar function.
+    @inlinable @inline(__always) @_noLocks
+    func stereoNeededGains(_ x: UnsafeMutablePointer<Float>, frameCount count: Int, into gains: UnsafeMutablePointer<Float>) {
+        let c = ceiling
+        var f = 0
+        while f &+ 4 <= count {
+            let v = UnsafeRawPointer(x + 2 &* f).loadUnaligned(as: SIMD8<Float>.self)
+            let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF
+            let m = unsafeBitCast(bits, to: SIMD8<Float>.self)
+            let left = m.evenHalf
+            let right = m.oddHalf
+            var peak = SIMD4<Float>(repeating: 0)
+            peak.replace(with: left, where: left .> peak)
+            peak.replace(with: right, where: right .> peak)
+            var needed = SIMD4<Float>(repeating: 1)
+            needed.replace(with: SIMD4(repeating: c) / peak, where: peak .> c)
+            UnsafeMutableRawPointer(gains + f).storeBytes(of: needed, as: SIMD4<Float>.self)
+            f &+= 4
+        }
+        while f < count {
+            gains[f] = neededGain(x, frame: f)
+            f &+= 1
+        }
+    }
+
+    /// `processWithLookahead` for two channels, `gainChunkFrames` frames at a time: the needed
+    /// gains (`stereoNeededGains`), then per frame the sliding minimum, the envelope and the
+    /// average (the same operations in the same order, the state in locals), then the delay
+    /// line and the gains applied.
+    @inlinable @_noLocks
+    mutating func processStereoWithLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let l = lookaheadFrames
+        let span = l &+ 1
+        let spanD = Double(span)
+        let rel = release
+        let gains = gainScratch
+        let minFrames = self.minFrames
+        let minGains = self.minGains
+        let window = self.window
+        let delay = self.delay
+        var r = reduction
+        var minHead = self.minHead
+        var minCount = self.minCount
+        var windowIndex = self.windowIndex
+        var windowSum = self.windowSum
+        var windowBelowOne = self.windowBelowOne
+        var frame = self.frame
+        var delayIndex = self.delayIndex
+        var smallest: Float = 1
+        var start = 0
+        while start < n {
+            let count = min(n &- start, PeakLimiter.gainChunkFrames)
+            let x = buffer + 2 &* start
+            stereoNeededGains(x, frameCount: count, into: gains)
+            for k in 0..<count {
+                let needed = gains[k]
+                // Sliding minimum of the needed gains over the last L + 1 frames. The indices
+                // are those of the per-frame loop, `% span` done as one subtraction when that
+                // suffices (the count can exceed L + 1 there: see `wrapped`).
+                while minCount > 0 {
+                    let back = PeakLimiter.wrapped(minHead &+ minCount &- 1, span)
+                    if minGains[back] < needed { break }
+                    minCount &-= 1
+                }
+                let slot = PeakLimiter.wrapped(minHead &+ minCount, span)
+                minFrames[slot] = frame
+                minGains[slot] = needed
+                minCount &+= 1
+                if minFrames[minHead] <= frame &- Int64(span) {
+                    minHead = minHead &+ 1 == span ? 0 : minHead &+ 1
+                    minCount &-= 1
+                }
+                var unused: Float = 1
+                let g = PeakLimiter.step(&r, release: rel, toward: minGains[minHead], smallest: &unused)
+                // Average of the released gains over L + 1 frames: glides down before a peak.
+                let old = window[windowIndex]
+                if old < 1 { windowBelowOne &-= 1 }
+                if g < 1 { windowBelowOne &+= 1 }
+                window[windowIndex] = g
+                windowIndex = windowIndex &+ 1 == span ? 0 : windowIndex &+ 1
+                var gain: Float = 1
+                if windowBelowOne == 0 {
+                    windowSum = spanD
+                } else {
+                    windowSum += Double(g) - Double(old)
+                    gain = min(Float(windowSum / spanD), 1)
+                }
+                if gain < smallest { smallest = gain }
+                gains[k] = gain
+                frame &+= 1
+            }
+            // Out goes the frame from L frames ago; in goes this one.
+            for k in 0..<count {
+                let gain = gains[k]
+                let d = delay + 2 &* delayIndex
+                let x0 = d[0]
+                let x1 = d[1]
+                d[0] = x[2 &* k]
+                d[1] = x[2 &* k &+ 1]
+                x[2 &* k] = gain == 1 ? x0 : clamp(x0 * gain)
+                x[2 &* k &+ 1] = gain == 1 ? x1 : clamp(x1 * gain)
+                delayIndex = delayIndex &+ 1 == l ? 0 : delayIndex &+ 1
+            }
+            start &+= count
+        }
+        reduction = r
+        self.minHead = minHead
+        self.minCount = minCount
+        self.windowIndex = windowIndex
+        self.windowSum = windowSum
+        self.windowBelowOne = windowBelowOne
+        self.frame = frame
+        self.delayIndex = delayIndex
+        meterGain = smallest
+    }
+
+    /// `processWithoutLookahead` for two channels, `gainChunkFrames` frames at a time in three
+    /// passes: the needed gains (four frames per vector step), the envelope (serial, its state
+    /// in a local), the gains applied (two frames per vector step). Each sample goes through
+    /// the same operations as in the per-frame loop (the same comparisons, the same division,
+    /// product and clamp), so the output is the same, bit for bit.
+    @inlinable @_noLocks
+    mutating func processStereoWithoutLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let c = ceiling
+        let rel = release
+        let gains = gainScratch
+        var r = reduction
+        var smallest: Float = 1
+        var start = 0
+        while start < n {
+            let count = min(n &- start, PeakLimiter.gainChunkFrames)
+            let x = buffer + 2 &* start
+            // Pass 1: the gain each frame needs.
+            stereoNeededGains(x, frameCount: count, into: gains)
+            // Pass 2: the envelope.
+            PeakLimiter.envelope(gains, frameCount: count, reduction: &r, release: rel, smallest: &smallest)
+            // Pass 3: apply and clamp (a frame at gain 1 stays as it is).
+            let cv = SIMD4<Float>(repeating: c)
+            var f = 0
+            while f &+ 2 <= count {
+                let g2 = UnsafeRawPointer(gains + f).loadUnaligned(as: SIMD2<Float>.self)
+                let g = SIMD4(g2[0], g2[0], g2[1], g2[1])
+                let v = UnsafeRawPointer(x + 2 &* f).loadUnaligned(as: SIMD4<Float>.self)
+                let y = v * g
+                var out = y
+                out.replace(with: cv, where: y .> cv)
+                out.replace(with: -cv, where: y .< -cv)
+                out.replace(with: v, where: g .== 1)
+                UnsafeMutableRawPointer(x + 2 &* f).storeBytes(of: out, as: SIMD4<Float>.self)
+                f &+= 2
+            }
+            if f < count, gains[f] != 1 {
+                x[2 &* f] = clamp(x[2 &* f] * gains[f])
+                x[2 &* f &+ 1] = clamp(x[2 &* f &+ 1] * gains[f])
+            }
+            start &+= count
+        }
+        reduction = r
+        meterGain = smallest
+    }
+
     @inlinable @_noLocks
     mutating func processWithLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let ch = channelCount
+        if ch == 2 && !perFrameReference {
+            processStereoWithLookahead(buffer, frameCount: n)
+            return
+        }
         let l = lookaheadFrames
         let span = l &+ 1
         var smallest: Float = 1

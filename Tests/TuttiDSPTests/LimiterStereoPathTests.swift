@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TuttiDSP
+
+/// The stereo paths of `PeakLimiter` (needed gains four frames per vector step, the envelope
+/// eight frames at a time with a step-by-step redo, the gains applied two frames per vector
+/// step; with lookahead the queue and the average with the state in locals) give the same
+/// output and the same meter as the per-frame loops, bit for bit, on the same input cut into
+/// the same blocks.
+@Suite struct LimiterStereoPathTests {
+    static let rate = 48_000
+    static let frames = 12_000
+
+    /// Interleaved stereo test material of kind `kind` (deterministic).
+    static func material(kind: Int) -> [Float] {
+        var rng: UInt64 = 0x1234_5678 &+ UInt64(kind)
+        func random() -> Float {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int32(truncatingIfNeeded: rng >> 32)) / Float(Int32.max)
+        }
+        var x = [Float](repeating: 0, count: 2 * frames)
+        for f in 0..<frames {
+            let t = Double(f) / Double(rate)
+            let s = Float(sin(2 * Double.pi * 110 * t))
+            switch kind {
+            case 0: // The benchmark's material: a sine near full scale plus a little noise.
+                let noise = random() * 0.05
+                x[2 * f] = s + noise
+                x[2 * f + 1] = s - noise
+            case 1: // Sparse spikes over quiet noise: drops, then releases to rest.
+                let spike: Float = f % 1_500 == 700 ? 4 : 1
+                x[2 * f] = random() * 0.3 * spike
+                x[2 * f + 1] = random() * 0.2
+            case 2: // Bursts and silences (the reduction falls below 1e-6 and stops).
+                let on = (f / 3_000) % 2 == 1
+                x[2 * f] = on ? random() * 3 : 0
+                x[2 * f + 1] = on ? -random() * 2 : -0.0
+            case 3: // A slow rise and fall over the ceiling (long monotonic runs of needed gains).
+                let slow = Float(1.5 * sin(2 * Double.pi * 3 * t))
+                x[2 * f] = slow
+                x[2 * f + 1] = -slow * 0.9
+            default: // Infinities, NaNs and values a hair either side of the ceiling.
+                let r = random()
+                x[2 * f] = f % 997 == 5 ? .infinity : (f % 1_009 == 9 ? .nan : r * 1.2)
+                x[2 * f + 1] = f % 1_013 == 11 ? -.infinity : Float(0.891_250_9).nextUp * (r < 0 ? -1 : 1)
+            }
+        }
+        return x
+    }
+
+    @Test(arguments: [0, 1.0 / 48_000, 5.0 / 48_000, 0.005])
+    func theStereoPathsMatchThePerFrameLoopsBitForBit(lookaheadSeconds: Double) {
+        let blockSizes = [256, 1, 7, 0, 255, 257, 1_000, 3, 64, 4_096]
+        var limitedBlocks = 0
+        for kind in 0..<5 {
+            let input = Self.material(kind: kind)
+            for releaseSeconds in [0.1, 0.001, 0] {
+                for ceilingDB in [-1.0, -6, 0] {
+                    let settings = LimiterSettings(ceilingDB: ceilingDB, releaseSeconds: releaseSeconds, lookaheadSeconds: lookaheadSeconds)
+                    var fast = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: 2)
+                    var reference = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: 2)
+                    reference.perFrameReference = true
+                    defer {
+                        fast.deallocate()
+                        reference.deallocate()
+                    }
+                    var a = input
+                    var b = input
+                    var mismatch: String?
+                    a.withUnsafeMutableBufferPointer { pa in
+                        b.withUnsafeMutableBufferPointer { pb in
+                            var f = 0
+                            var block = 0
+                            while f < Self.frames && mismatch == nil {
+                                let n = min(Self.frames - f, blockSizes[block % blockSizes.count])
+                                fast.process(pa.baseAddress! + 2 * f, frameCount: n)
+                                reference.process(pb.baseAddress! + 2 * f, frameCount: n)
+                                if fast.smallestGain.bitPattern != reference.smallestGain.bitPattern {
+                                    mismatch = "meter after block \(block): \(fast.smallestGain) vs \(reference.smallestGain)"
+                                }
+                                if reference.smallestGain < 1 { limitedBlocks += 1 }
+                                f += n
+                                block += 1
+                            }
+                        }
+                    }
+                    if mismatch == nil, let i = (0..<a.count).first(where: { a[$0].bitPattern != b[$0].bitPattern }) {
+                        mismatch = "sample \(i): \(a[i]) vs \(b[i])"
+                    }
+                    #expect(mismatch == nil, "kind \(kind), release \(releaseSeconds) s, ceiling \(ceilingDB) dB: \(mismatch ?? "")")
+                }
+            }
+        }
+        // The material made it limit (the comparison is not between two untouched copies).
+        #expect(limitedBlocks > 100, "\(limitedBlocks) blocks limited")
+    }
+}
