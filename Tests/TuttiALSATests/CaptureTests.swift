@@ -33,18 +33,21 @@ struct ALSACaptureTests {
         return (engine, engine.input(id)!, id)
     }
 
-    /// Real time on a shared 2-core machine: an xrun (the machine's, not the engine's) breaks
-    /// the recording's continuity, so an attempt with one is repeated (up to three times) and
-    /// only an attempt without xruns is measured.
+    /// Real time on a shared 2-core machine: an xrun, or a capture read the pulse plugin
+    /// answered short (the output counts it in `captureMissingFrames`), breaks the recording's
+    /// continuity. Both are what the product reports, so an attempt with one is repeated (up to
+    /// three times) and only an attempt without either is measured; the last attempt must be
+    /// clean.
     @Test func capturesTheMonitorOfWhatItPlaysAtTheRightLevelAndFrequency() throws {
         for attempt in 1...3 {
             let clean = try captureOnce(finalAttempt: attempt == 3)
             if clean { return }
-            print("capture: attempt \(attempt) had an xrun (machine load); again")
+            print("capture: attempt \(attempt) had an xrun or a short read (machine load); again")
         }
     }
 
-    /// One capture run; false (nothing asserted) when it had an xrun and is not the last attempt.
+    /// One capture run; false (nothing asserted) when it had an xrun or missing frames and is not
+    /// the last attempt.
     func captureOnce(finalAttempt: Bool) throws -> Bool {
         let server = try PulseServer()
         let frames = 96_000
@@ -69,7 +72,10 @@ struct ALSACaptureTests {
         engine.pollEvents()
         while case let n = drain.withUnsafeMutableBufferPointer({ input.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
         #expect(recorded.count == frames, "one recorded frame per rendered frame")
-        if output.xrunCount > 0 && !finalAttempt { return false }
+        if (output.xrunCount > 0 || output.captureMissingFrames > 0) && !finalAttempt {
+            print("capture: \(output.xrunCount) xruns, \(output.captureMissingFrames) missing frames reported")
+            return false
+        }
         #expect(output.xrunCount == 0)
         // The tone comes back after the server's buffering (under 0.2 s); measure the last second.
         let firstSound = recorded.firstIndex { abs($0) > 0.01 } ?? recorded.count
