@@ -129,6 +129,12 @@ public struct PeakLimiter {
         deallocateAudio(gainScratch)
     }
 
+    /// The lookahead's sliding minimum as it stands after the last frame processed: the
+    /// smallest needed gain of that frame and the L before it (1 before any frame), and how
+    /// many entries its queue holds (at most L + 1). For tests; the control side, between
+    /// `process` calls.
+    package var lookaheadMinimum: (gain: Float, queued: Int) { (minCount > 0 ? minGains[minHead] : 1, minCount) }
+
     /// The gain frame `f` of `buffer` needs: ceiling / its largest absolute sample, or 1.
     @inlinable @inline(__always) @_noLocks
     func neededGain(_ buffer: UnsafeMutablePointer<Float>, frame f: Int) -> Float {
@@ -195,10 +201,8 @@ public struct PeakLimiter {
         }
     }
 
-    /// `i % span` for i ≥ 0, without a division when i < 2 × span. (The queue's count is not
-    /// bounded by L + 1: a rising needed gain pushes a frame every frame and pops none, the
-    /// push onto a full ring overwrites its head, and the head then expires late; the count
-    /// keeps growing while the rise lasts. The per-frame loop behaves so, and this keeps it.)
+    /// `i % span` for i ≥ 0, without a division when i < 2 × span (always, for the queue's
+    /// indices: head < span and count ≤ span).
     @inlinable @inline(__always) @_noLocks
     static func wrapped(_ i: Int, _ span: Int) -> Int {
         if i < span { return i }
@@ -318,9 +322,13 @@ public struct PeakLimiter {
             stereoNeededGains(x, frameCount: count, into: gains)
             for k in 0..<count {
                 let needed = gains[k]
-                // Sliding minimum of the needed gains over the last L + 1 frames. The indices
-                // are those of the per-frame loop, `% span` done as one subtraction when that
-                // suffices (the count can exceed L + 1 there: see `wrapped`).
+                // Sliding minimum of the needed gains over the last L + 1 frames, as the
+                // per-frame loop keeps it (the expired head first; at most L + 1 entries, so
+                // `% span` is one subtraction: see `wrapped`).
+                if minCount > 0 && minFrames[minHead] <= frame &- Int64(span) {
+                    minHead = minHead &+ 1 == span ? 0 : minHead &+ 1
+                    minCount &-= 1
+                }
                 while minCount > 0 {
                     let back = PeakLimiter.wrapped(minHead &+ minCount &- 1, span)
                     if minGains[back] < needed { break }
@@ -330,10 +338,6 @@ public struct PeakLimiter {
                 minFrames[slot] = frame
                 minGains[slot] = needed
                 minCount &+= 1
-                if minFrames[minHead] <= frame &- Int64(span) {
-                    minHead = minHead &+ 1 == span ? 0 : minHead &+ 1
-                    minCount &-= 1
-                }
                 var unused: Float = 1
                 let g = PeakLimiter.step(&r, release: rel, toward: minGains[minHead], smallest: &unused)
                 // Average of the released gains over L + 1 frames: glides down before a peak.
@@ -436,7 +440,13 @@ public struct PeakLimiter {
         defer { meterGain = smallest }
         for f in 0..<n {
             let needed = neededGain(buffer, frame: f)
-            // Sliding minimum of the needed gains over the last L + 1 frames.
+            // Sliding minimum of the needed gains over the last L + 1 frames (this one and the
+            // L before it): the frame that left the window goes first, so the queue never
+            // holds more than L + 1 entries.
+            if minCount > 0 && minFrames[minHead] <= frame &- Int64(span) {
+                minHead = (minHead &+ 1) % span
+                minCount &-= 1
+            }
             while minCount > 0 {
                 let back = (minHead &+ minCount &- 1) % span
                 if minGains[back] < needed { break }
@@ -446,10 +456,6 @@ public struct PeakLimiter {
             minFrames[slot] = frame
             minGains[slot] = needed
             minCount &+= 1
-            if minFrames[minHead] <= frame &- Int64(span) {
-                minHead = (minHead &+ 1) % span
-                minCount &-= 1
-            }
             let g = step(toward: minGains[minHead])
             // Average of the released gains over L + 1 frames: glides down before a peak.
             let old = window[windowIndex]
