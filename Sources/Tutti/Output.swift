@@ -230,7 +230,11 @@ extension AudioEngine {
         // After the output lock: the server's threads take the engine's lock.
         var started: EngineMPRIS?
         var failure: String?
-        do throws(TuttiError) { started = try EngineMPRIS(engine: self, busAddress: configuration.mprisBusAddress) } catch { failure = error.message }
+        do throws(TuttiError) {
+            started = try EngineMPRIS(engine: self, busAddress: configuration.mprisBusAddress)
+        } catch {
+            failure = error.message
+        }
         let previous = mpris.withLock { m in
             defer { m = (started, failure) }
             return m.server

@@ -151,16 +151,8 @@ public struct PeakLimiter {
     /// precision near 1 (a gain near 1 would stall a float recurrence short of it).
     @inlinable @inline(__always) @_noLocks
     mutating func step(toward needed: Float) -> Float {
-        if reduction > 0 {
-            reduction *= release
-            if reduction < 1e-6 { reduction = 0 }
-        }
-        var g = 1 - reduction
-        if needed < g {
-            g = needed
-            reduction = 1 - needed
-        }
-        return g
+        var unused: Float = 1
+        return PeakLimiter.step(&reduction, release: release, toward: needed, smallest: &unused)
     }
 
     /// `step(toward:)` over `gains[0..<count]` in place (needed gains in, released gains out),

@@ -1,7 +1,9 @@
 /* The C tests' harness (see harness.h). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "harness.h"
 
 #include <stdarg.h>
+#include <time.h>
 
 #include "wav.h"
 
@@ -138,4 +140,11 @@ const tutti_event *find_event(const tutti_event *events, int n, int32_t type, tu
     for (k = 0; k < n; k++)
         if (events[k].type == type && (session == 0 || events[k].session == session)) return &events[k];
     return NULL;
+}
+
+void sleep_ms(long ms) {
+    struct timespec t;
+    t.tv_sec = ms / 1000;
+    t.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&t, NULL);
 }

@@ -63,6 +63,8 @@ void write_mono_wav(const char *path, uint32_t frames, uint32_t rate, float (*f)
 float dc_half(uint32_t k);
 /* A path in this run's temporary folder ($TUTTI_TEST_TMP, else /tmp); 8 rotating buffers. */
 const char *temp_path(const char *name);
+/* Sleeps `ms` milliseconds (a device or a bus doing its work meanwhile). */
+void sleep_ms(long ms);
 /* Takes every event delivered now into out[0..max); returns how many there were. */
 int drain_events(tutti_engine *engine, tutti_event *out, int max);
 /* The first event of `type` (and of `session` unless 0) in events[0..n), or NULL. */

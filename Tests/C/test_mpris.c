@@ -16,13 +16,6 @@
 
 #include "harness.h"
 
-static void sleep_ms(long ms) {
-    struct timespec t;
-    t.tv_sec = ms / 1000;
-    t.tv_nsec = (ms % 1000) * 1000000L;
-    nanosleep(&t, NULL);
-}
-
 /* The layout before mpris, as a caller built against that header has it. */
 typedef struct {
     uint32_t struct_size;

@@ -5,13 +5,6 @@
 
 #include "harness.h"
 
-static void sleep_ms(long ms) {
-    struct timespec t;
-    t.tv_sec = ms / 1000;
-    t.tv_nsec = (ms % 1000) * 1000000L;
-    nanosleep(&t, NULL);
-}
-
 static void alsa_null_output(void) {
     tutti_engine *engine = make_engine(2, 0);
     tutti_session music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
