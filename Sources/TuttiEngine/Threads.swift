@@ -7,8 +7,10 @@ import Glibc
 /// through `raw` (`sem_post` is async-signal-safe and never blocks). Any thread posts; one
 /// waits at a time.
 package final class Semaphore: @unchecked Sendable { // a sem_t at a fixed address: sem_* calls are thread-safe
+    /// The semaphore itself, for a real-time thread's `sem_post` (never moves, freed in deinit).
     package let raw: UnsafeMutablePointer<sem_t>
 
+    /// A semaphore at 0. Control thread.
     package init() {
         raw = .allocate(capacity: 1)
         sem_init(raw, 0, 0)
@@ -19,13 +21,15 @@ package final class Semaphore: @unchecked Sendable { // a sem_t at a fixed addre
         raw.deallocate()
     }
 
+    /// One more count, waking one waiter. Any thread (no lock, no allocation).
     package func post() { sem_post(raw) }
 
+    /// Waits for a count (retried on EINTR). Not on a real-time thread.
     package func wait() {
         while sem_wait(raw) != 0 && errno == EINTR {}
     }
 
-    /// false on timeout.
+    /// Waits for a count at most `seconds`; false on timeout. Not on a real-time thread.
     @discardableResult
     package func wait(seconds: Double) -> Bool {
         var ts = timespec()
@@ -64,8 +68,11 @@ private final class ThreadBody {
 
 /// `pthread_create` failed; `code` is its error number.
 package struct ThreadStartError: Error, CustomStringConvertible {
+    /// The thread's name.
     package let name: String
+    /// pthread_create's error number.
     package let code: Int32
+    /// "pthread_create (NAME): its strerror".
     package var description: String { "pthread_create (\(name)): \(String(cString: strerror(code)))" }
     /// The same failure as the project's one error (`device`), for the layers that throw `TuttiError`.
     package var tuttiError: TuttiError { TuttiError(.device, description) }
