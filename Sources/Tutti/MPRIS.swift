@@ -43,14 +43,15 @@ extension AudioSystem {
 ///
 /// Thread: `init`, `publish` and `stop` from any thread but the real-time one; the bus thread
 /// calls `onCommand`.
-public final class MPRISServer: @unchecked Sendable {
+public final class MPRISServer: Sendable {
     /// The name a server asks for first.
     public static let baseName = "org.mpris.MediaPlayer2.tutti"
 
     /// The name taken: `org.mpris.MediaPlayer2.tutti`, or `….tutti.instance<PID>` when another
     /// process has that one.
     public let name: String
-    private let server: OpaquePointer
+    /// The C server (`tmp_server`): its calls lock its own state, so any thread may make them.
+    nonisolated(unsafe) private let server: OpaquePointer
     private let onCommand: @Sendable (RemoteCommand) -> Void
     /// The bus thread (nil once stopped) and what was last published.
     private let state = Mutex<(thread: pthread_t?, published: PublishedState?)>((nil, nil))
@@ -116,7 +117,9 @@ public final class MPRISServer: @unchecked Sendable {
         let body: @Sendable (RemoteCommand) -> Void
         init(_ body: @escaping @Sendable (RemoteCommand) -> Void) { self.body = body }
     }
-    private let box: UnsafeMutableRawPointer
+    /// The retained `CommandBox` the C server calls back with (released once, by `stop` or by
+    /// the bus thread when it closes the server itself).
+    nonisolated(unsafe) private let box: UnsafeMutableRawPointer
     /// Set by a `stop` on the bus thread itself (the last reference to an engine dropped in
     /// `onCommand`): the thread is detached and closes the server when `tmp_run` returns.
     private let closesItself = MPRISFlag(false)

@@ -138,6 +138,6 @@ private func otherAudioChanged(user: UnsafeMutableRawPointer?, streams: UnsafePo
 
 /// A `tpw_watcher` address (every call on it goes through the C shim, which takes the
 /// watcher's loop lock).
-private struct WatcherHandle: @unchecked Sendable {
+private struct WatcherHandle: @unchecked Sendable { // a C address: the shim locks the watcher's loop on every call
     let pointer: OpaquePointer
 }
