@@ -334,7 +334,11 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         free(s);
         return NULL;
     }
-    s->context = p_pw_context_new(p_pw_thread_loop_get_loop(s->loop), NULL, 0);
+    // client-rt.conf, as pw-play's: it loads module-rt, which makes the context's data thread
+    // (where RT_PROCESS runs the render callback) SCHED_FIFO where the process may (root, an
+    // RLIMIT_RTPRIO, or RTKit). The default client.conf leaves it at normal scheduling, where a
+    // busy machine makes it miss cycles. The context owns the properties.
+    s->context = p_pw_context_new(p_pw_thread_loop_get_loop(s->loop), p_pw_properties_new("config.name", "client-rt.conf", NULL), 0);
     if (!s->context) {
         snprintf(error, error_size, "pw_context_new failed (%s)", strerror(errno));
         tpw_close(s);

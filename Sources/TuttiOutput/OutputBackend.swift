@@ -103,8 +103,9 @@ public struct OutputSettings: Sendable {
     /// the input ports `in_1 …` in order (default: none).
     public var captureSources: [String] = []
     /// SCHED_FIFO priority for a render thread the backend starts itself (ALSA; default 50);
-    /// nil: normal scheduling. A server's own thread (JACK) is scheduled by the server: only
-    /// the default is accepted.
+    /// nil: normal scheduling. PipeWire: given to the stream's data thread when PipeWire's
+    /// module-rt has not made it real-time (nil: left as PipeWire made it). A server's own
+    /// thread (JACK) is scheduled by the server: only the default is accepted.
     public var realtimePriority: Int32? = 50
     /// `mlockall` before starting (ALSA; a refusal is logged, not fatal).
     public var lockMemory = false

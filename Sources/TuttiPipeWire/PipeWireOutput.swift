@@ -110,9 +110,6 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         if let formats = settings.sampleFormats, formats != [.float32] {
             throw TuttiError(.invalidArgument, "sampleFormats: the PipeWire stream is float32 (PipeWire converts)")
         }
-        if settings.realtimePriority != OutputSettings().realtimePriority {
-            throw TuttiError(.invalidArgument, "realtimePriority: PipeWire schedules its data thread")
-        }
         if settings.lockMemory { throw TuttiError(.invalidArgument, "lockMemory is for a backend with its own render thread (ALSA)") }
         if settings.leaveUnconnected { throw TuttiError(.invalidArgument, "leaveUnconnected: not supported by PipeWire yet") }
         if settings.capture != nil { throw TuttiError(.invalidArgument, "capture: not supported by PipeWire yet") }
@@ -242,9 +239,51 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         try connect(stream)
         _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
         updateTiming()
-        control.withLock { $0.schedulingNote = "PipeWire's data thread (real-time as the daemon's settings allow)" }
+        scheduleDataThread()
         watchOtherAudio()
         try supervisor.start(name: "tutti-pw-sup") { [self] in supervise() }
+    }
+
+    /// Makes the data thread the render callback ran on real-time, once the stream runs
+    /// (after `start`'s and each reconnect's first cycles), and says so in `schedulingNote`.
+    /// The stream's context is made with `client-rt.conf`, whose module-rt gives the data
+    /// thread SCHED_FIFO (PipeWire's `rt.prio`, 88 by default) through RTKit or
+    /// RLIMIT_RTPRIO. Where it has not (module-rt's thread hooks are process-wide and a
+    /// context closed earlier in the process resets them; RTKit refused), the thread is set to
+    /// SCHED_FIFO `settings.realtimePriority` here, from the control thread or the supervisor
+    /// (never from the thread itself: the render path makes no such call); nil leaves it as
+    /// PipeWire made it. Control thread in `start`, the supervisor after a reconnect: while
+    /// the stream exists (its data thread lives as long as its context).
+    private func scheduleDataThread() {
+        let thread = core.dataThread.load(ordering: .acquiring)
+        let note: String
+        if thread == 0 {
+            note = "PipeWire's data thread (no cycle yet)"
+        } else {
+            var policy: Int32 = 0
+            var parameters = sched_param()
+            if pthread_getschedparam(pthread_t(thread), &policy, &parameters) != 0 {
+                note = "PipeWire's data thread"
+            } else if policy == SCHED_FIFO || policy == SCHED_RR {
+                let name = policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR"
+                note = "PipeWire's data thread, \(name) priority \(parameters.sched_priority) (PipeWire's module-rt)"
+            } else if let priority = settings.realtimePriority {
+                parameters.sched_priority = priority
+                let rc = pthread_setschedparam(pthread_t(thread), SCHED_FIFO, &parameters)
+                if rc == 0 {
+                    note = "PipeWire's data thread, SCHED_FIFO priority \(priority) (set by Tutti: PipeWire left it at normal scheduling)"
+                } else {
+                    let reason = String(cString: strerror(rc))
+                    note = "PipeWire's data thread, normal scheduling (SCHED_FIFO priority \(priority) refused: \(reason))"
+                    log(
+                        "render thread: SCHED_FIFO priority \(priority) refused (\(reason)); PipeWire's data thread stays at normal scheduling"
+                    )
+                }
+            } else {
+                note = "PipeWire's data thread, normal scheduling (real-time priority not requested)"
+            }
+        }
+        control.withLock { $0.schedulingNote = note }
     }
 
     /// The watcher, taken out (closed by the caller, outside the lock).
@@ -328,6 +367,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
         setStream(nil)
         tpw_close(s)
+        core.dataThread.store(0, ordering: .releasing)
     }
 
     // MARK: Supervisor thread
@@ -395,6 +435,7 @@ extension PipeWireOutput {
         if let old = stream {
             setStream(nil)
             tpw_close(old) // destroys the stream: no process callback runs after this
+            core.dataThread.store(0, ordering: .releasing) // that thread has ended
         }
         var backoff = ReconnectBackoff(settings.reconnect)
         var lastFailure = ""
@@ -413,6 +454,7 @@ extension PipeWireOutput {
                 lost.store(false, ordering: .releasing)
                 _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
                 updateTiming()
+                scheduleDataThread()
                 events.emit(.deviceRestored(status))
                 watchOtherAudio()
                 log("stream back: \(status)")

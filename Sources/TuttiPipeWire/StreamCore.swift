@@ -1,4 +1,5 @@
 import CPipeWire
+import Glibc
 import Synchronization
 import TuttiDSP
 import TuttiEngine
@@ -18,6 +19,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let missedCycles = Atomic<Int>(0)
     /// Frames PipeWire asked for in the last cycle (the quantum, at the stream's rate).
     let cycleFrames = Atomic<Int>(0)
+    /// The thread that ran the last cycle (its `pthread_t`; 0 before the first): PipeWire's
+    /// data thread, whose scheduling the control thread reads for `schedulingNote`.
+    let dataThread = Atomic<UInt>(0)
 
     let renderer: Renderer
     let channelCount: Int
@@ -88,6 +92,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)
+        // pthread_self reads the thread pointer: no call into the kernel.
+        let thread = _unsafePerformance { pthread_self() }
+        dataThread.store(UInt(thread), ordering: .releasing)
         clock.countCycle()
     }
 }

@@ -131,7 +131,10 @@ struct Play: ParsableCommand {
         ))
     var noMPRIS = false
 
-    @Flag(help: "Do not ask for SCHED_FIFO scheduling for the render thread.")
+    @Flag(
+        help:
+            "Do not ask for SCHED_FIFO scheduling for the render thread (ALSA: the thread tutti starts; PipeWire: the data thread, when PipeWire left it at normal scheduling)."
+    )
     var noRealtime = false
 
     @Flag(help: "Lock the process memory (mlockall); a refusal is logged, not fatal.")

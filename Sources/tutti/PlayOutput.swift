@@ -67,7 +67,6 @@ extension Play {
         if backend != .pipewire, target != nil { throw ValidationError("--target is for --backend pipewire") }
         if backend == .pipewire {
             try jack.rejectWithoutJACK()
-            if noRealtime { throw ValidationError("--no-realtime: with PipeWire the daemon schedules its data thread") }
             if mlock { throw ValidationError("--mlock is for --backend alsa") }
             if device != "default" { throw ValidationError("--device is for --backend alsa; name the PipeWire node with --target") }
             if periods != 4 { throw ValidationError("--periods: PipeWire's graph sets the buffering") }
@@ -155,6 +154,7 @@ extension Play {
             if !jack.connect.isEmpty { settings.busDestinations[main] = jack.connect }
         case .pipewire:
             settings.periodFrames = period
+            settings.realtimePriority = noRealtime ? nil : 50
         case .auto:
             preconditionFailure("auto is resolved before the output settings are made")
         }

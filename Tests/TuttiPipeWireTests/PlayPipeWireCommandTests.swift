@@ -132,7 +132,6 @@ struct PlayPipeWireCommandTests {
         try Self.toneScene(seconds: 1, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
         for (extra, named) in [
             (["--periods", "3"], "--periods"), (["--device", "hw:0"], "--device"), (["--jack-name", "x"], "--jack-name"),
-            (["--no-realtime"], "--no-realtime"),
         ] {
             let play = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire"] + extra)
             #expect(play.status == 64 && play.stderr.contains(named), "\(extra): \(play.stderr)")
