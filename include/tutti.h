@@ -1047,11 +1047,14 @@ typedef struct tutti_output_config {
     tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture
                                  feeds instead of tutti_stream_write; 0 = none. JACK: ports
                                  in_1..N, N = its channels. ALSA: full duplex on a capture PCM
-                                 at the output's rate, format and period, with its channels */
+                                 at the output's rate, format and period, with its channels.
+                                 PipeWire: an input stream at the engine's rate, its channels */
     const char *capture_from; /* JACK: ports connected to in_1, in_2, ... in order, separated by
                                  commas (e.g. "system:capture_1,system:capture_2"); NULL = none.
                                  ALSA: the capture PCM's name (e.g. "hw:1", "pulse"); NULL = the
-                                 output's device. Copied. */
+                                 output's device. PipeWire: a source node (name or serial, or
+                                 "SINK.monitor" for a sink's monitor); NULL = the default
+                                 source. Copied. */
     /* Routes (added after capture, read only when struct_size covers it). */
     const char *routes; /* where the routes past main (route_names of the engine config) play:
                            "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.

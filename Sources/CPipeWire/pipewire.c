@@ -261,6 +261,12 @@ struct tpw_stream {
     uint32_t channels;
     _Atomic int state;
     char error[256]; // written on the loop thread with the loop lock held
+    // Capture: an input stream on the same loop and data thread (NULL: none).
+    struct pw_stream *capture;
+    struct spa_hook capture_listener;
+    tpw_capture_fn capture_fn;
+    uint32_t capture_channels;
+    _Atomic int capture_state;
 };
 
 static void on_state_changed(void *data, enum tpw_stream_state old, enum tpw_stream_state state, const char *error) {
@@ -301,6 +307,41 @@ static const struct tpw_stream_events stream_events = {
     .version = TPW_VERSION_STREAM_EVENTS,
     .state_changed = on_state_changed,
     .process = on_process,
+};
+
+static void on_capture_state_changed(void *data, enum tpw_stream_state old, enum tpw_stream_state state, const char *error) {
+    (void)old;
+    (void)error;
+    struct tpw_stream *s = data;
+    atomic_store_explicit(&s->capture_state, (int)state, memory_order_release);
+    p_pw_thread_loop_signal(s->loop, false);
+}
+
+// PipeWire's data thread: the capture stream's filled buffer handed to the callback as it is
+// (no allocation, lock or system call), then given back.
+static void on_capture_process(void *data) {
+    struct tpw_stream *s = data;
+    struct tpw_buffer *b = p_pw_stream_dequeue_buffer(s->capture);
+    if (!b) {
+        s->capture_fn(s->user, NULL, 0);
+        return;
+    }
+    struct spa_data *d = &b->buffer->datas[0];
+    uint32_t stride = (uint32_t)sizeof(float) * s->capture_channels;
+    if (d->data != NULL && d->chunk != NULL && stride != 0) {
+        uint32_t offset = d->chunk->offset < d->maxsize ? d->chunk->offset : d->maxsize;
+        uint32_t size = d->chunk->size < d->maxsize - offset ? d->chunk->size : d->maxsize - offset;
+        s->capture_fn(s->user, (const float *)((const uint8_t *)d->data + offset), size / stride);
+    } else {
+        s->capture_fn(s->user, NULL, 0);
+    }
+    p_pw_stream_queue_buffer(s->capture, b);
+}
+
+static const struct tpw_stream_events capture_events = {
+    .version = TPW_VERSION_STREAM_EVENTS,
+    .state_changed = on_capture_state_changed,
+    .process = on_capture_process,
 };
 
 /// "no PipeWire daemon answers at SOCKET (why)": the socket pw_context_connect tried (`remote`,
@@ -373,6 +414,27 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         return NULL;
     }
     p_pw_stream_add_listener(s->stream, &s->listener, &stream_events, s);
+    if (config->capture_channels > 0 && config->capture) {
+        char name[300];
+        snprintf(name, sizeof name, "%s-capture", config->node_name ? config->node_name : "tutti");
+        struct pw_properties *cprops = p_pw_properties_new(
+            "media.type", "Audio", "media.category", "Capture", "media.role", config->media_role, "node.name", name,
+            "application.name", config->node_name, NULL);
+        if (cprops && config->latency) p_pw_properties_set(cprops, "node.latency", config->latency);
+        if (cprops && config->capture_target) p_pw_properties_set(cprops, "target.object", config->capture_target);
+        if (cprops && config->capture_monitor) p_pw_properties_set(cprops, "stream.capture.sink", "true");
+        s->capture = cprops ? p_pw_stream_new(s->core, name, cprops) : NULL;
+        if (!s->capture) {
+            int e = errno;
+            p_pw_thread_loop_unlock(s->loop);
+            snprintf(error, error_size, "pw_stream_new failed for the capture stream (%s)", strerror(e));
+            tpw_close(s);
+            return NULL;
+        }
+        s->capture_fn = config->capture;
+        s->capture_channels = config->capture_channels;
+        p_pw_stream_add_listener(s->capture, &s->capture_listener, &capture_events, s);
+    }
     p_pw_thread_loop_unlock(s->loop);
     return s;
 }
@@ -407,17 +469,33 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_F32, .rate = s->rate, .channels = s->channels};
     positions(s->channels, info.position);
     const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
+    if (s->capture && s->capture_channels > SPA_AUDIO_MAX_CHANNELS) {
+        snprintf(error, error_size, "%u capture channels: PipeWire takes 1…%d", s->capture_channels, SPA_AUDIO_MAX_CHANNELS);
+        return -1;
+    }
+    uint8_t capture_storage[1024];
+    struct spa_pod_builder capture_builder = SPA_POD_BUILDER_INIT(capture_storage, sizeof capture_storage);
+    struct spa_audio_info_raw capture_info = {.format = SPA_AUDIO_FORMAT_F32, .rate = s->rate, .channels = s->capture_channels};
+    positions(s->capture_channels, capture_info.position);
+    const struct spa_pod *capture_params[1] = {
+        s->capture ? spa_format_audio_raw_build(&capture_builder, SPA_PARAM_EnumFormat, &capture_info) : NULL};
+    const uint32_t flags = TPW_STREAM_FLAG_AUTOCONNECT | TPW_STREAM_FLAG_MAP_BUFFERS | TPW_STREAM_FLAG_RT_PROCESS;
     p_pw_thread_loop_lock(s->loop);
-    int rc = p_pw_stream_connect(s->stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY,
-                                 TPW_STREAM_FLAG_AUTOCONNECT | TPW_STREAM_FLAG_MAP_BUFFERS | TPW_STREAM_FLAG_RT_PROCESS,
-                                 params, 1);
+    int rc = p_pw_stream_connect(s->stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1);
+    int capture_rc = rc >= 0 && s->capture ? p_pw_stream_connect(s->capture, SPA_DIRECTION_INPUT, TPW_ID_ANY, flags, capture_params, 1) : 0;
     p_pw_thread_loop_unlock(s->loop);
     if (rc < 0) {
         snprintf(error, error_size, "pw_stream_connect failed (%s)", strerror(-rc));
         return -1;
     }
+    if (capture_rc < 0) {
+        snprintf(error, error_size, "pw_stream_connect failed for the capture stream (%s)", strerror(-capture_rc));
+        return -1;
+    }
     return 0;
 }
+
+int tpw_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }
 
 int tpw_state(tpw_stream *s, char *error, size_t error_size) {
     if (error && error_size > 0) {
@@ -457,6 +535,8 @@ void tpw_close(tpw_stream *s) {
     if (!s) return;
     if (s->loop) {
         p_pw_thread_loop_lock(s->loop);
+        if (s->capture) p_pw_stream_destroy(s->capture);
+        s->capture = NULL;
         if (s->stream) p_pw_stream_destroy(s->stream);
         s->stream = NULL;
         if (s->core) p_pw_core_disconnect(s->core);

@@ -43,11 +43,13 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// captured frame per rendered frame, from the backend's real-time thread. JACK: input
     /// ports `in_1 … in_N`, N = its channel count. ALSA: full duplex on the capture PCM
     /// (`captureSources`; opened at the output's rate, format and period, with the input's
-    /// channels). The host then does not `write` to it.
+    /// channels). PipeWire: an input stream ("CLIENT-capture") on the output's data thread, at
+    /// the engine's rate with the input's channels. The host then does not `write` to it.
     public var capture: SourceHandle?
     /// Where the capture comes from. ALSA: one capture PCM (default: the output's PCM). JACK:
-    /// the ports connected to `in_1 …` in order (full names; default none). Given without
-    /// `capture`: `invalidArgument`.
+    /// the ports connected to `in_1 …` in order (full names; default none). PipeWire: one
+    /// source node (name or serial; default: the default source), or "SINK.monitor" for a
+    /// sink's monitor. Given without `capture`: `invalidArgument`.
     public var captureSources: [String] = []
     /// Where each output bus (`AudioEngineConfiguration.routes`, main first) plays, by name;
     /// main defaults to `device` (ALSA) or the physical ports (JACK). ALSA: one element, the

@@ -87,7 +87,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         self.settings = settings
         self.remote = remote
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
-        core = StreamCore(renderer: renderer, scope: settings.realtimeScope)
+        core = StreamCore(renderer: renderer, scope: settings.realtimeScope, capture: settings.capture)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
@@ -112,7 +112,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
         if settings.lockMemory { throw TuttiError(.invalidArgument, "lockMemory is for a backend with its own render thread (ALSA)") }
         if settings.leaveUnconnected { throw TuttiError(.invalidArgument, "leaveUnconnected: not supported by PipeWire yet") }
-        if settings.capture != nil { throw TuttiError(.invalidArgument, "capture: not supported by PipeWire yet") }
+        if let capture = settings.capture, !(1...2).contains(capture.channelCount) {
+            throw TuttiError(.invalidArgument, "capture: \(capture.channelCount) channels; an input source has 1 or 2")
+        }
+        if settings.captureSources.count > 1 {
+            throw TuttiError(.invalidArgument, "captureSources: one PipeWire node, got \(settings.captureSources.count)")
+        }
         let main = busNames.first ?? "main"
         for (name, nodes) in settings.busDestinations.sorted(by: { $0.key < $1.key }) {
             guard name == main else {
@@ -127,23 +132,37 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
+    /// Where the capture stream links: `captureSources[0]` (a source's node name or serial;
+    /// none: the default source), and whether it names a sink's monitor ("NAME.monitor", as
+    /// PulseAudio spells it: the capture then follows sink NAME's monitor ports). Any thread.
+    static func captureTarget(_ settings: OutputSettings) -> (target: String?, monitor: Bool) {
+        guard let node = settings.captureSources.first else { return (nil, false) }
+        if node.hasSuffix(".monitor"), node.count > ".monitor".count { return (String(node.dropLast(".monitor".count)), true) }
+        return (node, false)
+    }
+
     /// Loads the library, connects to the daemon, creates the (unconnected) stream.
     private static func open(
         _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?
     ) throws(TuttiError) -> OpaquePointer {
         let target = target(settings, busNames: busNames)
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
+        let (captureTarget, monitor) = captureTarget(settings)
         var message = [CChar](repeating: 0, count: 512)
         let opened: OpaquePointer? = settings.clientName.withCString { name in
             mediaRole.withCString { role in
                 withOptionalCString(target) { target in
                     withOptionalCString(latency) { latency in
                         withOptionalCString(remote) { remote in
-                            var config = tpw_config(
-                                node_name: name, media_role: role, target: target, latency: latency, remote: remote,
-                                rate: UInt32(rate), channels: UInt32(channels), render: pipeWireRender,
-                                user: core.map { Unmanaged.passUnretained($0).toOpaque() })
-                            return tpw_open(&config, &message, message.count)
+                            withOptionalCString(captureTarget) { captureTarget in
+                                var config = tpw_config(
+                                    node_name: name, media_role: role, target: target, latency: latency, remote: remote,
+                                    rate: UInt32(rate), channels: UInt32(channels), render: pipeWireRender,
+                                    user: core.map { Unmanaged.passUnretained($0).toOpaque() },
+                                    capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
+                                    capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture)
+                                return tpw_open(&config, &message, message.count)
+                            }
                         }
                     }
                 }
@@ -176,8 +195,20 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public static func destinations(parsing text: String) -> [String] { [text] }
 
     /// Xruns: process cycles that found no free buffer to fill (the stream's underruns; a
-    /// graph cycle the daemon ran without the stream's data is not seen here). Any thread.
-    public var xrunCount: Int { core.missedCycles.load(ordering: .relaxed) }
+    /// graph cycle the daemon ran without the stream's data is not seen here), plus capture
+    /// cycles that brought no buffer (`captureMissedCycles`). Any thread.
+    public var xrunCount: Int { core.missedCycles.load(ordering: .relaxed) + core.captureMissedCycles.load(ordering: .relaxed) }
+
+    /// Capture cycles that brought no buffer (the capture stream's underruns: the input got
+    /// nothing for that cycle and its render side filled the gap with silence). Any thread.
+    public var captureMissedCycles: Int { core.captureMissedCycles.load(ordering: .relaxed) }
+
+    /// Captured frames lost because the input's ring was full (the render side had not taken
+    /// them). Any thread.
+    public var captureDroppedFrames: Int64 { core.captureDroppedFrames.load(ordering: .relaxed) }
+
+    /// Captured frames given to the input since `start`. Any thread.
+    public var capturedFrames: Int64 { core.capturedFrames.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Any thread.
     public var framesRendered: Int64 { core.clock.framesRendered.load(ordering: .acquiring) }
     /// Frames of silence played because the control thread had not moved `renderHorizon` far

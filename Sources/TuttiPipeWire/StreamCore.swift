@@ -37,9 +37,23 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
+    /// The input the capture stream feeds (kept alive while the data thread writes its ring),
+    /// its ring and channels; nil and 0 without capture.
+    let capture: InputSource?
+    let captureRing: SampleRing?
+    let captureChannels: Int
+    /// Capture cycles that had no filled buffer (the capture stream's underruns).
+    let captureMissedCycles = Atomic<Int>(0)
+    /// Captured frames the input's ring had no room for (lost: counted, never waited for).
+    let captureDroppedFrames = Atomic<Int64>(0)
+    /// Captured frames given to the input's ring.
+    let capturedFrames = Atomic<Int64>(0)
 
-    init(renderer: Renderer, scope: RealtimeScope?) {
+    init(renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil) {
         self.renderer = renderer
+        self.capture = capture
+        captureRing = capture?.captureRing
+        captureChannels = capture?.channelCount ?? 0
         channelCount = renderer.configuration.channelCount
         routeCount = renderer.routeCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
@@ -97,6 +111,32 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         dataThread.store(UInt(thread), ordering: .releasing)
         clock.countCycle()
     }
+}
+
+extension StreamCore {
+    /// One capture cycle: `frameCount` interleaved frames (NULL: the cycle had no buffer) into
+    /// the input's ring, while the engine renders (before, nothing takes them: they would sit
+    /// in the ring as latency). Frames the ring has no room for are dropped and counted.
+    /// PipeWire's data thread.
+    @_noLocks
+    func captured(_ samples: UnsafePointer<Float>?, frameCount: Int) {
+        guard let ring = captureRing else { return }
+        guard let samples, frameCount > 0 else {
+            captureMissedCycles.add(1, ordering: .relaxed)
+            return
+        }
+        guard clock.phase.load(ordering: .acquiring) == .rendering else { return }
+        let written = ring.write(frames: samples, frameCount: frameCount, channelCount: captureChannels)
+        capturedFrames.add(Int64(written), ordering: .relaxed)
+        if written < frameCount { captureDroppedFrames.add(Int64(frameCount &- written), ordering: .relaxed) }
+    }
+}
+
+/// The C capture callback: `user` is the `StreamCore` (nil for a probe's stream, which never
+/// connects).
+let pipeWireCapture: tpw_capture_fn = { user, samples, frames in
+    guard let user else { return }
+    Unmanaged<StreamCore>.fromOpaque(user).takeUnretainedValue().captured(samples, frameCount: Int(frames))
 }
 
 /// The C render callback: `user` is the `StreamCore`, kept alive by its `PipeWireOutput` for as

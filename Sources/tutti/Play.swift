@@ -3,6 +3,7 @@ import Foundation
 import Tutti
 import TuttiALSA
 import TuttiOutput
+import TuttiPipeWire
 import TuttiScene
 
 enum DeviceFormatArgument: String, ExpressibleByArgument, CaseIterable {
@@ -37,8 +38,9 @@ struct Play: ParsableCommand {
             (default: the default sink); other apps' running PipeWire playback streams are \
             then applied as the `other` control line (journalled as otherAudioChanged). \
             A scene with an input source captures live into it: ALSA full duplex from \
-            --capture-device (default: --device), or JACK input ports in_1 … (--capture-from \
-            connects them). Sessions' recordTo WAVs are written while playing and moved into \
+            --capture-device (default: --device), JACK input ports in_1 … (--capture-from \
+            connects them), or a PipeWire input stream from --capture-device NODE (default: \
+            the default source). Sessions' recordTo WAVs are written while playing and moved into \
             place at the end; SIGINT / SIGTERM / SIGHUP stop playback and finish them (exit \
             130 / 143 / 129; a second signal removes them). A scene with several \
             engine.routes plays each route on its own PCM (--route NAME=PCM) or JACK port group \
@@ -74,8 +76,8 @@ struct Play: ParsableCommand {
     @Option(
         name: .customLong("capture-device"),
         help: ArgumentHelp(
-            "ALSA capture PCM for the scene's input source (default: --device); opened at the output's rate, format and period.",
-            valueName: "PCM"))
+            "ALSA: the capture PCM for the scene's input source (default: --device), opened at the output's rate, format and period. PipeWire: the source node (name or serial; SINK.monitor for a sink's monitor; default: the default source).",
+            valueName: "PCM|NODE"))
     var captureDevice: String?
 
     @Option(
@@ -306,6 +308,11 @@ struct Play: ParsableCommand {
         if let alsa = output as? ALSAOutput, capture != nil {
             say("capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns")
         }
+        if let pipewire = output as? PipeWireOutput, capture != nil {
+            say(
+                "capture: \(pipewire.capturedFrames) frames, \(pipewire.captureMissedCycles) cycles without a buffer, "
+                    + "\(pipewire.captureDroppedFrames) frames dropped")
+        }
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         // Main first; then each other output bus on the same line.
@@ -374,6 +381,9 @@ struct Play: ParsableCommand {
         if let alsa = output as? ALSAOutput, let pcm = alsa.captureDevice {
             let start = alsa.captureLinked ? " (linked)" : " (started with the playback)"
             return "\"\(pcm)\"\(start): \(alsa.captureNegotiated.map { "\($0)" } ?? "")"
+        }
+        if output is PipeWireOutput {
+            return "PipeWire stream \"\(jack.name)-capture\" from \(captureDevice.map { "\"\($0)\"" } ?? "the default source")"
         }
         let from = jack.captureFrom.isEmpty ? "unconnected: connect them yourself" : "from \(jack.captureFrom.joined(separator: ", "))"
         return "ports in_1…in_\(channels) (\(from))"

@@ -71,7 +71,6 @@ extension Play {
             if device != "default" { throw ValidationError("--device is for --backend alsa; name the PipeWire node with --target") }
             if periods != 4 { throw ValidationError("--periods: PipeWire's graph sets the buffering") }
             if format != nil && format?.format != .float32 { throw ValidationError("--format: the PipeWire stream is f32") }
-            if captureDevice != nil { throw ValidationError("--capture-device is for --backend alsa") }
             return
         }
         guard backend == .jack else {
@@ -188,6 +187,7 @@ extension Play {
     }
 
     /// Where the capture comes from: ALSA `--capture-device` (none: the output's PCM), JACK
-    /// the `--capture-from` ports.
-    var captureSources: [String] { backend == .alsa ? captureDevice.map { [$0] } ?? [] : jack.captureFrom }
+    /// the `--capture-from` ports, PipeWire `--capture-device` (a source node; none: the
+    /// default source).
+    var captureSources: [String] { backend == .jack ? jack.captureFrom : captureDevice.map { [$0] } ?? [] }
 }

@@ -20,6 +20,11 @@ extern "C" {
 /// with NULL and 0 for a cycle that found no free buffer to fill (an underrun of the stream).
 typedef void (*tpw_render_fn)(void *user, float *samples, uint32_t frames);
 
+/// Takes `frames` interleaved float32 frames the capture stream got this cycle; PipeWire's
+/// data thread (the same as the render callback's). Called with NULL and 0 for a cycle that
+/// had no filled buffer.
+typedef void (*tpw_capture_fn)(void *user, const float *samples, uint32_t frames);
+
 /// What one stream is opened with (strings are copied; NULL: not set).
 typedef struct tpw_config {
     const char *node_name;        // node.name and application.name
@@ -33,6 +38,14 @@ typedef struct tpw_config {
     uint32_t channels;            // channels per frame
     tpw_render_fn render;
     void *user;
+    // Capture (0 channels: none): an input stream at `rate`, its own node
+    // ("NODE_NAME-capture", media.category Capture), linked to `capture_target` (a source's
+    // node name or serial; NULL: the default source) or, with `capture_monitor`, to that
+    // sink's monitor (stream.capture.sink).
+    uint32_t capture_channels;
+    const char *capture_target;
+    int capture_monitor;
+    tpw_capture_fn capture;
 } tpw_config;
 
 typedef struct tpw_stream tpw_stream;
@@ -49,12 +62,16 @@ const char *tpw_library_version(void);
 tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size);
 
 /// Connects the stream for playback (AUTOCONNECT | MAP_BUFFERS | RT_PROCESS) with a float32
-/// interleaved format at the configured rate and channels. 0, or -1 with a message.
+/// interleaved format at the configured rate and channels, and the capture stream (if any)
+/// the same way for input. 0, or -1 with a message.
 int tpw_connect(tpw_stream *stream, char *error, size_t error_size);
 
 /// The stream's state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming. With a
 /// buffer, the last error message is copied into it (empty when none).
 int tpw_state(tpw_stream *stream, char *error, size_t error_size);
+
+/// The capture stream's state, as tpw_state's (0 without capture).
+int tpw_capture_state(tpw_stream *stream);
 
 /// Waits at most `seconds` for a state change (returns at once after one); control thread.
 void tpw_wait(tpw_stream *stream, int seconds);
