@@ -1027,7 +1027,8 @@ enum {
                                    bus at the engine's rate (PipeWire resamples); device: the target node
                                    (name or serial; NULL: the default sink); period_frames: node.latency;
                                    while it plays, other apps' running playback streams are reported
-                                   to the policy as tutti_system_set_other_audio does (docs/backends.md) */
+                                   to the policy as tutti_system_set_other_audio does (docs/backends.md;
+                                   watch_other_audio = 0 turns it off) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs
                               (device: its name), else ALSA; the other fields go to the one chosen
@@ -1072,9 +1073,19 @@ typedef struct tutti_output_config {
                        and the frames rendered (read every 50 ms on a thread of its own). Without a
                        session bus or libsystemd.so.0 (Debian package libsystemd0) the output plays
                        anyway, without MPRIS. Other values than 0 and 1: INVALID_ARGUMENT */
+    /* Watching other apps (added after mpris, read only when struct_size covers it). The mpris
+     * layout's sizeof already holds 4 bytes of tail padding on LP64, so the new field starts past
+     * them: a caller built against that header (struct_size 64) keeps the default. */
+    uint32_t reserved0;         /* the mpris layout's tail padding: never read; leave it as init set it (0) */
+    uint32_t watch_other_audio; /* 1 = with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), follow other
+                                   apps' running playback streams and report them to the policy as
+                                   tutti_system_set_other_audio does (default 1); 0 = do not watch (other
+                                   apps' audio stays what the host sets). ALSA and JACK see no other apps
+                                   and ignore it. Other values than 0 and 1: INVALID_ARGUMENT */
 } tutti_output_config;
 
-/* Sets the defaults (ALSA "default", backend periods, no MPRIS) and struct_size. NULL is ignored. Any thread. */
+/* Sets the defaults (ALSA "default", backend periods, no MPRIS, other apps watched) and struct_size. NULL
+ * is ignored. Any thread. */
 void tutti_output_config_init(tutti_output_config *config);
 /* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
  * fields that fit, never a byte past `size`, and sets struct_size to the size this library

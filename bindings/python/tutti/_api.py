@@ -968,6 +968,7 @@ class Engine:
         capture_from: Optional[str] = None,
         routes: Union[Mapping[str, str], str, None] = None,
         mpris: bool = False,
+        watch_other_audio: bool = True,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
@@ -977,8 +978,10 @@ class Engine:
         "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
         it starts (``output_backend`` says which). ``mpris``: serve MPRIS on the session bus
         while the output runs (org.mpris.MediaPlayer2.tutti; its transport methods are remote
-        commands; without a session bus the output plays anyway). DeviceError says why a device
-        cannot be opened."""
+        commands; without a session bus the output plays anyway). ``watch_other_audio``: with
+        PipeWire, follow other apps' running playback streams and hand them to the policy as
+        ``set_other_audio`` does (False: other apps' audio stays what the host sets; ALSA and
+        JACK ignore it). DeviceError says why a device cannot be opened."""
         config = init_struct(_OutputConfig, lib.tutti_output_config_init_size)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
@@ -993,6 +996,7 @@ class Engine:
             routes = ";".join(f"{name}={dest}" for name, dest in routes.items())
         config.routes = _name(routes, "routes")
         config.mpris = 1 if mpris else 0
+        config.watch_other_audio = 1 if watch_other_audio else 0
         _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
 
     def stop_output(self, drain: bool = False) -> None:

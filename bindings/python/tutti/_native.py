@@ -214,7 +214,8 @@ class Effect(Structure):
 
 
 class OutputConfig(Structure):
-    """tutti_output_config, the fourth layout (capture, then routes, then mpris)."""
+    """tutti_output_config, the fifth layout (capture, then routes, then mpris, then
+    watch_other_audio past the mpris layout's tail padding, reserved0)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -226,6 +227,8 @@ class OutputConfig(Structure):
         ("capture_from", c_char_p),
         ("routes", c_char_p),
         ("mpris", c_uint32),
+        ("reserved0", c_uint32),
+        ("watch_other_audio", c_uint32),
     ]
 
 
