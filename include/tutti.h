@@ -895,6 +895,17 @@ tutti_result tutti_system_get_state(tutti_engine *engine, float *volume, float *
  * *other_audio_playing and *silence_secondary (0 or 1). Any thread except the real-time one
  * (it takes the engine's lock). (An addition.) */
 tutti_result tutti_system_get_other_audio(tutti_engine *engine, int32_t *other_audio_playing, int32_t *silence_secondary);
+/* The apps' names that go with it (the `clients` of tutti_system_set_other_audio, or of the
+ * PipeWire output's watcher: each stream's application.name, sorted), copied into `names`
+ * (`capacity` bytes) one after another, each NUL-terminated ("mpv\0pw-play\0"); NULL with
+ * capacity 0 only asks for the sizes. *count (when not NULL) gets how many names there are,
+ * *length (when not NULL) the bytes they take with their NULs (0 for none), also when they
+ * do not fit: then TUTTI_ERROR_INVALID_ARGUMENT and nothing is written into `names`. The
+ * names, like the state above, may be newer than a TUTTI_EVENT_OTHER_AUDIO_CHANGED still
+ * waiting in the queue. Any thread except the real-time one (it takes the engine's lock).
+ * (An addition.) */
+tutti_result tutti_system_get_other_audio_clients(tutti_engine *engine, char *names, size_t capacity, size_t *count,
+                                                  size_t *length);
 /* Voices the whole engine may play at once from `at` on (1..65536; 0: no limit). A session's
  * own limit (tutti_session_set_max_voices) is checked first. Any thread. (An addition.) */
 tutti_result tutti_engine_set_max_voices(tutti_engine *engine, uint32_t max_voices, tutti_frame at);
@@ -956,7 +967,7 @@ enum {
     TUTTI_EVENT_SOURCE_UNDERRUN = 16,
     /* Other apps' audio changed (tutti_system_set_other_audio): flags hold
      * TUTTI_OTHER_AUDIO_PLAYING and TUTTI_OTHER_AUDIO_SILENCE_SECONDARY; session and
-     * source 0; reason 0. */
+     * source 0; reason 0. The apps' names: tutti_system_get_other_audio_clients. */
     TUTTI_EVENT_OTHER_AUDIO_CHANGED = 17
 };
 

@@ -1,5 +1,7 @@
 /* Other apps' audio in C: tutti_output_config.watch_other_audio (the fifth layout: on by
- * default, an older caller's struct is accepted whatever its tail padding holds, 0 or 1 only). */
+ * default, an older caller's struct is accepted whatever its tail padding holds, 0 or 1 only),
+ * and the apps' names (tutti_system_get_other_audio_clients: sizes, exact fit, too small,
+ * UTF-8, read when the event arrives). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,7 +63,62 @@ static void watch_layouts(void) {
     tutti_engine_destroy(engine);
 }
 
+/* The names as set, NUL after each; sizes reported even when they do not fit, and then
+ * nothing written. */
+static void client_names(void) {
+    tutti_engine *engine = make_engine(2, 0);
+    const char *clients[] = {"mpv", "pw-play", "Caf\xC3\xA9"}; /* "Café": 5 bytes in UTF-8 */
+    const char expected[] = "mpv\0pw-play\0Caf\xC3\xA9"; /* + the array's own final NUL */
+    char names[32];
+    size_t count = 99, length = 99, i;
+    float block[256 * 2];
+    tutti_event events[16];
+    const tutti_event *changed;
+    int n;
+    OK(tutti_system_get_other_audio_clients(engine, NULL, 0, &count, &length));
+    CHECK(count == 0 && length == 0, "none at first: %zu names, %zu bytes", count, length);
+    OK(tutti_system_set_other_audio(engine, 1, 1, clients, 3, TUTTI_NOW));
+    OK(tutti_system_get_other_audio_clients(engine, NULL, 0, &count, &length));
+    CHECK(count == 3 && length == sizeof expected, "%zu names, %zu bytes (expected 3, %zu)", count, length,
+          sizeof expected);
+    /* Exactly the room they take: filled, the byte past it untouched. */
+    memset(names, 0x5A, sizeof names);
+    count = length = 0;
+    OK(tutti_system_get_other_audio_clients(engine, names, sizeof expected, &count, &length));
+    CHECK(count == 3 && length == sizeof expected, "%zu names, %zu bytes", count, length);
+    CHECK(memcmp(names, expected, sizeof expected) == 0, "names \"%s\"", names);
+    CHECK(names[sizeof expected] == 0x5A, "byte %zu written", sizeof expected);
+    /* One byte short: INVALID_ARGUMENT naming capacity, the sizes still given, nothing written. */
+    memset(names, 0x5A, sizeof names);
+    count = length = 0;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "capacity",
+          tutti_system_get_other_audio_clients(engine, names, sizeof expected - 1, &count, &length));
+    CHECK(count == 3 && length == sizeof expected, "%zu names, %zu bytes", count, length);
+    for (i = 0; i < sizeof names; i++) CHECK(names[i] == 0x5A, "byte %zu written", i);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "names", tutti_system_get_other_audio_clients(engine, NULL, 8, NULL, NULL));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_system_get_other_audio_clients(NULL, names, sizeof names, NULL, NULL));
+
+    /* A host reading them when the event arrives gets the names that came with it. */
+    drain_events(engine, events, 16);
+    OK(tutti_system_set_other_audio(engine, 1, 0, clients + 1, 1, TUTTI_NOW));
+    render(engine, block, 256, 2, 256);
+    sleep_ms(50);
+    n = drain_events(engine, events, 16);
+    changed = find_event(events, n, TUTTI_EVENT_OTHER_AUDIO_CHANGED, 0);
+    CHECK(changed != NULL, "no OTHER_AUDIO_CHANGED among %d events", n);
+    if (changed) CHECK(changed->flags == TUTTI_OTHER_AUDIO_PLAYING, "flags %u", changed->flags);
+    OK(tutti_system_get_other_audio_clients(engine, names, sizeof names, &count, &length));
+    CHECK(count == 1 && length == 8 && strcmp(names, "pw-play") == 0, "%zu names, %zu bytes: \"%s\"", count, length, names);
+    /* Off: no names; a buffer given for none is left alone. */
+    OK(tutti_system_set_other_audio(engine, 0, 0, NULL, 0, TUTTI_NOW));
+    memset(names, 0x5A, sizeof names);
+    OK(tutti_system_get_other_audio_clients(engine, names, sizeof names, &count, &length));
+    CHECK(count == 0 && length == 0 && names[0] == 0x5A, "%zu names, %zu bytes", count, length);
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(watch_layouts);
+    TEST(client_names);
     return harness_done();
 }

@@ -475,6 +475,7 @@ def test_watch_other_audio_decides_whether_pw_play_reaches_the_policy(engine, mu
                 time.sleep(0.05)
             assert player.poll() is None, "pw-play ended before the check: the test proves nothing"
             assert engine.other_audio().other_audio_playing == watch
+            assert engine.other_audio_clients() == (["pw-play"] if watch else [])
         finally:
             engine.stop_output()
     finally:

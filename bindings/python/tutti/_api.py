@@ -1092,6 +1092,20 @@ class Engine:
         _check(lib.tutti_system_get_other_audio(self.ptr, ctypes.byref(playing), ctypes.byref(silence)))
         return OtherAudioState(bool(playing.value), bool(silence.value))
 
+    def other_audio_clients(self) -> list[str]:
+        """tutti_system_get_other_audio_clients: the apps' names that go with ``other_audio()``
+        (what ``set_other_audio(clients=...)`` last set, or the PipeWire output's watcher saw)."""
+        count, length = ctypes.c_size_t(), ctypes.c_size_t()
+        _check(lib.tutti_system_get_other_audio_clients(self.ptr, None, 0, None, ctypes.byref(length)))
+        while True:  # the watcher may change the names between two calls: ask again for more room
+            buffer = ctypes.create_string_buffer(max(length.value, 1))
+            code = lib.tutti_system_get_other_audio_clients(
+                self.ptr, buffer, len(buffer), ctypes.byref(count), ctypes.byref(length))
+            if code != C.TUTTI_ERROR_INVALID_ARGUMENT or length.value <= len(buffer):
+                _check(code)
+                break
+        return [name.decode("utf-8") for name in buffer.raw[: length.value].split(b"\0")[: count.value]]
+
 
 # ---------------------------------------------------------------------------------------------
 # Sessions

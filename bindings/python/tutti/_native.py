@@ -313,6 +313,7 @@ _PROTOTYPES = {
     "tutti_system_set_mic_muted": (result, [engine_p, c_int, frame_t]),
     "tutti_system_set_other_audio": (result, [engine_p, c_int, c_int, POINTER(c_char_p), c_size_t, frame_t]),
     "tutti_system_get_other_audio": (result, [engine_p, POINTER(c_int32), POINTER(c_int32)]),
+    "tutti_system_get_other_audio_clients": (result, [engine_p, c_char_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
     "tutti_system_begin_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_end_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_remote_command": (result, [engine_p, c_int32, frame_t]),
