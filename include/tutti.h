@@ -201,6 +201,20 @@ typedef struct tutti_engine_config {
                                          checks them, errors naming config->master_effects[i]
                                          and its field); NULL when the count is 0; copied at
                                          create. Read only when master_effects_enabled */
+    /* Added with the resampler choice: a struct_size ending at master_effects (the sixth
+     * layout, offsetof(tutti_engine_config, file_quality), its sizeof) reads these as their
+     * defaults; a size between two layouts is TUTTI_ERROR_VERSION. */
+    int32_t file_quality;             /* TUTTI_QUALITY_*: the converter of file and buffer sources whose
+                                         flags carry no TUTTI_SOURCE_QUALITY (off the render thread,
+                                         at load or on the file worker); default TUTTI_QUALITY_SOXR_HQ,
+                                         the fastest with >= 120 dB SNR (docs/performance.md);
+                                         TUTTI_QUALITY_DEFAULT (0) is that default too */
+    int32_t stream_quality;           /* the converter of stream sources at another rate than the
+                                         engine's (on the render thread): TUTTI_QUALITY_SINC_BEST ..
+                                         TUTTI_QUALITY_ZERO_ORDER_HOLD, libsamplerate's; default
+                                         TUTTI_QUALITY_SINC_MEDIUM (TUTTI_QUALITY_DEFAULT, 0, too);
+                                         the libsoxr ones convert files, not live streams:
+                                         INVALID_ARGUMENT */
 } tutti_engine_config;
 
 /* tutti_engine_config.flags: pull rendering waits for streaming file sources (files over
@@ -575,7 +589,9 @@ tutti_result tutti_master_set_effect(tutti_engine *engine, tutti_effect_callback
 #define TUTTI_SOURCE_LOOP 1u
 /* The resampler a file or buffer source is converted with when its rate is not the engine's
  * (tutti_source_create_file and _buffer's `flags`, through TUTTI_SOURCE_QUALITY): DEFAULT is
- * the engine's file quality (libsoxr HQ); then libsamplerate's sinc converters, best (slowest)
+ * the engine's file quality (tutti_engine_config.file_quality, libsoxr HQ unless set; the
+ * same values choose the engine's file and stream qualities); then libsamplerate's sinc
+ * converters, best (slowest)
  * to fastest, its linear and zero-order-hold interpolators (audible aliasing: tests), and
  * libsoxr's high (20-bit) and very high (28-bit) quality. (An addition.) */
 enum {
@@ -640,7 +656,8 @@ tutti_result tutti_source_create_buffer(tutti_engine *engine, tutti_session sess
 /* Creates a stream source the host feeds with tutti_stream_write: frames at `sample_rate` Hz
  * (within 1/256..256 times the engine's rate) with `channels` (1 or 2), up to
  * `capacity_frames` (1..16777216) waiting. It plays at its true pitch whatever its rate
- * (converted on the render thread; a stream at the engine's rate is not converted: its
+ * (converted on the render thread with the engine config's stream_quality, libsamplerate's
+ * medium sinc unless set; a stream at the engine's rate is not converted: its
  * frames play as written, times the gains, bit for bit). With no data it fades out over
  * 2 ms, plays silence counted in underrun_frames (TUTTI_EVENT_SOURCE_UNDERRUN), and fades the
  * next data in. Any thread. */

@@ -269,7 +269,10 @@ extension PlayPipeWireCommandTests {
         #expect(eventually(20) { stderr().contains("render thread:") }, "\(stderr())")
         let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 2), log: dir + "/pw-play.log")
         defer { player.stop() }
-        _ = player.wait(seconds: 15)
+        let started = Date()
+        #expect(player.wait(seconds: 15) == 0, "pw-play failed")
+        let played = Date().timeIntervalSince(started)
+        #expect(played >= 1.5, "pw-play ran \(played) s, not its 2 s: the test proves nothing")
         usleep(500_000)
         #expect(others().isEmpty, "watched anyway: \(others())")
         #expect(!stderr().contains("other apps' audio"), "\(stderr())")

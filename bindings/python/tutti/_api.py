@@ -242,7 +242,8 @@ class Backend(enum.IntEnum):
 
 class ResamplerQuality(enum.IntEnum):
     """The resampler a file or buffer source is converted with (TUTTI_QUALITY_*; DEFAULT: the
-    engine's file quality, libsoxr HQ)."""
+    engine's file quality, ``Engine(file_quality=)``, libsoxr HQ unless set), and the engine's
+    stream quality (``Engine(stream_quality=)``)."""
 
     DEFAULT = C.TUTTI_QUALITY_DEFAULT
     SINC_BEST = C.TUTTI_QUALITY_SINC_BEST
@@ -677,7 +678,10 @@ class Engine:
     TUTTI_ENGINE_OFFLINE (``render`` waits for file data streamed from disk: the same bytes
     on every run; not real-time safe). ``master_effects``: a master stage with that chain of
     Effects (an empty list will do; None, the default: no master stage), needed by
-    ``set_master_host_effect``. The other keywords are tutti_engine_config's fields.
+    ``set_master_host_effect``. ``file_quality``: the ResamplerQuality of file and buffer
+    sources created with ``ResamplerQuality.DEFAULT`` (None: libsoxr HQ); ``stream_quality``:
+    stream sources' (a libsamplerate one, SINC_BEST..ZERO_ORDER_HOLD; None: SINC_MEDIUM). The
+    other keywords are tutti_engine_config's fields.
     ``close()`` (or leaving a ``with`` block) destroys it; every call afterwards raises
     StateError. Session and source handles keep their engine alive.
     """
@@ -702,6 +706,8 @@ class Engine:
         ducking_release_seconds: Optional[float] = None,
         routes: Optional[Sequence[str]] = None,
         master_effects: Optional[Sequence[Effect]] = None,
+        file_quality: Optional[int] = None,
+        stream_quality: Optional[int] = None,
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
@@ -740,6 +746,10 @@ class Engine:
             config.master_effects = ctypes.cast(chain, ctypes.c_void_p) if master_effects else None
         if offline:
             config.flags |= C.TUTTI_ENGINE_OFFLINE
+        if file_quality is not None:
+            config.file_quality = _int(file_quality, -(1 << 31), (1 << 31) - 1, "Engine: file_quality")
+        if stream_quality is not None:
+            config.stream_quality = _int(stream_quality, -(1 << 31), (1 << 31) - 1, "Engine: stream_quality")
         out = ctypes.c_void_p()
         _check(lib.tutti_engine_create(ctypes.byref(config), ctypes.byref(out)))
         self._ptr = out.value

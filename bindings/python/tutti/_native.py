@@ -76,8 +76,8 @@ lib, library_path = _load()
 
 
 class EngineConfig(Structure):
-    """tutti_engine_config, the sixth layout (the master stage, after `flags` and the engine's
-    ducking envelope)."""
+    """tutti_engine_config, the seventh layout (the engine's file and stream qualities, after
+    the master stage, `flags` and the engine's ducking envelope)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -101,6 +101,8 @@ class EngineConfig(Structure):
         ("master_effects_enabled", c_int32),
         ("master_effect_count", c_uint32),
         ("master_effects", c_void_p),
+        ("file_quality", c_int32),
+        ("stream_quality", c_int32),
     ]
 
 
