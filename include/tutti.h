@@ -913,7 +913,7 @@ tutti_result tutti_system_get_state(tutti_engine *engine, float *volume, float *
  * (it takes the engine's lock). (An addition.) */
 tutti_result tutti_system_get_other_audio(tutti_engine *engine, int32_t *other_audio_playing, int32_t *silence_secondary);
 /* The apps' names that go with it (the `clients` of tutti_system_set_other_audio, or of the
- * PipeWire output's watcher: each stream's application.name, sorted), copied into `names`
+ * PipeWire output's watcher: each stream's application.name, else its node.name, sorted, each once), copied into `names`
  * (`capacity` bytes) one after another, each NUL-terminated ("mpv\0pw-play\0"); NULL with
  * capacity 0 only asks for the sizes. *count (when not NULL) gets how many names there are,
  * *length (when not NULL) the bytes they take with their NULs (0 for none), also when they
