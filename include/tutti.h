@@ -201,6 +201,20 @@ typedef struct tutti_engine_config {
                                          checks them, errors naming config->master_effects[i]
                                          and its field); NULL when the count is 0; copied at
                                          create. Read only when master_effects_enabled */
+    /* Added with the resampler choice: a struct_size ending at master_effects (the sixth
+     * layout, offsetof(tutti_engine_config, file_quality), its sizeof) reads these as their
+     * defaults; a size between two layouts is TUTTI_ERROR_VERSION. */
+    int32_t file_quality;             /* TUTTI_QUALITY_*: the converter of file and buffer sources whose
+                                         flags carry no TUTTI_SOURCE_QUALITY (off the render thread,
+                                         at load or on the file worker); default TUTTI_QUALITY_SOXR_HQ,
+                                         the fastest with >= 120 dB SNR (docs/performance.md);
+                                         TUTTI_QUALITY_DEFAULT (0) is that default too */
+    int32_t stream_quality;           /* the converter of stream sources at another rate than the
+                                         engine's (on the render thread): TUTTI_QUALITY_SINC_BEST ..
+                                         TUTTI_QUALITY_ZERO_ORDER_HOLD, libsamplerate's; default
+                                         TUTTI_QUALITY_SINC_MEDIUM (TUTTI_QUALITY_DEFAULT, 0, too);
+                                         the libsoxr ones convert files, not live streams:
+                                         INVALID_ARGUMENT */
 } tutti_engine_config;
 
 /* tutti_engine_config.flags: pull rendering waits for streaming file sources (files over
@@ -575,7 +589,9 @@ tutti_result tutti_master_set_effect(tutti_engine *engine, tutti_effect_callback
 #define TUTTI_SOURCE_LOOP 1u
 /* The resampler a file or buffer source is converted with when its rate is not the engine's
  * (tutti_source_create_file and _buffer's `flags`, through TUTTI_SOURCE_QUALITY): DEFAULT is
- * the engine's file quality (libsoxr HQ); then libsamplerate's sinc converters, best (slowest)
+ * the engine's file quality (tutti_engine_config.file_quality, libsoxr HQ unless set; the
+ * same values choose the engine's file and stream qualities); then libsamplerate's sinc
+ * converters, best (slowest)
  * to fastest, its linear and zero-order-hold interpolators (audible aliasing: tests), and
  * libsoxr's high (20-bit) and very high (28-bit) quality. (An addition.) */
 enum {
@@ -640,7 +656,8 @@ tutti_result tutti_source_create_buffer(tutti_engine *engine, tutti_session sess
 /* Creates a stream source the host feeds with tutti_stream_write: frames at `sample_rate` Hz
  * (within 1/256..256 times the engine's rate) with `channels` (1 or 2), up to
  * `capacity_frames` (1..16777216) waiting. It plays at its true pitch whatever its rate
- * (converted on the render thread; a stream at the engine's rate is not converted: its
+ * (converted on the render thread with the engine config's stream_quality, libsamplerate's
+ * medium sinc unless set; a stream at the engine's rate is not converted: its
  * frames play as written, times the gains, bit for bit). With no data it fades out over
  * 2 ms, plays silence counted in underrun_frames (TUTTI_EVENT_SOURCE_UNDERRUN), and fades the
  * next data in. Any thread. */
@@ -895,6 +912,17 @@ tutti_result tutti_system_get_state(tutti_engine *engine, float *volume, float *
  * *other_audio_playing and *silence_secondary (0 or 1). Any thread except the real-time one
  * (it takes the engine's lock). (An addition.) */
 tutti_result tutti_system_get_other_audio(tutti_engine *engine, int32_t *other_audio_playing, int32_t *silence_secondary);
+/* The apps' names that go with it (the `clients` of tutti_system_set_other_audio, or of the
+ * PipeWire output's watcher: each stream's application.name, else its node.name, sorted, each once), copied into `names`
+ * (`capacity` bytes) one after another, each NUL-terminated ("mpv\0pw-play\0"); NULL with
+ * capacity 0 only asks for the sizes. *count (when not NULL) gets how many names there are,
+ * *length (when not NULL) the bytes they take with their NULs (0 for none), also when they
+ * do not fit: then TUTTI_ERROR_INVALID_ARGUMENT and nothing is written into `names`. The
+ * names, like the state above, may be newer than a TUTTI_EVENT_OTHER_AUDIO_CHANGED still
+ * waiting in the queue. Any thread except the real-time one (it takes the engine's lock).
+ * (An addition.) */
+tutti_result tutti_system_get_other_audio_clients(tutti_engine *engine, char *names, size_t capacity, size_t *count,
+                                                  size_t *length);
 /* Voices the whole engine may play at once from `at` on (1..65536; 0: no limit). A session's
  * own limit (tutti_session_set_max_voices) is checked first. Any thread. (An addition.) */
 tutti_result tutti_engine_set_max_voices(tutti_engine *engine, uint32_t max_voices, tutti_frame at);
@@ -956,7 +984,7 @@ enum {
     TUTTI_EVENT_SOURCE_UNDERRUN = 16,
     /* Other apps' audio changed (tutti_system_set_other_audio): flags hold
      * TUTTI_OTHER_AUDIO_PLAYING and TUTTI_OTHER_AUDIO_SILENCE_SECONDARY; session and
-     * source 0; reason 0. */
+     * source 0; reason 0. The apps' names: tutti_system_get_other_audio_clients. */
     TUTTI_EVENT_OTHER_AUDIO_CHANGED = 17
 };
 
@@ -1027,7 +1055,8 @@ enum {
                                    bus at the engine's rate (PipeWire resamples); device: the target node
                                    (name or serial; NULL: the default sink); period_frames: node.latency;
                                    while it plays, other apps' running playback streams are reported
-                                   to the policy as tutti_system_set_other_audio does (docs/backends.md) */
+                                   to the policy as tutti_system_set_other_audio does (docs/backends.md;
+                                   watch_other_audio = 0 turns it off) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs
                               (device: its name), else ALSA; the other fields go to the one chosen
@@ -1075,9 +1104,19 @@ typedef struct tutti_output_config {
                        and the frames rendered (read every 50 ms on a thread of its own). Without a
                        session bus or libsystemd.so.0 (Debian package libsystemd0) the output plays
                        anyway, without MPRIS. Other values than 0 and 1: INVALID_ARGUMENT */
+    /* Watching other apps (added after mpris, read only when struct_size covers it). The mpris
+     * layout's sizeof already holds 4 bytes of tail padding on LP64, so the new field starts past
+     * them: a caller built against that header (struct_size 64) keeps the default. */
+    uint32_t reserved0;         /* the mpris layout's tail padding: never read; leave it as init set it (0) */
+    uint32_t watch_other_audio; /* 1 = with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), follow other
+                                   apps' running playback streams and report them to the policy as
+                                   tutti_system_set_other_audio does (default 1); 0 = do not watch (other
+                                   apps' audio stays what the host sets). ALSA and JACK see no other apps
+                                   and ignore it. Other values than 0 and 1: INVALID_ARGUMENT */
 } tutti_output_config;
 
-/* Sets the defaults (ALSA "default", backend periods, no MPRIS) and struct_size. NULL is ignored. Any thread. */
+/* Sets the defaults (ALSA "default", backend periods, no MPRIS, other apps watched) and struct_size. NULL
+ * is ignored. Any thread. */
 void tutti_output_config_init(tutti_output_config *config);
 /* The same for a struct of `size` bytes (the caller's sizeof): writes the defaults of the
  * fields that fit, never a byte past `size`, and sets struct_size to the size this library

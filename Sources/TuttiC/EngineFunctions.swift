@@ -16,7 +16,41 @@ func defaultEngineConfig() -> tutti_engine_config {
         limiter_lookahead_seconds: Float(LimiterSettings().lookaheadSeconds), loss_fade_seconds: Float(d.lossFadeSeconds),
         flags: 0, ducking_level_db: Float(d.ducking.levelDB), ducking_attack_seconds: Float(d.ducking.attackSeconds),
         ducking_release_seconds: Float(d.ducking.releaseSeconds), master_effects_enabled: 0, master_effect_count: 0,
-        master_effects: nil)
+        master_effects: nil, file_quality: qualityValue(d.fileQuality), stream_quality: qualityValue(d.streamQuality))
+}
+
+/// `TUTTI_QUALITY_*` in value order from 1 (0, `TUTTI_QUALITY_DEFAULT`, is no quality of its
+/// own): the one table the C values are read and written through.
+let cQualities: [ResamplerQuality] = [.sincBest, .sincMedium, .sincFastest, .linear, .zeroOrderHold, .soxrHQ, .soxrVHQ]
+
+/// The `TUTTI_QUALITY_*` value of `quality`.
+func qualityValue(_ quality: ResamplerQuality) -> Int32 { Int32(cQualities.firstIndex(of: quality)! + 1) }
+
+/// The engine's file and stream qualities a config asks for: the Swift defaults when its
+/// struct_size ends before them or a field is `TUTTI_QUALITY_DEFAULT`. An unknown value, or a
+/// libsoxr quality for streams, is an error naming the field.
+func engineQualities(_ config: UnsafePointer<tutti_engine_config>) throws(TuttiError) -> (file: ResamplerQuality, stream: ResamplerQuality)
+{
+    let defaults = AudioEngineConfiguration()
+    guard Int(config.pointee.struct_size) >= engineConfigMasterSize + 2 * MemoryLayout<Int32>.size else {
+        return (defaults.fileQuality, defaults.streamQuality)
+    }
+    func quality(_ value: Int32, _ name: String, default fallback: ResamplerQuality) throws(TuttiError) -> ResamplerQuality {
+        guard value != 0 else { return fallback }
+        guard value > 0, Int(value) <= cQualities.count else {
+            throw TuttiError(.invalidArgument, "config->\(name) \(value) is no TUTTI_QUALITY_* (0..\(cQualities.count))")
+        }
+        return cQualities[Int(value) - 1]
+    }
+    let file = try quality(config.pointee.file_quality, "file_quality", default: defaults.fileQuality)
+    let stream = try quality(config.pointee.stream_quality, "stream_quality", default: defaults.streamQuality)
+    guard stream.library == .libsamplerate else {
+        throw TuttiError(
+            .invalidArgument,
+            "config->stream_quality \(config.pointee.stream_quality) is a libsoxr quality: streams convert on the render thread with libsamplerate's (TUTTI_QUALITY_SINC_BEST..TUTTI_QUALITY_ZERO_ORDER_HOLD)"
+        )
+    }
+    return (file, stream)
 }
 
 /// C ABI `tutti_engine_config_init` (the exported symbol; tutti.h's macro of that name calls
@@ -44,13 +78,16 @@ let engineConfigFocusSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_
 /// The fifth layout (offline flag, ducking envelope): the fields up to
 /// `ducking_release_seconds`, padded (its sizeof as released).
 let engineConfigDuckingSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.master_effects_enabled)!
+/// The sixth layout (master stage): the fields up to `master_effects` (its sizeof as
+/// released: a pointer ends it, no tail padding).
+let engineConfigMasterSize = MemoryLayout<tutti_engine_config>.offset(of: \tutti_engine_config.file_quality)!
 
 /// The master effect chain a config asks for: nil (no master stage) when its struct_size ends
 /// before the master fields or `master_effects_enabled` is 0. Errors name
 /// `config->master_effects[i]` and its field.
 func masterEffects(_ config: UnsafePointer<tutti_engine_config>) throws(TuttiError) -> [EffectSettings]? {
     let c = config.pointee
-    guard Int(c.struct_size) >= MemoryLayout<tutti_engine_config>.stride, c.master_effects_enabled != 0 else { return nil }
+    guard Int(c.struct_size) >= engineConfigMasterSize, c.master_effects_enabled != 0 else { return nil }
     guard c.master_effect_count > 0 else { return [] }
     let effects = try nonNull(c.master_effects, "config->master_effects")
     var chain: [EffectSettings] = []
@@ -99,7 +136,9 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         let out = try nonNull(out, "out")
         try checkStructSize(
             config.pointee.struct_size, of: tutti_engine_config.self, "config", firstReleasedSize: engineConfigFirstSize,
-            earlierSizes: [engineConfigRoutesSize, engineConfigLimiterSize, engineConfigFocusSize, engineConfigDuckingSize])
+            earlierSizes: [
+                engineConfigRoutesSize, engineConfigLimiterSize, engineConfigFocusSize, engineConfigDuckingSize, engineConfigMasterSize,
+            ])
         let c = config.pointee
         var settings = AudioEngineConfiguration()
         settings.sampleRate = Int(c.sample_rate)
@@ -144,6 +183,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
             throw TuttiError(.invalidArgument, problem)
         }
         settings.effects = try masterEffects(config)
+        (settings.fileQuality, settings.streamQuality) = try engineQualities(config)
         let engine = try AudioEngine(configuration: settings)
         out.pointee = OpaquePointer(Unmanaged.passRetained(engine).toOpaque())
     }

@@ -22,6 +22,7 @@ public func tuttiOutputConfigInit(_ config: UnsafeMutablePointer<tutti_output_co
     var value = tutti_output_config()
     value.struct_size = UInt32(MemoryLayout<tutti_output_config>.stride)
     value.backend = OutputConfiguration().backend.rawValue
+    value.watch_other_audio = OutputConfiguration().watchOtherAudio ? 1 : 0
     initialise(config, with: value, size: Int(size))
 }
 
@@ -69,6 +70,14 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
         if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.mpris)! + MemoryLayout<UInt32>.size {
             guard c.mpris <= 1 else { throw TuttiError(.invalidArgument, "config->mpris must be 0 or 1, got \(c.mpris)") }
             output.mpris = c.mpris == 1
+        }
+        // Past the mpris layout's padded sizeof (`reserved0` is that padding): a caller built
+        // against the mpris header never covers it, whatever its padding bytes hold.
+        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.watch_other_audio)! + MemoryLayout<UInt32>.size {
+            guard c.watch_other_audio <= 1 else {
+                throw TuttiError(.invalidArgument, "config->watch_other_audio must be 0 or 1, got \(c.watch_other_audio)")
+            }
+            output.watchOtherAudio = c.watch_other_audio == 1
         }
         try engine.startOutput(output)
     }

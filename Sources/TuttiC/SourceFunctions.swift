@@ -19,7 +19,7 @@ private func session(_ engine: AudioEngine, _ id: tutti_session) -> SessionHandl
 private func sourceFlags(_ flags: UInt32) throws(TuttiError) -> (loop: Bool, quality: ResamplerQuality?) {
     let qualityBits: UInt32 = 0xFF << 8
     try checkBits(flags, allowed: TUTTI_SOURCE_LOOP | qualityBits, "flags", "TUTTI_SOURCE_LOOP and TUTTI_SOURCE_QUALITY")
-    let qualities: [ResamplerQuality?] = [nil, .sincBest, .sincMedium, .sincFastest, .linear, .zeroOrderHold, .soxrHQ, .soxrVHQ]
+    let qualities: [ResamplerQuality?] = [nil] + cQualities
     let index = Int((flags & qualityBits) >> 8)
     guard index < qualities.count else {
         throw TuttiError(

@@ -135,3 +135,27 @@ public func tuttiSystemGetState(
         silenceSecondary?.pointee = other.silenceSecondary ? 1 : 0
     }
 }
+
+/// C ABI `tutti_system_get_other_audio_clients`: `deviceState.otherAudio.clients` into the
+/// caller's buffer, each name NUL-terminated, one after another; nothing written when they do
+/// not fit. Any thread but the real-time one.
+@_cdecl("tutti_system_get_other_audio_clients") public func tuttiSystemGetOtherAudioClients(
+    _ pointer: OpaquePointer?, _ names: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ count: UnsafeMutablePointer<Int>?,
+    _ length: UnsafeMutablePointer<Int>?
+) -> tutti_result {
+    call("tutti_system_get_other_audio_clients") { () throws(TuttiError) in
+        let clients = try engine(pointer).deviceState.otherAudio.clients
+        // One snapshot: the sizes and the bytes come from the same list.
+        let bytes: [UInt8] = clients.flatMap { Array($0.utf8) + [UInt8(0)] }
+        count?.pointee = clients.count
+        length?.pointee = bytes.count
+        guard names != nil || capacity != 0 else { return }
+        let buffer = try nonNull(names, "names")
+        guard bytes.count <= capacity else {
+            throw TuttiError(
+                .invalidArgument,
+                "capacity \(capacity) is too small for the \(clients.count) names (\(bytes.count) bytes with their NULs)")
+        }
+        for (i, byte) in bytes.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+    }
+}

@@ -36,7 +36,8 @@ struct Play: ParsableCommand {
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
             (default: the default sink); other apps' running PipeWire playback streams are \
-            then applied as the `other` control line (journalled as otherAudioChanged). \
+            then applied as the `other` control line (journalled as otherAudioChanged; \
+            --no-watch-other-audio: not). \
             A scene with an input source captures live into it: ALSA full duplex from \
             --capture-device (default: --device), JACK input ports in_1 … (--capture-from \
             connects them), or a PipeWire input stream from --capture-device NODE (default: \
@@ -134,6 +135,15 @@ struct Play: ParsableCommand {
     var noMPRIS = false
 
     @Flag(
+        name: .customLong("no-watch-other-audio"),
+        help: ArgumentHelp(
+            "With --backend pipewire (or auto): do not follow other apps' playback streams.",
+            discussion:
+                "By default other apps' running PipeWire playback streams are applied to the policy as the control line other would be (journalled as otherAudioChanged); with this flag other apps' audio changes only by control lines. A usage error with --backend alsa or jack, which see no other apps."
+        ))
+    var noWatchOtherAudio = false
+
+    @Flag(
         help:
             "Do not ask for SCHED_FIFO scheduling for the render thread (ALSA: the thread tutti starts; PipeWire: the data thread, when PipeWire left it at normal scheduling)."
     )
@@ -171,6 +181,10 @@ struct Play: ParsableCommand {
         var named = self
         if backend == .auto, let backend = namedBackend { named.backend = backend }
         try named.validateBackendOptions()
+        // Checked against the backend asked for, not the one auto finds: with auto it is a wish.
+        if noWatchOtherAudio, named.backend == .alsa || named.backend == .jack {
+            throw ValidationError("--no-watch-other-audio is for --backend pipewire (\(named.backend.name) sees no other apps)")
+        }
         try named.validateRoutes()
     }
 

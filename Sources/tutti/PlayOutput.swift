@@ -158,6 +158,7 @@ extension Play {
             preconditionFailure("auto is resolved before the output settings are made")
         }
         settings.reconnect = ReconnectPolicy(timeout: .seconds(reconnectTimeout))
+        settings.watchOtherAudio = !noWatchOtherAudio
         if rtsan {
             guard let scope = RealtimeScope.sanitizer() else {
                 throw ValidationError(

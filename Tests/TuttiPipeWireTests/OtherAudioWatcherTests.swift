@@ -220,4 +220,68 @@ extension PlayPipeWireCommandTests {
         #expect(status == SIGTERM, "\(stderr())")
         #expect(stderr().contains("other apps' audio: playing (pw-play), not mixable"), "\(stderr())")
     }
+
+    /// `--no-watch-other-audio`: pw-play plays its 2 s to the same sink and nothing of it
+    /// reaches the policy (no `otherAudioChanged` entry, no stderr line); `other` control
+    /// lines still do. With `--backend alsa` or `jack` the flag is a usage error (exit 64).
+    @Test(
+        .enabled(
+            if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil && Tool.tutti != nil,
+            Comment(rawValue: PipeWireServer.skipReason)))
+    func noWatchOtherAudioLeavesItToTheControlLines() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-nowatch-play")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 60, sampleRate: 48_000).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
+        for backend in ["alsa", "jack"] {
+            let usage = try Tool.run([Tool.tutti!, "play", dir + "/scene.json", "--backend", backend, "--no-watch-other-audio"])
+            #expect(usage.status == 64, "\(backend): \(usage.stderr)")
+            #expect(
+                usage.stderr.contains("--no-watch-other-audio is for --backend pipewire (\(backend) sees no other apps)"), "\(usage.stderr)"
+            )
+        }
+        let events = dir + "/events.jsonl"
+        let fifo = dir + "/stdin"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let input = open(fifo, O_RDWR | O_CLOEXEC)
+        defer { close(input) }
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
+        for (k, v) in server.clientEnvironment { env[k] = v }
+        let play = try spawnChild(
+            [
+                Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--events", events,
+                "--no-mpris", "--no-watch-other-audio",
+            ],
+            environment: env.map { "\($0.key)=\($0.value)" }, stdin: fifo, stdout: dir + "/out", stderr: .file(dir + "/err"))
+        var reaped = false
+        defer {
+            if !reaped {
+                kill(play, SIGKILL)
+                _ = waitForChild(play)
+            }
+        }
+        func stderr() -> String { (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "" }
+        func others() -> [String] {
+            ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+                .filter { $0.contains(#""type":"otherAudioChanged""#) }
+        }
+        #expect(eventually(20) { stderr().contains("render thread:") }, "\(stderr())")
+        let player = try OtherAudioWatcherTests.pwPlay(server, OtherAudioWatcherTests.wav(dir, seconds: 2), log: dir + "/pw-play.log")
+        defer { player.stop() }
+        let started = Date()
+        #expect(player.wait(seconds: 15) == 0, "pw-play failed")
+        let played = Date().timeIntervalSince(started)
+        #expect(played >= 1.5, "pw-play ran \(played) s, not its 2 s: the test proves nothing")
+        usleep(500_000)
+        #expect(others().isEmpty, "watched anyway: \(others())")
+        #expect(!stderr().contains("other apps' audio"), "\(stderr())")
+        // The control line still sets it: the flag turns off the watcher, not rule 10.
+        let line = Array("other on mpv\n".utf8)
+        _ = line.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+        #expect(eventually(10) { others().contains { $0.contains(#""clients":["mpv"]"#) } }, "\(others()) \(stderr())")
+        kill(play, SIGTERM)
+        #expect(waitForChild(play) == SIGTERM, "\(stderr())")
+        reaped = true
+    }
 }

@@ -140,3 +140,47 @@ def test_pan_pause_and_seek(engine, music, tmp_path):
     assert clip.position == 24000 and clip.state == tutti.SourceState.PAUSED
     with pytest.raises(tutti.InvalidArgumentError):
         clip.seek(-1)
+
+
+def _fitted_snr_db(x: np.ndarray, hz: float = 1000.0) -> float:
+    """SNR of x (whole cycles of hz at RATE) against its least-squares sine at hz."""
+    t = 2 * np.pi * hz * np.arange(len(x)) / RATE
+    basis = np.stack([np.sin(t), np.cos(t)], axis=1)
+    coefficients, *_ = np.linalg.lstsq(basis, x.astype(np.float64), rcond=None)
+    fit = basis @ coefficients
+    return float(10 * np.log10(np.sum(fit**2) / max(np.sum((x - fit) ** 2), 1e-300)))
+
+
+def _converted(quality=None, file_quality=None, buffer=False) -> np.ndarray:
+    """0.4 s (whole cycles) of a 44.1 kHz 1 kHz sine played at 48 kHz by an engine with those
+    qualities, through a stream source (or a buffer source with the default quality)."""
+    sine = (0.5 * np.sin(2 * np.pi * 1000 * np.arange(44100) / 44100)).astype(np.float32)
+    with tutti.Engine(sample_rate=RATE, channels=1, stream_quality=quality, file_quality=file_quality) as e:
+        music = e.session("music", tutti.Category.PLAYBACK)
+        if buffer:
+            source = music.buffer(sine, 44100)
+        else:
+            source = music.stream(44100, channels=1, capacity_frames=44100)
+            assert source.write(sine) == 44100
+        source.play()
+        return e.render(RATE // 2 + 4800)[4800 : 4800 + RATE * 2 // 5, 0]
+
+
+def test_the_engines_stream_quality_converts_its_streams():
+    Q = tutti.ResamplerQuality
+    snr = {q: _fitted_snr_db(_converted(q)) for q in (Q.SINC_BEST, Q.SINC_MEDIUM, Q.SINC_FASTEST, Q.ZERO_ORDER_HOLD)}
+    for q in snr:
+        assert abs(dominant_hz(_converted(q)) - 1000) < 1, q
+    assert snr[Q.SINC_BEST] > snr[Q.SINC_MEDIUM] + 3 > snr[Q.SINC_FASTEST] + 6, snr
+    assert snr[Q.SINC_FASTEST] > 60 and snr[Q.ZERO_ORDER_HOLD] < 40, snr
+    assert _fitted_snr_db(_converted(None)) == pytest.approx(snr[Q.SINC_MEDIUM], abs=0.01), "the default is medium"
+    with pytest.raises(tutti.InvalidArgumentError, match="stream_quality"):
+        tutti.Engine(stream_quality=Q.SOXR_HQ)
+    with pytest.raises(tutti.InvalidArgumentError, match="file_quality"):
+        tutti.Engine(file_quality=99)
+
+
+def test_the_engines_file_quality_is_the_buffers_default():
+    Q = tutti.ResamplerQuality
+    assert _fitted_snr_db(_converted(buffer=True)) > 100, "libsoxr HQ by default"
+    assert _fitted_snr_db(_converted(file_quality=Q.ZERO_ORDER_HOLD, buffer=True)) < 40

@@ -211,3 +211,24 @@ def test_other_audio_reads_back_what_was_set(engine):
     assert state.other_audio_playing and state.silence_secondary
     engine.set_other_audio(False)
     assert engine.other_audio() == tutti.OtherAudioState(False, False)
+
+
+def test_other_audio_clients_are_the_names_set(engine):
+    assert engine.other_audio_clients() == []
+    engine.set_other_audio(True, clients=["mpv", "pw-play", "Café"])
+    assert engine.other_audio_clients() == ["mpv", "pw-play", "Café"]
+    engine.set_other_audio(True, clients=["x" * 300])  # longer than any first guess
+    assert engine.other_audio_clients() == ["x" * 300]
+    engine.set_other_audio(False)
+    assert engine.other_audio_clients() == []
+    # The C call's house model: sizes always, INVALID_ARGUMENT (nothing written) when short.
+    import ctypes
+
+    engine.set_other_audio(True, clients=["mpv", "vlc"])
+    count, length = ctypes.c_size_t(), ctypes.c_size_t()
+    buffer = ctypes.create_string_buffer(b"?" * 8, 8)
+    result = tutti._lib.tutti_system_get_other_audio_clients(engine.ptr, buffer, 7, ctypes.byref(count), ctypes.byref(length))
+    assert result == tutti.constants.TUTTI_ERROR_INVALID_ARGUMENT and "capacity" in tutti.last_error()
+    assert (count.value, length.value, buffer.raw) == (2, 8, b"?" * 8)
+    assert tutti._lib.tutti_system_get_other_audio_clients(engine.ptr, buffer, 8, None, None) == tutti.constants.TUTTI_OK
+    assert buffer.raw == b"mpv\0vlc\0"

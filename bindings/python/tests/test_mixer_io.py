@@ -394,3 +394,91 @@ def test_mpris_serves_the_output_on_a_private_session_bus(engine, music, tmp_pat
     finally:
         daemon.terminate()
         daemon.wait()
+
+
+def test_watch_other_audio_is_on_by_default_and_passed_through(engine, music):
+    from tutti import _native
+
+    config = _native.init_struct(_native.OutputConfig, tutti._lib.tutti_output_config_init_size)
+    assert config.watch_other_audio == 1 and config.reserved0 == 0
+    music.tone(440.0, 0.5).play()
+    engine.start_output(device="null", watch_other_audio=False)  # ALSA sees no other apps: it plays
+    assert engine.output_running
+    engine.stop_output()
+
+
+def _pipewire_tools():
+    import shutil
+
+    return [shutil.which(name) for name in ("pipewire", "wireplumber", "pw-play", "pw-cli", "dbus-daemon")]
+
+
+@pytest.mark.skipif(None in _pipewire_tools(), reason="needs pipewire, wireplumber, pw-play, pw-cli and dbus-daemon")
+@pytest.mark.parametrize("watch", [True, False])
+def test_watch_other_audio_decides_whether_pw_play_reaches_the_policy(engine, music, tmp_path, monkeypatch, watch):
+    """A private PipeWire daemon with a null sink: pw-play's stream makes other_audio() playing
+    (client "pw-play") only while the output watches; unwatched it stays as the host set it."""
+    import subprocess
+    import time
+    import wave
+
+    pipewire, wireplumber, pw_play, pw_cli, dbus_daemon = _pipewire_tools()
+    run, home, conf = tmp_path / "run", tmp_path / "home", tmp_path / "config" / "pipewire" / "pipewire.conf.d"
+    for folder in (run, home, conf):
+        folder.mkdir(parents=True)
+    run.chmod(0o700)
+    (conf / "null.conf").write_text(
+        'context.objects = [ { factory = adapter args = { factory.name = support.null-audio-sink node.name = "testsink" '
+        'media.class = "Audio/Sink" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } } ]\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIPEWIRE_")}
+    env.update(XDG_RUNTIME_DIR=str(run), HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    children = []
+
+    def wait_for(what, ready, seconds=30.0):
+        deadline = time.monotonic() + seconds
+        while not ready():
+            assert time.monotonic() < deadline, f"{what} was not ready within {seconds} s"
+            time.sleep(0.05)
+
+    def cli(*args) -> str:
+        return subprocess.run([pw_cli, *args], env=env, capture_output=True, text=True).stdout
+
+    try:
+        bus = subprocess.Popen([dbus_daemon, "--session", "--nofork", "--nopidfile", f"--address=unix:path={tmp_path}/bus"])
+        children.append(bus)
+        wait_for("dbus-daemon", lambda: (tmp_path / "bus").exists())
+        env["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={tmp_path}/bus"
+        children.append(subprocess.Popen([pipewire], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for("pipewire", lambda: "id: 0" in cli("info", "0"))
+        children.append(subprocess.Popen([wireplumber], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for("wireplumber", lambda: 'application.name = "WirePlumber"' in cli("ls", "Client"))
+        for key in ("XDG_RUNTIME_DIR", "HOME", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS"):
+            monkeypatch.setenv(key, env[key])
+        monkeypatch.delenv("PIPEWIRE_REMOTE", raising=False)
+
+        music.tone(440.0, 0.5).play()
+        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_other_audio=watch)
+        try:
+            time.sleep(0.5)
+            assert engine.other_audio() == tutti.OtherAudioState(False, False)  # its own stream never counts
+            seconds = 4
+            samples = (0.25 * np.sin(2 * np.pi * 440 * np.arange(RATE * seconds) / RATE) * 32767).astype("<i2")
+            with wave.open(str(tmp_path / "other.wav"), "wb") as f:
+                f.setnchannels(1)
+                f.setsampwidth(2)
+                f.setframerate(RATE)
+                f.writeframes(samples.tobytes())
+            player = subprocess.Popen([pw_play, "--target", "testsink", str(tmp_path / "other.wav")], env=env)
+            children.append(player)
+            deadline = time.monotonic() + (10 if watch else 1.5)  # unwatched: long enough to have been seen
+            while not engine.other_audio().other_audio_playing and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert player.poll() is None, "pw-play ended before the check: the test proves nothing"
+            assert engine.other_audio().other_audio_playing == watch
+            assert engine.other_audio_clients() == (["pw-play"] if watch else [])
+        finally:
+            engine.stop_output()
+    finally:
+        for child in reversed(children):
+            child.terminate()
+            child.wait()

@@ -242,7 +242,8 @@ class Backend(enum.IntEnum):
 
 class ResamplerQuality(enum.IntEnum):
     """The resampler a file or buffer source is converted with (TUTTI_QUALITY_*; DEFAULT: the
-    engine's file quality, libsoxr HQ)."""
+    engine's file quality, ``Engine(file_quality=)``, libsoxr HQ unless set), and the engine's
+    stream quality (``Engine(stream_quality=)``)."""
 
     DEFAULT = C.TUTTI_QUALITY_DEFAULT
     SINC_BEST = C.TUTTI_QUALITY_SINC_BEST
@@ -677,7 +678,10 @@ class Engine:
     TUTTI_ENGINE_OFFLINE (``render`` waits for file data streamed from disk: the same bytes
     on every run; not real-time safe). ``master_effects``: a master stage with that chain of
     Effects (an empty list will do; None, the default: no master stage), needed by
-    ``set_master_host_effect``. The other keywords are tutti_engine_config's fields.
+    ``set_master_host_effect``. ``file_quality``: the ResamplerQuality of file and buffer
+    sources created with ``ResamplerQuality.DEFAULT`` (None: libsoxr HQ); ``stream_quality``:
+    stream sources' (a libsamplerate one, SINC_BEST..ZERO_ORDER_HOLD; None: SINC_MEDIUM). The
+    other keywords are tutti_engine_config's fields.
     ``close()`` (or leaving a ``with`` block) destroys it; every call afterwards raises
     StateError. Session and source handles keep their engine alive.
     """
@@ -702,6 +706,8 @@ class Engine:
         ducking_release_seconds: Optional[float] = None,
         routes: Optional[Sequence[str]] = None,
         master_effects: Optional[Sequence[Effect]] = None,
+        file_quality: Optional[int] = None,
+        stream_quality: Optional[int] = None,
     ):
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
@@ -740,6 +746,10 @@ class Engine:
             config.master_effects = ctypes.cast(chain, ctypes.c_void_p) if master_effects else None
         if offline:
             config.flags |= C.TUTTI_ENGINE_OFFLINE
+        if file_quality is not None:
+            config.file_quality = _int(file_quality, -(1 << 31), (1 << 31) - 1, "Engine: file_quality")
+        if stream_quality is not None:
+            config.stream_quality = _int(stream_quality, -(1 << 31), (1 << 31) - 1, "Engine: stream_quality")
         out = ctypes.c_void_p()
         _check(lib.tutti_engine_create(ctypes.byref(config), ctypes.byref(out)))
         self._ptr = out.value
@@ -968,6 +978,7 @@ class Engine:
         capture_from: Optional[str] = None,
         routes: Union[Mapping[str, str], str, None] = None,
         mpris: bool = False,
+        watch_other_audio: bool = True,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
@@ -977,8 +988,10 @@ class Engine:
         "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
         it starts (``output_backend`` says which). ``mpris``: serve MPRIS on the session bus
         while the output runs (org.mpris.MediaPlayer2.tutti; its transport methods are remote
-        commands; without a session bus the output plays anyway). DeviceError says why a device
-        cannot be opened."""
+        commands; without a session bus the output plays anyway). ``watch_other_audio``: with
+        PipeWire, follow other apps' running playback streams and hand them to the policy as
+        ``set_other_audio`` does (False: other apps' audio stays what the host sets; ALSA and
+        JACK ignore it). DeviceError says why a device cannot be opened."""
         config = init_struct(_OutputConfig, lib.tutti_output_config_init_size)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
@@ -993,6 +1006,7 @@ class Engine:
             routes = ";".join(f"{name}={dest}" for name, dest in routes.items())
         config.routes = _name(routes, "routes")
         config.mpris = 1 if mpris else 0
+        config.watch_other_audio = 1 if watch_other_audio else 0
         _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
 
     def stop_output(self, drain: bool = False) -> None:
@@ -1087,6 +1101,20 @@ class Engine:
         playing, silence = ctypes.c_int32(), ctypes.c_int32()
         _check(lib.tutti_system_get_other_audio(self.ptr, ctypes.byref(playing), ctypes.byref(silence)))
         return OtherAudioState(bool(playing.value), bool(silence.value))
+
+    def other_audio_clients(self) -> list[str]:
+        """tutti_system_get_other_audio_clients: the apps' names that go with ``other_audio()``
+        (what ``set_other_audio(clients=...)`` last set, or the PipeWire output's watcher saw)."""
+        count, length = ctypes.c_size_t(), ctypes.c_size_t()
+        _check(lib.tutti_system_get_other_audio_clients(self.ptr, None, 0, None, ctypes.byref(length)))
+        while True:  # the watcher may change the names between two calls: ask again for more room
+            buffer = ctypes.create_string_buffer(max(length.value, 1))
+            code = lib.tutti_system_get_other_audio_clients(
+                self.ptr, buffer, len(buffer), ctypes.byref(count), ctypes.byref(length))
+            if code != C.TUTTI_ERROR_INVALID_ARGUMENT or length.value <= len(buffer):
+                _check(code)
+                break
+        return [name.decode("utf-8") for name in buffer.raw[: length.value].split(b"\0")[: count.value]]
 
 
 # ---------------------------------------------------------------------------------------------

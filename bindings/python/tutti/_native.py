@@ -76,8 +76,8 @@ lib, library_path = _load()
 
 
 class EngineConfig(Structure):
-    """tutti_engine_config, the sixth layout (the master stage, after `flags` and the engine's
-    ducking envelope)."""
+    """tutti_engine_config, the seventh layout (the engine's file and stream qualities, after
+    the master stage, `flags` and the engine's ducking envelope)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -101,6 +101,8 @@ class EngineConfig(Structure):
         ("master_effects_enabled", c_int32),
         ("master_effect_count", c_uint32),
         ("master_effects", c_void_p),
+        ("file_quality", c_int32),
+        ("stream_quality", c_int32),
     ]
 
 
@@ -214,7 +216,8 @@ class Effect(Structure):
 
 
 class OutputConfig(Structure):
-    """tutti_output_config, the fourth layout (capture, then routes, then mpris)."""
+    """tutti_output_config, the fifth layout (capture, then routes, then mpris, then
+    watch_other_audio past the mpris layout's tail padding, reserved0)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -226,6 +229,8 @@ class OutputConfig(Structure):
         ("capture_from", c_char_p),
         ("routes", c_char_p),
         ("mpris", c_uint32),
+        ("reserved0", c_uint32),
+        ("watch_other_audio", c_uint32),
     ]
 
 
@@ -310,6 +315,7 @@ _PROTOTYPES = {
     "tutti_system_set_mic_muted": (result, [engine_p, c_int, frame_t]),
     "tutti_system_set_other_audio": (result, [engine_p, c_int, c_int, POINTER(c_char_p), c_size_t, frame_t]),
     "tutti_system_get_other_audio": (result, [engine_p, POINTER(c_int32), POINTER(c_int32)]),
+    "tutti_system_get_other_audio_clients": (result, [engine_p, c_char_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
     "tutti_system_begin_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_end_phone_call": (result, [engine_p, frame_t]),
     "tutti_system_remote_command": (result, [engine_p, c_int32, frame_t]),
