@@ -102,6 +102,65 @@ import TuttiTestSupport
         #expect(worst < 1e-4, "discontinuity at frame \(worstAt): \(worst)")
     }
 
+    /// Two mock PCMs on one simulated clock, cue's `drift` faster; played for `seconds`.
+    func play(drift: Double, seconds: Double, configure: (inout ALSAOutputConfiguration) -> Void = { _ in }) throws -> (
+        output: ALSAOutput, cue: MockDevice, finished: Bool
+    ) {
+        let clock = SimulatedClock()
+        let main = MockDevice(uniqueName("drift-main"))
+        main.pace = 48_000
+        main.clock = clock
+        let cue = MockDevice(uniqueName("drift-cue"))
+        cue.pace = 48_000 * (1 + drift)
+        cue.clock = clock
+        var config = mockConfiguration(main.name)
+        config.routeDevices = [cue.name]
+        configure(&config)
+        let (engine, _, _) = try twoRouteToneEngine()
+        let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: { _ in })
+        try output.start(frameLimit: Int64(seconds * 48_000))
+        let finished = output.waitUntilFinished(timeoutSeconds: 600)
+        output.stop(drain: false)
+        return (output, cue, finished)
+    }
+
+    /// Without correction (`routeClockCorrection = false`) the same drift is what it was: a
+    /// slower PCM drops frames, a faster one runs dry — what the correction prevents above.
+    @Test func withoutCorrectionASlowerRouteDropsAndAFasterOneRunsDry() throws {
+        let slow = try play(drift: -0.001, seconds: 30) { $0.routeClockCorrection = false }
+        let fast = try play(drift: 0.001, seconds: 30) { $0.routeClockCorrection = false }
+        #expect(slow.finished && fast.finished)
+        let s = slow.output.routes[1]
+        let f = fast.output.routes[1]
+        print(
+            "no correction, 30 s: slower cue \(s.framesDropped) frames dropped; faster cue \(fast.cue.underrunTimes.count) underruns, the first at \(fast.cue.underrunTimes.first ?? -1) s"
+        )
+        // 0.1 % of 30 s is 1 440 frames: past the ring's slack, the rest is dropped.
+        #expect(s.framesDropped > 500)
+        #expect(s.clockRatio == 1 && s.framesCorrected == 0)
+        #expect(!fast.cue.underrunTimes.isEmpty && f.xrunCount > 0)
+        #expect(f.clockRatio == 1 && f.framesCorrected == 0)
+    }
+
+    /// An integer format: the resampled frames go through the route's quantizer (s16 here),
+    /// more frames than a period when the PCM is faster; locked, nothing dropped, no underrun.
+    @Test func anIntegerFormatRouteIsCorrectedToo() throws {
+        let run = try play(drift: 0.004, seconds: 30) { $0.formats = [.s16] }
+        #expect(run.finished)
+        let status = run.output.routes[1]
+        #expect(status.negotiated.format == .s16)
+        #expect(status.framesDropped == 0 && run.cue.underrunTimes.isEmpty)
+        #expect(abs(status.clockRatio - 1.004) < 20e-6, "ratio \(status.clockRatio)")
+        // The tone continuous at 1000 / 1.004 cycles per 48 000 frames (s16 dither: residual ≲ 2e-4).
+        let samples = run.cue.int16s
+        let left = stride(from: 0, to: samples.count, by: 2).map { Double(samples[$0]) / 32_768 }
+        let w = 2 * Double.pi * 1_000 / 48_000 / 1.004
+        let tail = (left.count - 5 * 48_000)..<(left.count - 1)
+        let worst = tail.map { n in abs(left[n + 1] + left[n - 1] - 2 * cos(w) * left[n]) }.max() ?? .infinity
+        print(String(format: "s16 route +0.4 %%: ratio %.6f, worst sine residual over the last 5 s %.2e", status.clockRatio, worst))
+        #expect(worst < 1e-3)
+    }
+
     /// Routes on one clock are never resampled (bit for bit, ratio exactly 1) over a minute.
     @Test func aRouteOnMainsClockIsNotResampled() throws {
         let clock = SimulatedClock()
