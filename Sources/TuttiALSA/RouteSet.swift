@@ -216,10 +216,10 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
 /// its own clock, so each period the frames waiting for it (ring + `snd_pcm_delay`) are
 /// measured and fed to its `DriftController`, whose ratio (1 ± 0.5 % at most) resamples the
 /// route's next period (`DriftResampler`, between the render and the ring). The fill held is
-/// the one measured in the route's first half second; within half a period of it nothing is
-/// resampled (a device on main's clock plays bit for bit, as without correction); past that
-/// the loop engages and keeps the fill at that edge, locking in within about 10 s for a
-/// 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that underruns
+/// the mean measured over 0.25 s after a second of warm-up; within half a period of it
+/// nothing is resampled (a device on main's clock plays bit for bit, as without correction);
+/// past that the loop engages and keeps the fill at that edge, locking in within about 10 s
+/// for a 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that underruns
 /// or is lost starts again from warm-up (its reference is measured anew).
 ///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;

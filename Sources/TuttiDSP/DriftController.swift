@@ -77,7 +77,7 @@ public struct DriftController: Sendable {
     /// defaults to half a period. Any thread.
     public init(
         periodFrames: Int, sampleRate: Double, maximumDeviation: Double = 0.005, deadBandFrames: Double? = nil,
-        warmUpSeconds: Double = 0.25, referenceSeconds: Double = 0.25, measurementSmoothingSeconds: Double = 0.1,
+        warmUpSeconds: Double = 1, referenceSeconds: Double = 0.25, measurementSmoothingSeconds: Double = 0.1,
         narrowingSeconds: Double = 5
     ) {
         self.periodFrames = max(periodFrames, 1)
