@@ -116,7 +116,18 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
         }
         let capacity = ringFrames
         let take = min(n, capacity &- ringCount)
-        if take < n { framesDropped.add(Int64(n &- take), ordering: .relaxed) }
+        if take < n {
+            framesDropped.add(Int64(n &- take), ordering: .relaxed)
+            // The ring overflowed (the PCM stalled, or drifts past the correction's range): the
+            // fill held no longer applies, and winding the loop up against a stall would run
+            // the device dry once it resumes. Start again from warm-up at the ratio of 1.
+            var c = controller
+            if c.targetFrames != nil || c.ratio != 1 {
+                c.reset()
+                controller = c
+                clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+            }
+        }
         var at = (ringRead &+ ringCount) % capacity
         var done = 0
         let source = converted
@@ -219,8 +230,9 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
 /// the mean measured over 0.25 s after a second of warm-up; within half a period of it
 /// nothing is resampled (a device on main's clock plays bit for bit, as without correction);
 /// past that the loop engages and keeps the fill at that edge, locking in within about 10 s
-/// for a 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that underruns
-/// or is lost starts again from warm-up (its reference is measured anew).
+/// for a 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that
+/// underruns, overflows its ring (frames dropped) or is lost starts again from warm-up (its
+/// reference is measured anew).
 ///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
 /// `init`, `status` and `close` on the control thread (`status`: any thread).
