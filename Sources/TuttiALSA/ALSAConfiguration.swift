@@ -46,6 +46,12 @@ public struct ALSAOutputConfiguration: Sendable {
     /// (`ALSAError.route` names one that cannot agree), and all of them are written from the
     /// one render thread (docs/backends.md, "Routes on ALSA").
     public var routeDevices: [String] = []
+    /// Clock correction of the routes past main (`routeDevices`): each route's frames are
+    /// resampled by a ratio within 1 ± 0.5 % that a control loop adjusts once per period to keep
+    /// the frames waiting for its PCM steady, so a device on its own clock, slower or faster than
+    /// main's, neither drops frames nor runs dry (docs/backends.md, "Routes on ALSA"). A route
+    /// on main's clock is not resampled (its frames stay bit for bit). false: never resampled.
+    public var routeClockCorrection = true
     /// Wanted period and number of periods in the buffer: asked with the `_near` calls; the
     /// values the device grants are the ones used (`ALSAOutput.negotiated`).
     public var periodFrames = 1024
@@ -185,4 +191,11 @@ public struct ALSARouteStatus: Sendable, Equatable {
     public var framesDropped: Int64
     /// The PCM is lost and being reopened (its route renders and is dropped meanwhile).
     public var isLost: Bool
+    /// The clock correction's resampling ratio now: frames sent to this PCM per frame rendered
+    /// (above 1: its device runs faster than main's). Exactly 1 while no correction is needed,
+    /// and always for main (`ALSAOutputConfiguration.routeClockCorrection`).
+    public var clockRatio = 1.0
+    /// Frames the clock correction added (negative: removed) so far:
+    /// `framesWritten + framesDropped` = frames rendered for the route + `framesCorrected`.
+    public var framesCorrected: Int64 = 0
 }

@@ -113,6 +113,9 @@ public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain
     public var readi: @convention(c) (PCM?, UnsafeMutableRawPointer?, Frames) -> snd_pcm_sframes_t
     /// Calls alsa-lib's `snd_pcm_avail_update` (capture: frames ready to read); the render thread calls it.
     public var avail_update: @convention(c) (PCM?) -> snd_pcm_sframes_t
+    /// Calls alsa-lib's `snd_pcm_delay` (playback: frames queued before the next one written is
+    /// heard); the render thread calls it once per period for each route past main (clock correction).
+    public var delay: @convention(c) (PCM?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32
     /// Calls alsa-lib's `snd_pcm_state`; the render thread calls it while capture waits for playback to start.
     public var state: @convention(c) (PCM?) -> snd_pcm_state_t
     /// Calls alsa-lib's `snd_pcm_start` (an unlinked capture PCM is started by hand).
@@ -189,6 +192,7 @@ public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain
         drain = try library.function("snd_pcm_drain")
         readi = try library.function("snd_pcm_readi")
         avail_update = try library.function("snd_pcm_avail_update")
+        delay = try library.function("snd_pcm_delay")
         state = try library.function("snd_pcm_state")
         start = try library.function("snd_pcm_start")
         link = try library.function("snd_pcm_link")

@@ -5,13 +5,14 @@ import TuttiDSP
 import TuttiEngine
 import TuttiOutput
 
-/// The PCM of one route past main, with its render scratch and a small ring of converted
-/// frames its PCM has not taken yet.
+/// The PCM of one route past main, with its render scratch, its clock correction (a drift
+/// controller and the resampler it drives) and a small ring of converted frames its PCM has
+/// not taken yet.
 ///
-/// Thread: the atomics are shared. `pcm`, the buffers, the ring and the quantizer belong to
-/// the render thread while `state == running`, to the supervisor while `lost`, and to the
-/// control thread before start and after the threads stopped; the `state` store/load
-/// (release/acquire) hands them over. The `supervisor…` fields are the supervisor's.
+/// Thread: the atomics are shared. `pcm`, the buffers, the ring, the clock correction and
+/// the quantizer belong to the render thread while `state == running`, to the supervisor
+/// while `lost`, and to the control thread before start and after the threads stopped; the
+/// `state` store/load (release/acquire) hands them over. The `supervisor…` fields are the supervisor's.
 final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffers handed over by `state`
     enum State: Int, AtomicRepresentable {
         /// The render thread writes it.
@@ -33,6 +34,10 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
     let lastError = Atomic<Int32>(0)
     /// Monotonic ns of the first write attempt at frames the PCM has not taken; 0 after progress.
     let blockedSince = Atomic<UInt64>(0)
+    /// Frames the clock correction added (negative: removed) so far.
+    let framesCorrected = Atomic<Int64>(0)
+    /// The clock correction's current ratio (`Double.bitPattern`), for `status`.
+    let clockRatioBits = Atomic<UInt64>(1.0.bitPattern)
 
     var opened: PCMDevice?
     var pcm: OpaquePointer?
@@ -40,6 +45,13 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
     let deviceBuffer: UnsafeMutableRawPointer
     let ditherScratch: UnsafeMutablePointer<Float>
     var quantizer: TPDFQuantizer
+    /// Clock correction (`ALSAOutputConfiguration.routeClockCorrection`): the loop, measured
+    /// once per period, and the resampler between the route's render and its ring.
+    let correctsClock: Bool
+    var controller: DriftController
+    let resampler: DriftResampler
+    /// `resampler` without reference counting (the render path).
+    let resamplerRef: Unmanaged<DriftResampler>
     let ring: UnsafeMutableRawPointer
     let ringFrames: Int
     var ringRead = 0
@@ -63,8 +75,14 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
         let samples = periodFrames * channelCount
         floatBuffer = allocateAudio(Float.self, capacity: samples)
         floatBuffer.initialize(repeating: 0, count: samples)
-        deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(floatBuffer) : allocateAudioBytes(periodFrames * n.frameBytes)
-        ditherScratch = allocateAudio(Float.self, capacity: samples)
+        correctsClock = configuration.routeClockCorrection
+        controller = DriftController(periodFrames: periodFrames, sampleRate: Double(n.sampleRate))
+        resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: periodFrames)
+        resamplerRef = .passUnretained(resampler)
+        // The resampler makes up to `maximumOutputFrames` per period.
+        let converted = resampler.maximumOutputFrames
+        deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(floatBuffer) : allocateAudioBytes(converted * n.frameBytes)
+        ditherScratch = allocateAudio(Float.self, capacity: converted * channelCount)
         quantizer = TPDFQuantizer(
             format: n.format.quantizerFormat ?? .s16, seed: configuration.ditherSeed, dither: configuration.dither)
         ringFrames = periodFrames * (RouteSet.slackPeriods + 1)
@@ -73,29 +91,46 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
 
     // MARK: Render thread
 
-    /// Convert the rendered period to the device format and append it to the ring; what
-    /// does not fit is dropped (counted).
+    /// Resample the rendered period at the clock correction's ratio (passed through while
+    /// that is 1), convert it to the device format and append it to the ring; what does not
+    /// fit is dropped (counted).
     @_noLocks
-    func queue(frameCount n: Int, format: OutputSampleFormat, channelCount: Int, frameBytes: Int) {
+    func queue(frameCount rendered: Int, format: OutputSampleFormat, channelCount: Int, frameBytes: Int) {
+        let input = floatBuffer
+        let ratio = correctsClock ? controller.ratio : 1
+        let (frames, n) = resamplerRef._withUnsafeGuaranteedRef { $0.process(input, frameCount: rendered, ratio: ratio) }
+        if n != rendered { framesCorrected.add(Int64(n &- rendered), ordering: .relaxed) }
         let samples = n &* channelCount
+        var converted = UnsafeRawPointer(deviceBuffer)
         switch format {
-        case .float32: break
+        case .float32:
+            converted = UnsafeRawPointer(frames)
         case .s32:
             var q = quantizer
-            q.quantizeLeftJustified(
-                floatBuffer, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int32.self))
+            q.quantizeLeftJustified(frames, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int32.self))
             quantizer = q
         case .s16:
             var q = quantizer
-            q.quantize(floatBuffer, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int16.self))
+            q.quantize(frames, count: samples, scratch: ditherScratch, into: deviceBuffer.assumingMemoryBound(to: Int16.self))
             quantizer = q
         }
         let capacity = ringFrames
         let take = min(n, capacity &- ringCount)
-        if take < n { framesDropped.add(Int64(n &- take), ordering: .relaxed) }
+        if take < n {
+            framesDropped.add(Int64(n &- take), ordering: .relaxed)
+            // The ring overflowed (the PCM stalled, or drifts past the correction's range): the
+            // fill held no longer applies, and winding the loop up against a stall would run
+            // the device dry once it resumes. Start again from warm-up at the ratio of 1.
+            var c = controller
+            if c.targetFrames != nil || c.ratio != 1 {
+                c.reset()
+                controller = c
+                clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+            }
+        }
         var at = (ringRead &+ ringCount) % capacity
         var done = 0
-        let source = UnsafeRawPointer(deviceBuffer)
+        let source = converted
         while done < take {
             let chunk = min(take &- done, capacity &- at)
             (ring + at &* frameBytes).copyMemory(from: source + done &* frameBytes, byteCount: chunk &* frameBytes)
@@ -103,6 +138,29 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
             at = (at &+ chunk) % capacity
         }
         ringCount &+= take
+    }
+
+    /// One clock-correction measurement, once per period after `queue`: the frames waiting for
+    /// the device (the ring plus the PCM's delay) feed the controller, whose ratio resamples
+    /// the next period. A PCM that cannot say its delay (an error) skips the period.
+    @_noLocks
+    func measure(delay: @convention(c) (OpaquePointer?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32) {
+        let device = pcm
+        var queued: snd_pcm_sframes_t = 0
+        let rc = withUnsafeMutablePointer(to: &queued) { p in _unsafePerformance { delay(device, p) } }
+        guard rc >= 0 else { return }
+        var c = controller
+        let ratio = c.update(fillFrames: Double(ringCount &+ max(Int(queued), 0)))
+        controller = c
+        clockRatioBits.store(ratio.bitPattern, ordering: .relaxed)
+    }
+
+    /// Clock correction back to its start (warm-up, ratio 1, pass-through): the PCM was lost.
+    /// Supervisor, while the PCM is `lost`.
+    func resetClockCorrection() {
+        controller.reset()
+        resampler.reset()
+        clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
     }
 
     /// Non-blocking writes of the ring until the PCM is full or the ring empty. 0, or the
@@ -134,6 +192,12 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
             }
             if err == -EPIPE {
                 xrunCount.add(1, ordering: .relaxed)
+                // The device starts again empty: the fill the correction held no longer
+                // applies; it measures afresh (warm-up, reference) at the ratio of 1.
+                var c = controller
+                c.reset()
+                controller = c
+                clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
                 let rc = _unsafePerformance { recover(device, -EPIPE, 1) }
                 return rc >= 0 ? 0 : rc
             }
@@ -159,6 +223,17 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
 /// counted. A route's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
 /// supervisor, which reopens it with backoff while main plays on.
 ///
+/// Clock correction (`ALSAOutputConfiguration.routeClockCorrection`): a route's device runs on
+/// its own clock, so each period the frames waiting for it (ring + `snd_pcm_delay`) are
+/// measured and fed to its `DriftController`, whose ratio (1 ± 0.5 % at most) resamples the
+/// route's next period (`DriftResampler`, between the render and the ring). The fill held is
+/// the mean measured over 0.25 s after a second of warm-up; within half a period of it
+/// nothing is resampled (a device on main's clock plays bit for bit, as without correction);
+/// past that the loop engages and keeps the fill at that edge, locking in within about 10 s
+/// for a 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that
+/// underruns, overflows its ring (frames dropped) or is lost starts again from warm-up (its
+/// reference is measured anew).
+///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
 /// `init`, `status` and `close` on the control thread (`status`: any thread).
 final class RouteSet: @unchecked Sendable { // render-side memory: its routes, handed over by their `state`
@@ -176,6 +251,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
     let format: OutputSampleFormat
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    let delay: @convention(c) (OpaquePointer?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32
     let wakeSupervisor: UnsafeMutablePointer<sem_t>
     private let negotiated: Mutex<[ALSANegotiated]>
 
@@ -219,6 +295,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         for (k, r) in pcms.enumerated() { (outputs + k + 1).initialize(to: r.floatBuffer) }
         writei = functions.writei
         recover = functions.recover
+        delay = functions.delay
         self.wakeSupervisor = wakeSupervisor
         negotiated = Mutex(opened.map(\.negotiated))
     }
@@ -264,8 +341,9 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
 
     // MARK: Render thread
 
-    /// Render `frameCount` frames of every route (main into `main`), convert each route
-    /// past main and queue it for its PCM, then write what each PCM takes.
+    /// Render `frameCount` frames of every route (main into `main`), resample (clock
+    /// correction), convert and queue each route past main for its PCM, measure what waits for
+    /// each PCM (the correction's next ratio), then write what each PCM takes.
     @_noLocks
     func render(_ renderer: Unmanaged<Renderer>, main: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let targets = outputs
@@ -275,10 +353,12 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         let format = self.format
         let channels = channelCount
         let bytes = frameBytes
+        let queued = delay
         for k in 0..<count {
             slots[k]._withUnsafeGuaranteedRef { r in
                 if r.state.load(ordering: .acquiring) == .running {
                     r.queue(frameCount: n, format: format, channelCount: channels, frameBytes: bytes)
+                    if r.correctsClock { r.measure(delay: queued) }
                 } else {
                     r.framesDropped.add(Int64(n), ordering: .relaxed)
                 }
@@ -369,10 +449,11 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             }
             r.opened = nil
             r.pcm = nil
-            // What it never got counts as dropped: written + dropped = rendered, always.
+            // What it never got counts as dropped: written + dropped = rendered + corrected, always.
             r.framesDropped.add(Int64(r.ringCount), ordering: .relaxed)
             r.ringRead = 0
             r.ringCount = 0
+            r.resetClockCorrection()
             r.supervisorLostReported = true
             r.supervisorStallSince = 0
             r.supervisorDelay = configuration.reconnect.backoffInitial.inSeconds
@@ -412,7 +493,9 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             ALSARouteStatus(
                 route: r.name, device: r.device, negotiated: granted[k], xrunCount: r.xrunCount.load(ordering: .relaxed),
                 framesWritten: r.framesWritten.load(ordering: .relaxed), framesDropped: r.framesDropped.load(ordering: .relaxed),
-                isLost: r.state.load(ordering: .acquiring) == .lost)
+                isLost: r.state.load(ordering: .acquiring) == .lost,
+                clockRatio: Double(bitPattern: r.clockRatioBits.load(ordering: .relaxed)),
+                framesCorrected: r.framesCorrected.load(ordering: .relaxed))
         }
     }
 

@@ -42,8 +42,12 @@ final class MockDevice: @unchecked Sendable {
     var resumeResults: [Int32] = []
     /// Results for `snd_pcm_open` calls after the first, in order; then success.
     var reopenResults: [Int32] = []
-    /// Write at most this many frames per second of wall time (nil: unpaced).
+    /// Write at most this many frames per second of wall time (nil: unpaced), or of `clock`'s time.
     var pace: Double?
+    /// A simulated clock for `pace` instead of wall time: `wait` advances it (to when the
+    /// device has room for `availMin` frames) instead of sleeping, and a paced device that ran
+    /// dry is an underrun (writei: -EPIPE, counted in `underrunTimes`; recover starts it again).
+    var clock: SimulatedClock?
 
     // Records.
     private(set) var data: [UInt8] = []
@@ -57,6 +61,9 @@ final class MockDevice: @unchecked Sendable {
     var availMin: UInt = 0
     private var paceStart: Double?
     private var pacedFrames = 0
+    /// `clock`'s seconds at each underrun (simulated clock only).
+    private(set) var underrunTimes: [Double] = []
+    private var underrunPending = false
 
     init(_ name: String) {
         self.name = name
@@ -173,8 +180,19 @@ final class MockDevice: @unchecked Sendable {
                 record("writei", -EAGAIN)
                 return Int(-EAGAIN)
             }
+            if underrunPending {
+                record("writei", -EPIPE)
+                return Int(-EPIPE)
+            }
             if let pace {
-                let now = monotonic()
+                let now = clock?.seconds ?? monotonic()
+                if let clock, let start = paceStart, Double(pacedFrames) < (now - start) * pace {
+                    // Ran dry: everything written was played before now.
+                    underrunTimes.append(clock.seconds)
+                    underrunPending = true
+                    record("writei", -EPIPE)
+                    return Int(-EPIPE)
+                }
                 if paceStart == nil { paceStart = now }
                 let allowed = Int((now - paceStart!) * pace) + Int(installed?.buffer ?? 0) - pacedFrames
                 n = min(n, max(allowed, 0))
@@ -191,7 +209,41 @@ final class MockDevice: @unchecked Sendable {
         }
     }
 
+    /// Frames written and not yet played (paced), 0 unpaced (it plays what it gets at once).
+    fileprivate func delay() -> Int {
+        withLock {
+            guard let pace, let start = paceStart else { return 0 }
+            let now = clock?.seconds ?? monotonic()
+            return max(pacedFrames - Int((now - start) * pace), 0)
+        }
+    }
+
+    /// recover after an underrun: the device starts again with an empty buffer.
+    fileprivate func recover(_ err: Int32) -> Int32 {
+        withLock {
+            if underrunPending {
+                underrunPending = false
+                paceStart = nil
+                pacedFrames = 0
+            }
+            record("recover", err)
+            return 0
+        }
+    }
+
     fileprivate func wait(_ timeout: Int32) -> Int32 {
+        if let clock = withLock({ clock }) {
+            // Simulated time: on to the moment there is room for `availMin` frames.
+            withLock {
+                if let pace, let start = paceStart {
+                    let room = Double(pacedFrames) - Double(installed?.buffer ?? 0) + Double(max(availMin, 1))
+                    // A hundredth of a frame past it: the write's truncation must see the whole room.
+                    clock.advance(to: start + (room + 0.01) / pace)
+                }
+                record("wait", 1)
+            }
+            return 1
+        }
         let (isFrozen, paced) = withLock { (frozen, pace != nil) }
         if isFrozen {
             usleep(UInt32(timeout) * 1000)
@@ -231,6 +283,28 @@ final class MockDevice: @unchecked Sendable {
             record("hw_params")
             return 0
         }
+    }
+}
+
+/// A clock shared by mock devices (`MockDevice.clock`): seconds that pass only when a
+/// device waited on asks (`advance`), so a simulated minute takes as long as the work in it.
+/// Thread: any (one lock).
+final class SimulatedClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = 0.0
+
+    /// Seconds since the start.
+    var seconds: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return now
+    }
+
+    /// On to `time` (never back).
+    func advance(to time: Double) {
+        lock.lock()
+        now = max(now, time)
+        lock.unlock()
     }
 }
 
@@ -366,7 +440,11 @@ extension ALSAFunctions {
         f.sw_params = { _, _ in 0 }
         f.writei = { p, buffer, frames in MockDevice.from(p).write(buffer, frames) }
         f.wait = { p, timeout in MockDevice.from(p).wait(timeout) }
-        f.recover = { p, err, _ in MockDevice.from(p).simple("recover", err) }
+        f.recover = { p, err, _ in MockDevice.from(p).recover(err) }
+        f.delay = { p, out in
+            out?.pointee = snd_pcm_sframes_t(MockDevice.from(p).delay())
+            return 0
+        }
         f.prepare = { MockDevice.from($0).simple("prepare") }
         f.resume = { MockDevice.from($0).resume() }
         f.drop = { MockDevice.from($0).simple("drop") }
