@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiTestSupport
+
+/// The desktop's sinks drive the policy's route: `tutti play --backend pipewire` against a
+/// private daemon (in `PlayPipeWireCommandTests`, serialized with the other daemon tests),
+/// checked through its live journal (`--events`). The transitions themselves are
+/// `SinkRoutesTests` (pure).
+extension PlayPipeWireCommandTests {
+    /// A playback scene of `seconds` (a looping tone in session "music") at 48 kHz.
+    static func musicScene(seconds: Double) -> String { toneScene(seconds: seconds, sampleRate: 48_000) }
+
+    /// `tutti play` of `scene` with `arguments`, stdin a FIFO held open (control lines stay
+    /// possible: the scene is decided --control-lookahead ahead), stderr and stdout in `dir`.
+    final class Playing {
+        let pid: pid_t
+        let dir: String
+        let events: String
+        private let input: Int32
+        private var reaped = false
+
+        init(_ server: PipeWireServer, scene: String, dir: String, arguments: [String]) throws {
+            self.dir = dir
+            events = dir + "/events.jsonl"
+            try scene.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
+            let fifo = dir + "/stdin"
+            guard mkfifo(fifo, 0o600) == 0 else { throw POSIXError(.EIO) }
+            input = open(fifo, O_RDWR | O_CLOEXEC)
+            var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
+            for (k, v) in server.clientEnvironment { env[k] = v }
+            pid = try spawnChild(
+                [Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--events", events, "--no-mpris"] + arguments,
+                environment: env.map { "\($0.key)=\($0.value)" }, stdin: fifo, stdout: dir + "/out", stderr: .file(dir + "/err"))
+        }
+
+        deinit {
+            if !reaped {
+                kill(pid, SIGKILL)
+                _ = waitForChild(pid)
+            }
+            close(input)
+        }
+
+        var stderr: String { (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "" }
+        var stdout: String { (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "" }
+        var journal: [String] { ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var routeChanges: [String] { journal.filter { $0.contains(#""type":"routeChange""#) } }
+
+        /// Whether the process still runs (not exited, not a zombie).
+        var isRunning: Bool { !reaped && PipeWireServer.isAlive(pid) }
+
+        /// Waits for the exit; its status (a signal's number when one ended it).
+        func wait() -> Int32 {
+            let status = waitForChild(pid)
+            reaped = true
+            return status
+        }
+    }
+
+    /// The sink the stream plays to is destroyed mid-play (`pw-cli destroy`, as unplugging
+    /// headphones would): the live journal has the route change `oldDeviceUnavailable`
+    /// (headphones → speaker) and the playback session's source paused by it; PipeWire moves the
+    /// stream to the default sink (testsink) and playback goes on to the scene's end, exit 0.
+    /// The headphones sink (`device.form-factor` headphones) it was linked to at start is
+    /// the `headphones` route first (`newDeviceAvailable`).
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aLostSinkIsARouteChangeThatPausesMedia() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        try server.addSink("phones", formFactor: "headphones")
+        let dir = makeTemporaryFolder("tutti-pw-route-lost")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let play = try Playing(server, scene: Self.musicScene(seconds: 8), dir: dir, arguments: ["--target", "phones"])
+        #expect(eventually(20) { play.stderr.contains("render thread:") }, "\(play.stderr)")
+        let toHeadphones = #""type":"routeChange","reason":"newDeviceAvailable","previous":"speaker","current":"headphones""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(toHeadphones) } }, "\(play.journal) \(play.stderr)")
+        #expect(!play.journal.contains { $0.contains(#""type":"sourcePaused""#) }, "\(play.journal)")
+
+        try server.destroyNode("phones")
+        let lost = #""type":"routeChange","reason":"oldDeviceUnavailable","previous":"headphones","current":"speaker""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(lost) } }, "\(play.journal) \(play.stderr)")
+        let paused = #""type":"sourcePaused","source":"tone","reason":"routeChange""#
+        #expect(eventually(5) { play.journal.contains { $0.contains(paused) } }, "\(play.journal)")
+        #expect(play.isRunning, "\(play.stderr)")
+        #expect(eventually(5) { play.stderr.contains("route: speaker (oldDeviceUnavailable): phones → testsink") }, "\(play.stderr)")
+
+        let status = play.wait()
+        #expect(status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("played 8.00 s"), "\(play.stdout)")
+        // The move to testsink was already the loss's fallback: two route changes in all.
+        #expect(play.routeChanges.count == 2, "\(play.routeChanges)")
+    }
+}
