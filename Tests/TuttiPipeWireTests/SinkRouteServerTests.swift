@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Tutti
 import TuttiTestSupport
 
 /// The desktop's sinks drive the policy's route: `tutti play --backend pipewire` against a
@@ -90,5 +91,82 @@ extension PlayPipeWireCommandTests {
         #expect(play.stdout.contains("played 8.00 s"), "\(play.stdout)")
         // The move to testsink was already the loss's fallback: two route changes in all.
         #expect(play.routeChanges.count == 2, "\(play.routeChanges)")
+    }
+
+    /// The default sink changes (`pw-metadata … default.configured.audio.sink`) and the stream,
+    /// which has no `--target`, follows it: to a headset sink added while playing is
+    /// `newDeviceAvailable` (speaker → headphones), back to testsink (there from the start) is
+    /// `override` (headphones → speaker). Neither pauses the playback session; exit 0.
+    @Test(.enabled(if: PipeWireServer.isAvailable && Self.pwMetadata != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func followingTheDefaultSinkIsARouteChange() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-route-default")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let play = try Playing(server, scene: Self.musicScene(seconds: 8), dir: dir, arguments: [])
+        #expect(eventually(20) { play.stderr.contains("render thread:") }, "\(play.stderr)")
+        try server.addSink("headset", formFactor: "headset")
+        usleep(300_000)
+        #expect(play.routeChanges.isEmpty, "a sink added but not played to changed the route: \(play.routeChanges)")
+
+        try Self.setDefaultSink(server, "headset")
+        let toHeadset = #""type":"routeChange","reason":"newDeviceAvailable","previous":"speaker","current":"headphones""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(toHeadset) } }, "\(play.journal) \(play.stderr)")
+        try Self.setDefaultSink(server, PipeWireServer.sink)
+        let back = #""type":"routeChange","reason":"override","previous":"headphones","current":"speaker""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(back) } }, "\(play.journal) \(play.stderr)")
+        #expect(play.isRunning, "\(play.stderr)")
+
+        #expect(play.wait() == 0, "\(play.stderr)")
+        #expect(play.routeChanges.count == 2, "\(play.routeChanges)")
+        #expect(!play.journal.contains { $0.contains(#""type":"sourcePaused""#) }, "\(play.journal)")
+        #expect(play.stderr.contains("route: headphones (newDeviceAvailable): testsink → headset"), "\(play.stderr)")
+    }
+
+    static let pwMetadata = Tool.find("pw-metadata")
+
+    /// Makes `sink` the configured default (WirePlumber then sets default.audio.sink to it).
+    static func setDefaultSink(_ server: PipeWireServer, _ sink: String) throws {
+        let set = try Tool.run(
+            [pwMetadata!, "0", "default.configured.audio.sink", #"{"name":"\#(sink)"}"#, "Spa:String:JSON"],
+            environment: server.clientEnvironment)
+        #expect(set.status == 0, "\(set.stdout) \(set.stderr)")
+    }
+
+    /// The host API: an `AudioEngine` playing through PipeWire (`startOutput`) to a headphones
+    /// sink gets `routeChanged` speaker → headphones, then, the sink destroyed,
+    /// `oldDeviceUnavailable` headphones → speaker; its playback session's source is paused
+    /// and stays paused while the output plays on (to testsink).
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theHostAPIPausesMediaWhenTheSinkGoes() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        try server.addSink("phones", formFactor: "headphones")
+        let engine = try AudioEngine()
+        let music = try engine.makeSession(named: "music", category: .playback)
+        let song = try music.makeToneSource(frequency: 440, amplitude: 0.5)
+        try song.play()
+        var configuration = OutputConfiguration()
+        configuration.backend = .pipewire
+        configuration.device = "phones"
+        try engine.startOutput(configuration, pipeWireRemote: server.socket)
+        defer { engine.stopOutput() }
+        var kinds: [AudioEvent.Kind] = []
+        func routes() -> [AudioEvent.Kind] {
+            kinds += engine.pollEvents().map(\.kind)
+            return kinds.filter { if case .routeChanged = $0 { true } else { false } }
+        }
+        #expect(eventually(10) { !routes().isEmpty }, "\(kinds)")
+        #expect(routes().first == .routeChanged(reason: .newDeviceAvailable, previous: .speaker, current: .headphones))
+        #expect(try song.state == .playing)
+
+        try server.destroyNode("phones")
+        #expect(eventually(10) { routes().count == 2 }, "\(kinds)")
+        #expect(routes().last == .routeChanged(reason: .oldDeviceUnavailable, previous: .headphones, current: .speaker))
+        #expect(eventually(5) { (try? song.state) == .paused })
+        let rendered = engine.framesRendered
+        #expect(eventually(5) { engine.framesRendered > rendered + 24_000 }, "the output stopped after the sink went")
+        #expect(try song.state == .paused, "media resumed by itself")
+        #expect(engine.isOutputRunning)
     }
 }
