@@ -2,6 +2,7 @@ import CPipeWire
 import Synchronization
 import TuttiEngine
 import TuttiOutput
+import TuttiPolicy
 
 /// Other applications' audio as a PipeWire daemon shows it: the playback streams
 /// (`media.class` Stream/Output/Audio) of other processes whose node is running (linked and
@@ -113,7 +114,7 @@ public final class OtherAudioWatcher: Sendable {
 
     /// The route the stream's sinks make, as last reported (`speaker` before any change). Any
     /// thread.
-    public var route: RouteFollower { box.follower.withLock { $0 } }
+    public var route: Route { box.follower.withLock { $0.route } }
 
     /// Stops watching: the loop thread ends (no `onChange` runs after this returns) and the
     /// connection closes. Idempotent. Any thread but the watcher's own (not from `onChange`).

@@ -276,7 +276,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 })
             watcher.withLock { $0 = opened }
         } catch {
-            log("other applications' audio is not watched: \(error.message)")
+            log("other applications' audio and the sinks are not watched: \(error.message)")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiPipeWire
 import TuttiTestSupport
 
 /// The desktop's sinks drive the policy's route: `tutti play --backend pipewire` against a
@@ -168,5 +169,31 @@ extension PlayPipeWireCommandTests {
         #expect(eventually(5) { engine.framesRendered > rendered + 24_000 }, "the output stopped after the sink went")
         #expect(try song.state == .paused, "media resumed by itself")
         #expect(engine.isOutputRunning)
+    }
+
+    /// The watcher's view of the sinks, from the C shim up: testsink (there at start, the
+    /// default, no form factor); a sink added while watching comes with its form factor and
+    /// `appeared`; a destroyed one leaves the list; with no stream node nothing is linked.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theWatcherSeesTheSinksAndTheDefault() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let watcher = try OtherAudioWatcher(remote: server.socket, onChange: { _ in })
+        defer { watcher.close() }
+        #expect(eventually(10) { watcher.sinks?.defaultSink == PipeWireServer.sink }, "\(String(describing: watcher.sinks))")
+        let start = try #require(watcher.sinks)
+        #expect(start.sinks.map(\.name) == [PipeWireServer.sink])
+        #expect(start.sinks.first?.formFactor == "" && start.sinks.first?.appeared == false)
+        #expect(start.linkedSink == nil)
+
+        try server.addSink("phones", formFactor: "headphones")
+        #expect(eventually(10) { watcher.sinks?.sinks.contains { $0.name == "phones" } == true }, "\(String(describing: watcher.sinks))")
+        let phones = try #require(watcher.sinks?.sinks.first { $0.name == "phones" })
+        #expect(phones.formFactor == "headphones" && phones.appeared && phones.route == .headphones)
+        #expect(try server.nodeID("phones") == Int(phones.id))
+
+        try server.destroyNode("phones")
+        #expect(eventually(10) { watcher.sinks?.sinks.map(\.name) == [PipeWireServer.sink] }, "\(String(describing: watcher.sinks))")
+        #expect(watcher.route == .speaker)
     }
 }
