@@ -159,7 +159,9 @@ extension PlayPipeWireCommandTests {
         }
         #expect(eventually(10) { !routes().isEmpty }, "\(kinds)")
         #expect(routes().first == .routeChanged(reason: .newDeviceAvailable, previous: .speaker, current: .headphones))
-        #expect(try song.state == .playing)
+        // Rendering (the status board is published by the render side): the song plays.
+        let playing = eventually(5) { engine.framesRendered >= 24_000 && (try? song.state) == .playing }
+        #expect(playing, "\(String(describing: try? song.state))")
 
         try server.destroyNode("phones")
         #expect(eventually(10) { routes().count == 2 }, "\(kinds)")
