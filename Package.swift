@@ -57,7 +57,7 @@ let package = Package(
         // The output interface every backend implements (OutputBackend), its settings, status,
         // events and error, and what backends share (event delivery, reconnect backoff,
         // real-time scope, their system library opened at run time).
-        .target(name: "TuttiOutput", dependencies: ["TuttiEngine"]),
+        .target(name: "TuttiOutput", dependencies: ["TuttiEngine", "TuttiPolicy"]),
         // ALSA output: render thread, device negotiation and recovery.
         .target(name: "TuttiALSA", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CALSA"]),
         // JACK client: renders inside JACK's process callback, reconnects after a lost server.
@@ -66,7 +66,7 @@ let package = Package(
         // format pod (SPA headers), the listing of the audio nodes; nothing links libpipewire.
         .target(name: "CPipeWire", dependencies: ["CSPA"]),
         // PipeWire output: one pw_stream rendered inside PipeWire's real-time data thread.
-        .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "CPipeWire"]),
+        .target(name: "TuttiPipeWire", dependencies: ["TuttiOutput", "TuttiEngine", "TuttiDSP", "TuttiPolicy", "CPipeWire"]),
         // The MPRIS server (Tutti's `MPRISServer`) in C: sd-bus (libsystemd.so.0) loaded at run time (dlopen),
         // nothing links libsystemd.
         .target(name: "CMPRIS"),

@@ -1055,8 +1055,11 @@ enum {
                                    bus at the engine's rate (PipeWire resamples); device: the target node
                                    (name or serial; NULL: the default sink); period_frames: node.latency;
                                    while it plays, other apps' running playback streams are reported
-                                   to the policy as tutti_system_set_other_audio does (docs/backends.md;
-                                   watch_other_audio = 0 turns it off) */
+                                   to the policy as tutti_system_set_other_audio does, and the sink it
+                                   plays to going away (OLD_DEVICE_UNAVAILABLE: media pause) or the
+                                   stream moving to another sink as tutti_system_set_route does
+                                   (headphones / headset sinks: TUTTI_ROUTE_HEADPHONES; docs/backends.md;
+                                   watch_other_audio = 0 turns both off) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs
                               (device: its name), else ALSA; the other fields go to the one chosen

@@ -805,6 +805,22 @@ void tpw_free_nodes(tpw_node *nodes) { free(nodes); }
 #define TPW_NODE_CHANGE_MASK_STATE (1 << 2)
 #define TPW_NODE_CHANGE_MASK_PROPS (1 << 3)
 #define TPW_TYPE_INTERFACE_CLIENT "PipeWire:Interface:Client"
+#define TPW_TYPE_INTERFACE_LINK "PipeWire:Interface:Link"
+#define TPW_TYPE_INTERFACE_METADATA "PipeWire:Interface:Metadata"
+#define TPW_VERSION_METADATA 3
+#define TPW_VERSION_METADATA_EVENTS 0
+
+struct tpw_metadata_events {
+    uint32_t version;
+    int (*property)(void *data, uint32_t subject, const char *key, const char *type, const char *value);
+};
+
+struct tpw_metadata_methods {
+    uint32_t version;
+    int (*add_listener)(void *object, struct spa_hook *listener, const struct tpw_metadata_events *events, void *data);
+    int (*set_property)(void *object, uint32_t subject, const char *key, const char *type, const char *value);
+    int (*clear)(void *object);
+};
 
 /// One Stream/Output/Audio node followed (bound: its info events come on the loop thread).
 struct watched {
@@ -818,6 +834,25 @@ struct watched {
     char application[128];
     char node[128];
     char role[64];
+};
+
+/// One Audio/Sink node followed (bound: its info, with device.form-factor, comes on the loop
+/// thread).
+struct watched_sink {
+    struct tpw_watcher *watcher;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    uint32_t id;
+    bool appeared;     // added after the first sync: it came while watching
+    bool known;        // its info (properties) has come: reported from then on
+    char name[256];
+    char form_factor[64];
+};
+
+/// A link from the watched stream's node: the node it feeds (a sink, or a filter before it).
+struct watched_link {
+    uint32_t id;
+    uint32_t input_node;
 };
 
 /// A client global: its id and process (pipewire.sec.pid, else application.process.id).
@@ -841,6 +876,19 @@ struct tpw_watcher {
     struct watched_client *clients;
     size_t client_count, client_capacity;
     bool gone;                 // the daemon went away: nothing more is reported
+    // The sinks (tpw_sinks_fn): NULL callback, none of this is followed.
+    tpw_sinks_fn sinks_changed;
+    uint32_t stream_node;      // the node whose links say which sink it plays to
+    struct watched_sink **sinks;
+    size_t sink_count, sink_capacity;
+    struct watched_link *links;
+    size_t link_count, link_capacity;
+    struct pw_proxy *metadata; // the "default" metadata object, bound
+    struct spa_hook metadata_listener;
+    uint32_t metadata_id;
+    char default_sink[256];    // default.audio.sink's name ("" unset)
+    int sync_seq;              // the first sync: the daemon's objects at start are known at its done
+    bool synced;
 };
 
 static long dict_pid(const struct spa_dict *props, const char *key) {
@@ -892,6 +940,171 @@ static const struct tpw_node_events watched_events = {
     .info = on_watched_info,
 };
 
+/// Loop thread: the sinks, the default sink and the stream's sink to the sinks callback (once
+/// the first sync is done: the daemon's objects at start are known).
+static void sinks_report(struct tpw_watcher *w) {
+    if (w->gone || !w->synced || !w->sinks_changed) return;
+    tpw_sink list[64];
+    size_t n = 0;
+    uint32_t linked = TPW_ID_ANY;
+    for (size_t i = 0; i < w->sink_count && n < sizeof list / sizeof list[0]; i++) {
+        struct watched_sink *x = w->sinks[i];
+        if (!x->known) continue;
+        list[n++] = (tpw_sink){.id = x->id, .name = x->name, .form_factor = x->form_factor, .appeared = x->appeared};
+        for (size_t k = 0; k < w->link_count && linked == TPW_ID_ANY; k++) {
+            if (w->links[k].input_node == x->id) linked = x->id;
+        }
+    }
+    w->sinks_changed(w->user, n ? list : NULL, n, w->default_sink, linked);
+}
+
+static void on_sink_info(void *data, const struct tpw_node_info *info) {
+    struct watched_sink *x = data;
+    if (!(info->change_mask & TPW_NODE_CHANGE_MASK_PROPS) || !info->props) return;
+    const char *text;
+    if ((text = spa_dict_lookup(info->props, "node.name"))) copy(x->name, sizeof x->name, text);
+    copy(x->form_factor, sizeof x->form_factor, spa_dict_lookup(info->props, "device.form-factor"));
+    x->known = true;
+    sinks_report(x->watcher);
+}
+
+static const struct tpw_node_events sink_events = {
+    .version = TPW_VERSION_NODE_EVENTS,
+    .info = on_sink_info,
+};
+
+/// The "name" of a default.audio.sink value ({"name":"NODE"}) into `to`; "" when it has none.
+static void json_name(const char *json, char *to, size_t size) {
+    copy(to, size, "");
+    const char *p = json ? strstr(json, "\"name\"") : NULL;
+    if (!p) return;
+    p += 6;
+    while (*p == ' ' || *p == '\t' || *p == ':') p++;
+    if (*p++ != '"') return;
+    size_t n = 0;
+    while (*p && *p != '"' && n + 1 < size) {
+        if (*p == '\\' && p[1]) p++;
+        to[n++] = *p++;
+    }
+    to[n] = '\0';
+}
+
+static int on_metadata_property(void *data, uint32_t subject, const char *key, const char *type, const char *value) {
+    (void)type;
+    struct tpw_watcher *w = data;
+    if (subject != 0) return 0;
+    if (key == NULL || strcmp(key, "default.audio.sink") == 0) {
+        char name[sizeof w->default_sink];
+        json_name(key ? value : NULL, name, sizeof name);
+        if (strcmp(name, w->default_sink) != 0) {
+            copy(w->default_sink, sizeof w->default_sink, name);
+            sinks_report(w);
+        }
+    }
+    return 0;
+}
+
+static const struct tpw_metadata_events metadata_events = {
+    .version = TPW_VERSION_METADATA_EVENTS,
+    .property = on_metadata_property,
+};
+
+/// Loop thread: a sink, a link from the stream or the "default" metadata to follow; true when
+/// the global was one of them.
+static bool watch_sink_global(struct tpw_watcher *w, uint32_t id, const char *type, const struct spa_dict *props) {
+    if (!w->sinks_changed) return false;
+    if (strcmp(type, TPW_TYPE_INTERFACE_LINK) == 0) {
+        if (w->stream_node == TPW_ID_ANY || dict_uint(props, "link.output.node") != w->stream_node) return true;
+        if (w->link_count == w->link_capacity) {
+            size_t capacity = w->link_capacity ? w->link_capacity * 2 : 8;
+            struct watched_link *links = realloc(w->links, capacity * sizeof *links);
+            if (!links) return true;
+            w->links = links;
+            w->link_capacity = capacity;
+        }
+        w->links[w->link_count++] = (struct watched_link){.id = id, .input_node = dict_uint(props, "link.input.node")};
+        sinks_report(w);
+        return true;
+    }
+    if (strcmp(type, TPW_TYPE_INTERFACE_METADATA) == 0) {
+        const char *name = spa_dict_lookup(props, "metadata.name");
+        if (w->metadata || !name || strcmp(name, "default") != 0) return true;
+        void *proxy = NULL;
+        TPW_CALL(w->registry, struct tpw_registry_methods, proxy, bind, id, TPW_TYPE_INTERFACE_METADATA, TPW_VERSION_METADATA, 0);
+        if (!proxy) return true;
+        w->metadata = proxy;
+        w->metadata_id = id;
+        int rc = 0;
+        TPW_CALL(proxy, struct tpw_metadata_methods, rc, add_listener, &w->metadata_listener, &metadata_events, w);
+        (void)rc;
+        return true;
+    }
+    if (strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0) return false;
+    const char *media_class = spa_dict_lookup(props, "media.class");
+    if (!media_class || strcmp(media_class, "Audio/Sink") != 0) return false;
+    if (w->sink_count == w->sink_capacity) {
+        size_t capacity = w->sink_capacity ? w->sink_capacity * 2 : 8;
+        struct watched_sink **sinks = realloc(w->sinks, capacity * sizeof *sinks);
+        if (!sinks) return true;
+        w->sinks = sinks;
+        w->sink_capacity = capacity;
+    }
+    struct watched_sink *x = calloc(1, sizeof *x);
+    if (!x) return true;
+    x->watcher = w;
+    x->id = id;
+    x->appeared = w->synced;
+    copy(x->name, sizeof x->name, spa_dict_lookup(props, "node.name"));
+    void *proxy = NULL;
+    TPW_CALL(w->registry, struct tpw_registry_methods, proxy, bind, id, TPW_TYPE_INTERFACE_NODE, TPW_VERSION_NODE, 0);
+    if (proxy) {
+        x->proxy = proxy;
+        int rc = 0;
+        TPW_CALL(proxy, struct tpw_node_methods, rc, add_listener, &x->listener, &sink_events, x);
+        (void)rc;
+    } else {
+        x->known = true; // not bound: reported with what the registry said
+    }
+    w->sinks[w->sink_count++] = x;
+    sinks_report(w);
+    return true;
+}
+
+static void forget_sink(struct watched_sink *x) {
+    if (x->proxy) {
+        spa_hook_remove(&x->listener);
+        p_pw_proxy_destroy(x->proxy);
+    }
+    free(x);
+}
+
+/// Loop thread: a sink, a link or the metadata removed; true when the id was one of them.
+static bool forget_sink_global(struct tpw_watcher *w, uint32_t id) {
+    for (size_t i = 0; i < w->link_count; i++) {
+        if (w->links[i].id == id) {
+            w->links[i] = w->links[--w->link_count];
+            sinks_report(w);
+            return true;
+        }
+    }
+    for (size_t i = 0; i < w->sink_count; i++) {
+        if (w->sinks[i]->id == id) {
+            forget_sink(w->sinks[i]);
+            memmove(&w->sinks[i], &w->sinks[i + 1], (w->sink_count - i - 1) * sizeof *w->sinks);
+            w->sink_count--;
+            sinks_report(w);
+            return true;
+        }
+    }
+    if (w->metadata && w->metadata_id == id) {
+        spa_hook_remove(&w->metadata_listener);
+        p_pw_proxy_destroy(w->metadata);
+        w->metadata = NULL;
+        return true;
+    }
+    return false;
+}
+
 static void on_watch_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
                             const struct spa_dict *props) {
     (void)permissions, (void)version;
@@ -910,6 +1123,7 @@ static void on_watch_global(void *data, uint32_t id, uint32_t permissions, const
         w->clients[w->client_count++] = (struct watched_client){.id = id, .pid = pid};
         return;
     }
+    if (watch_sink_global(w, id, type, props)) return;
     if (strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0) return;
     const char *media_class = spa_dict_lookup(props, "media.class");
     if (!media_class || strcmp(media_class, "Stream/Output/Audio") != 0) return;
@@ -958,6 +1172,7 @@ static void on_watch_global_remove(void *data, uint32_t id) {
             return;
         }
     }
+    if (forget_sink_global(w, id)) return;
     for (size_t i = 0; i < w->count; i++) {
         if (w->nodes[i]->id == id) {
             forget(w->nodes[i]);
@@ -984,12 +1199,23 @@ static void on_watch_error(void *data, uint32_t id, int seq, int res, const char
     w->gone = true;
 }
 
+// The first sync's done: every object of the daemon at start has been announced (and the
+// sinks' and the metadata's first events, asked for when they were bound, have come).
+static void on_watch_done(void *data, uint32_t id, int seq) {
+    struct tpw_watcher *w = data;
+    if (id != TPW_ID_CORE || w->synced || seq != w->sync_seq) return;
+    w->synced = true;
+    sinks_report(w);
+}
+
 static const struct tpw_core_events watch_core_events = {
     .version = TPW_VERSION_CORE_EVENTS,
+    .done = on_watch_done,
     .error = on_watch_error,
 };
 
-tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user, char *error, size_t error_size) {
+tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, tpw_sinks_fn sinks_changed, uint32_t stream_node,
+                            void *user, char *error, size_t error_size) {
     if (tpw_load(error, error_size) != 0) return NULL;
     struct tpw_watcher *w = calloc(1, sizeof *w);
     if (!w) {
@@ -997,6 +1223,8 @@ tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user
         return NULL;
     }
     w->changed = changed;
+    w->sinks_changed = sinks_changed;
+    w->stream_node = stream_node;
     w->user = user;
     w->self = (long)getpid();
     w->loop = p_pw_thread_loop_new("tutti-pw-watch", NULL);
@@ -1037,6 +1265,8 @@ tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user
     }
     TPW_CALL(w->registry, struct tpw_registry_methods, rc, add_listener, &w->registry_listener, &watch_registry_events, w);
     (void)rc;
+    // Its done: the daemon's objects at start have been announced (sinks added later "appeared").
+    TPW_CALL(w->core, struct tpw_core_methods, w->sync_seq, sync, TPW_ID_CORE, 0);
     p_pw_thread_loop_unlock(w->loop);
     return w;
 }
@@ -1048,6 +1278,14 @@ void tpw_watch_close(tpw_watcher *w) {
         w->gone = true;
         for (size_t i = 0; i < w->count; i++) forget(w->nodes[i]);
         w->count = 0;
+        for (size_t i = 0; i < w->sink_count; i++) forget_sink(w->sinks[i]);
+        w->sink_count = 0;
+        w->link_count = 0;
+        if (w->metadata) {
+            spa_hook_remove(&w->metadata_listener);
+            p_pw_proxy_destroy(w->metadata);
+            w->metadata = NULL;
+        }
         if (w->registry) {
             spa_hook_remove(&w->registry_listener);
             p_pw_proxy_destroy((struct pw_proxy *)w->registry);
@@ -1065,6 +1303,8 @@ void tpw_watch_close(tpw_watcher *w) {
     if (w->loop) p_pw_thread_loop_destroy(w->loop);
     free(w->nodes);
     free(w->clients);
+    free(w->sinks);
+    free(w->links);
     free(w);
 }
 
@@ -1117,4 +1357,11 @@ AT(struct tpw_registry_events, struct pw_registry_events, global_remove);
 _Static_assert(TPW_NODE_STATE_RUNNING == PW_NODE_STATE_RUNNING, "node state running");
 _Static_assert(TPW_NODE_CHANGE_MASK_STATE == PW_NODE_CHANGE_MASK_STATE, "node change mask state");
 _Static_assert(TPW_NODE_CHANGE_MASK_PROPS == PW_NODE_CHANGE_MASK_PROPS, "node change mask props");
+#include <pipewire/extensions/metadata.h>
+SAME(struct tpw_metadata_events, struct pw_metadata_events);
+AT(struct tpw_metadata_events, struct pw_metadata_events, property);
+SAME(struct tpw_metadata_methods, struct pw_metadata_methods);
+AT(struct tpw_metadata_methods, struct pw_metadata_methods, add_listener);
+_Static_assert(TPW_VERSION_METADATA == PW_VERSION_METADATA, "metadata version");
+_Static_assert(TPW_VERSION_METADATA_EVENTS == PW_VERSION_METADATA_EVENTS, "metadata events version");
 #endif

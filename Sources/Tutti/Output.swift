@@ -81,8 +81,11 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// With `.pipewire` (or `.auto` resolved to it): follow other applications' playback
     /// streams and hand every change to the policy as `setOtherAudio` does (playing, not
     /// mixable when a stream's `media.role` is Music, Movie, Communication or none, the
-    /// applications' names), from the output's event thread. Default true; ALSA and JACK see
-    /// no other applications and ignore it. See docs/backends.md.
+    /// applications' names), and follow the sink the stream plays to, handing its changes to
+    /// the policy as `setRoute` does (the sink gone: `oldDeviceUnavailable`, media sessions
+    /// pause; moved to another sink: `newDeviceAvailable` or `override`; a headphones or
+    /// headset sink is the `headphones` route), from the output's event thread. Default true;
+    /// ALSA and JACK see no other applications and ignore it. See docs/backends.md.
     public var watchOtherAudio = true
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
@@ -291,7 +294,8 @@ extension AudioEngine {
     }
 
     /// An output event, on the output's event-delivery thread: the policy hears about the
-    /// device (and, from PipeWire, about other applications' audio), the host gets an event.
+    /// device (and, from PipeWire, about other applications' audio and the sink the stream
+    /// plays to), the host gets an event.
     private func deviceEvent(_ event: OutputEvent, backend: String) {
         switch event {
         case .xrun(let total): reportDeviceEvent(.xrun(count: total))
@@ -299,6 +303,10 @@ extension AudioEngine {
         case .deviceRestored: deviceRestored(device: backend)
         case .otherAudioChanged(let playing, let silenceSecondary, let clients):
             try? setOtherAudio(playing: playing, silenceSecondary: silenceSecondary, clients: clients)
+        case .routeChanged(let route, let reason, _, _):
+            // Rule 7 at the first block rendered from now (`oldDeviceUnavailable`: media
+            // sessions pause); the host gets `routeChanged` from the policy's journal.
+            try? withCore { (s) throws(TuttiError) in _ = try s.perform(.route(route, reason: reason), at: .now) }
         default: break
         }
     }

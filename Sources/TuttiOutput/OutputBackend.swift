@@ -111,10 +111,11 @@ public struct OutputSettings: Sendable {
     public var lockMemory = false
     /// What to do when the device is lost.
     public var reconnect = ReconnectPolicy()
-    /// Watch other applications' audio and report it (`OutputEvent.otherAudioChanged`):
-    /// PipeWire only (the running playback streams of other processes, from a watcher thread
-    /// of its own; see docs/backends.md); ALSA and JACK see no other applications and ignore
-    /// it. Default true.
+    /// Watch other applications' audio and report it (`OutputEvent.otherAudioChanged`), and
+    /// the sink the output plays to (`OutputEvent.routeChanged`: it went away, or the output
+    /// was moved to another): PipeWire only (the running playback streams of other processes
+    /// and the sinks, from a watcher thread of its own; see docs/backends.md); ALSA and JACK
+    /// see no other applications and ignore it. Default true.
     public var watchOtherAudio = true
     /// Called on the render thread right before and after each cycle's render (e.g. the
     /// RealtimeSanitizer's hooks); nil: nothing.

@@ -1,4 +1,5 @@
 import TuttiEngine
+import TuttiPolicy
 
 /// Something an output reports to the control side, the same for every backend. Value type:
 /// made on the output's supervisor thread, delivered in order on its event-delivery thread
@@ -42,6 +43,19 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
     /// never the render thread; the host layer hands it to the policy
     /// (`AudioEngine.setOtherAudio`).
     case otherAudioChanged(playing: Bool, silenceSecondary: Bool, clients: [String])
+    /// The device the output plays to changed under it, as the sound server shows it
+    /// (PipeWire: the sink the stream is linked to; `OutputSettings.watchOtherAudio`): the
+    /// policy's route change (rule 7). `route` is where it plays now (PipeWire: `headphones`
+    /// for a sink whose `device.form-factor` says headphones or headset, else `speaker`);
+    /// `reason` is `oldDeviceUnavailable` when the device it played to went away (media
+    /// sessions pause; `device` is then the server's fallback, the default sink, when known),
+    /// `newDeviceAvailable` when it now plays to a device that came while playing (or to its
+    /// first device, or the one after a loss, when that changes the route), `override` when it
+    /// was moved to a device that was already there (the user picked another default sink). `device`
+    /// and `previousDevice` are the devices' names (PipeWire: `node.name`; nil: none known).
+    /// Made on the server's watcher thread, never the render thread; the host layer hands it
+    /// to the policy (`AudioEngine.setRoute`).
+    case routeChanged(route: Route, reason: RouteChangeReason, device: String?, previousDevice: String?)
 
     /// One line for logs and `tutti play`'s stderr.
     public var description: String {
@@ -62,6 +76,8 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
             playing
                 ? "other apps' audio: playing (\(clients.joined(separator: ", ")))\(silence ? ", not mixable" : ", mixable")"
                 : "other apps' audio: silent"
+        case .routeChanged(let route, let reason, let device, let previous):
+            "route: \(route.rawValue) (\(reason.rawValue)): \(previous ?? "none") → \(device ?? "none")"
         }
     }
 }

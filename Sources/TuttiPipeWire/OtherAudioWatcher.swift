@@ -1,6 +1,8 @@
 import CPipeWire
 import Synchronization
 import TuttiEngine
+import TuttiOutput
+import TuttiPolicy
 
 /// Other applications' audio as a PipeWire daemon shows it: the playback streams
 /// (`media.class` Stream/Output/Audio) of other processes whose node is running (linked and
@@ -9,9 +11,15 @@ import TuttiEngine
 /// daemon whatever the output's stream does (connecting, reconnecting); it never runs on a
 /// real-time thread. Streams of this process (Tutti's own) are left out by process id.
 ///
+/// It also follows the daemon's sinks (`Audio/Sink` nodes: name, id, `device.form-factor`),
+/// the default sink (`default.audio.sink` of the "default" metadata object) and, given the
+/// output stream's node id, the sink that stream is linked to (the links whose
+/// `link.output.node` is the stream's node): a `RouteFollower` turns them into route changes
+/// (`OutputEvent.routeChanged`) for `onRouteChange`.
+///
 /// Threads: the control thread (or an output's supervisor) opens and closes it; `onChange`
-/// runs on the watcher's loop thread, once per change of the snapshot (never twice the same in
-/// a row), and must not close the watcher.
+/// and `onRouteChange` run on the watcher's loop thread, once per change (never twice the
+/// same snapshot in a row), and must not close the watcher.
 public final class OtherAudioWatcher: Sendable {
     /// What other applications play: whether any playback stream runs, whether one of them is
     /// not mixable (`silencesSecondary(mediaRole:)`), and which applications (their
@@ -75,14 +83,21 @@ public final class OtherAudioWatcher: Sendable {
     /// absolute path; nil: `$PIPEWIRE_REMOTE`, else `pipewire-0`) and starts watching;
     /// `onChange` gets the first snapshot once the daemon's streams are known, when one runs
     /// (starting from `Snapshot.silent`), then every change; the daemon going away is
-    /// `Snapshot.silent` and the end of the reports. Throws `TuttiError` (`device`) when the
-    /// library cannot be loaded or no daemon answers. Control thread.
-    public init(remote: String?, onChange: @escaping @Sendable (Snapshot) -> Void) throws(TuttiError) {
-        box = Box(onChange: onChange)
+    /// `Snapshot.silent` and the end of the reports. `streamNode` is the global id of the
+    /// output stream's node (`pw_stream_get_node_id`; nil: none, no sink is ever linked):
+    /// `onRouteChange` gets each route change its sinks make (`RouteFollower`; nothing more
+    /// after the daemon went away: the output's own `deviceLost` says it). Throws
+    /// `TuttiError` (`device`) when the library cannot be loaded or no daemon answers.
+    /// Control thread.
+    public init(
+        remote: String?, streamNode: UInt32? = nil, onRouteChange: (@Sendable (OutputEvent) -> Void)? = nil,
+        onChange: @escaping @Sendable (Snapshot) -> Void
+    ) throws(TuttiError) {
+        box = Box(onChange: onChange, onRouteChange: onRouteChange)
         var message = [CChar](repeating: 0, count: 512)
         let user = Unmanaged.passUnretained(box).toOpaque()
         let opened = withOptionalCString(remote) { remote in
-            tpw_watch_open(remote, otherAudioChanged, user, &message, message.count)
+            tpw_watch_open(remote, otherAudioChanged, sinksChanged, streamNode ?? UInt32.max, user, &message, message.count)
         }
         guard let opened else { throw TuttiError(.device, text(message)) }
         handle = Mutex(WatcherHandle(pointer: opened))
@@ -92,6 +107,14 @@ public final class OtherAudioWatcher: Sendable {
 
     /// The last snapshot reported (`Snapshot.silent` before the first). Any thread.
     public var snapshot: Snapshot { box.last.withLock { $0 } }
+
+    /// The sinks as last reported (nil before the daemon's objects at start are known). Any
+    /// thread.
+    public var sinks: SinkSnapshot? { box.sinks.withLock { $0 } }
+
+    /// The route the stream's sinks make, as last reported (`speaker` before any change). Any
+    /// thread.
+    public var route: Route { box.follower.withLock { $0.route } }
 
     /// Stops watching: the loop thread ends (no `onChange` runs after this returns) and the
     /// connection closes. Idempotent. Any thread but the watcher's own (not from `onChange`).
@@ -103,11 +126,29 @@ public final class OtherAudioWatcher: Sendable {
         if let h { tpw_watch_close(h.pointer) }
     }
 
-    /// What the C callback reaches: the callback and the last snapshot (deduplication).
+    /// What the C callbacks reach: the callbacks, the last snapshots (deduplication) and the
+    /// route follower.
     final class Box: Sendable {
         let onChange: @Sendable (Snapshot) -> Void
+        let onRouteChange: (@Sendable (OutputEvent) -> Void)?
         let last = Mutex(Snapshot.silent)
-        init(onChange: @escaping @Sendable (Snapshot) -> Void) { self.onChange = onChange }
+        let sinks = Mutex<SinkSnapshot?>(nil)
+        let follower = Mutex(RouteFollower())
+        init(onChange: @escaping @Sendable (Snapshot) -> Void, onRouteChange: (@Sendable (OutputEvent) -> Void)?) {
+            self.onChange = onChange
+            self.onRouteChange = onRouteChange
+        }
+
+        /// The watcher's loop thread: a new sink snapshot, and the route change it makes.
+        func update(_ snapshot: SinkSnapshot) {
+            let changed = sinks.withLock { last -> Bool in
+                guard last != snapshot else { return false }
+                last = snapshot
+                return true
+            }
+            guard changed, let event = follower.withLock({ $0.update(snapshot) }) else { return }
+            onRouteChange?(event)
+        }
 
         /// The watcher's loop thread: reports `snapshot` if it differs from the last one.
         func update(_ snapshot: Snapshot) {
@@ -134,6 +175,26 @@ private func otherAudioChanged(user: UnsafeMutableRawPointer?, streams: UnsafePo
         }
     }
     box.update(OtherAudioWatcher.Snapshot(streams: list))
+}
+
+/// The watcher's sinks callback (its loop thread): the sinks as a snapshot.
+private func sinksChanged(
+    user: UnsafeMutableRawPointer?, sinks: UnsafePointer<tpw_sink>?, count: Int, defaultSink: UnsafePointer<CChar>?, linked: UInt32
+) {
+    guard let user else { return }
+    let box = Unmanaged<OtherAudioWatcher.Box>.fromOpaque(user).takeUnretainedValue()
+    var list: [PipeWireSink] = []
+    if let sinks {
+        for i in 0..<count {
+            let s = sinks[i]
+            list.append(
+                PipeWireSink(
+                    id: s.id, name: s.name.map { String(cString: $0) } ?? "",
+                    formFactor: s.form_factor.map { String(cString: $0) } ?? "", appeared: s.appeared))
+        }
+    }
+    let name = defaultSink.map { String(cString: $0) } ?? ""
+    box.update(SinkSnapshot(sinks: list, defaultSink: name.isEmpty ? nil : name, linkedSink: linked == UInt32.max ? nil : linked))
 }
 
 /// A `tpw_watcher` address (every call on it goes through the C shim, which takes the

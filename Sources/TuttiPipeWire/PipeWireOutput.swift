@@ -20,8 +20,10 @@ import TuttiOutput
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
 /// all. With `OutputSettings.watchOtherAudio` (the default) an `OtherAudioWatcher` (its own
 /// connection and loop thread, "tutti-pw-watch") follows the other applications' playback
-/// streams from `start` to `stop` and reports each change as `otherAudioChanged`; it is
-/// reopened with the stream after a reconnect.
+/// streams from `start` to `stop` and reports each change as `otherAudioChanged`, and follows
+/// the sink the stream is linked to (its node's links), reporting a sink that goes away, or a
+/// move to another sink, as `routeChanged` (`RouteFollower`); it is reopened with the stream
+/// after a reconnect.
 public final class PipeWireOutput: OutputBackend, Sendable {
     /// "pipewire". Any thread.
     public static let name = "pipewire"
@@ -326,20 +328,25 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     }
 
     /// With `settings.watchOtherAudio`: (re)opens the watcher of other applications' streams,
-    /// whose changes become `otherAudioChanged` events. A watcher that cannot be opened is one
-    /// log line (playback goes on without it). Control thread at start, the supervisor after a
-    /// reconnect.
+    /// whose changes become `otherAudioChanged` events, and of the sinks, whose changes for the
+    /// stream's node (`tpw_node_id`, known once connected) become `routeChanged` events. A
+    /// watcher that cannot be opened is one log line (playback goes on without it). Control
+    /// thread at start, the supervisor after a reconnect.
     private func watchOtherAudio() {
         guard settings.watchOtherAudio else { return }
         takeWatcher()?.close()
+        let node = stream.map { tpw_node_id($0) }
         do throws(TuttiError) {
-            let opened = try OtherAudioWatcher(remote: remote) { [events] snapshot in
-                events.emit(
-                    .otherAudioChanged(playing: snapshot.playing, silenceSecondary: snapshot.silenceSecondary, clients: snapshot.clients))
-            }
+            let opened = try OtherAudioWatcher(
+                remote: remote, streamNode: node == UInt32.max ? nil : node, onRouteChange: { [events] in events.emit($0) },
+                onChange: { [events] snapshot in
+                    events.emit(
+                        .otherAudioChanged(
+                            playing: snapshot.playing, silenceSecondary: snapshot.silenceSecondary, clients: snapshot.clients))
+                })
             watcher.withLock { $0 = opened }
         } catch {
-            log("other applications' audio is not watched: \(error.message)")
+            log("other applications' audio and the sinks are not watched: \(error.message)")
         }
     }
 

@@ -36,8 +36,10 @@ struct Play: ParsableCommand {
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
             (default: the default sink); other apps' running PipeWire playback streams are \
-            then applied as the `other` control line (journalled as otherAudioChanged; \
-            --no-watch-other-audio: not). \
+            then applied as the `other` control line (journalled as otherAudioChanged), and the \
+            sink it plays to going away, or the stream moving to another sink, as the `route` \
+            control line (oldDeviceUnavailable pauses media sessions; a headphones or headset \
+            sink is the headphones route); --no-watch-other-audio turns both off. \
             A scene with an input source captures live into it: ALSA full duplex from \
             --capture-device (default: --device), JACK input ports in_1 … (--capture-from \
             connects them), or a PipeWire input stream from --capture-device NODE (default: \
@@ -347,14 +349,22 @@ struct Play: ParsableCommand {
         print("output: \(levels.summary)")
     }
 
-    /// An output event while playing: other applications' audio (PipeWire's watcher) goes to
-    /// the policy at the first frame not decided yet, as the `other` control line does (its
-    /// journal entries written at once); every event is one line on stderr.
+    /// An output event while playing: other applications' audio and the sink's route changes
+    /// (PipeWire's watcher) go to the policy at the first frame not decided yet, as the
+    /// `other` and `route` control lines do (their journal entries written at once); every
+    /// event is one line on stderr.
     private func handle(_ event: OutputEvent, playback: ScenePlayback, journal: LiveJournal?) throws {
         say("\(event)")
-        guard case .otherAudioChanged(let playing, let silence, let clients) = event else { return }
-        _ = try playback.apply(
-            ControlLine(action: .device(.otherAudio(OtherAudio(playing: playing, silenceSecondary: silence, clients: clients)))))
+        let action: Scene.DeviceAction
+        switch event {
+        case .otherAudioChanged(let playing, let silence, let clients):
+            action = .otherAudio(OtherAudio(playing: playing, silenceSecondary: silence, clients: clients))
+        case .routeChanged(let route, let reason, _, _):
+            action = .route(route, reason: reason)
+        default:
+            return
+        }
+        _ = try playback.apply(ControlLine(action: .device(action)))
         journal?.write(playback.journal)
     }
 

@@ -9,6 +9,7 @@
 #ifndef TUTTI_CPIPEWIRE_H
 #define TUTTI_CPIPEWIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,6 +128,25 @@ typedef struct tpw_playing {
 /// went away. The same list may come again (the caller compares).
 typedef void (*tpw_watch_fn)(void *user, const tpw_playing *streams, size_t count);
 
+/// One audio sink of the daemon (media.class Audio/Sink), reported once its properties are known.
+/// Strings live until the callback returns; empty when the node does not have them.
+typedef struct tpw_sink {
+    uint32_t id;             // the global id
+    const char *name;        // node.name
+    const char *form_factor; // device.form-factor ("headphones", "headset", "internal" …)
+    bool appeared;           // it came into the graph after the watcher had seen the daemon's
+                             // objects at start (a device plugged in, a sink loaded)
+} tpw_sink;
+
+/// Gets the daemon's sinks (at most the first 64), the default sink's node.name (the "default"
+/// metadata's default.audio.sink; "" when unset) and the id of the sink the watched stream is
+/// linked to (a link from its node straight into that sink; 0xffffffff: none, e.g. while
+/// PipeWire moves it), on the watcher's loop thread, after each change of one of them (a sink
+/// added, removed or its properties changed, a link of the stream made or removed, the default
+/// changed), the first time once the daemon's objects at start are known. The same state may
+/// come again (the caller compares).
+typedef void (*tpw_sinks_fn)(void *user, const tpw_sink *sinks, size_t count, const char *default_sink, uint32_t linked_sink);
+
 typedef struct tpw_watcher tpw_watcher;
 
 /// Starts a loop thread ("tutti-pw-watch") with its own connection to the daemon at `remote`
@@ -134,9 +154,14 @@ typedef struct tpw_watcher tpw_watcher;
 /// class Stream/Output/Audio is bound and its info followed. Streams of this process (the
 /// node's application.process.id, or its client's pipewire.sec.pid, equal to getpid()) are
 /// left out. `changed` is called as tpw_watch_fn says, the first time once the daemon's
-/// current streams are known (when one runs). NULL with a message in `error` when the library
-/// cannot be loaded or the daemon does not answer. Control thread.
-tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, void *user, char *error, size_t error_size);
+/// current streams are known (when one runs). With `sinks_changed` (may be NULL) it also
+/// follows the Audio/Sink nodes (bound, for their properties), the links whose
+/// link.output.node is `stream_node` (the watched stream's node id, tpw_node_id;
+/// 0xffffffff: none) and the "default" metadata object, and calls it as tpw_sinks_fn says.
+/// NULL with a message in `error` when the library cannot be loaded or the daemon does not
+/// answer. Control thread.
+tpw_watcher *tpw_watch_open(const char *remote, tpw_watch_fn changed, tpw_sinks_fn sinks_changed, uint32_t stream_node,
+                            void *user, char *error, size_t error_size);
 
 /// Stops the loop thread (no callback runs after it returns), disconnects and frees
 /// everything. NULL is ignored. Never from the callback.

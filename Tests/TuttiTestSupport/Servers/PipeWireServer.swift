@@ -102,6 +102,38 @@ public final class PipeWireServer {
         daemon = nil
     }
 
+    /// Adds a null sink `name` (48 kHz stereo, lingering after pw-cli exits) whose
+    /// `device.form-factor` is `formFactor` (nil: none) and waits until the registry lists it.
+    public func addSink(_ name: String, formFactor: String?) throws {
+        let factor = formFactor.map { " device.form-factor=\($0)" } ?? ""
+        let created = try cli([
+            "create-node", "adapter",
+            "{ factory.name=support.null-audio-sink node.name=\(name) media.class=Audio/Sink object.linger=true audio.position=[FL FR] audio.rate=48000\(factor) }",
+        ])
+        guard created.status == 0 else { throw ServerError("pw-cli create-node \(name) failed: \(created.stdout) \(created.stderr)") }
+        try waitFor("the sink \(name)", seconds: 10) { (try? self.nodeID(name)) != nil }
+    }
+
+    /// The global id of the node named `name` (`pw-cli ls Node`); nil when there is none.
+    public func nodeID(_ name: String) throws -> Int? {
+        let out = try cli(["ls", "Node"]).stdout
+        var id: Int?
+        for line in out.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("id "), let number = Int(text.dropFirst(3).prefix { $0.isNumber }) { id = number }
+            if text == "node.name = \"\(name)\"" { return id }
+        }
+        return nil
+    }
+
+    /// Destroys the node named `name` (`pw-cli destroy ID`), as unplugging its device or
+    /// unloading its module would remove it.
+    public func destroyNode(_ name: String) throws {
+        guard let id = try nodeID(name) else { throw ServerError("no node \(name)") }
+        let destroyed = try cli(["destroy", "\(id)"])
+        guard destroyed.status == 0 else { throw ServerError("pw-cli destroy \(id) failed: \(destroyed.stdout) \(destroyed.stderr)") }
+    }
+
     /// `pw-cli ARGS` against this server.
     public func cli(_ arguments: [String]) throws -> Tool.Result { try Tool.run([Self.pwCli!] + arguments, environment: clientEnvironment) }
 

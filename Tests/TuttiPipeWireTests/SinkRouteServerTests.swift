@@ -1,0 +1,201 @@
+import Foundation
+import Glibc
+import Testing
+import Tutti
+import TuttiPipeWire
+import TuttiTestSupport
+
+/// The desktop's sinks drive the policy's route: `tutti play --backend pipewire` against a
+/// private daemon (in `PlayPipeWireCommandTests`, serialized with the other daemon tests),
+/// checked through its live journal (`--events`). The transitions themselves are
+/// `SinkRoutesTests` (pure).
+extension PlayPipeWireCommandTests {
+    /// A playback scene of `seconds` (a looping tone in session "music") at 48 kHz.
+    static func musicScene(seconds: Double) -> String { toneScene(seconds: seconds, sampleRate: 48_000) }
+
+    /// `tutti play` of `scene` with `arguments`, stdin a FIFO held open (control lines stay
+    /// possible: the scene is decided --control-lookahead ahead), stderr and stdout in `dir`.
+    final class Playing {
+        let pid: pid_t
+        let dir: String
+        let events: String
+        private let input: Int32
+        private var reaped = false
+
+        init(_ server: PipeWireServer, scene: String, dir: String, arguments: [String]) throws {
+            self.dir = dir
+            events = dir + "/events.jsonl"
+            try scene.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
+            let fifo = dir + "/stdin"
+            guard mkfifo(fifo, 0o600) == 0 else { throw POSIXError(.EIO) }
+            input = open(fifo, O_RDWR | O_CLOEXEC)
+            var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
+            for (k, v) in server.clientEnvironment { env[k] = v }
+            pid = try spawnChild(
+                [Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--events", events, "--no-mpris"] + arguments,
+                environment: env.map { "\($0.key)=\($0.value)" }, stdin: fifo, stdout: dir + "/out", stderr: .file(dir + "/err"))
+        }
+
+        deinit {
+            if !reaped {
+                kill(pid, SIGKILL)
+                _ = waitForChild(pid)
+            }
+            close(input)
+        }
+
+        var stderr: String { (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "" }
+        var stdout: String { (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "" }
+        var journal: [String] { ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var routeChanges: [String] { journal.filter { $0.contains(#""type":"routeChange""#) } }
+
+        /// Whether the process still runs (not exited, not a zombie).
+        var isRunning: Bool { !reaped && PipeWireServer.isAlive(pid) }
+
+        /// Waits for the exit; its status (a signal's number when one ended it).
+        func wait() -> Int32 {
+            let status = waitForChild(pid)
+            reaped = true
+            return status
+        }
+    }
+
+    /// The sink the stream plays to is destroyed mid-play (`pw-cli destroy`, as unplugging
+    /// headphones would): the live journal has the route change `oldDeviceUnavailable`
+    /// (headphones → speaker) and the playback session's source paused by it; PipeWire moves the
+    /// stream to the default sink (testsink) and playback goes on to the scene's end, exit 0.
+    /// The headphones sink (`device.form-factor` headphones) it was linked to at start is
+    /// the `headphones` route first (`newDeviceAvailable`).
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aLostSinkIsARouteChangeThatPausesMedia() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        try server.addSink("phones", formFactor: "headphones")
+        let dir = makeTemporaryFolder("tutti-pw-route-lost")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let play = try Playing(server, scene: Self.musicScene(seconds: 8), dir: dir, arguments: ["--target", "phones"])
+        #expect(eventually(20) { play.stderr.contains("render thread:") }, "\(play.stderr)")
+        let toHeadphones = #""type":"routeChange","reason":"newDeviceAvailable","previous":"speaker","current":"headphones""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(toHeadphones) } }, "\(play.journal) \(play.stderr)")
+        #expect(!play.journal.contains { $0.contains(#""type":"sourcePaused""#) }, "\(play.journal)")
+
+        try server.destroyNode("phones")
+        let lost = #""type":"routeChange","reason":"oldDeviceUnavailable","previous":"headphones","current":"speaker""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(lost) } }, "\(play.journal) \(play.stderr)")
+        let paused = #""type":"sourcePaused","source":"tone","reason":"routeChange""#
+        #expect(eventually(5) { play.journal.contains { $0.contains(paused) } }, "\(play.journal)")
+        #expect(play.isRunning, "\(play.stderr)")
+        #expect(eventually(5) { play.stderr.contains("route: speaker (oldDeviceUnavailable): phones → testsink") }, "\(play.stderr)")
+
+        let status = play.wait()
+        #expect(status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("played 8.00 s"), "\(play.stdout)")
+        // The move to testsink was already the loss's fallback: two route changes in all.
+        #expect(play.routeChanges.count == 2, "\(play.routeChanges)")
+    }
+
+    /// The default sink changes (`pw-metadata … default.configured.audio.sink`) and the stream,
+    /// which has no `--target`, follows it: to a headset sink added while playing is
+    /// `newDeviceAvailable` (speaker → headphones), back to testsink (there from the start) is
+    /// `override` (headphones → speaker). Neither pauses the playback session; exit 0.
+    @Test(.enabled(if: PipeWireServer.isAvailable && Self.pwMetadata != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func followingTheDefaultSinkIsARouteChange() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-route-default")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let play = try Playing(server, scene: Self.musicScene(seconds: 8), dir: dir, arguments: [])
+        #expect(eventually(20) { play.stderr.contains("render thread:") }, "\(play.stderr)")
+        try server.addSink("headset", formFactor: "headset")
+        usleep(300_000)
+        #expect(play.routeChanges.isEmpty, "a sink added but not played to changed the route: \(play.routeChanges)")
+
+        try Self.setDefaultSink(server, "headset")
+        let toHeadset = #""type":"routeChange","reason":"newDeviceAvailable","previous":"speaker","current":"headphones""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(toHeadset) } }, "\(play.journal) \(play.stderr)")
+        try Self.setDefaultSink(server, PipeWireServer.sink)
+        let back = #""type":"routeChange","reason":"override","previous":"headphones","current":"speaker""#
+        #expect(eventually(10) { play.routeChanges.contains { $0.contains(back) } }, "\(play.journal) \(play.stderr)")
+        #expect(play.isRunning, "\(play.stderr)")
+
+        #expect(play.wait() == 0, "\(play.stderr)")
+        #expect(play.routeChanges.count == 2, "\(play.routeChanges)")
+        #expect(!play.journal.contains { $0.contains(#""type":"sourcePaused""#) }, "\(play.journal)")
+        #expect(play.stderr.contains("route: headphones (newDeviceAvailable): testsink → headset"), "\(play.stderr)")
+    }
+
+    static let pwMetadata = Tool.find("pw-metadata")
+
+    /// Makes `sink` the configured default (WirePlumber then sets default.audio.sink to it).
+    static func setDefaultSink(_ server: PipeWireServer, _ sink: String) throws {
+        let set = try Tool.run(
+            [pwMetadata!, "0", "default.configured.audio.sink", #"{"name":"\#(sink)"}"#, "Spa:String:JSON"],
+            environment: server.clientEnvironment)
+        #expect(set.status == 0, "\(set.stdout) \(set.stderr)")
+    }
+
+    /// The host API: an `AudioEngine` playing through PipeWire (`startOutput`) to a headphones
+    /// sink gets `routeChanged` speaker → headphones, then, the sink destroyed,
+    /// `oldDeviceUnavailable` headphones → speaker; its playback session's source is paused
+    /// and stays paused while the output plays on (to testsink).
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theHostAPIPausesMediaWhenTheSinkGoes() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        try server.addSink("phones", formFactor: "headphones")
+        let engine = try AudioEngine()
+        let music = try engine.makeSession(named: "music", category: .playback)
+        let song = try music.makeToneSource(frequency: 440, amplitude: 0.5)
+        try song.play()
+        var configuration = OutputConfiguration()
+        configuration.backend = .pipewire
+        configuration.device = "phones"
+        try engine.startOutput(configuration, pipeWireRemote: server.socket)
+        defer { engine.stopOutput() }
+        var kinds: [AudioEvent.Kind] = []
+        func routes() -> [AudioEvent.Kind] {
+            kinds += engine.pollEvents().map(\.kind)
+            return kinds.filter { if case .routeChanged = $0 { true } else { false } }
+        }
+        #expect(eventually(10) { !routes().isEmpty }, "\(kinds)")
+        #expect(routes().first == .routeChanged(reason: .newDeviceAvailable, previous: .speaker, current: .headphones))
+        // Rendering (the status board is published by the render side): the song plays.
+        let playing = eventually(5) { engine.framesRendered >= 24_000 && (try? song.state) == .playing }
+        #expect(playing, "\(String(describing: try? song.state))")
+
+        try server.destroyNode("phones")
+        #expect(eventually(10) { routes().count == 2 }, "\(kinds)")
+        #expect(routes().last == .routeChanged(reason: .oldDeviceUnavailable, previous: .headphones, current: .speaker))
+        #expect(eventually(5) { (try? song.state) == .paused })
+        let rendered = engine.framesRendered
+        #expect(eventually(5) { engine.framesRendered > rendered + 24_000 }, "the output stopped after the sink went")
+        #expect(try song.state == .paused, "media resumed by itself")
+        #expect(engine.isOutputRunning)
+    }
+
+    /// The watcher's view of the sinks, from the C shim up: testsink (there at start, the
+    /// default, no form factor); a sink added while watching comes with its form factor and
+    /// `appeared`; a destroyed one leaves the list; with no stream node nothing is linked.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theWatcherSeesTheSinksAndTheDefault() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let watcher = try OtherAudioWatcher(remote: server.socket, onChange: { _ in })
+        defer { watcher.close() }
+        #expect(eventually(10) { watcher.sinks?.defaultSink == PipeWireServer.sink }, "\(String(describing: watcher.sinks))")
+        let start = try #require(watcher.sinks)
+        #expect(start.sinks.map(\.name) == [PipeWireServer.sink])
+        #expect(start.sinks.first?.formFactor == "" && start.sinks.first?.appeared == false)
+        #expect(start.linkedSink == nil)
+
+        try server.addSink("phones", formFactor: "headphones")
+        #expect(eventually(10) { watcher.sinks?.sinks.contains { $0.name == "phones" } == true }, "\(String(describing: watcher.sinks))")
+        let phones = try #require(watcher.sinks?.sinks.first { $0.name == "phones" })
+        #expect(phones.formFactor == "headphones" && phones.appeared && phones.route == .headphones)
+        #expect(try server.nodeID("phones") == Int(phones.id))
+
+        try server.destroyNode("phones")
+        #expect(eventually(10) { watcher.sinks?.sinks.map(\.name) == [PipeWireServer.sink] }, "\(String(describing: watcher.sinks))")
+        #expect(watcher.route == .speaker)
+    }
+}
