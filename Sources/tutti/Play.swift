@@ -301,7 +301,9 @@ struct Play: ParsableCommand {
         }
         let wall = Date().timeIntervalSince(started)
         if let alsa = output as? ALSAOutput, capture != nil {
-            say("capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns")
+            say(
+                "capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns, "
+                    + "slack \(alsa.captureSlackFrames) frames (+\(alsa.captureAddedLatencyFrames) frames of latency)")
         }
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
