@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 import TuttiEngine
+import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiALSA
@@ -227,6 +228,54 @@ final class ScriptedCapturePCM {
         #expect(Int(r.missing) + 2 * Self.period == silence, "every silent frame is a grown period or counted missing: \(runs)")
         Self.expectNothingLost(r.input, made: r.pcm.made, stillReady: r.pcm.ready.count)
         print("capture slack: a 12-period stall with a 4-period maximum → missing \(r.missing) frames")
+    }
+
+    /// The whole output on mock PCMs in real time: a capture PCM that delivers steadily for
+    /// 0.2 s (the capture starts on two periods), then in bursts of 4 periods, makes the slack grow, each growth is a `captureSlackGrown` event (its figures
+    /// those of `captureSlackFrames` / `captureAddedLatencyFrames`), nothing is missing, and the
+    /// take is continuous after the last growth.
+    @Test func theOutputReportsEachGrowthAsAnEvent() throws {
+        let playback = MockDevice(uniqueName("slack-out"))
+        playback.pace = 48_000
+        let captureDevice = MockDevice(uniqueName("slack-in"))
+        captureDevice.captureBurstFrames = 4 * Self.period
+        captureDevice.captureSteadyFrames = 9_600
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 2))
+        let frames = 48_000
+        let mic = try engine.addSource(
+            .input(channelCount: 1, capacityFrames: 1 << 15, tapCapacityFrames: 2 * frames), bus: try engine.addBus(), gain: 0)
+        try engine.send(.play(mic))
+        let input = try #require(engine.input(mic))
+        var config = mockConfiguration(playback.name, period: Self.period)
+        config.capture = input
+        config.captureDevice = captureDevice.name
+        let events = Mutex<[OutputEvent]>([])
+        let output = try ALSAOutput(
+            engine: engine, configuration: config, functions: .mock, log: { _ in }, onEvent: { e in events.withLock { $0.append(e) } })
+        try output.start(frameLimit: Int64(frames))
+        #expect(output.waitUntilFinished(timeoutSeconds: 10))
+        output.stop()
+        engine.pollEvents()
+        var recorded = [Float](repeating: 0, count: 2 * frames)
+        let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
+        let grown = events.withLock {
+            $0.compactMap { e -> (Int, Int)? in if case .captureSlackGrown(let s, let a) = e { (s, a) } else { nil } }
+        }
+        print(
+            "capture slack on mock PCMs (bursts of 4 periods): \(grown.count) growth events \(grown), "
+                + "slack \(output.captureSlackFrames), missing \(output.captureMissingFrames)")
+        #expect(!grown.isEmpty, "bursts of 4 periods outgrow the starting 2")
+        #expect(grown.last?.0 == output.captureSlackFrames)
+        #expect(grown.last?.1 == output.captureAddedLatencyFrames)
+        #expect(output.captureAddedLatencyFrames == output.captureSlackFrames - 2 * Self.period)
+        #expect(output.captureSlackFrames <= output.captureMaximumSlackFrames)
+        #expect(output.captureMissingFrames == 0)
+        #expect(n == frames)
+        let runs = Self.silences(Array(recorded[0..<n]))
+        #expect(runs.reduce(0) { $0 + $1.length } <= output.captureAddedLatencyFrames, "silence only where the slack grew: \(runs)")
+        let last = runs.last.map { $0.start + $0.length } ?? 0
+        let c = Continuity.measure(Array(recorded[last..<n]), frequency: 1_000, sampleRate: 48_000)
+        #expect(c.isContinuous(), "\(c)")
     }
 
     @Test func theMaximumIsAHundredMillisecondsInWholePeriodsBoundedByTheBuffer() {
