@@ -260,12 +260,28 @@ public final class ALSAOutput: OutputBackend, Sendable {
     private func supervise() {
         var stallSince: UInt64 = 0
         var finishedReported = false
+        var slackReported = 0
+        var missingReported: Int64 = 0
         while !stopping {
             let period = negotiated.periodSeconds
             supervisor.sleep(seconds: min(0.005, period / 2))
             if stopping { break }
 
             events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
+            if let capture {
+                // A reopened capture starts at two periods again: only growth is an event.
+                let slack = capture.slackFrames.pointee.load(ordering: .relaxed)
+                let start = 2 * (capture.info.withLock { $0.negotiated?.periodFrames } ?? 0)
+                if slack > max(slackReported, start) {
+                    emit(.captureSlackGrown(slackFrames: slack, addedLatencyFrames: slack - start))
+                }
+                slackReported = slack
+                let missing = capture.missingFrames.pointee.load(ordering: .relaxed)
+                if missing > missingReported {
+                    missingReported = missing
+                    emit(.captureFramesMissing(total: missing))
+                }
+            }
             let state = core.state.load(ordering: .acquiring)
             core.routes?.supervise(
                 mainRunning: state == .running, main: negotiated, configuration: configuration, functions: functions,

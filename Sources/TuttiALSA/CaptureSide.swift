@@ -8,16 +8,26 @@ import TuttiOutput
 /// The capture half of full duplex: a capture PCM opened next to the playback PCM at its
 /// rate, format and period, read by the render thread right before it renders each period,
 /// into the input source's capture ring — one captured frame per rendered frame, as JACK's
-/// process callback does it. Never a wait: a period the PCM does not have ready yet is
-/// completed with silence (counted in `missingFrames`).
+/// process callback does it. Never a wait, and never a captured frame thrown away to keep time.
 ///
 /// Start: linked to the playback PCM (`snd_pcm_link`) where the plugin supports it, so both
 /// start together; otherwise (the `pulse` plugin) started by the render thread at the first
-/// period after the playback started. Reading begins once the PCM holds two periods (one
-/// period of slack that absorbs a server delivering in bursts); until then the input gets
-/// silence (not counted: the capture has not started). An overrun re-prepares the capture
-/// (with the playback when linked) and counts an xrun; a lost capture PCM parks the render
-/// thread like a lost playback PCM, and the supervisor reopens both.
+/// period after the playback started. Reading begins once the PCM holds the slack, two periods
+/// at first; until then the input gets silence (not counted: the capture has not started).
+///
+/// Adaptive slack: a sound server delivers in bursts, so the fill the render thread finds
+/// varies. When it finds less than the period it needs (a short read), it reads nothing: the
+/// input gets a period of silence and the PCM keeps what it has, so from then on the capture
+/// runs a period later (the slack grew by a period: `slackFrames`, reported by the supervisor
+/// as `OutputEvent.captureSlackGrown`). No captured frame is lost, and once the slack covers
+/// the server's jitter reads are never short again. The slack stops growing at
+/// `maximumSlackFrames` (the smaller of 100 ms rounded up to whole periods and the capture
+/// buffer less two periods, at least two periods); a read short at the maximum is data
+/// really late: what the PCM has is read, the rest is silence, counted in `missingFrames`
+/// (`OutputEvent.captureFramesMissing`). The slack lasts until the PCM is reopened (an
+/// overrun keeps it). An overrun re-prepares the capture (with the playback when linked) and
+/// counts an xrun; a lost capture PCM parks the render thread like a lost playback PCM, and
+/// the supervisor reopens both.
 ///
 /// `CaptureSide` is the control half (open, negotiate, link, close; owned by `ALSAOutput`);
 /// `CaptureReader`, a plain value inside `RenderCore` (no reference counting on the render
@@ -32,14 +42,20 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         var device: String
         var negotiated: ALSANegotiated?
         var linked = false
+        /// The bound of the slack, in frames (0: not open).
+        var maximumSlackFrames = 0
     }
 
     /// The input fed (kept alive while the render thread writes its ring).
     let input: InputSource
     let functions: ALSAFunctions
     let info: Mutex<Info>
-    /// Frames given to the input as silence because the PCM had none ready, once it had started delivering.
+    /// Frames given to the input as silence because the PCM had none ready with the slack at
+    /// its maximum (data really late), once it had started delivering.
     let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
+    /// The slack now kept, in frames (the fill at which reading starts; two periods at the
+    /// open, a period more for each short read, at most `maximumSlackFrames`). 0: not open.
+    let slackFrames: UnsafeMutablePointer<Atomic<Int>>
     /// Capture overruns recovered.
     let overrunCount: UnsafeMutablePointer<Atomic<Int>>
     private var pcm: OpaquePointer?
@@ -56,6 +72,8 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         missingFrames.initialize(to: Atomic(0))
         overrunCount = .allocate(capacity: 1)
         overrunCount.initialize(to: Atomic(0))
+        slackFrames = .allocate(capacity: 1)
+        slackFrames.initialize(to: Atomic(0))
     }
 
     deinit {
@@ -64,6 +82,16 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         missingFrames.deallocate()
         overrunCount.deinitialize(count: 1)
         overrunCount.deallocate()
+        slackFrames.deinitialize(count: 1)
+        slackFrames.deallocate()
+    }
+
+    /// The slack's bound for a capture of `periodFrames` at `sampleRate` in a buffer of
+    /// `bufferFrames`: 100 ms rounded up to whole periods, no more than the buffer less two
+    /// periods (room for the period being read and a late render thread), at least two periods.
+    static func maximumSlack(periodFrames: Int, sampleRate: Int, bufferFrames: Int) -> Int {
+        let periods = (sampleRate / 10 + periodFrames - 1) / periodFrames
+        return max(2, min(periods, bufferFrames / periodFrames - 2)) * periodFrames
     }
 
     /// Open the capture PCM (`captureDevice`, else `device`) matching `playback`, link it
@@ -96,15 +124,18 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         float.initialize(repeating: 0, count: samples)
         floatBuffer = float
         deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(float) : allocateAudioBytes(n.periodFrames * n.frameBytes)
+        let maximum = CaptureSide.maximumSlack(periodFrames: n.periodFrames, sampleRate: n.sampleRate, bufferFrames: n.bufferFrames)
+        slackFrames.pointee.store(2 * n.periodFrames, ordering: .relaxed)
         info.withLock {
             $0.negotiated = n
             $0.linked = linked
+            $0.maximumSlackFrames = maximum
         }
         core.capture = CaptureReader(
             pcm: handle, linked: linked, format: n.format, periodFrames: n.periodFrames, frameBytes: n.frameBytes,
             deviceBuffer: deviceBuffer!, floatBuffer: float, ring: input.captureRing, channelCount: input.channelCount,
-            missingFrames: missingFrames, overrunCount: overrunCount, seenXruns: core.xrunCount.load(ordering: .relaxed),
-            functions: f)
+            missingFrames: missingFrames, overrunCount: overrunCount, slackFrames: slackFrames, maximumSlackFrames: maximum,
+            seenXruns: core.xrunCount.load(ordering: .relaxed), functions: f)
         prepareForStart(core)
     }
 
@@ -139,8 +170,10 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         var period = snd_pcm_uframes_t(p.periodFrames)
         dir = 0
         try check(f.hw_params_set_period_size_near(pcm, hw, &period, &dir), "snd_pcm_hw_params_set_period_size_near")
-        // Room for the period of slack and a late render thread: twice the playback buffer.
-        var buffer = snd_pcm_uframes_t(max(2 * p.bufferFrames, 4 * p.periodFrames))
+        // Room for the largest slack (100 ms), the period being read and a late render thread,
+        // and at least twice the playback buffer.
+        let slackPeriods = (p.sampleRate / 10 + p.periodFrames - 1) / p.periodFrames
+        var buffer = snd_pcm_uframes_t(max(2 * p.bufferFrames, (max(slackPeriods, 2) + 2) * p.periodFrames))
         try check(f.hw_params_set_buffer_size_near(pcm, hw, &buffer), "snd_pcm_hw_params_set_buffer_size_near")
         try check(f.hw_params(pcm, hw), "snd_pcm_hw_params")
         var grantedChannels: UInt32 = 0
@@ -198,7 +231,7 @@ struct CaptureReader {
     enum Phase {
         /// The playback has not started yet (prefill): silence.
         case waitingForPlayback
-        /// Started; waiting until two periods are ready: silence.
+        /// Started; waiting until the slack is ready: silence.
         case filling
         /// Each period is read.
         case delivering
@@ -224,6 +257,10 @@ struct CaptureReader {
     let channelCount: Int
     let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
     let overrunCount: UnsafeMutablePointer<Atomic<Int>>
+    /// The slack kept (`CaptureSide.slackFrames`): this thread's copy, published to the atomic.
+    var slack: Int
+    let slackFrames: UnsafeMutablePointer<Atomic<Int>>
+    let maximumSlackFrames: Int
     var phase = Phase.waitingForPlayback
     /// The render core's xrun count when last seen: a playback xrun restarts the capture.
     var seenXruns: Int
@@ -237,8 +274,8 @@ struct CaptureReader {
     init(
         pcm: OpaquePointer, linked: Bool, format: OutputSampleFormat, periodFrames: Int, frameBytes: Int,
         deviceBuffer: UnsafeMutableRawPointer, floatBuffer: UnsafeMutablePointer<Float>, ring: SampleRing, channelCount: Int,
-        missingFrames: UnsafeMutablePointer<Atomic<Int64>>, overrunCount: UnsafeMutablePointer<Atomic<Int>>, seenXruns: Int,
-        functions f: ALSAFunctions
+        missingFrames: UnsafeMutablePointer<Atomic<Int64>>, overrunCount: UnsafeMutablePointer<Atomic<Int>>,
+        slackFrames: UnsafeMutablePointer<Atomic<Int>>, maximumSlackFrames: Int, seenXruns: Int, functions f: ALSAFunctions
     ) {
         self.pcm = pcm
         self.linked = linked
@@ -251,6 +288,9 @@ struct CaptureReader {
         self.channelCount = channelCount
         self.missingFrames = missingFrames
         self.overrunCount = overrunCount
+        self.slackFrames = slackFrames
+        self.maximumSlackFrames = max(maximumSlackFrames, 2 * periodFrames)
+        slack = 2 * periodFrames
         self.seenXruns = seenXruns
         readi = f.readi
         availUpdate = f.avail_update
@@ -280,7 +320,9 @@ struct CaptureReader {
     }
 
     /// Captured frames while delivering, silence before; `playback` is the playback PCM,
-    /// `xruns` the render core's xrun count (a playback xrun restarts the capture).
+    /// `xruns` the render core's xrun count (a playback xrun restarts the capture). A short
+    /// read grows the slack by a period (silence, nothing read) until its maximum; at the
+    /// maximum what is there is read and the rest is silence, counted in `missingFrames`.
     @_noLocks
     mutating func read(frameCount n: Int, playback: OpaquePointer?, xruns: Int) -> Outcome {
         let device = pcm
@@ -305,7 +347,18 @@ struct CaptureReader {
             let update = availUpdate
             let available = _unsafePerformance { update(device) }
             if available < 0 { return failed(Int32(truncatingIfNeeded: available), frameCount: n) }
-            if available >= 2 &* periodFrames { phase = .delivering }
+            if available >= slack { phase = .delivering }
+        } else if case .delivering = phase {
+            let update = availUpdate
+            let available = _unsafePerformance { update(device) }
+            if available < 0 { return failed(Int32(truncatingIfNeeded: available), frameCount: n) }
+            if available < n && slack < maximumSlackFrames {
+                // Short: hold what the PCM has and run a period later from now on.
+                slack = min(slack &+ periodFrames, maximumSlackFrames)
+                slackFrames.pointee.store(slack, ordering: .relaxed)
+                _ = ring.writeZeros(count: n &* channelCount)
+                return .ok
+            }
         }
         guard case .delivering = phase else {
             _ = ring.writeZeros(count: n &* channelCount)
@@ -390,9 +443,25 @@ extension ALSAOutput {
     /// means the render thread starts the capture at the first period after the playback
     /// started (plugins such as `pulse`). Any thread.
     public var captureLinked: Bool { capture?.info.withLock { $0.linked } ?? false }
-    /// Frames the input got as silence because the capture PCM had none ready, once it had
-    /// started delivering (the capture's start-up is not counted). Any thread (an atomic).
+    /// Frames the input got as silence because captured data was really late: the capture PCM
+    /// had less than a period ready with the slack at its maximum (`captureMaximumSlackFrames`),
+    /// once it had started delivering. The capture's start-up and the periods that grew the
+    /// slack are not counted (no captured frame was lost there); an overrun's period is counted
+    /// in `captureOverrunCount`. Any thread (an atomic).
     public var captureMissingFrames: Int64 { capture?.missingFrames.pointee.load(ordering: .relaxed) ?? 0 }
+    /// The capture's slack now, in frames: what the capture PCM holds before a period is read
+    /// (two periods at the start; a period more after each short read). Any thread (an atomic);
+    /// 0 without capture.
+    public var captureSlackFrames: Int { capture?.slackFrames.pointee.load(ordering: .relaxed) ?? 0 }
+    /// The bound of the slack, in frames: 100 ms rounded up to whole periods, no more than the
+    /// capture buffer less two periods, at least two periods (0 without capture). Any thread.
+    public var captureMaximumSlackFrames: Int { capture?.info.withLock { $0.maximumSlackFrames } ?? 0 }
+    /// The latency the grown slack added to the capture, in frames: `captureSlackFrames` less
+    /// the two periods it starts with (0 without capture). Any thread.
+    public var captureAddedLatencyFrames: Int {
+        guard let capture, let n = capture.info.withLock({ $0.negotiated }) else { return 0 }
+        return max(0, capture.slackFrames.pointee.load(ordering: .relaxed) - 2 * n.periodFrames)
+    }
     /// Capture overruns recovered (each is also counted in `xrunCount`). Any thread (an atomic).
     public var captureOverrunCount: Int { capture?.overrunCount.pointee.load(ordering: .relaxed) ?? 0 }
 }

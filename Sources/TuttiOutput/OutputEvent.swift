@@ -27,6 +27,14 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
     /// silence were played instead of rendering early (a server's callback cannot wait). The
     /// output is delayed, never changed.
     case commandsLate(frames: Int64)
+    /// The capture found less than a period ready (its server delivered late) and grew its
+    /// slack by a period instead of losing data: the input got a period of silence and runs
+    /// that much later from now on. `slackFrames`: the slack now; `addedLatencyFrames`: the
+    /// latency added since the capture started (frames at the engine rate). ALSA capture.
+    case captureSlackGrown(slackFrames: Int, addedLatencyFrames: Int)
+    /// Captured data was really lost or late (the slack at its maximum and still short): the
+    /// input got silence for those frames; `total` frames since start. ALSA capture.
+    case captureFramesMissing(total: Int64)
     /// The frame limit given to `start` has been played (`frames` written).
     case finished(frames: Int64)
     /// The device did not come back within the reconnect timeout: the output stopped for
@@ -69,6 +77,9 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
         case .stallEnded(let s): "device consuming again after \(Int((s * 1000).rounded())) ms"
         case .periodChanged(let n): "period changed to \(n) frames"
         case .commandsLate(let n): "the control thread was late: \(n) frames of silence played (the output is delayed, not changed)"
+        case .captureSlackGrown(let slack, let added):
+            "capture slack grown to \(slack) frames (a short read): the capture is \(added) frames later than at its start"
+        case .captureFramesMissing(let n): "capture: \(n) frames missing so far (data late with the slack at its maximum)"
         case .finished(let n): "finished (\(n) frames)"
         case .gaveUp(let e): "gave up: \(e)"
         case .bus(let name, let event): "output bus \(name): \(event)"

@@ -322,7 +322,9 @@ struct Play: ParsableCommand {
         }
         let wall = Date().timeIntervalSince(started)
         if let alsa = output as? ALSAOutput, capture != nil {
-            say("capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns")
+            say(
+                "capture: \(alsa.captureMissingFrames) missing frames, \(alsa.captureOverrunCount) overruns, "
+                    + "slack \(alsa.captureSlackFrames) frames (+\(alsa.captureAddedLatencyFrames) frames of latency)")
         }
         if let pipewire = output as? PipeWireOutput, capture != nil {
             say(

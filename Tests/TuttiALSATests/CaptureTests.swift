@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import Tutti
 import TuttiDSP
@@ -92,6 +93,128 @@ struct ALSACaptureTests {
         #expect(abs(20 * log10(rms / expected)) < 0.1, "level \(rms), expected \(expected) within 0.1 dB")
         #expect(abs(frequency - 440) < 0.5, "frequency \(frequency) Hz")
         #expect(output.captureMissingFrames == 0)
+        return true
+    }
+
+    /// Continuity, not only level: a 1 kHz tone of amplitude 0.5 played into the null sink and
+    /// captured from its monitor for 3 s keeps its phase over the whole take, at the tests'
+    /// period (256) and the default one (1024). Each run of silence in it must be a reported
+    /// slack growth (whole periods — give or take the sine's own samples the server's s16
+    /// rounds to 0 beside it — adding up to no more than `captureAddedLatencyFrames`); between
+    /// them the take is continuous (no zero run, no second-difference spike, phase locked).
+    /// Data the product reports lost (missing frames, an xrun) makes the attempt be repeated, at
+    /// most three; the last must be clean.
+    ///
+    /// The sink itself can hold silence: the playback stream running dry inside the server, which
+    /// the pulse plugin does not always report (even with `handle_underrun`). `parec`, recording
+    /// the same monitor beside it, tells the two apart: a run it has too (same length, same place
+    /// in the tone) is the sink's, a known issue of the playback path, not the capture's.
+    /// Without `parec` every run must be a growth.
+    @Test(arguments: [256, 1_024])
+    func aToneCapturedThroughThePulsePluginIsContinuous(periodFrames: Int) throws {
+        for attempt in 1...3 {
+            if try continuityOnce(periodFrames: periodFrames, finalAttempt: attempt == 3) { return }
+            print("capture continuity: attempt \(attempt) reported lost data; again")
+        }
+    }
+
+    /// One 3 s take; false (nothing asserted) when the output reported lost data and it is not
+    /// the last attempt.
+    func continuityOnce(periodFrames: Int, finalAttempt: Bool) throws -> Bool {
+        let server = try PulseServer()
+        let frames = 3 * 48_000 + 9_600
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 2))
+        let bus = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 1_000, amplitude: 0.5), bus: bus)))
+        let id = try engine.addSource(
+            .input(channelCount: 1, capacityFrames: 1 << 15, tapCapacityFrames: frames + 48_000), bus: bus, gain: 0)
+        try engine.send(.play(id))
+        let input = engine.input(id)!
+        var config = ALSAOutputConfiguration(device: "tutti")
+        // `handle_underrun`: the pulse plugin reports its stream running dry inside the server
+        // (EPIPE, an xrun); by default it does not, and the sink plays silence in the tone.
+        config.alsaConfig =
+            "pcm.tutti { type pulse server \"unix:\(server.socket)\" handle_underrun true }\n"
+            + "pcm.tutti_monitor { type pulse server \"unix:\(server.socket)\" device \"nullsink.monitor\" }\n"
+        config.periodFrames = periodFrames
+        config.capture = input
+        config.captureDevice = "tutti_monitor"
+        let events = Mutex<[OutputEvent]>([])
+        let output = try ALSAOutput(
+            engine: engine, configuration: config, log: { _ in }, onEvent: { e in events.withLock { $0.append(e) } })
+        // The monitor recorded by another client, as a reference for what the sink holds.
+        let reference = server.directory + "/monitor.raw"
+        let parec =
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/parec")
+            ? try spawnChild(
+                [
+                    "/usr/bin/parec", "--server=unix:\(server.socket)", "-d", "nullsink.monitor", "--format=float32le", "--rate=48000",
+                    "--channels=1", "--raw", "--latency-msec=50",
+                ], stdout: reference, stderr: .discard) : nil
+        if parec != nil { usleep(300_000) }
+        try output.start(frameLimit: Int64(frames))
+        var recorded: [Float] = []
+        var drain = [Float](repeating: 0, count: 4_096)
+        while !output.waitUntilFinished(timeoutSeconds: 0.01) {
+            engine.pollEvents()
+            while case let n = drain.withUnsafeMutableBufferPointer({ input.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
+        }
+        output.stop()
+        engine.pollEvents()
+        while case let n = drain.withUnsafeMutableBufferPointer({ input.readRecorded(into: $0) }), n > 0 { recorded += drain[0..<n] }
+        var sink: Continuity?
+        if let parec {
+            Glibc.kill(parec, SIGTERM)
+            var status: Int32 = 0
+            waitpid(parec, &status, 0)
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: reference))) ?? Data()
+            sink = Continuity.measure(bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }, frequency: 1_000, sampleRate: 48_000)
+        }
+        #expect(recorded.count == frames, "one recorded frame per rendered frame")
+        let period = output.negotiated.periodFrames
+        let growths = events.withLock { $0.filter { if case .captureSlackGrown = $0 { true } else { false } }.count }
+        let continuity = Continuity.measure(recorded, frequency: 1_000, sampleRate: 48_000)
+        print(
+            "capture continuity at \(periodFrames) frames: slack \(output.captureSlackFrames) frames (+\(output.captureAddedLatencyFrames), "
+                + "maximum \(output.captureMaximumSlackFrames)), \(growths) growth events, "
+                + "missing \(output.captureMissingFrames) frames, \(output.xrunCount) xruns; whole take: \(continuity); "
+                + "monitor by parec: \(sink.map { "\($0)" } ?? "not recorded")")
+        if (output.xrunCount > 0 || output.captureMissingFrames > 0) && !finalAttempt { return false }
+        #expect(output.xrunCount == 0)
+        #expect(output.captureMissingFrames == 0)
+        guard let start = continuity.signalStart else {
+            Issue.record("no tone captured")
+            return true
+        }
+        #expect(start < 9_600, "the tone came back after \(start) frames")
+        // A silence parec heard in the monitor too (its take starts earlier: the same place in the
+        // tone is `offset` later, give or take the slack added and a few periods) is the sink's.
+        let offset = sink?.signalStart.map { $0 - start } ?? 0
+        let reach = output.captureAddedLatencyFrames + 4 * period
+        let inSink = continuity.zeroRuns.filter { run in
+            sink?.zeroRuns.contains { abs($0.length - run.length) <= 2 && abs($0.start - offset - run.start) <= reach } ?? false
+        }
+        withKnownIssue("the sink played silence the pulse plugin did not report (a playback underflow in the server)", isIntermittent: true)
+        {
+            #expect(inSink.isEmpty, "silence in the sink itself: \(inSink)")
+        }
+        // Each other silence is a growth: whole periods, in all no more than the latency added.
+        let runs = continuity.zeroRuns.filter { !inSink.contains($0) }
+        let wholePeriods = runs.map { ($0.length + 2) / period }
+        #expect(
+            zip(runs, wholePeriods).allSatisfy { $1 > 0 && abs($0.length - $1 * period) <= 2 }, "zero runs \(runs) are not whole periods")
+        #expect(wholePeriods.reduce(0, +) * period <= output.captureAddedLatencyFrames, "zero runs \(runs) the slack does not explain")
+        #expect(growths * period == output.captureAddedLatencyFrames, "each growth was reported")
+        // Between them, continuous.
+        var from = start
+        let all = continuity.zeroRuns
+        for end in all.map(\.start) + [recorded.count] {
+            defer { from = all.first { $0.start == end }.map { $0.start + $0.length } ?? recorded.count }
+            guard end - from >= 2_400 else { continue }
+            let piece = Continuity.measure(Array(recorded[from..<end]), frequency: 1_000, sampleRate: 48_000)
+            #expect(piece.isContinuous(), "frames \(from)..<\(end): \(piece)")
+            #expect(abs(piece.amplitude - 0.5) < 0.01, "level \(piece.amplitude)")
+        }
         return true
     }
 

@@ -48,6 +48,14 @@ final class MockDevice: @unchecked Sendable {
     /// device has room for `availMin` frames) instead of sleeping, and a paced device that ran
     /// dry is an underrun (writei: -EPIPE, counted in `underrunTimes`; recover starts it again).
     var clock: SimulatedClock?
+    /// As a capture PCM: frames (a 1 kHz sine of amplitude 0.5 at 48 kHz in every channel)
+    /// become ready at 48 000 a second from `snd_pcm_start`, in bursts of this many frames
+    /// (a sound server's delivery; 0: as they come) once `captureSteadyFrames` have come one by
+    /// one.
+    var captureBurstFrames = 0
+    var captureSteadyFrames = 0
+    private var captureStart: Double?
+    private(set) var captureRead = 0
 
     // Records.
     private(set) var data: [UInt8] = []
@@ -255,6 +263,42 @@ final class MockDevice: @unchecked Sendable {
         return 1
     }
 
+    fileprivate func captureAvailable() -> Int {
+        withLock {
+            guard let captureStart else { return 0 }
+            let elapsed = Int((monotonic() - captureStart) * 48_000)
+            let steady = captureSteadyFrames
+            let delivered =
+                captureBurstFrames > 0 && elapsed > steady ? steady + (elapsed - steady) / captureBurstFrames * captureBurstFrames : elapsed
+            return delivered - captureRead
+        }
+    }
+
+    fileprivate func captureRead(_ buffer: UnsafeMutableRawPointer?, _ frames: UInt) -> Int {
+        let n = min(Int(frames), captureAvailable())
+        if n <= 0 { return Int(-EAGAIN) }
+        return withLock {
+            let channels = Int(installed?.channels ?? 1)
+            let out = buffer!.assumingMemoryBound(to: Float.self)
+            for f in 0..<n {
+                let v = Float(0.5 * sin(2 * Double.pi * 1_000 * Double(captureRead + f) / 48_000))
+                for c in 0..<channels { out[f * channels + c] = v }
+            }
+            captureRead += n
+            record("readi", Int32(n))
+            return n
+        }
+    }
+
+    fileprivate func captureStarted() -> Int32 {
+        withLock {
+            captureStart = monotonic()
+            captureRead = 0
+            record("start")
+            return 0
+        }
+    }
+
     fileprivate func resume() -> Int32 {
         withLock {
             let rc = resumeResults.isEmpty ? 0 : resumeResults.removeFirst()
@@ -449,6 +493,13 @@ extension ALSAFunctions {
         f.resume = { MockDevice.from($0).resume() }
         f.drop = { MockDevice.from($0).simple("drop") }
         f.drain = { MockDevice.from($0).simple("drain") }
+        // Capture: not linkable (like the pulse plugin), started by the render thread.
+        f.link = { _, _ in -ENOSYS }
+        f.unlink = { _ in 0 }
+        f.state = { _ in SND_PCM_STATE_RUNNING }
+        f.start = { MockDevice.from($0).captureStarted() }
+        f.avail_update = { snd_pcm_sframes_t(MockDevice.from($0).captureAvailable()) }
+        f.readi = { p, buffer, frames in MockDevice.from(p).captureRead(buffer, frames) }
         // Never promote a test's spinning render thread to SCHED_FIFO.
         f.set_fifo_priority = { _ in EPERM }
         f.lock_memory = { ENOMEM }
