@@ -11,10 +11,13 @@ import TuttiOutput
 /// `node.name` = `application.name` = `OutputSettings.clientName`, `media.type` Audio,
 /// `media.category` Playback, `media.role` Music; `target.object` is the device (a node name
 /// or serial; nil: the session manager's default sink); a period asks for `node.latency` =
-/// "PERIOD/RATE". Output buses past main are rendered and dropped.
+/// "PERIOD/RATE". Output buses past main are rendered and dropped. With
+/// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
+/// the same connection feeds the input source from `captureSources[0]` (a source node, or
+/// "SINK.monitor"; nil: the default source).
 ///
 /// Threads: the control thread creates, starts, stops and polls it. PipeWire's data thread
-/// renders (nothing else); PipeWire's loop thread ("tutti-pw-loop") runs the stream's state
+/// renders and takes the captured frames (nothing else); PipeWire's loop thread ("tutti-pw-loop") runs the stream's state
 /// callback. A supervisor thread (normal priority) turns counters into events and reads the
 /// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
