@@ -40,25 +40,9 @@ extension JACKTests {
             let server = try JACKServer(periodFrames: 128)
             for attempt in 1...3 {
                 let frames = 3 * 48_000
-                let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
-                let bus = try engine.addBus()
-                let tone = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.5), bus: bus)
-                let mic = try engine.addSource(
-                    .input(channelCount: 1, capacityFrames: 8_192, tapCapacityFrames: 2 * frames), bus: bus, gain: 0)
-                try engine.send(.play(tone))
-                try engine.send(.play(mic))
-                let input = try #require(engine.input(mic))
-                var config = JACKOutputConfiguration(serverName: server.name, connection: JACKConnection.none)
-                config.capture = input
-                config.loopback = true
-                let output = try JACKOutput(engine: engine, configuration: config, log: { _ in })
-                try output.start(frameLimit: Int64(frames))
-                let deadline = Date().addingTimeInterval(15)
-                while !output.waitUntilFinished(timeoutSeconds: 0.01), Date() < deadline { engine.pollEvents() }
-                output.stop()
-                var recorded = [Float](repeating: 0, count: 2 * frames)
-                let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
-                let c = Continuity.measure(Array(recorded[0..<n]), frequency: 1_000, sampleRate: 48_000)
+                let take = try Self.loopback(server: server, frames: frames, source: .tone(frequency: 1_000, amplitude: 0.5))
+                let (recorded, n, output) = (take.recorded, take.recorded.count, take.output)
+                let c = Continuity.measure(recorded, frequency: 1_000, sampleRate: 48_000)
                 print("JACK capture continuity: \(output.xrunCount) xruns; \(c)")
                 if !c.isContinuous() && output.xrunCount > 0 && attempt < 3 { continue }
                 #expect(n == frames, "recorded \(n) frames")
@@ -70,14 +54,15 @@ extension JACKTests {
             }
         }
 
-        /// One loopback run; false (nothing asserted) when the recording differs, JACK reported
-        /// an xrun and it is not the last attempt.
-        func loopbackOnce(server: JACKServer, period: Int, finalAttempt: Bool) throws -> Bool {
-            let frames = 48_000
+        /// `source` played for `frames` frames by a mono engine through a client whose `out_1`
+        /// is looped back to `in_1`, recorded by an input source's tap: the engine, the input's
+        /// id and rings, the (stopped) output and the recorded frames.
+        static func loopback(server: JACKServer, frames: Int, source kind: SourceKind) throws -> (
+            engine: Engine, mic: SourceID, input: InputSource, output: JACKOutput, recorded: [Float]
+        ) {
             let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
             let bus = try engine.addBus()
-            let played = (0..<frames).map(Self.signal)
-            let source = try engine.addSource(.buffer(AudioBuffer(interleaved: played, channelCount: 1, sampleRate: 48_000)), bus: bus)
+            let source = try engine.addSource(kind, bus: bus)
             let mic = try engine.addSource(.input(channelCount: 1, capacityFrames: 8_192, tapCapacityFrames: 2 * frames), bus: bus, gain: 0)
             try engine.send(.play(source))
             try engine.send(.play(mic))
@@ -92,6 +77,18 @@ extension JACKTests {
             output.stop()
             var recorded = [Float](repeating: 0, count: 2 * frames)
             let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
+            return (engine, mic, input, output, Array(recorded[0..<n]))
+        }
+
+        /// One loopback run; false (nothing asserted) when the recording differs, JACK reported
+        /// an xrun and it is not the last attempt.
+        func loopbackOnce(server: JACKServer, period: Int, finalAttempt: Bool) throws -> Bool {
+            let frames = 48_000
+            let played = (0..<frames).map(Self.signal)
+            let take = try Self.loopback(
+                server: server, frames: frames, source: .buffer(AudioBuffer(interleaved: played, channelCount: 1, sampleRate: 48_000)))
+            let (engine, mic, input, output, recorded) = (take.engine, take.mic, take.input, take.output, take.recorded)
+            let n = recorded.count
             var mismatches = 0
             for k in period..<n where recorded[k] != played[k - period] { mismatches += 1 }
             if mismatches > 0 && output.xrunCount > 0 && !finalAttempt { return false }
