@@ -35,9 +35,20 @@ struct PlayCaptureTests {
         #expect(take.count == 3 * 48_000, "one recorded frame per rendered frame from frame 0: \(take.count)")
         guard take.count == 3 * 48_000 else { return }
         let expected = 0.25 / 2.0.squareRoot()
+        // The level is the median of windows' levels: a period of silence the sink itself held
+        // (the pulse plugin's playback side, unreported: see `aToneCapturedThroughThePulsePluginIsContinuous`,
+        // which checks continuity) moves one window, not the level.
+        func medianLevel(_ part: ArraySlice<Float>, windows: Int) -> Double {
+            let size = part.count / windows
+            let levels = (0..<windows).map { k -> Double in
+                let start = part.startIndex + k * size
+                return 20 * log10(Analysis.rms(part[start..<start + size]) / expected)
+            }
+            return levels.sorted()[windows / 2]
+        }
         // The tone arrives after the server's buffering (tens of ms): measure from 0.2 s.
         let before = take[9_600..<72_000]
-        let level = 20 * log10(Analysis.rms(before) / expected)
+        let level = medianLevel(before, windows: 5)
         let frequency = ALSACaptureTests.frequency(Array(before), sampleRate: 48_000)
         print(String(format: "tutti play capture: level %+.4f dB, %.3f Hz", level, frequency))
         #expect(abs(level) < 0.1, "captured level \(level) dB from the played tone's")
@@ -46,7 +57,8 @@ struct PlayCaptureTests {
         let muted = take[(72_000 + 480)..<120_000]
         #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(Analysis.rms(muted)))")
         let after = take[(120_000 + 9_600)...]
-        #expect(abs(20 * log10(Analysis.rms(after) / expected)) < 0.1, "level after the mic is played again")
+        let levelAfter = medianLevel(after, windows: 3)
+        #expect(abs(levelAfter) < 0.1, "level after the mic is played again: \(levelAfter) dB")
     }
 
     @Test func anUnknownCaptureDeviceFailsNamingItAndRecordsNothing() throws {
