@@ -25,9 +25,9 @@ package final class AudioSystem {
     /// The render view the engine was last told (the policy's, patched per action).
     /// Control thread.
     package private(set) var view: RenderView
-    /// Phone call audio: system volume, never ducked or silenced.
+    /// Phone call audio: system volume, never ducked or silenced. Control thread.
     package let callBus: BusID
-    /// System sounds: ringer volume.
+    /// System sounds: ringer volume. Control thread.
     package let ringerBus: BusID
 
     private var sessionNames: [SessionID: String] = [:]
@@ -49,9 +49,9 @@ package final class AudioSystem {
     /// (`PolicyState.lastActionSessionVisits`), plus the session and source views and hints it
     /// visited to send its commands and events: a measure of work that follows what the action
     /// changed, not how many sessions there are (unless it changed what every session depends
-    /// on, or removed sessions or sources).
+    /// on, or removed sessions or sources). Control thread.
     package private(set) var lastActionVisits = 0
-    /// The most `lastActionVisits` of any policy action or render report so far.
+    /// The most `lastActionVisits` of any policy action or render report so far. Control thread.
     package private(set) var maxActionVisits = 0
 
     /// What the control side knows of a source.
@@ -112,12 +112,12 @@ package final class AudioSystem {
         ringerBus = try engine.addBus(volumeClass: .ringer, limitsVoices: false)
     }
 
-    /// Frames at the engine rate for a duration in seconds (rounded).
+    /// Frames at the engine rate for a duration in seconds (rounded). Control thread.
     package func frames(forSeconds seconds: Double) -> Int64 { Int64(engine.configuration.frames(forSeconds: seconds)) }
 
     // MARK: Sessions
 
-    /// Register a session (inactive, its bus gate closed). A failed call changes nothing.
+    /// Register a session (inactive, its bus gate closed). A failed call changes nothing. Control thread.
     package func addSession(_ configuration: SessionConfiguration) throws(TuttiError) -> SessionID {
         guard !configuration.id.isEmpty else { throw TuttiError(.invalidArgument, "a session name must not be empty") }
         do { try policy.checkNewSession(configuration) } catch { throw AudioSystem.error(error) }
@@ -134,7 +134,7 @@ package final class AudioSystem {
     }
 
     /// Remove a session and its sources at `time` (deactivating it first, which releases what
-    /// it interrupted). Its id and its sources' ids are stale at once.
+    /// it interrupted). Its id and its sources' ids are stale at once. Control thread.
     package func removeSession(_ id: SessionID, at time: EngineTime) throws(TuttiError) {
         let name = try sessionName(id)
         try engine.checkRoom(view.sources.count + view.sessions.count + 8)
@@ -151,19 +151,19 @@ package final class AudioSystem {
         hints[name] = nil
     }
 
-    /// The session of a live id, or `notFound`.
+    /// The session of a live id, or `notFound`. Control thread.
     package func sessionName(_ id: SessionID) throws(TuttiError) -> String {
         guard let name = sessionNames[id] else { throw TuttiError(.notFound, "no session \(id) (removed, or never created)") }
         return name
     }
 
-    /// The id of a live session by name.
+    /// The id of a live session by name. Control thread.
     package func sessionID(named name: String) -> SessionID? { sessionIDs[name] }
 
     // MARK: Sources
 
     /// Register a source of `session` (stopped at its start). `name` must be unique (the
-    /// policy and the journal use it); nil picks one. A failed call changes nothing.
+    /// policy and the journal use it); nil picks one. A failed call changes nothing. Control thread.
     package func addSource(
         _ kind: SourceKind, session: SessionID, name: String? = nil, gain: Float = 1, loop: Bool = false, priority: UInt8 = 128
     ) throws(TuttiError) -> SourceID {
@@ -184,7 +184,7 @@ package final class AudioSystem {
     }
 
     /// A source of the engine's own (call audio on `callBus`, a system sound on `ringerBus`):
-    /// outside the policy.
+    /// outside the policy. Control thread.
     package func addEngineSource(_ kind: SourceKind, bus: BusID, loop: Bool = false) throws(TuttiError) -> SourceID {
         let id = try engine.addSource(kind, bus: bus, loop: loop)
         sources[id] = SourceRecord(
@@ -212,7 +212,7 @@ package final class AudioSystem {
         }
     }
 
-    /// Remove a source at `time` (it fades out if it plays). Its id is stale at once.
+    /// Remove a source at `time` (it fades out if it plays). Its id is stale at once. Control thread.
     package func removeSource(_ id: SourceID, at time: EngineTime) throws(TuttiError) {
         let record = try source(id)
         try engine.checkRoom(4)
@@ -236,16 +236,16 @@ package final class AudioSystem {
         return record
     }
 
-    /// The policy name of a live source.
+    /// The policy name of a live source. Control thread.
     package func sourceName(_ id: SourceID) throws(TuttiError) -> String { try source(id).name }
 
-    /// The id of a live source by name.
+    /// The id of a live source by name. Control thread.
     package func sourceID(named name: String) -> SourceID? { sourceIDs[name] }
 
-    /// The session of a live source (nil for the engine's own).
+    /// The session of a live source (nil for the engine's own). Control thread.
     package func session(of id: SourceID) throws(TuttiError) -> SessionID? { try source(id).session }
 
-    /// What the render side last published about a source, with what the control side knows.
+    /// What the render side last published about a source, with what the control side knows. Control thread.
     package func info(_ id: SourceID) throws(TuttiError) -> SourceInfo {
         let record = try source(id)
         let status = engine.status(id) ?? .initial
@@ -254,14 +254,14 @@ package final class AudioSystem {
             underrunFrames: status.underrunFrames, gain: record.gain, pan: record.pan, rate: record.rate)
     }
 
-    /// The stream of a live stream source, or `invalidArgument`.
+    /// The stream of a live stream source, or `invalidArgument`. Control thread.
     package func stream(_ id: SourceID) throws(TuttiError) -> StreamSource {
         _ = try source(id)
         guard let stream = engine.stream(id) else { throw TuttiError(.invalidArgument, "source \(id) is not a stream source") }
         return stream
     }
 
-    /// The capture rings of an input source; `invalidArgument` for another kind.
+    /// The capture rings of an input source; `invalidArgument` for another kind. Control thread.
     package func input(_ id: SourceID) throws(TuttiError) -> InputSource {
         _ = try source(id)
         guard let input = engine.input(id) else { throw TuttiError(.invalidArgument, "source \(id) is not an input source") }
@@ -271,7 +271,7 @@ package final class AudioSystem {
     // MARK: Source commands (not policy matters, but ids are checked)
 
     /// Source gain: a linear ramp from the current gain over `rampFrames` (nil: the default
-    /// 10 ms; 0: a step).
+    /// 10 ms; 0: a step). Control thread.
     package func setSourceGain(_ id: SourceID, _ gain: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
         _ = try source(id)
         try send(
@@ -280,7 +280,7 @@ package final class AudioSystem {
     }
 
     /// Source pan (−1…1): each channel's gain ramps linearly over `rampFrames` (nil: the
-    /// default gain ramp) from `time` on.
+    /// default gain ramp) from `time` on. Control thread.
     package func setSourcePan(_ id: SourceID, _ pan: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
         _ = try source(id)
         try send(
@@ -291,7 +291,7 @@ package final class AudioSystem {
     /// Source playback rate (0.25…4, checked by the caller): glides linearly from the current
     /// rate over `rampFrames` (nil: the default gain ramp) from `time` on. Buffer sources only:
     /// `state` for a streaming file and `invalidArgument` for a tone, silence, stream or input
-    /// when the rate is not 1 (nothing changed).
+    /// when the rate is not 1 (nothing changed). Control thread.
     package func setSourceRate(_ id: SourceID, _ rate: Double, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
         let record = try source(id)
         if rate != 1 {
@@ -315,7 +315,7 @@ package final class AudioSystem {
         sources[id]?.rate = rate
     }
 
-    /// Session (bus) gain, below the policy's gate and duck and the system volume.
+    /// Session (bus) gain, below the policy's gate and duck and the system volume. Control thread.
     package func setSessionGain(_ id: SessionID, _ gain: Float, rampFrames: Int64?, at time: EngineTime) throws(TuttiError) {
         _ = try sessionName(id)
         try send(
@@ -323,14 +323,14 @@ package final class AudioSystem {
     }
 
     /// Replace the effect chain of the session's bus at `time` (empty: none); see
-    /// `Engine.setBusEffects`. Errors name `effects[i].field`; a failed call changes nothing.
+    /// `Engine.setBusEffects`. Errors name `effects[i].field`; a failed call changes nothing. Control thread.
     package func setSessionEffects(_ id: SessionID, _ effects: [EffectSettings], at time: EngineTime) throws(TuttiError) {
         _ = try sessionName(id)
         try engine.setBusEffects(id.bus, effects, at: time)
     }
 
     /// Glide the biquad at `index` of the session's chain to `settings` over `glideFrames`
-    /// (nil: the source-gain ramp time); see `Engine.setBusEffect`.
+    /// (nil: the source-gain ramp time); see `Engine.setBusEffect`. Control thread.
     package func setSessionEffect(
         _ id: SessionID, index: Int, to settings: EffectSettings, glideFrames: Int64?, at time: EngineTime
     ) throws(TuttiError) {
@@ -341,7 +341,7 @@ package final class AudioSystem {
 
     /// Replace the host effect on the session's bus at `time` (nil: none); see
     /// `Engine.setBusHostEffect`. On success the engine owns `effect`; on a throw the caller
-    /// still does.
+    /// still does. Control thread.
     package func setSessionHostEffect(_ id: SessionID, _ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime)
         throws(TuttiError)
     {
@@ -351,14 +351,14 @@ package final class AudioSystem {
 
     /// Replace the master's host effect at `time` (nil: none); see
     /// `Engine.setMasterHostEffect`. On success the engine owns `effect`; on a throw the caller
-    /// still does.
+    /// still does. Control thread.
     package func setMasterHostEffect(_ effect: UnsafeMutablePointer<HostEffectSlot>?, at time: EngineTime) throws(TuttiError) {
         try engine.setMasterHostEffect(effect, at: time)
     }
 
     /// Move a source to `position` (frames at the engine rate; a playing buffer source
     /// crossfades from the old position to the new one at `time`, other playing sources fade
-    /// out, jump and fade back in: see `SourceHandle.seek(to:at:)`). Streams cannot seek.
+    /// out, jump and fade back in: see `SourceHandle.seek(to:at:)`). Streams cannot seek. Control thread.
     package func seek(_ id: SourceID, to position: Int64, at time: EngineTime) throws(TuttiError) {
         _ = try source(id)
         if engine.stream(id) != nil { throw TuttiError(.state, "source \(id) is a stream: it cannot seek") }
@@ -376,7 +376,7 @@ package final class AudioSystem {
     /// unknown (`notFound`), the source itself or of another session (`invalidArgument`), not
     /// playing (`state`); a failed call changes nothing. A play the policy refuses comes back
     /// in the outcome's `error` (with its `activationFailed` entry), nothing else done;
-    /// otherwise the outcome holds the journal entries of the play and the stop.
+    /// otherwise the outcome holds the journal entries of the play and the stop. Control thread.
     @discardableResult
     package func crossfade(
         _ id: SourceID, from other: SourceID, durationFrames: Int64, at time: EngineTime, stopAt: EngineTime?
@@ -415,7 +415,7 @@ package final class AudioSystem {
     /// Loop on or off from `time`, with its region (`startFrame` ..< `endFrame`, frames at the
     /// engine rate; nil end: the source's end) and `count` wraps (nil: endless): see
     /// `SourceHandle.setLoop(_:startFrame:endFrame:count:at:)`. Checks everything first
-    /// (argument names in the messages); a failed call changes nothing.
+    /// (argument names in the messages); a failed call changes nothing. Control thread.
     package func setLoop(
         _ id: SourceID, _ loop: Bool, startFrame: Int64, endFrame: Int64?, count: Int?, at time: EngineTime
     ) throws(TuttiError) {
@@ -440,7 +440,7 @@ package final class AudioSystem {
     }
 
     /// Fades applied on play/resume (nil: the default, a de-click only when resuming mid-way)
-    /// and on pause/stop/seek/remove (nil: the default de-click), in frames.
+    /// and on pause/stop/seek/remove (nil: the default de-click), in frames. Control thread.
     package func setFades(_ id: SourceID, fadeInFrames: Int64?, fadeOutFrames: Int64?) throws(TuttiError) {
         _ = try source(id)
         let fadeIn = try fadeInFrames.map { (f: Int64) throws(TuttiError) -> Int32 in try checkedFrames(f, name: "fadeInFrames") } ?? -1
@@ -454,7 +454,7 @@ package final class AudioSystem {
     /// `configuration.routes`) from `time` on. "main" is allowed for every source; any other
     /// route only while the source's session has category multiRoute. When its session
     /// later leaves multiRoute the source plays to main, and back on its route when the
-    /// session returns to multiRoute.
+    /// session returns to multiRoute. Control thread.
     package func setRoute(_ id: SourceID, route name: String, at time: EngineTime) throws(TuttiError) {
         let record = try source(id)
         guard let index = configuration.routes.firstIndex(of: name) else {
@@ -477,7 +477,7 @@ package final class AudioSystem {
         try syncRoutes(at: time)
     }
 
-    /// The route a source asked for (its name).
+    /// The route a source asked for (its name). Control thread.
     package func route(of id: SourceID) throws(TuttiError) -> String { configuration.routes[try source(id).route] }
 
     /// Sends each routed source's route as its session's category allows (multiRoute: the
@@ -515,7 +515,7 @@ package final class AudioSystem {
 
     /// Run `action` through the policy and send what changed to the render graph at `time`.
     /// A refusal comes back in `outcome.error` (with the `activationFailed` journal entry),
-    /// the state unchanged; only engine failures (a full command queue) throw.
+    /// the state unchanged; only engine failures (a full command queue) throw. Control thread.
     @discardableResult
     package func perform(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
         absorbRenderEvents()
@@ -527,7 +527,7 @@ package final class AudioSystem {
         return outcome
     }
 
-    /// `perform`, with a refusal thrown as a `TuttiError` (`denied` for the policy's refusals).
+    /// `perform`, with a refusal thrown as a `TuttiError` (`denied` for the policy's refusals). Control thread.
     @discardableResult
     package func performChecked(_ action: PolicyAction, at time: EngineTime) throws(TuttiError) -> [JournalEntry] {
         let outcome = try perform(action, at: time)
@@ -535,7 +535,7 @@ package final class AudioSystem {
         return outcome.journal
     }
 
-    /// Begin a phone call, playing `audio` (a source on `callBus`, looped) when the call starts.
+    /// Begin a phone call, playing `audio` (a source on `callBus`, looped) when the call starts. Control thread.
     @discardableResult
     package func beginPhoneCall(audio: SourceID?, at time: EngineTime) throws(TuttiError) -> PolicyOutcome {
         let outcome = try perform(.phoneCallBegin, at: time)
@@ -547,7 +547,7 @@ package final class AudioSystem {
     }
 
     /// A system sound: plays `audio` (a source on `ringerBus`) unless the policy turns it
-    /// into a vibration or suppresses it. Returns whether it plays.
+    /// into a vibration or suppresses it. Returns whether it plays. Control thread.
     @discardableResult
     package func playSystemSound(name: String, audio: SourceID, at time: EngineTime) throws(TuttiError) -> (
         outcome: PolicyOutcome, plays: Bool
@@ -640,15 +640,15 @@ package final class AudioSystem {
     /// Live sources of sessions (not the engine's own). Control thread.
     package var sourceCount: Int { sources.values.reduce(0) { $0 + ($1.session == nil ? 0 : 1) } }
 
-    /// Frames the live stream sources rendered with no data, summed.
+    /// Frames the live stream sources rendered with no data, summed. Control thread.
     package var totalUnderrunFrames: Int64 {
         sources.keys.reduce(0) { sum, id in engine.stream(id) == nil ? sum : sum + (engine.status(id)?.underrunFrames ?? 0) }
     }
 
-    /// Whether a host event is waiting (deliverable or not).
+    /// Whether a host event is waiting (deliverable or not). Control thread.
     package var hasPendingEvents: Bool { !pendingEvents.isEmpty }
 
-    /// Queue a host event in frame order.
+    /// Queue a host event in frame order. Control thread.
     package func enqueue(_ event: AudioEvent) {
         var i = pendingEvents.count
         while i > 0, pendingEvents[i - 1].frame > event.frame { i -= 1 }
@@ -860,7 +860,7 @@ package final class AudioSystem {
 
     // MARK: Errors
 
-    /// The `TuttiError` of a policy refusal.
+    /// The `TuttiError` of a policy refusal. Any thread.
     package static func error(_ e: PolicyError) -> TuttiError {
         switch e {
         case .insufficientPriority, .cannotInterruptOthers, .rejectedByTable: TuttiError(.denied, e.description)

@@ -20,7 +20,7 @@ public enum NowPlayingStatus: String, Sendable, CaseIterable {
 }
 
 extension AudioSystem {
-    /// The now-playing session and its status; nil: no session answers remote commands.
+    /// The now-playing session and its status; nil: no session answers remote commands. Control thread.
     package var nowPlaying: (session: String, status: NowPlayingStatus)? {
         guard let id = policy.nowPlayingSession, let session = policy.session(id) else { return nil }
         if policy.sources.contains(where: { $0.session == id && $0.isPlaying }) { return (id, .playing) }

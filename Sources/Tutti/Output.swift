@@ -125,13 +125,13 @@ extension OutputConfiguration.Backend {
     }
 
     /// The backend named `name` as the CLI and the docs spell it ("alsa", "jack",
-    /// "pipewire", "auto"); nil for an unknown name.
+    /// "pipewire", "auto"); nil for an unknown name. Any thread.
     public init?(name: String) {
         guard let found = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = found
     }
 
-    /// Its name as the CLI and the docs spell it.
+    /// Its name as the CLI and the docs spell it. Any thread.
     public var name: String {
         switch self {
         case .alsa: ALSAOutput.name
@@ -275,7 +275,7 @@ extension AudioEngine {
         renderOwner.store(0, ordering: .releasing)
     }
 
-    /// Whether an output runs.
+    /// Whether an output runs. Any thread but a real-time one (takes the output's lock).
     public var isOutputRunning: Bool { output.withLock { $0 != nil } }
 
     /// The backend the running output plays through (never `.auto`: what `.auto` resolved

@@ -6,16 +6,16 @@ import Foundation
 
 /// Writes a text file atomically: `prepare()` writes the temporary file beside the
 /// destination, `commit()` renames it into place, `discard()` removes it. Until the commit
-/// the destination is untouched. Control side.
+/// the destination is untouched. Control side. Thread: one at a time, the control thread's (not `Sendable`).
 public final class AtomicTextWriter {
-    /// The path the file gets on `commit()`.
+    /// The path the file gets on `commit()`. The writer's thread.
     public let destination: String
     private let temporaryPath: String
     private var text = ""
     private var prepared = false
 
     /// Creates the (empty) temporary file now, so an unwritable folder fails before any
-    /// rendering. Errors name `path`.
+    /// rendering. Errors name `path`. The writer's thread.
     public init(path: String) throws {
         destination = path
         let (dir, name) = AtomicWAVWriter.split(path)
@@ -27,23 +27,23 @@ public final class AtomicTextWriter {
     /// The temporary file never outlives the writer (after a commit it is already renamed away).
     deinit { discard() }
 
-    /// Add text to what `prepare()` writes.
+    /// Add text to what `prepare()` writes. The writer's thread.
     public func append(_ s: String) { text += s }
 
-    /// Write the text to the temporary file.
+    /// Write the text to the temporary file. The writer's thread.
     public func prepare() throws {
         try write(Array(text.utf8))
         prepared = true
     }
 
-    /// Move the temporary file into place (preparing it first if needed).
+    /// Move the temporary file into place (preparing it first if needed). The writer's thread.
     public func commit() throws {
         if !prepared { try prepare() }
         try TemporaryFiles.together { try commit(in: &$0) }
     }
 
     /// Move the prepared temporary file into place inside `TemporaryFiles.together` (with other
-    /// outputs, all or none); `commit()` alone otherwise.
+    /// outputs, all or none); `commit()` alone otherwise. The writer's thread.
     public func commit(in held: inout TemporaryFiles.Held) throws {
         if !prepared {
             let (path, bytes) = (temporaryPath, Array(text.utf8))
@@ -57,7 +57,7 @@ public final class AtomicTextWriter {
         }
     }
 
-    /// Remove the temporary file; the destination stays as it was.
+    /// Remove the temporary file; the destination stays as it was. The writer's thread.
     public func discard() { TemporaryFiles.remove(temporaryPath) }
 
     private func write(_ bytes: [UInt8]) throws {

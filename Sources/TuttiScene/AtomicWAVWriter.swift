@@ -28,28 +28,28 @@ public enum WAVContainer: String, Sendable {
 /// destination, which replaces the destination only on `commit()`. Until then, and on
 /// `discard()` or deinit, the destination is untouched. Control side (or the offline render thread).
 public final class AtomicWAVWriter {
-    /// The path the file gets on `commit()`.
+    /// The path the file gets on `commit()`. The writer's thread.
     public let destination: String
-    /// The hidden file the samples go to until then (`.NAME.tutti-PID.tmp` beside the destination).
+    /// The hidden file the samples go to until then (`.NAME.tutti-PID.tmp` beside the destination). The writer's thread.
     public let temporaryPath: String
-    /// The sample format written (s16 and s24 TPDF-dithered).
+    /// The sample format written (s16 and s24 TPDF-dithered). The writer's thread.
     public let format: SampleFormat
-    /// Interleaved channels per frame.
+    /// Interleaved channels per frame. The writer's thread.
     public let channelCount: Int
-    /// Plain WAV, or RF64 for outputs larger than a WAV can hold.
+    /// Plain WAV, or RF64 for outputs larger than a WAV can hold. The writer's thread.
     public let container: WAVContainer
     private var file: OpaquePointer?
     private var quantizer: TPDFQuantizer?
     private var intBuffer: [Int32] = []
     private var ditherBuffer: [Float] = []
-    /// Frames written so far.
+    /// Frames written so far. The writer's thread.
     public private(set) var framesWritten = 0
     /// A plain WAV refuses data past this many bytes instead of wrapping its sizes (lowered by tests).
     var wavDataLimitBytes = WAVContainer.wavDataLimitBytes
 
     /// Creates the temporary file. `frameCount`, the length to come, picks the container
     /// (`WAVContainer.required`) unless `container` is given; with neither, plain WAV.
-    /// Errors name `path` (a folder, an unwritable folder).
+    /// Errors name `path` (a folder, an unwritable folder). The writer's thread.
     public init(
         path: String, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64? = nil, container: WAVContainer? = nil
     ) throws {
@@ -85,7 +85,7 @@ public final class AtomicWAVWriter {
 
     deinit { discard() }
 
-    /// Append interleaved float frames (quantized with TPDF dither for s16 / s24).
+    /// Append interleaved float frames (quantized with TPDF dither for s16 / s24). The writer's thread.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws {
         guard let file else { throw SceneError(destination, "writer is closed") }
         let frames = samples.count / channelCount
@@ -118,13 +118,13 @@ public final class AtomicWAVWriter {
         framesWritten += frames
     }
 
-    /// Finish the file and move it into place.
+    /// Finish the file and move it into place. The writer's thread.
     public func commit() throws {
         try TemporaryFiles.together { try commit(in: &$0) }
     }
 
     /// Finish the file and move it into place inside `TemporaryFiles.together` (with other
-    /// outputs, all or none); `commit()` alone otherwise.
+    /// outputs, all or none); `commit()` alone otherwise. The writer's thread.
     public func commit(in held: inout TemporaryFiles.Held) throws {
         guard let f = file else { throw SceneError(destination, "writer is closed") }
         file = nil
@@ -140,7 +140,7 @@ public final class AtomicWAVWriter {
         }
     }
 
-    /// Drop the temporary file; the destination stays as it was.
+    /// Drop the temporary file; the destination stays as it was. The writer's thread.
     public func discard() {
         if let f = file {
             sf_close(f)

@@ -119,7 +119,7 @@ public struct ControlLine: Sendable, Equatable {
     }
 }
 
-/// A control line that cannot be applied: the reason, for one line on stderr. Value type.
+/// A control line that cannot be applied: the reason, for one line on stderr. Value type. Any thread.
 public struct ControlLineError: Error, CustomStringConvertible {
     /// What is wrong with the line.
     public var description: String

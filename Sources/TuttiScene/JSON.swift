@@ -1,4 +1,4 @@
-/// A parsed JSON value. Objects keep their key order (scene events and journal fields are ordered).
+/// A parsed JSON value. Objects keep their key order (scene events and journal fields are ordered). Value type: any thread.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -33,7 +33,7 @@ public enum JSONValue: Equatable, Sendable {
     }
 }
 
-/// A JSON syntax error with its line and column (1-based).
+/// A JSON syntax error with its line and column (1-based). Value type: any thread.
 public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable, Sendable {
     /// 1-based line of the offending character.
     public let line: Int
@@ -46,7 +46,7 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable, Sendab
 }
 
 /// A strict RFC 8259 parser (no comments, no trailing commas, no NaN). Written for clear
-/// errors and deterministic output rather than speed; nesting is limited to 64 levels.
+/// errors and deterministic output rather than speed; nesting is limited to 64 levels. Any thread: each `parse` call has its own parser.
 public struct JSONParser {
     /// The input, valid for the duration of `parse` (a pointer: no per-byte array checks in debug builds).
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -58,7 +58,7 @@ public struct JSONParser {
         try parse(bytes: Array(text.utf8))
     }
 
-    /// Parse a whole document given as UTF-8 bytes.
+    /// Parse a whole document given as UTF-8 bytes. Any thread.
     public static func parse(bytes: [UInt8]) throws -> JSONValue {
         try bytes.withUnsafeBufferPointer { input in
             var p = JSONParser(bytes: input)

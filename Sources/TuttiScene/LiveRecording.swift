@@ -13,7 +13,7 @@ import TuttiEngine
 /// writers and the first write error live in a `Mutex` the recorder thread holds while it
 /// drains (every 10 ms) and the control thread while it stops, commits or discards.
 public final class LiveRecorder: Sendable {
-    /// One recording: the session, its WAV, the live input it records.
+    /// One recording: the session, its WAV, the live input it records. Value type: any thread.
     public struct Recording: Sendable {
         /// The session's id in the scene.
         public var session: String
@@ -23,7 +23,7 @@ public final class LiveRecorder: Sendable {
         public var input: InputSource
     }
 
-    /// The recordings, in the scene's session order (empty: the scene records nothing).
+    /// The recordings, in the scene's session order (empty: the scene records nothing). Any thread (set at creation).
     public let recordings: [Recording]
     /// What the recorder thread and the control thread share.
     private struct State: ~Copyable {
@@ -106,7 +106,7 @@ public final class LiveRecorder: Sendable {
         }
     }
 
-    /// Frames each recording holds so far (after `finish`: its length).
+    /// Frames each recording holds so far (after `finish`: its length). Any thread but a real-time one (takes the state's lock).
     public var framesWritten: [Int] { state.withLock { $0.writers.map(\.framesWritten) } }
 
     /// Recorded frames lost because the recorder fell behind the render thread, summed.
@@ -145,7 +145,7 @@ public final class LiveRecorder: Sendable {
 }
 
 extension ScenePlayback {
-    /// The live engine's input sources: scene id, session and the source a backend captures into.
+    /// The live engine's input sources: scene id, session and the source a backend captures into. Control thread.
     public var liveInputs: [(id: String, session: String, source: InputSource)] {
         liveRenderer.inputs.map { ($0.sceneID, $0.session, $0.source) }
     }

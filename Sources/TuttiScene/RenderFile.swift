@@ -130,7 +130,7 @@ extension SceneRenderer {
 }
 
 /// A `--route-output` that names no route of the scene, or a route of the scene that has no
-/// `--route-output`: a usage error (nothing is rendered or written).
+/// `--route-output`: a usage error (nothing is rendered or written). Value type: any thread.
 public struct RouteOutputError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, naming the route.
     public let description: String

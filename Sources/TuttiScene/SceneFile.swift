@@ -5,7 +5,7 @@ import TuttiEngine
 extension SceneRenderer {
     /// Read and decode a scene file; relative audio paths resolve against its folder. A path
     /// that is not a regular file (a FIFO, a folder, a device) is refused without reading it.
-    /// Errors name the path (syntax errors with line and column). Control side.
+    /// Errors name the path (syntax errors with line and column). Control side. Any thread but a real-time one.
     public static func loadScene(path scenePath: String) throws -> Scene {
         let bytes: [UInt8]
         do { bytes = try RegularFile.contents(scenePath, missing: "no such scene file") } catch {

@@ -4,7 +4,7 @@ import TuttiDSP
 import TuttiEngine
 
 /// Something wrong with a `--input ID=FILE` argument itself (not with the file): an unknown
-/// source, or one that is not an input. The CLI reports it as a usage error.
+/// source, or one that is not an input. The CLI reports it as a usage error. Value type: any thread.
 public struct InputArgumentError: Error, CustomStringConvertible {
     /// What is wrong, naming the source.
     public let description: String
@@ -42,14 +42,14 @@ extension SceneRenderer {
         return .input(channelCount: channelCount, capacityFrames: frames, tapCapacityFrames: records ? frames : 0)
     }
 
-    /// The ids of the scene's input sources, in file order.
+    /// The ids of the scene's input sources, in file order. The renderer's thread.
     public var inputSourceNames: [String] { inputs.map(\.sceneID) }
 
     /// Feed input `source` from the audio file at `path` (its sample `n` is what the
     /// microphone hears at output frame `n`; silence after its end), converted to the engine
     /// rate at the scene's resampler quality. Call before rendering. Throws
     /// `InputArgumentError` for a source that is unknown or not an input, `SceneError` naming
-    /// the file when it cannot be read or its channel count is not the input's. Control side.
+    /// the file when it cannot be read or its channel count is not the input's. Control side. The renderer's thread, before rendering.
     public func feedInput(_ source: String, file path: String) throws {
         guard let input = inputs.first(where: { $0.sceneID == source }) else {
             if scene.sources.contains(where: { $0.id == source }) {

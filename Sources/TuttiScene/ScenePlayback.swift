@@ -16,17 +16,18 @@ import TuttiPolicy
 /// (a backend) calls `engine.render(into:frameCount:)` and must not render past
 /// `renderHorizon`.
 public final class ScenePlayback {
-    /// The scene played.
+    /// The scene played. Control thread.
     public let scene: Scene
     /// The engine holding the scene's graph: a backend renders it.
+    /// Control thread; a backend renders it on its render thread (see the type).
     public let engine: Engine
-    /// The scene's length in output frames.
+    /// The scene's length in output frames. Control thread.
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
-    /// The audio files loaded for it: each once, for both the shadow and the live render.
+    /// The audio files loaded for it: each once, for both the shadow and the live render. Control thread.
     public let loading: AudioLoadReport
-    /// The policy journal so far (what `--events` would write, plus the control lines').
+    /// The policy journal so far (what `--events` would write, plus the control lines'). Control thread.
     public var journal: [LogEntry] { shadow.journal }
-    /// Frames the shadow has decided: commands for every frame before it are known.
+    /// Frames the shadow has decided: commands for every frame before it are known. Control thread.
     public var decidedFrames: Int64 { shadow.framePosition }
     private let shadow: SceneRenderer
     private let live: SceneRenderer
@@ -50,7 +51,7 @@ public final class ScenePlayback {
 
     /// Let the shadow decide every frame before `frame` (and the events at it), and queue what
     /// it decided for the live engine, as much as fits in the command ring. Returns the number
-    /// of commands queued; those that did not fit go on the next call.
+    /// of commands queued; those that did not fit go on the next call. Control thread.
     @discardableResult
     public func schedule(through frame: Int64) throws -> Int {
         let target = min(frame, totalFrames)
@@ -64,7 +65,7 @@ public final class ScenePlayback {
 
     /// Apply a control line now: at the first frame the shadow has not decided (heard that
     /// far ahead of the live render). Returns the journal entries it made; throws for an
-    /// unknown source or session (nothing changes).
+    /// unknown source or session (nothing changes). Control thread.
     public func apply(_ line: ControlLine) throws -> [LogEntry] {
         let entries = try shadow.applyNow(line.action)
         forward()
@@ -84,11 +85,11 @@ public final class ScenePlayback {
         return queued
     }
 
-    /// True once the shadow reached the end and every command it sent has been queued.
+    /// True once the shadow reached the end and every command it sent has been queued. Control thread.
     public var isFullyScheduled: Bool { shadowFinished && forwarded == shadow.recordedCommands.count }
     /// The first frame a backend must not render yet: the frame of the first command not
     /// queued, else the first frame the shadow has not decided (Int64.max once all is
-    /// decided and queued). A backend's `renderHorizon`.
+    /// decided and queued). A backend's `renderHorizon`. Control thread (which hands it to the backend).
     public var renderHorizon: Int64 {
         if isFullyScheduled { return Int64.max }
         let recorded = shadow.recordedCommands

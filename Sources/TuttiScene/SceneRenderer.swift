@@ -14,7 +14,7 @@ import TuttiPolicy
 /// Thread: one thread does everything (it is both the control side and the render side
 /// of its engine); the renderer is the same one a real-time backend drives.
 public final class SceneRenderer {
-    /// The scene it renders.
+    /// The scene it renders. The renderer's thread.
     public let scene: Scene
     /// The policy wired to the engine: the scene's sessions and sources by their ids.
     /// Control thread (the renderer's).
@@ -28,9 +28,9 @@ public final class SceneRenderer {
     private var stopsAfter: [(frame: Int64, source: SourceID)] = []
     /// Sources a crossfade fades out, with the frame it ends: the policy stops them there.
     private var crossfadeStops: [(frame: Int64, source: String)] = []
-    /// The policy journal so far (what `--events` writes).
+    /// The policy journal so far (what `--events` writes). The renderer's thread.
     public private(set) var journal: [LogEntry] = []
-    /// Output frames rendered (or decided) so far.
+    /// Output frames rendered (or decided) so far. The renderer's thread.
     public private(set) var framePosition: Int64 = 0
     /// Index of the next scene event to dispatch.
     private var nextEvent = 0
@@ -45,7 +45,7 @@ public final class SceneRenderer {
     /// `engineNanoseconds` (CLOCK_MONOTONIC; the policy and the journal around the calls are
     /// not counted): what `tutti bench scene` times per block. Control thread.
     package var timesEngineCalls = false
-    /// Engine render time summed since the caller last reset it (see `timesEngineCalls`).
+    /// Engine render time summed since the caller last reset it (see `timesEngineCalls`). The renderer's thread.
     package var engineNanoseconds: UInt64 = 0
 
     /// Every value command sent while `recordsCommands` is on, in order, with its frame (for
@@ -58,7 +58,7 @@ public final class SceneRenderer {
         set { observer.recordsCommands = newValue }
     }
 
-    /// The engine settings a scene asks for (and the capacity its graph needs).
+    /// The engine settings a scene asks for (and the capacity its graph needs). Any thread.
     public static func engineConfiguration(for scene: Scene) -> AudioEngineConfiguration {
         var config = AudioEngineConfiguration()
         config.sampleRate = scene.engine.sampleRate
@@ -90,7 +90,7 @@ public final class SceneRenderer {
     /// builds the graph. Files longer than `streamingThresholdSeconds` (default: the engine
     /// default, 10 s) stream while rendering; the render waits for them, so the output is the
     /// same as with every file loaded whole (`.infinity`). Errors name the scene place and
-    /// the file.
+    /// the file. The renderer's thread.
     public convenience init(
         scene: Scene, streamingThresholdSeconds: Double = AudioEngineConfiguration().streamingThresholdSeconds
     ) throws {
@@ -243,7 +243,7 @@ public final class SceneRenderer {
             fadeOutFrames: fades.fadeOut.map { system.frames(forSeconds: $0) })
     }
 
-    /// The scene's length in output frames.
+    /// The scene's length in output frames. The renderer's thread.
     public var totalFrames: Int64 { Int64(scene.durationFrames) }
 
     /// The engine ids of the scene's sources and of its events' audio.
@@ -257,7 +257,7 @@ public final class SceneRenderer {
     /// applied, once per `engine.blockFrames` frames (coarser if the scene is very long and
     /// has very many sessions), the compressors' and the limiter's gain reduction over each
     /// record, the output peaks, and every change of the policy's view.
-    /// Call before `render`. Costs one probe write per mixed chunk; nothing when not called.
+    /// Call before `render`. Costs one probe write per mixed chunk; nothing when not called. The renderer's thread.
     public func recordTimeline() throws {
         guard probe == nil else { return }
         let busSlots = engine.configuration.maxBuses
@@ -275,7 +275,7 @@ public final class SceneRenderer {
     }
 
     /// What the render did, for the picture (after `recordTimeline` and `render`); nil when
-    /// no timeline was recorded.
+    /// no timeline was recorded. The renderer's thread.
     public func timeline(title: String) -> Timeline? {
         guard let probe, let recorder else { return nil }
         recorder.finish(at: framePosition)
@@ -307,7 +307,7 @@ public final class SceneRenderer {
     /// Render the scene (up to `endFrame`, default: its end), handing each block of
     /// interleaved float samples to `sink` (route main). Events at `endFrame` itself are applied.
     /// With more routes (`engine.routes`), each block of route r ≥ 1 goes to
-    /// `routeSink(r, samples)` right after main's, the same length (sample-aligned).
+    /// `routeSink(r, samples)` right after main's, the same length (sample-aligned). The renderer's thread.
     public func render(
         through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
         routeSink: (_ route: Int, UnsafeBufferPointer<Float>) throws -> Void = { _, _ in },

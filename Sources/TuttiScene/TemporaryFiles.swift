@@ -66,13 +66,14 @@ public enum TemporaryFiles {
 
     /// Runs `body` with no other creation, move or removal in between: several outputs moved
     /// into place together (through `held`) are all moved or none (if the process is stopped
-    /// meanwhile).
+    /// meanwhile). Any thread but a real-time one (takes the lock).
     public static func together(_ body: (_ held: inout Held) throws -> Void) throws {
         try lock.withLock { (held: inout Held) throws in try body(&held) }
     }
 
     /// Removes every temporary file, then runs `exit` (which ends the process) with the removed
     /// paths, still holding the lock: no writer creates or moves a file after this (they wait).
+    /// Any thread but a real-time one (the CLI calls it from its signal thread).
     public static func removeAllForExit(then exit: (_ removed: [String]) -> Never) -> Never {
         lock.withLock { held -> Never in
             let removed = held.paths.sorted()

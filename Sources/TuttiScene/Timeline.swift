@@ -294,7 +294,7 @@ extension Timeline {
     }
 
     /// A journal entry as a marker's first line: "12.500 s · duckingBegan · session music, by
-    /// nav, rule 0" (time with millisecond decimals, the type, the fields in order).
+    /// nav, rule 0" (time with millisecond decimals, the type, the fields in order). Any thread.
     public static func line(_ e: LogEntry) -> String {
         let fields = e.fields.map { "\($0.key) \(JSONWriter.string($0.value).replacingOccurrences(of: "\"", with: ""))" }
         return "\(formatFixed(e.time, 3)) s · \(e.type)" + (fields.isEmpty ? "" : " · " + fields.joined(separator: ", "))
