@@ -1086,7 +1086,8 @@ typedef struct tutti_output_config {
                                  ALSA: the capture PCM's name (e.g. "hw:1", "pulse"); NULL = the
                                  output's device. PipeWire: a source node (name or serial, or
                                  "SINK.monitor" for a sink's monitor); NULL = the default
-                                 source. Copied. */
+                                 source; a node the daemon does not have: TUTTI_ERROR_DEVICE
+                                 naming it and listing the sources. Copied. */
     /* Routes (added after capture, read only when struct_size covers it). */
     const char *routes; /* where the routes past main (route_names of the engine config) play:
                            "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.

@@ -49,7 +49,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Where the capture comes from. ALSA: one capture PCM (default: the output's PCM). JACK:
     /// the ports connected to `in_1 …` in order (full names; default none). PipeWire: one
     /// source node (name or serial; default: the default source), or "SINK.monitor" for a
-    /// sink's monitor. Given without `capture`: `invalidArgument`.
+    /// sink's monitor; a node the daemon does not have is a `device` error listing its sources
+    /// (from `startOutput`, before anything plays). Given without `capture`: `invalidArgument`.
     public var captureSources: [String] = []
     /// Where each output bus (`AudioEngineConfiguration.routes`, main first) plays, by name;
     /// main defaults to `device` (ALSA) or the physical ports (JACK). ALSA: one element, the

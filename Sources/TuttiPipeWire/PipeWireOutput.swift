@@ -81,13 +81,15 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Connects to the PipeWire daemon at `remote` (its socket: a name in the runtime
     /// directory or an absolute path; nil: the default) and creates the stream as `settings`
     /// say (see `OutputBackend`); nothing plays before `start`. A library that cannot be
-    /// loaded, a daemon that does not answer or a setting PipeWire cannot honour throw
-    /// `TuttiError` (`device`, `invalidArgument`). Control thread.
+    /// loaded, a daemon that does not answer, a capture node it does not have
+    /// (`checkCaptureSource`) or a setting PipeWire cannot honour throw `TuttiError` (`device`,
+    /// `invalidArgument`). Control thread.
     public init(
         renderer: Renderer, settings: OutputSettings, remote: String?, log: (@Sendable (String) -> Void)?,
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
         try Self.check(settings, busNames: renderer.configuration.routes)
+        try Self.checkCaptureSource(settings, remote: remote)
         self.renderer = renderer
         self.settings = settings
         self.remote = remote
@@ -142,8 +144,42 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// PulseAudio spells it: the capture then follows sink NAME's monitor ports). Any thread.
     static func captureTarget(_ settings: OutputSettings) -> (target: String?, monitor: Bool) {
         guard let node = settings.captureSources.first else { return (nil, false) }
+        let (target, monitor) = captureTarget(node)
+        return (target, monitor)
+    }
+
+    /// The node `node` names and whether it is a sink's monitor ("NAME.monitor"). Any thread.
+    static func captureTarget(_ node: String) -> (target: String, monitor: Bool) {
         if node.hasSuffix(".monitor"), node.count > ".monitor".count { return (String(node.dropLast(".monitor".count)), true) }
         return (node, false)
+    }
+
+    /// Whether `node`, a capture source as `OutputSettings.captureSources` takes it, is one of
+    /// the daemon's at `remote` (nil: the default daemon): a source (or duplex node) by its
+    /// `node.name` or `object.serial`, or "SINK.monitor" for a sink's monitor. Else `device`,
+    /// naming the node and listing what can be captured (the sources, then each sink's
+    /// monitor) — WirePlumber would otherwise link the capture to the default source, or leave
+    /// it unlinked. `init` and `probe` check `captureSources[0]` so. A daemon that does not
+    /// answer is `device` too ("no PipeWire daemon answers at …"). Blocks for a round trip to
+    /// the daemon (`PipeWireDevices.list`): any thread but a real-time one.
+    public static func checkCaptureSource(_ node: String, remote: String? = nil) throws(TuttiError) {
+        let nodes = try PipeWireDevices.list(remote: remote)
+        let (target, monitor) = captureTarget(node)
+        if nodes.contains(where: { (monitor ? $0.isSink : $0.isSource) && $0.isNamed(by: target) }) { return }
+        let names = nodes.filter(\.isSource).map(\.name) + nodes.filter(\.isSink).map { $0.name + ".monitor" }
+        let listed = names.isEmpty ? "the daemon has none" : "the sources: " + names.joined(separator: ", ")
+        let what =
+            monitor
+            ? "no PipeWire sink has the node.name or object.serial \"\(target)\" (to capture its monitor)"
+            : "no PipeWire source has that node.name or object.serial"
+        throw TuttiError(.device, "captureSources \"\(node)\": \(what) (\(listed))")
+    }
+
+    /// `checkCaptureSource(_:remote:)` for `captureSources[0]`; none (the default source):
+    /// nothing to check. Control thread.
+    static func checkCaptureSource(_ settings: OutputSettings, remote: String?) throws(TuttiError) {
+        guard let node = settings.captureSources.first else { return }
+        try checkCaptureSource(node, remote: remote)
     }
 
     /// Loads the library, connects to the daemon, creates the (unconnected) stream.
@@ -181,7 +217,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// PipeWire plays at the engine's rate (the stream converts to the graph's): nil. Checks
     /// the settings, loads the library and connects to the daemon once (a daemon that does not
-    /// answer is a `device` error). Control thread.
+    /// answer, or a capture node it does not have, is a `device` error). Control thread.
     public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String]) throws(TuttiError) -> Int? {
         try probe(settings, channelCount: channelCount, busNames: busNames, remote: nil)
     }
@@ -191,6 +227,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String], remote: String?) throws(TuttiError) -> Int?
     {
         try check(settings, busNames: busNames)
+        try checkCaptureSource(settings, remote: remote)
         let stream = try open(settings, busNames: busNames, rate: 48_000, channels: channelCount, remote: remote, core: nil)
         tpw_close(stream)
         return nil

@@ -81,6 +81,17 @@ enum PipeWireListing {
         }
     }
 
+    /// A PipeWire library error as the CLI says it: a daemon that does not answer gets `wayOut`;
+    /// an unknown capture node (`PipeWireOutput.checkCaptureSource`) is named by its option,
+    /// `--capture-device`, and gets where the nodes are listed; anything else as it is.
+    static func inCLIWords(_ error: TuttiError) -> TuttiError {
+        if error.message.hasPrefix("no PipeWire daemon answers") { return TuttiError(error.code, "\(error.message) \(wayOut)") }
+        let capture = "captureSources "
+        guard error.message.hasPrefix(capture) else { return error }
+        let rest = error.message.dropFirst(capture.count)
+        return TuttiError(error.code, "--capture-device \(rest); `tutti devices --backend pipewire` lists them")
+    }
+
     /// One line per node, indented; "(none)" for none.
     static func print(_ nodes: [PipeWireNodeInfo]) {
         for node in nodes {

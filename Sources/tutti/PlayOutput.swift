@@ -172,8 +172,17 @@ extension Play {
     /// With PipeWire: the target main plays to (`--target`, or `--route main=NODE`) must name a
     /// sink of the daemon (its `node.name` or `object.serial`), else it is an error listing the
     /// sinks (WirePlumber would otherwise play to the default sink, or nowhere). No target: the
-    /// default sink, nothing to check.
+    /// default sink, nothing to check. `--capture-device NODE` must be one of its sources, or
+    /// a sink's "SINK.monitor" (the library's check, `PipeWireOutput.checkCaptureSource`,
+    /// under the option's name).
     func checkPipeWireTarget(_ settings: OutputSettings, routes: [String]) throws {
+        if let node = captureSources.first {
+            do throws(TuttiError) {
+                try PipeWireOutput.checkCaptureSource(node)
+            } catch {
+                throw PipeWireListing.inCLIWords(error)
+            }
+        }
         let main = routes.first ?? "main"
         let fromRoute = settings.busDestinations[main]?.first
         guard let target = fromRoute ?? settings.device else { return }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiPipeWire
 import TuttiTestSupport
 
 /// Capture through PipeWire: `AudioEngine.startOutput` with a capture input on the PipeWire
@@ -70,5 +71,44 @@ struct PipeWireCaptureTests {
             #expect(
                 longest >= 24_000, "captured − played \(delay) frames earlier: \(residual); longest match \(longest) frames, \(lost) lost")
         }
+    }
+
+    /// A capture node the daemon does not have is a `device` error before anything plays,
+    /// naming it and listing what can be captured (the null sink's monitor: the daemon has no
+    /// source); a sink is not a source, and "NAME.monitor" needs a sink NAME.
+    @Test func anUnknownCaptureSourceIsAnErrorListingTheSources() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        var config = AudioEngineConfiguration()
+        config.channelCount = 2
+        let engine = try AudioEngine(configuration: config)
+        let rec = try engine.makeSession(SessionConfiguration(id: "rec", category: .playAndRecord))
+        let mic = try rec.makeInputSource(channelCount: 2)
+        var output = OutputConfiguration()
+        output.backend = .pipewire
+        output.device = PipeWireServer.sink
+        output.capture = mic
+        output.watchOtherAudio = false
+        let listed = "(the sources: \(PipeWireServer.sink).monitor)"
+        for (node, message) in [
+            ("nosuch", "captureSources \"nosuch\": no PipeWire source has that node.name or object.serial \(listed)"),
+            (
+                PipeWireServer.sink,
+                "captureSources \"\(PipeWireServer.sink)\": no PipeWire source has that node.name or object.serial \(listed)"
+            ),
+            (
+                "nosuch.monitor",
+                "captureSources \"nosuch.monitor\": no PipeWire sink has the node.name or object.serial \"nosuch\" "
+                    + "(to capture its monitor) \(listed)"
+            ),
+        ] {
+            output.captureSources = [node]
+            #expect(throws: TuttiError(.device, message), "\(node)") { try engine.startOutput(output, pipeWireRemote: server.socket) }
+            #expect(!engine.isOutputRunning)
+            #expect(engine.framesRendered == 0, "\(node): rendered \(engine.framesRendered) frames")
+            #expect(throws: TuttiError(.device, message)) { try PipeWireOutput.checkCaptureSource(node, remote: server.socket) }
+        }
+        // What the check lists is accepted.
+        try PipeWireOutput.checkCaptureSource(PipeWireServer.sink + ".monitor", remote: server.socket)
     }
 }

@@ -55,4 +55,27 @@ struct PlayPipeWireCaptureTests {
         let muted = take[(72_000 + 480)..<120_000]
         #expect(muted.allSatisfy { $0 == 0 }, "recording not silent while muted (rms \(Analysis.rms(muted)))")
     }
+
+    /// `--capture-device` naming no source of the daemon: exit 1 before anything plays or is
+    /// recorded, the library's error under the option's name, listing the sources.
+    @Test func anUnknownCaptureDeviceListsTheSources() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-capture-unknown")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try liveCaptureScene.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
+        let play = try Tool.run(
+            [
+                Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--target", PipeWireServer.sink,
+                "--capture-device", "nosuch", "--no-mpris",
+            ],
+            environment: server.clientEnvironment)
+        #expect(play.status == 1, "\(play.stderr)")
+        #expect(
+            play.stderr.contains(
+                "tutti: error: --capture-device \"nosuch\": no PipeWire source has that node.name or object.serial "
+                    + "(the sources: testsink.monitor); `tutti devices --backend pipewire` lists them"), "\(play.stderr)")
+        #expect(!play.stdout.contains("played") && !play.stderr.contains("capturing input"), "\(play.stdout)\(play.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/take.wav"), "a take was written")
+    }
 }
