@@ -81,9 +81,10 @@ public struct PeakLimiter {
     /// Always the per-frame loops, never the stereo paths (whose output must equal theirs, bit
     /// for bit): tests set it to get the reference. Control side, before processing.
     @usableFromInline package var perFrameReference = false
-    /// Per-frame gains of the chunk being processed (`gainChunkFrames` floats).
+    /// Per-frame gains of the chunk being processed (`gainChunkFrames` floats; the stereo path
+    /// with lookahead).
     @usableFromInline let gainScratch: UnsafeMutablePointer<Float>
-    /// Frames per pass of the stereo path (the size of `gainScratch`).
+    /// Frames per pass of the stereo path with lookahead (the size of `gainScratch`).
     @usableFromInline static let gainChunkFrames = 256
 
     /// Its largest gain reduction during the last `process` call: the smallest linear gain
@@ -153,44 +154,6 @@ public struct PeakLimiter {
     mutating func step(toward needed: Float) -> Float {
         var unused: Float = 1
         return PeakLimiter.step(&reduction, release: release, toward: needed, smallest: &unused)
-    }
-
-    /// `step(toward:)` over `gains[0..<count]` in place (needed gains in, released gains out),
-    /// lowering `smallest` to the smallest. Eight frames at a time, first as if every step were
-    /// only r × release (no frame in them needs a drop, the reduction does not fall below
-    /// 1e-6: a chain of one multiplication per frame); when that fails for one of the eight,
-    /// they are done again step by step from the same state. The same values either way.
-    @inlinable @inline(__always) @_noLocks
-    static func envelope(
-        _ gains: UnsafeMutablePointer<Float>, frameCount count: Int, reduction r: inout Float, release rel: Float,
-        smallest: inout Float
-    ) {
-        var k = 0
-        while k &+ 8 <= count {
-            var m = r
-            var ms = SIMD8<Float>()
-            for j in 0..<8 {
-                m *= rel
-                ms[j] = m
-            }
-            let needed = UnsafeRawPointer(gains + k).loadUnaligned(as: SIMD8<Float>.self)
-            let g = 1 - ms
-            let fails = (needed .< g) .| ((ms .> 0) .& (ms .< 1e-6))
-            if !any(fails) {
-                UnsafeMutableRawPointer(gains + k).storeBytes(of: g, as: SIMD8<Float>.self)
-                for j in 0..<8 where g[j] < smallest { smallest = g[j] }
-                r = m
-            } else {
-                for j in k..<(k &+ 8) {
-                    gains[j] = step(&r, release: rel, toward: gains[j], smallest: &smallest)
-                }
-            }
-            k &+= 8
-        }
-        while k < count {
-            gains[k] = step(&r, release: rel, toward: gains[k], smallest: &smallest)
-            k &+= 1
-        }
     }
 
     /// `i % span` for i ≥ 0, without a division when i < 2 × span (always, for the queue's
@@ -374,46 +337,83 @@ public struct PeakLimiter {
         meterGain = smallest
     }
 
-    /// `processWithoutLookahead` for two channels, `gainChunkFrames` frames at a time in three
-    /// passes: the needed gains (four frames per vector step), the envelope (serial, its state
-    /// in a local), the gains applied (two frames per vector step). Each sample goes through
-    /// the same operations as in the per-frame loop (the same comparisons, the same division,
-    /// product and clamp), so the output is the same, bit for bit.
+    /// `processWithoutLookahead` for two channels, eight frames per step in one pass: their
+    /// needed gains (the same comparisons and the same IEEE division per lane as `neededGain`;
+    /// no division when none of the eight is over the ceiling), the envelope as a chain of one
+    /// multiplication per frame checked afterwards (as if every step were only r × release: no
+    /// frame needs a drop and the reduction does not fall below 1e-6; when that fails for one
+    /// of the eight, they are done again frame by frame from the same state), then the gains
+    /// applied (the same product and clamp). On the chain's path every gain is below 1 and the
+    /// first is the smallest (the reduction only shrinks), or every gain is 1 and the frames
+    /// stay as they are. One pass lets the processor overlap a step's division and stores with
+    /// the next step's chain, the only serial work; the output and the meter are the per-frame
+    /// loop's, bit for bit.
     @inlinable @_noLocks
     mutating func processStereoWithoutLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let c = ceiling
         let rel = release
-        let gains = gainScratch
+        let cv = SIMD16<Float>(repeating: c)
         var r = reduction
         var smallest: Float = 1
-        var start = 0
-        while start < n {
-            let count = min(n &- start, PeakLimiter.gainChunkFrames)
-            let x = buffer + 2 &* start
-            // Pass 1: the gain each frame needs.
-            stereoNeededGains(x, frameCount: count, into: gains)
-            // Pass 2: the envelope.
-            PeakLimiter.envelope(gains, frameCount: count, reduction: &r, release: rel, smallest: &smallest)
-            // Pass 3: apply and clamp (a frame at gain 1 stays as it is).
-            let cv = SIMD4<Float>(repeating: c)
-            var f = 0
-            while f &+ 2 <= count {
-                let g2 = UnsafeRawPointer(gains + f).loadUnaligned(as: SIMD2<Float>.self)
-                let g = SIMD4(g2[0], g2[0], g2[1], g2[1])
-                let v = UnsafeRawPointer(x + 2 &* f).loadUnaligned(as: SIMD4<Float>.self)
-                let y = v * g
-                var out = y
-                out.replace(with: cv, where: y .> cv)
-                out.replace(with: -cv, where: y .< -cv)
-                out.replace(with: v, where: g .== 1)
-                UnsafeMutableRawPointer(x + 2 &* f).storeBytes(of: out, as: SIMD4<Float>.self)
-                f &+= 2
+        var f = 0
+        while f &+ 8 <= n {
+            let x = buffer + 2 &* f
+            let v = UnsafeRawPointer(x).loadUnaligned(as: SIMD16<Float>.self)
+            let m16 = unsafeBitCast(unsafeBitCast(v, to: SIMD16<UInt32>.self) & 0x7FFF_FFFF, to: SIMD16<Float>.self)
+            let left = m16.evenHalf
+            let right = m16.oddHalf
+            var peak = SIMD8<Float>(repeating: 0)
+            peak.replace(with: left, where: left .> peak)
+            peak.replace(with: right, where: right .> peak)
+            var needed = SIMD8<Float>(repeating: 1)
+            let over = peak .> c
+            if any(over) { needed.replace(with: SIMD8(repeating: c) / peak, where: over) }
+            var m = r
+            var ms = SIMD8<Float>()
+            for j in 0..<8 {
+                m *= rel
+                ms[j] = m
             }
-            if f < count, gains[f] != 1 {
-                x[2 &* f] = clamp(x[2 &* f] * gains[f])
-                x[2 &* f &+ 1] = clamp(x[2 &* f &+ 1] * gains[f])
+            let g = 1 - ms
+            let fails = (needed .< g) .| ((ms .> 0) .& (ms .< 1e-6))
+            if !any(fails) {
+                if m > 0 {
+                    // Every gain below 1 (the reduction stays ≥ 1e-6), the first the smallest
+                    // (the reduction only shrinks): scale and clamp all.
+                    r = m
+                    if g[0] < smallest { smallest = g[0] }
+                    let g16 = SIMD16(
+                        lowHalf: SIMD8(g[0], g[0], g[1], g[1], g[2], g[2], g[3], g[3]),
+                        highHalf: SIMD8(g[4], g[4], g[5], g[5], g[6], g[6], g[7], g[7]))
+                    let y = v * g16
+                    var out = y
+                    out.replace(with: cv, where: y .> cv)
+                    out.replace(with: -cv, where: y .< -cv)
+                    UnsafeMutableRawPointer(x).storeBytes(of: out, as: SIMD16<Float>.self)
+                }
+                // The reduction is 0 (or falls to 0 at once: no release): every gain is 1, the
+                // frames stay as they are.
+                r = m
+                f &+= 8
+                continue
             }
-            start &+= count
+            // A drop, or the reduction reaching 0: frame by frame, as the per-frame loop.
+            for j in 0..<8 {
+                let g = PeakLimiter.step(&r, release: rel, toward: needed[j], smallest: &smallest)
+                if g != 1 {
+                    x[2 &* j] = clamp(x[2 &* j] * g)
+                    x[2 &* j &+ 1] = clamp(x[2 &* j &+ 1] * g)
+                }
+            }
+            f &+= 8
+        }
+        while f < n {
+            let g = PeakLimiter.step(&r, release: rel, toward: neededGain(buffer, frame: f), smallest: &smallest)
+            if g != 1 {
+                buffer[2 &* f] = clamp(buffer[2 &* f] * g)
+                buffer[2 &* f &+ 1] = clamp(buffer[2 &* f &+ 1] * g)
+            }
+            f &+= 1
         }
         reduction = r
         meterGain = smallest
