@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TuttiDSP
 
-/// The stereo paths of `PeakLimiter` (needed gains four frames per vector step, the envelope
-/// eight frames at a time with a step-by-step redo, the gains applied two frames per vector
-/// step; with lookahead the queue and the average with the state in locals) give the same
-/// output and the same meter as the per-frame loops, bit for bit, on the same input cut into
-/// the same blocks.
+/// The stereo paths of `PeakLimiter` (without lookahead one pass of eight frames per step: the
+/// needed gains, the envelope as a chain with a frame-by-frame redo, the gains applied; with
+/// lookahead the needed gains four frames per vector step, the queue and the average with the
+/// state in locals) give the same output and the same meter as the per-frame loops, bit for
+/// bit, on the same input cut into the same blocks. The at-rest scan both share sees every
+/// sample over the ceiling.
 @Suite struct LimiterStereoPathTests {
     static let rate = 48_000
     static let frames = 12_000
@@ -93,5 +94,33 @@ import TuttiDSP
         }
         // The material made it limit (the comparison is not between two untouched copies).
         #expect(limitedBlocks > 100, "\(limitedBlocks) blocks limited")
+    }
+
+    /// At rest, a block whose samples are all at or below the ceiling (or NaN) stays as it is,
+    /// bit for bit; one sample just over it, at any position of a block of 1 to 40 samples
+    /// (the scan's vector steps and its tail), is limited to at most the ceiling. Mono and
+    /// stereo.
+    @Test(arguments: [1, 2])
+    func theAtRestScanSeesEverySampleOverTheCeiling(channelCount: Int) {
+        let settings = LimiterSettings(ceilingDB: -1, releaseSeconds: 0.1)
+        let ceiling = settings.ceiling
+        for count in stride(from: channelCount, through: 40, by: channelCount) {
+            let quiet: [Float] = (0..<count).map { i in i % 5 == 3 ? .nan : (i % 2 == 0 ? ceiling : -ceiling * 0.5) }
+            var limiter = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: channelCount)
+            var block = quiet
+            block.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frameCount: count / channelCount) }
+            #expect(block.map(\.bitPattern) == quiet.map(\.bitPattern), "\(count) samples at or below the ceiling changed")
+            #expect(limiter.smallestGain == 1)
+            limiter.deallocate()
+            for position in 0..<count {
+                var limiter = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: channelCount)
+                defer { limiter.deallocate() }
+                var block = [Float](repeating: 0.25, count: count)
+                block[position] = -ceiling.nextUp
+                block.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frameCount: count / channelCount) }
+                #expect(abs(block[position]) <= ceiling, "\(count) samples, over at \(position): \(block[position])")
+                #expect(limiter.smallestGain < 1, "\(count) samples, over at \(position)")
+            }
+        }
     }
 }
