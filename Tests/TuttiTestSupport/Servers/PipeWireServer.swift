@@ -171,7 +171,9 @@ public final class PipeWireServer {
         public let path: String
         private var child: Child
 
-        public init(_ server: PipeWireServer, name: String = "recording") throws {
+        /// Records the monitor of the sink `target` (default: the null sink "testsink"; another
+        /// sink is asked for with `stream.capture.sink`, so WirePlumber links its monitor).
+        public init(_ server: PipeWireServer, name: String = "recording", target: String = PipeWireServer.sink) throws {
             let file = server.directory + "/\(name).wav"
             path = file
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
@@ -179,9 +181,10 @@ public final class PipeWireServer {
             let start = {
                 try Child(
                     [
-                        PipeWireServer.pwRecord!, "--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000", "--channels",
-                        "2", file,
-                    ], environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
+                        PipeWireServer.pwRecord!, "--target", target, "--format", "f32", "--rate", "48000", "--channels",
+                        "2",
+                    ] + (target == PipeWireServer.sink ? [] : ["-P", "{ stream.capture.sink = true }"]) + [file],
+                    environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
             }
             child = try start()
             // Linked once the monitor's silence arrives: the file grows past its header. Just

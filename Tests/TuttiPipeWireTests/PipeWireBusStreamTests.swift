@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiEngine
+import TuttiOutput
+import TuttiPipeWire
+import TuttiTestSupport
+
+/// Output buses past main through streams of their own, against a private daemon with two
+/// null sinks: main (440 Hz, 0.5) to "testsink", bus "cue" (1 kHz, 0.25) to "cuesink", each
+/// sink's monitor recorded.
+@Suite(.serialized) struct PipeWireBusStreamTests {
+    /// Each sink gets its own bus's tone at its level and frequency, the other bus's tone is
+    /// at least 40 dB below it, the bus stream plays without a gap, nothing is dropped or
+    /// inserted, and `status` lists both buses with their destinations.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func eachBusPlaysIntoItsOwnSink() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        try server.addSink("cuesink", formFactor: nil)
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings()
+        settings.clientName = "tutti-test"
+        settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
+        // node.latency 2048/48000, as the main-bus test: a loaded machine does not make the
+        // private daemon run a cycle late.
+        settings.periodFrames = 2_048
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let mainRecording = try PipeWireServer.Recording(server, name: "main")
+        let cueRecording = try PipeWireServer.Recording(server, name: "cue", target: "cuesink")
+        let frames = 6 * 48_000
+        try output.start(frameLimit: Int64(frames))
+        let nodes = try server.cli(["ls", "Node"]).stdout
+        #expect(nodes.contains("node.name = \"tutti-test-cue\""), "\(nodes)")
+        let finished = output.waitUntilFinished(timeoutSeconds: 60)
+        let status = output.status
+        let clocks = output.busClocks
+        output.stop(drain: true)
+        let main = try mainRecording.finish()
+        let cue = try cueRecording.finish()
+
+        #expect(finished)
+        #expect(status.buses.map(\.name) == ["main", "cue"])
+        #expect(status.buses.map(\.destination) == [PipeWireServer.sink, "cuesink"])
+        let clock = try #require(clocks.first)
+        #expect(clocks.count == 1 && clock.name == "cue")
+        #expect(clock.framesDropped == 0 && clock.framesInserted == 0 && clock.underruns == 0, "\(clock)")
+        #expect(abs(clock.clockRatio - 1) < 0.005, "\(clock)")
+
+        let mainSpan = try #require(Measure.played(main), "main's sink is silent")
+        let cueSpan = try #require(Measure.played(cue), "cue's sink is silent")
+        let mainTone = Measure.medianTone(main, in: mainSpan, low: 400, high: 480)
+        let cueTone = Measure.medianTone(cue, in: cueSpan, low: 950, high: 1_050)
+        #expect(abs(mainTone.frequency - 440) < 1, "main's frequency \(mainTone.frequency)")
+        #expect(abs(mainTone.amplitude - 0.5) < 0.01, "main's amplitude \(mainTone.amplitude)")
+        #expect(abs(cueTone.frequency - 1_000) < 1, "cue's frequency \(cueTone.frequency)")
+        #expect(abs(cueTone.amplitude - 0.25) < 0.01, "cue's amplitude \(cueTone.amplitude)")
+        // The other bus's tone in each sink: at least 40 dB below its own level.
+        let mainMid = mainSpan.lowerBound + mainSpan.count / 2
+        let cueMid = cueSpan.lowerBound + cueSpan.count / 2
+        let cueInMain = Analysis.toneAmplitude(
+            main[mainMid - 2_400..<mainMid + 2_400].map(Double.init)[...], frequency: 1_000, sampleRate: 48_000)
+        let mainInCue = Analysis.toneAmplitude(
+            cue[cueMid - 2_400..<cueMid + 2_400].map(Double.init)[...], frequency: 440, sampleRate: 48_000)
+        #expect(cueInMain < 0.25 * 0.01, "cue's tone in main's sink: \(cueInMain)")
+        #expect(mainInCue < 0.5 * 0.01, "main's tone in cue's sink: \(mainInCue)")
+        // The bus played all its frames (± the correction) without a gap.
+        #expect(abs(cueSpan.count - frames) <= 2 * 2_048, "cue played \(cueSpan.count) frames")
+        let gap = Measure.longestZeroRun(cue, in: cueSpan)
+        #expect(gap < 4, "a run of \(gap) zero samples inside cue's played span")
+        print(
+            "PipeWire bus streams: main \(mainTone.amplitude) at \(mainTone.frequency) Hz, cue \(cueTone.amplitude) at "
+                + "\(cueTone.frequency) Hz; cue in main \(20 * log10(max(cueInMain, 1e-12) / 0.25)) dB, main in cue "
+                + "\(20 * log10(max(mainInCue, 1e-12) / 0.5)) dB; cue's clock \(clock); latency \(status.buses.map(\.latencyFrames)); cue played \(cueSpan.count) frames, main \(mainSpan.count)"
+        )
+    }
+}
