@@ -12,7 +12,8 @@ import TuttiEngine
 /// fills up nor runs dry. Driven by main's driver, the fill stays put and the ratio stays 1
 /// (frames pass bit for bit).
 ///
-/// The bus stream starts reading once the ring holds its cycle plus main's (primed); a cycle
+/// The bus stream starts reading once the ring holds its cycle plus main's plus half a
+/// controller period (the correction's dead band: primed); a cycle
 /// the ring cannot fill is completed with silence (`framesInserted`, an underrun), after
 /// which it primes again and the correction starts from warm-up; frames the ring has no room
 /// for are dropped (`framesDropped`) and the correction starts again likewise.
@@ -51,6 +52,10 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     let framesPlayed = Atomic<Int64>(0)
     /// The correction's current ratio (`Double.bitPattern`).
     let clockRatioBits = Atomic<UInt64>(1.0.bitPattern)
+    /// When the bus stream's last cycle took frames from the ring (monotonic nanoseconds) and
+    /// how many: the producer's measure of what its sink has not played yet.
+    let lastPullTime = Atomic<UInt64>(0)
+    let lastPullFrames = Atomic<Int>(0)
 
     // The producer's.
     private var controller: DriftController
@@ -60,6 +65,9 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     private let resamplerRef: Unmanaged<DriftResampler>
     // The consumer's.
     private var primed = false
+    /// Frames primed beyond the two cycles: the dead band (half a controller period) the
+    /// correction may let the fill sink by before it engages, so that it never runs dry.
+    private let primeMarginFrames: Int
 
     /// A feed for chunks of up to `maximumChunkFrames`, whose ring holds `ringFrames`, its
     /// correction updated every `controllerPeriod` frames (its dead band: half that).
@@ -77,6 +85,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         ring = allocateAudio(Float.self, capacity: ringFrames * channelCount)
         ring.initialize(repeating: 0, count: ringFrames * channelCount)
         controller = DriftController(periodFrames: controllerPeriod, sampleRate: Double(sampleRate))
+        primeMarginFrames = controllerPeriod / 2
         resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: maximumChunkFrames)
         resamplerRef = .passUnretained(resampler)
     }
@@ -97,6 +106,8 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         written.store(0, ordering: .releasing)
         read.store(0, ordering: .releasing)
         restartRequested.store(false, ordering: .relaxed)
+        lastPullTime.store(0, ordering: .relaxed)
+        lastPullFrames.store(0, ordering: .relaxed)
         primed = false
         pendingFrames = 0
         controller.reset()
@@ -135,18 +146,25 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         written.store(w &+ take, ordering: .releasing)
     }
 
-    /// One correction measurement after main's cycle of `cycleFrames`: the ring's fill feeds
-    /// the controller once per `controllerPeriod` frames main played (the graph's quantum may
-    /// be shorter or longer than the controller's period: its time constants stay in
-    /// seconds), whose ratio resamples the next cycle.
+    /// One correction measurement after main's cycle of `cycleFrames`, at `now` (monotonic
+    /// nanoseconds): the frames waiting for the bus's sink — the ring's fill plus what is left
+    /// of the bus stream's last buffer, played out at the engine's rate since that cycle (as
+    /// ALSA's routes add the PCM's delay: without it the fill moves by whole cycles as the
+    /// two drivers' phases slide, not smoothly) — feed the controller once per
+    /// `controllerPeriod` frames main played (the graph's quantum may be shorter or longer
+    /// than the controller's period: its time constants stay in seconds), whose ratio
+    /// resamples the next cycle.
     @_noLocks
-    func measure(cycleFrames: Int) {
+    func measure(cycleFrames: Int, now: UInt64) {
         if restartRequested.exchange(false, ordering: .acquiringAndReleasing) { restartCorrection() }
         pendingFrames &+= cycleFrames
         let period = controller.periodFrames
         guard pendingFrames >= period else { return }
         var c = controller
-        let filled = Double(fill)
+        let lastFrames = Double(lastPullFrames.load(ordering: .acquiring))
+        let pulledAt = lastPullTime.load(ordering: .acquiring)
+        let since = now >= pulledAt ? Double(now &- pulledAt) : 0
+        let filled = Double(fill) + max(lastFrames - since * sampleRate / 1e9, 0)
         var ratio = c.ratio
         while pendingFrames >= period {
             ratio = c.update(fillFrames: filled)
@@ -168,16 +186,17 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
 
     // MARK: The bus stream's callback (consumer)
 
-    /// Fills `output` with `frameCount` frames from the ring: silence until the ring holds
-    /// this cycle plus `mainCycle` frames (primed), then what it holds; a shortfall is
-    /// completed with silence (counted) and primes again.
+    /// Fills `output` with `frameCount` frames from the ring at `now` (monotonic
+    /// nanoseconds): silence until the ring holds this cycle plus `mainCycle` frames plus
+    /// half a controller period (primed), then what it holds; a shortfall is completed with silence (counted) and
+    /// primes again.
     @_noLocks
-    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int) {
+    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
         let ch = channelCount
         let r = read.load(ordering: .relaxed)
         let available = written.load(ordering: .acquiring) &- r
         if !primed {
-            guard available >= frameCount &+ max(mainCycle, frameCount) else {
+            guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {
                 output.update(repeating: 0, count: frameCount &* ch)
                 return
             }
@@ -195,6 +214,8 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
             at = (at &+ chunk) % ringFrames
         }
         read.store(r &+ take, ordering: .releasing)
+        lastPullTime.store(now, ordering: .releasing)
+        lastPullFrames.store(take, ordering: .releasing)
         framesPlayed.add(Int64(take), ordering: .relaxed)
         if take < frameCount {
             (output + take &* ch).update(repeating: 0, count: (frameCount &- take) &* ch)

@@ -498,11 +498,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var finishedReported = false
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
+        var busXruns = [Int](repeating: 0, count: core.buses.count)
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
+            // A bus's xruns (its stream's cycles without a buffer, its ring's underruns), as
+            // ALSA reports a route's: `bus(NAME, xrun(total:))`.
+            for (k, feed) in core.buses.enumerated() {
+                let total = feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed)
+                while busXruns[k] < total {
+                    busXruns[k] += 1
+                    events.emit(.bus(feed.name, .xrun(total: busXruns[k])))
+                }
+            }
             if now - lastTiming >= 0.1 {
                 updateTiming()
                 lastTiming = now

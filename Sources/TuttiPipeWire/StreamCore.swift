@@ -149,8 +149,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 }
             }
         }
-        if clock.phase.load(ordering: .acquiring) != .idle {
-            for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.measure(cycleFrames: frameCount) } }
+        if feedCount > 0, clock.phase.load(ordering: .acquiring) != .idle {
+            // clock_gettime(CLOCK_MONOTONIC) is answered in the vDSO: no call into the kernel.
+            let now = monotonicNanoseconds()
+            for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.measure(cycleFrames: frameCount, now: now) } }
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)
@@ -192,7 +194,7 @@ extension StreamCore {
                 feed.missedCycles.add(1, ordering: .relaxed)
                 return
             }
-            feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle)
+            feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds())
         }
     }
 }

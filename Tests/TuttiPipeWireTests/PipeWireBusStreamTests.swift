@@ -15,9 +15,8 @@ import TuttiTestSupport
     /// inserted, and `status` lists both buses with their destinations.
     @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func eachBusPlaysIntoItsOwnSink() throws {
-        let server = try PipeWireServer()
+        let server = try PipeWireServer(extraSinks: ["cuesink"])
         defer { server.stop() }
-        try server.addSink("cuesink", formFactor: nil)
         let (engine, _, _) = try twoRouteToneEngine()
         let collector = Collector()
         var settings = OutputSettings()
@@ -75,5 +74,59 @@ import TuttiTestSupport
                 + "\(cueTone.frequency) Hz; cue in main \(20 * log10(max(cueInMain, 1e-12) / 0.25)) dB, main in cue "
                 + "\(20 * log10(max(mainInCue, 1e-12) / 0.5)) dB; cue's clock \(clock); latency \(status.buses.map(\.latencyFrames)); cue played \(cueSpan.count) frames, main \(mainSpan.count)"
         )
+    }
+
+    /// The daemon restarted while main and cue play: one `deviceLost`, then `deviceRestored`
+    /// once every stream runs again, and each bus plays into its own sink of the new daemon
+    /// (its tone at its level, the other's absent); no bus is reported lost.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aRestartedDaemonReconnectsEveryBus() throws {
+        let server = try PipeWireServer(extraSinks: ["cuesink"])
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings()
+        settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
+        settings.periodFrames = 2_048
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        try output.start(frameLimit: nil)
+        var deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 9_600, Date() < deadline { usleep(10_000) }
+        server.stopDaemon()
+        deadline = Date().addingTimeInterval(30)
+        while !collector.events.contains(where: { if case .deviceLost = $0 { true } else { false } }), Date() < deadline {
+            usleep(10_000)
+        }
+        let lost = output.status.buses
+        #expect(lost.allSatisfy { $0.isLost }, "\(lost)")
+        try server.startDaemon()
+        deadline = Date().addingTimeInterval(30)
+        while !collector.events.contains(where: { if case .deviceRestored = $0 { true } else { false } }), Date() < deadline {
+            usleep(10_000)
+        }
+        #expect(collector.events.contains { if case .deviceRestored = $0 { true } else { false } }, "\(collector.lines)")
+        let mainRecording = try PipeWireServer.Recording(server, name: "main")
+        let cueRecording = try PipeWireServer.Recording(server, name: "cue", target: "cuesink")
+        let resumed = output.framesRendered
+        deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < resumed + 96_000, Date() < deadline { usleep(10_000) }
+        let main = try mainRecording.finish()
+        let cue = try cueRecording.finish()
+        let status = output.status
+        output.stop(drain: false)
+        #expect(output.failure == nil)
+        #expect(status.buses.map(\.name) == ["main", "cue"])
+        #expect(!status.buses.contains { $0.isLost }, "\(status.buses)")
+        let mainSpan = try #require(Measure.played(main), "main's sink is silent after the reconnect")
+        let cueSpan = try #require(Measure.played(cue), "cue's sink is silent after the reconnect")
+        let mainTone = Measure.tone(main, in: mainSpan, low: 400, high: 480)
+        let cueTone = Measure.tone(cue, in: cueSpan, low: 950, high: 1_050)
+        #expect(abs(mainTone.frequency - 440) < 1 && abs(mainTone.amplitude - 0.5) < 0.01, "main \(mainTone)")
+        #expect(abs(cueTone.frequency - 1_000) < 1 && abs(cueTone.amplitude - 0.25) < 0.01, "cue \(cueTone)")
+        let cueMid = cueSpan.lowerBound + cueSpan.count / 2
+        let mainInCue = Analysis.toneAmplitude(
+            cue[cueMid - 2_400..<cueMid + 2_400].map(Double.init)[...], frequency: 440, sampleRate: 48_000)
+        #expect(mainInCue < 0.5 * 0.01, "main's tone in cue's sink: \(mainInCue)")
     }
 }

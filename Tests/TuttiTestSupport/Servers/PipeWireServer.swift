@@ -30,7 +30,9 @@ public final class PipeWireServer {
     private var sessionManager: Child?
     private var busPid: pid_t?
 
-    public init() throws {
+    /// `extraSinks`: more null sinks (48 kHz stereo) in the daemon's configuration, so they
+    /// come back with it after `stopDaemon` / `startDaemon`.
+    public init(extraSinks: [String] = []) throws {
         directory = makeTemporaryFolder("tutti-pipewire")
         socket = directory + "/run/pipewire-0"
         let fm = FileManager.default
@@ -38,11 +40,12 @@ public final class PipeWireServer {
             try fm.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
         chmod(directory + "/run", 0o700)
-        try """
-        context.objects = [ { factory = adapter args = { factory.name = support.null-audio-sink node.name = "\(Self.sink)" \
-        media.class = "Audio/Sink" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } } ]
-
-        """.write(toFile: directory + "/config/pipewire/pipewire.conf.d/null.conf", atomically: true, encoding: .utf8)
+        let sinks = ([Self.sink] + extraSinks).map { name in
+            "{ factory = adapter args = { factory.name = support.null-audio-sink node.name = \"\(name)\" "
+                + "media.class = \"Audio/Sink\" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } }"
+        }
+        try "context.objects = [ \(sinks.joined(separator: " ")) ]\n\n".write(
+            toFile: directory + "/config/pipewire/pipewire.conf.d/null.conf", atomically: true, encoding: .utf8)
         do {
             try start()
         } catch {
@@ -171,8 +174,9 @@ public final class PipeWireServer {
         public let path: String
         private var child: Child
 
-        /// Records the monitor of the sink `target` (default: the null sink "testsink"; another
-        /// sink is asked for with `stream.capture.sink`, so WirePlumber links its monitor).
+        /// Records the monitor of the sink `target` (default: the null sink "testsink"), asked
+        /// for with `stream.capture.sink` (without it WirePlumber links the default sink's
+        /// monitor, whatever the target).
         public init(_ server: PipeWireServer, name: String = "recording", target: String = PipeWireServer.sink) throws {
             let file = server.directory + "/\(name).wav"
             path = file
@@ -183,7 +187,8 @@ public final class PipeWireServer {
                     [
                         PipeWireServer.pwRecord!, "--target", target, "--format", "f32", "--rate", "48000", "--channels",
                         "2",
-                    ] + (target == PipeWireServer.sink ? [] : ["-P", "{ stream.capture.sink = true }"]) + [file],
+                        "-P", "{ stream.capture.sink = true }", file,
+                    ],
                     environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
             }
             child = try start()
