@@ -459,10 +459,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         guard let s else { return }
         if drain, started {
             let t = timing.withLock { $0 }
-            // The slowest of main and the buses (each bus: its stream's latency plus its ring).
+            // The slowest of main and the buses (each bus: its stream's latency, its ring, and
+            // the buffer its stream took last cycle, which its driver may not have played yet).
             var latency = t.latencyFrames
+            let cycle = core.cycleFrames.load(ordering: .relaxed)
             for (k, feed) in core.buses.enumerated() {
-                latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill)
+                latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
             core.clock.finishAndPlayOut(
                 playOutCycles: CallbackClock.playOutCycles(latencyFrames: latency, cycleFrames: core.cycleFrames.load(ordering: .relaxed)),
