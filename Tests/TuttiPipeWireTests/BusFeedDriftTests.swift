@@ -1,4 +1,6 @@
 import Testing
+import TuttiEngine
+import TuttiTestSupport
 
 @testable import TuttiPipeWire
 
@@ -66,5 +68,37 @@ import Testing
         #expect(feed.clockRatio == 1)
         #expect(feed.framesCorrected.load(ordering: .relaxed) == 0)
         #expect(feed.framesInserted.load(ordering: .relaxed) == 0 && feed.framesDropped.load(ordering: .relaxed) == 0)
+    }
+
+    /// Main's callback with a bus (render every bus, feed the ring, measure) and the bus
+    /// stream's callback (read the ring) allocate nothing once running; the bus's buffer holds
+    /// cue's tone (1 kHz, 0.25), main's holds main's (0.5).
+    @Test func theCallbacksAllocateNothing() throws {
+        let (engine, _, _) = try twoRouteToneEngine()
+        let core = StreamCore(renderer: engine.renderer, scope: nil, busDestinations: [("cue", "sink")], busPeriodFrames: 1_024)
+        core.clock.phase.store(.rendering, ordering: .releasing)
+        let cycle = 1_024
+        let main = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        let bus = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        defer {
+            main.deallocate()
+            bus.deallocate()
+        }
+        for _ in 0..<8 {
+            core.process(into: main, frameCount: cycle, renderer: engine.renderer)
+            core.pullBus(0, into: bus, frameCount: cycle)
+        }
+        let mallocs = countMallocs {
+            for _ in 0..<200 {
+                core.process(into: main, frameCount: cycle, renderer: engine.renderer)
+                core.pullBus(0, into: bus, frameCount: cycle)
+            }
+        }
+        #expect(mallocs == 0)
+        let busPeak = (0..<cycle).map { abs(bus[2 * $0]) }.max() ?? 0
+        let mainPeak = (0..<cycle).map { abs(main[2 * $0]) }.max() ?? 0
+        #expect(abs(busPeak - 0.25) < 0.01, "bus peak \(busPeak)")
+        #expect(abs(mainPeak - 0.5) < 0.01, "main peak \(mainPeak)")
+        #expect(core.buses[0].framesInserted.load(ordering: .relaxed) == 0 && core.buses[0].framesDropped.load(ordering: .relaxed) == 0)
     }
 }
