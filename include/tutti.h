@@ -1051,8 +1051,9 @@ enum {
     TUTTI_BACKEND_ALSA = 0,
     TUTTI_BACKEND_JACK = 1, /* a JACK client (ports out_1..N to the physical playback ports); the server
                                sets the rate (must be the engine's) and the buffer size */
-    TUTTI_BACKEND_PIPEWIRE = 2, /* one PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
-                                   bus at the engine's rate (PipeWire resamples); device: the target node
+    TUTTI_BACKEND_PIPEWIRE = 2, /* a PipeWire stream (libpipewire-0.3 loaded at run time) playing the main
+                                   bus at the engine's rate (PipeWire resamples), and one more per route
+                                   past main named in routes (clock-corrected); device: the target node
                                    (name or serial; NULL: the default sink); period_frames: node.latency;
                                    while it plays, other apps' running playback streams are reported
                                    to the policy as tutti_system_set_other_audio does, and the sink it
@@ -1097,7 +1098,9 @@ typedef struct tutti_output_config {
                            from the one render thread, and a lost one is reopened while main
                            plays on. JACK: DEST is the ports of the group NAME_1..N, separated by
                            commas, e.g. "cue=system:playback_3,system:playback_4"; a route not
-                           named stays unconnected. An unknown route or a malformed entry:
+                           named stays unconnected. PipeWire: DEST is the sink node (name or
+                           serial) the route's own stream plays to, e.g. "cue=headphones_sink"; a
+                           route not named is not played. An unknown route or a malformed entry:
                            INVALID_ARGUMENT naming it */
     /* MPRIS (added after routes, read only when struct_size covers it). */
     uint32_t mpris; /* 1 = serve MPRIS on the session bus while the output runs (default 0): the name

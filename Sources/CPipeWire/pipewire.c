@@ -267,6 +267,20 @@ struct tpw_stream {
     tpw_capture_fn capture_fn;
     uint32_t capture_channels;
     _Atomic int capture_state;
+    // Output buses past main: one playback stream each (NULL / 0: none).
+    struct tpw_bus *buses;
+    uint32_t bus_count;
+    tpw_bus_fn bus_render;
+};
+
+/// One output bus's playback stream, on the stream's connection and data loop.
+struct tpw_bus {
+    struct tpw_stream *owner;
+    uint32_t index;
+    struct pw_stream *stream;
+    struct spa_hook listener;
+    _Atomic int state;
+    char error[256]; // written on the loop thread with the loop lock held
 };
 
 static void on_state_changed(void *data, enum tpw_stream_state old, enum tpw_stream_state state, const char *error) {
@@ -337,6 +351,46 @@ static void on_capture_process(void *data) {
     }
     p_pw_stream_queue_buffer(s->capture, b);
 }
+
+static void on_bus_state_changed(void *data, enum tpw_stream_state old, enum tpw_stream_state state, const char *error) {
+    (void)old;
+    struct tpw_bus *b = data;
+    if (error) copy(b->error, sizeof b->error, error);
+    atomic_store_explicit(&b->state, (int)state, memory_order_release);
+    p_pw_thread_loop_signal(b->owner->loop, false);
+}
+
+// PipeWire's data thread: a bus stream's buffer filled by the bus callback (from the bus's
+// ring), as on_process does main's.
+static void on_bus_process(void *data) {
+    struct tpw_bus *bus = data;
+    struct tpw_stream *s = bus->owner;
+    struct tpw_buffer *b = p_pw_stream_dequeue_buffer(bus->stream);
+    if (!b) {
+        s->bus_render(s->user, bus->index, NULL, 0);
+        return;
+    }
+    struct spa_data *d = &b->buffer->datas[0];
+    uint32_t stride = (uint32_t)sizeof(float) * s->channels;
+    if (d->data == NULL || stride == 0) {
+        p_pw_stream_queue_buffer(bus->stream, b);
+        return;
+    }
+    uint32_t frames = d->maxsize / stride;
+    if (b->requested != 0 && b->requested < frames) frames = (uint32_t)b->requested;
+    s->bus_render(s->user, bus->index, (float *)d->data, frames);
+    d->chunk->offset = 0;
+    d->chunk->stride = (int32_t)stride;
+    d->chunk->size = frames * stride;
+    b->size = frames;
+    p_pw_stream_queue_buffer(bus->stream, b);
+}
+
+static const struct tpw_stream_events bus_events = {
+    .version = TPW_VERSION_STREAM_EVENTS,
+    .state_changed = on_bus_state_changed,
+    .process = on_bus_process,
+};
 
 static const struct tpw_stream_events capture_events = {
     .version = TPW_VERSION_STREAM_EVENTS,
@@ -435,6 +489,37 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         s->capture_channels = config->capture_channels;
         p_pw_stream_add_listener(s->capture, &s->capture_listener, &capture_events, s);
     }
+    if (config->bus_count > 0 && config->buses && config->bus_render) {
+        s->buses = calloc(config->bus_count, sizeof *s->buses);
+        if (!s->buses) {
+            p_pw_thread_loop_unlock(s->loop);
+            copy(error, error_size, "out of memory");
+            tpw_close(s);
+            return NULL;
+        }
+        s->bus_count = config->bus_count;
+        s->bus_render = config->bus_render;
+        for (uint32_t k = 0; k < config->bus_count; k++) {
+            const tpw_bus_config *c = &config->buses[k];
+            struct tpw_bus *b = &s->buses[k];
+            b->owner = s;
+            b->index = k;
+            struct pw_properties *bprops = p_pw_properties_new(
+                "media.type", "Audio", "media.category", "Playback", "media.role", config->media_role, "node.name", c->node_name,
+                "application.name", config->node_name, NULL);
+            if (bprops && config->latency) p_pw_properties_set(bprops, "node.latency", config->latency);
+            if (bprops && c->target) p_pw_properties_set(bprops, "target.object", c->target);
+            b->stream = bprops ? p_pw_stream_new(s->core, c->node_name, bprops) : NULL;
+            if (!b->stream) {
+                int e = errno;
+                p_pw_thread_loop_unlock(s->loop);
+                snprintf(error, error_size, "pw_stream_new failed for the stream of %s (%s)", c->node_name, strerror(e));
+                tpw_close(s);
+                return NULL;
+            }
+            p_pw_stream_add_listener(b->stream, &b->listener, &bus_events, b);
+        }
+    }
     p_pw_thread_loop_unlock(s->loop);
     return s;
 }
@@ -483,9 +568,23 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     p_pw_thread_loop_lock(s->loop);
     int rc = p_pw_stream_connect(s->stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1);
     int capture_rc = rc >= 0 && s->capture ? p_pw_stream_connect(s->capture, SPA_DIRECTION_INPUT, TPW_ID_ANY, flags, capture_params, 1) : 0;
+    int bus_rc = 0;
+    uint32_t failed_bus = 0;
+    for (uint32_t k = 0; rc >= 0 && capture_rc >= 0 && k < s->bus_count; k++) {
+        // The same format as main's (the builder's pod is read, not consumed, by connect).
+        bus_rc = p_pw_stream_connect(s->buses[k].stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1);
+        if (bus_rc < 0) {
+            failed_bus = k;
+            break;
+        }
+    }
     p_pw_thread_loop_unlock(s->loop);
     if (rc < 0) {
         snprintf(error, error_size, "pw_stream_connect failed (%s)", strerror(-rc));
+        return -1;
+    }
+    if (bus_rc < 0) {
+        snprintf(error, error_size, "pw_stream_connect failed for bus stream %u (%s)", failed_bus, strerror(-bus_rc));
         return -1;
     }
     if (capture_rc < 0) {
@@ -493,6 +592,17 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
         return -1;
     }
     return 0;
+}
+
+int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
+    if (bus >= s->bus_count) return -1;
+    struct tpw_bus *b = &s->buses[bus];
+    if (error && error_size > 0) {
+        p_pw_thread_loop_lock(s->loop);
+        copy(error, error_size, b->error);
+        p_pw_thread_loop_unlock(s->loop);
+    }
+    return atomic_load_explicit(&b->state, memory_order_acquire);
 }
 
 int tpw_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }
@@ -512,16 +622,23 @@ void tpw_wait(tpw_stream *s, int seconds) {
     p_pw_thread_loop_unlock(s->loop);
 }
 
-int tpw_latency(tpw_stream *s, int64_t *frames, uint32_t *graph_rate) {
+static int stream_latency(tpw_stream *s, struct pw_stream *stream, int64_t *frames, uint32_t *graph_rate) {
     struct tpw_time t;
     memset(&t, 0, sizeof t);
-    if (p_pw_stream_get_time_n(s->stream, &t, sizeof t) < 0 || t.rate.denom == 0 || t.rate.num == 0) return -1;
+    if (p_pw_stream_get_time_n(stream, &t, sizeof t) < 0 || t.rate.denom == 0 || t.rate.num == 0) return -1;
     // delay: ticks of t.rate (num/denom seconds each) until the device plays the next frame
     // queued; buffered: frames held in the stream's converter (at the stream's rate).
     int64_t delay = t.delay * (int64_t)t.rate.num * (int64_t)s->rate / (int64_t)t.rate.denom;
     *frames = (delay > 0 ? delay : 0) + (int64_t)t.buffered;
     *graph_rate = t.rate.denom / t.rate.num;
     return 0;
+}
+
+int tpw_latency(tpw_stream *s, int64_t *frames, uint32_t *graph_rate) { return stream_latency(s, s->stream, frames, graph_rate); }
+
+int tpw_bus_latency(tpw_stream *s, uint32_t bus, int64_t *frames, uint32_t *graph_rate) {
+    if (bus >= s->bus_count || !s->buses[bus].stream) return -1;
+    return stream_latency(s, s->buses[bus].stream, frames, graph_rate);
 }
 
 uint32_t tpw_node_id(tpw_stream *s) {
@@ -537,6 +654,10 @@ void tpw_close(tpw_stream *s) {
         p_pw_thread_loop_lock(s->loop);
         if (s->capture) p_pw_stream_destroy(s->capture);
         s->capture = NULL;
+        for (uint32_t k = 0; k < s->bus_count; k++) {
+            if (s->buses[k].stream) p_pw_stream_destroy(s->buses[k].stream);
+            s->buses[k].stream = NULL;
+        }
         if (s->stream) p_pw_stream_destroy(s->stream);
         s->stream = NULL;
         if (s->core) p_pw_core_disconnect(s->core);
@@ -546,6 +667,7 @@ void tpw_close(tpw_stream *s) {
     }
     if (s->context) p_pw_context_destroy(s->context);
     if (s->loop) p_pw_thread_loop_destroy(s->loop);
+    free(s->buses);
     free(s);
 }
 

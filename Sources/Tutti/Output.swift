@@ -59,7 +59,9 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// format and period and written from the output's one render thread; a lost bus PCM is
     /// reopened while main plays on (its events are not host events: the policy follows
     /// main's device). JACK: the ports for the bus's port group `NAME_1 … NAME_N`, one per
-    /// channel; a bus not listed stays unconnected. An unknown bus, a missing ALSA bus or a
+    /// channel; a bus not listed stays unconnected. PipeWire: one element, the sink node (name
+    /// or serial) the bus's own stream plays to (clock-corrected to main's); a bus past main not
+    /// listed is mixed and dropped. An unknown bus, a missing ALSA bus or a
     /// wrong count is `invalidArgument`; a JACK port that is not there is a `device` error
     /// naming it.
     public var busDestinations: [String: [String]] = [:]

@@ -11,7 +11,11 @@ import TuttiOutput
 /// `node.name` = `application.name` = `OutputSettings.clientName`, `media.type` Audio,
 /// `media.category` Playback, `media.role` Music; `target.object` is the device (a node name
 /// or serial; nil: the session manager's default sink); a period asks for `node.latency` =
-/// "PERIOD/RATE". Output buses past main are rendered and dropped. With
+/// "PERIOD/RATE". Each output bus past main with a `busDestinations` entry plays through a
+/// stream of its own on the same connection (`node.name` "CLIENT-BUS", the same role and
+/// latency, `target.object` its destination), fed from main's callback through a ring with
+/// clock correction (`BusFeed`, `busClocks`); a bus past main without one is rendered and
+/// dropped. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
 /// "SINK.monitor"; nil: the default source).
@@ -60,7 +64,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
-    private let timing = Mutex((latencyFrames: 0, graphRate: 0))
+    /// And each bus stream's (`core.buses` order).
+    private let timing = Mutex((latencyFrames: 0, graphRate: 0, busLatencyFrames: [Int]()))
     private let lost = Atomic<Bool>(false)
     /// Other applications' streams, from `start` (with `settings.watchOtherAudio`) to `stop`.
     private let watcher = Mutex<OtherAudioWatcher?>(nil)
@@ -94,7 +99,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         self.settings = settings
         self.remote = remote
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
-        core = StreamCore(renderer: renderer, scope: settings.realtimeScope, capture: settings.capture)
+        core = StreamCore(
+            renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
+            busDestinations: Self.busTargets(settings, busNames: renderer.configuration.routes),
+            busPeriodFrames: settings.periodFrames ?? 1_024)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
@@ -107,6 +115,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Where main plays: `busDestinations[main]`, else `device`; nil: the default sink.
     static func target(_ settings: OutputSettings, busNames: [String]) -> String? {
         settings.busDestinations[busNames.first ?? "main"]?.first ?? settings.device
+    }
+
+    /// The buses past main that play, in bus order: each with a `busDestinations` entry, its
+    /// node. A bus past main without one is rendered and dropped (no stream). Any thread.
+    static func busTargets(_ settings: OutputSettings, busNames: [String]) -> [(name: String, target: String)] {
+        busNames.dropFirst().compactMap { name in settings.busDestinations[name]?.first.map { (name, $0) } }
     }
 
     /// The checks before anything is opened: what PipeWire cannot honour is `invalidArgument`
@@ -127,13 +141,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
         let main = busNames.first ?? "main"
         for (name, nodes) in settings.busDestinations.sorted(by: { $0.key < $1.key }) {
-            guard name == main else {
-                throw TuttiError(.invalidArgument, "busDestinations[\"\(name)\"]: PipeWire plays main only (one stream) for now")
-            }
             guard nodes.count == 1 else {
                 throw TuttiError(.invalidArgument, "busDestinations[\"\(name)\"]: one PipeWire node, got \(nodes.count)")
             }
-            if settings.device != nil {
+            if name == main, settings.device != nil {
                 throw TuttiError(.invalidArgument, "device and busDestinations[\"\(main)\"] both name main's target: give one")
             }
         }
@@ -190,6 +201,19 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
         let (captureTarget, monitor) = captureTarget(settings)
         var message = [CChar](repeating: 0, count: 512)
+        // Each bus stream's node.name ("CLIENT-BUS") and target, as C strings for tpw_open
+        // (which copies them).
+        let buses = busTargets(settings, busNames: busNames)
+        var texts: [String] = []
+        for bus in buses { texts += ["\(settings.clientName)-\(bus.name)", bus.target] }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { strdup($0) }
+        defer { for p in cStrings { free(p) } }
+        var busConfigs: [tpw_bus_config] = []
+        for k in 0..<buses.count {
+            let node: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k])
+            let target: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k + 1])
+            busConfigs.append(tpw_bus_config(node_name: node, target: target))
+        }
         let opened: OpaquePointer? = settings.clientName.withCString { name in
             mediaRole.withCString { role in
                 withOptionalCString(target) { target in
@@ -201,8 +225,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                                     rate: UInt32(rate), channels: UInt32(channels), render: pipeWireRender,
                                     user: core.map { Unmanaged.passUnretained($0).toOpaque() },
                                     capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
-                                    capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture)
-                                return tpw_open(&config, &message, message.count)
+                                    capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture, bus_count: UInt32(buses.count),
+                                    buses: nil, bus_render: pipeWireBusRender)
+                                return busConfigs.withUnsafeBufferPointer { list in
+                                    config.buses = list.baseAddress
+                                    return tpw_open(&config, &message, message.count)
+                                }
                             }
                         }
                     }
@@ -279,14 +307,35 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let cycle = core.cycleFrames.load(ordering: .relaxed)
         let period = cycle > 0 ? cycle : settings.periodFrames ?? 0
         let target = Self.target(settings, busNames: renderer.configuration.routes) ?? "default"
+        let isLost = lost.load(ordering: .acquiring)
         let main = OutputBusStatus(
             name: renderer.configuration.routes.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
-            framesDropped: 0, isLost: lost.load(ordering: .acquiring))
+            framesDropped: 0, isLost: isLost)
+        let busLatency = timing.withLock { $0.busLatencyFrames }
+        let others = core.buses.enumerated().map { k, feed in
+            OutputBusStatus(
+                name: feed.name, destination: feed.destination,
+                xrunCount: feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed),
+                latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
+                framesDropped: feed.framesDropped.load(ordering: .relaxed), isLost: isLost)
+        }
         return OutputStatus(
             backend: Self.name, device: "\(settings.clientName) → \(target)", sampleRate: renderer.configuration.sampleRate,
             channelCount: renderer.configuration.channelCount, sampleFormat: .float32, periodFrames: period,
             latencyFrames: t.latencyFrames, xrunCount: xruns, framesRendered: framesRendered, framesWritten: framesRendered,
-            buses: [main])
+            buses: [main] + others)
+    }
+
+    /// The clock correction of each bus past main that plays through its own stream, in bus
+    /// order (empty without one). Any thread.
+    public var busClocks: [PipeWireBusClock] {
+        core.buses.map { feed in
+            PipeWireBusClock(
+                name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.framesCorrected.load(ordering: .relaxed),
+                framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
+                framesDropped: feed.framesDropped.load(ordering: .relaxed), underruns: feed.underruns.load(ordering: .relaxed),
+                missedCycles: feed.missedCycles.load(ordering: .relaxed), ringFrames: feed.fill)
+        }
     }
 
     /// The graph's rate in frames per second as the stream last reported it (0 before it
@@ -403,7 +452,15 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         while true {
             let state = tpw_state(stream, &message, message.count)
             if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
-            if state == 3 {
+            var busesRunning = true
+            for k in core.buses.indices {
+                let busState = tpw_bus_state(stream, UInt32(k), &message, message.count)
+                if busState < 0 {
+                    throw TuttiError(.device, "PipeWire stream of bus \(core.buses[k].name) failed: \(text(message))")
+                }
+                if busState != 3 { busesRunning = false }
+            }
+            if state == 3, busesRunning {
                 let now = core.clock.cycleCount.load(ordering: .acquiring)
                 if let first = firstCycle {
                     if now >= first + 2 { return }
@@ -438,7 +495,14 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let (s, started) = control.withLock { ($0.stream?.pointer, $0.started) }
         guard let s else { return }
         if drain, started {
-            let latency = timing.withLock { $0.latencyFrames }
+            let t = timing.withLock { $0 }
+            // The slowest of main and the buses (each bus: its stream's latency, its ring, and
+            // the buffer its stream took last cycle, which its driver may not have played yet).
+            var latency = t.latencyFrames
+            let cycle = core.cycleFrames.load(ordering: .relaxed)
+            for (k, feed) in core.buses.enumerated() {
+                latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
+            }
             core.clock.finishAndPlayOut(
                 playOutCycles: CallbackClock.playOutCycles(latencyFrames: latency, cycleFrames: core.cycleFrames.load(ordering: .relaxed)),
                 serverLost: lost.load(ordering: .acquiring))
@@ -457,7 +521,13 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var frames: Int64 = 0
         var rate: UInt32 = 0
         guard tpw_latency(stream, &frames, &rate) == 0 else { return }
-        timing.withLock { $0 = (Int(frames), Int(rate)) }
+        var buses = [Int]()
+        for k in core.buses.indices {
+            var busFrames: Int64 = 0
+            var busRate: UInt32 = 0
+            buses.append(tpw_bus_latency(stream, UInt32(k), &busFrames, &busRate) == 0 ? Int(busFrames) : 0)
+        }
+        timing.withLock { $0 = (Int(frames), Int(rate), buses) }
     }
 
     private func supervise() {
@@ -467,11 +537,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var finishedReported = false
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
+        var busXruns = [Int](repeating: 0, count: core.buses.count)
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
+            // A bus's xruns (its stream's cycles without a buffer, its ring's underruns), as
+            // ALSA reports a route's: `bus(NAME, xrun(total:))`.
+            for (k, feed) in core.buses.enumerated() {
+                let total = feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed)
+                while busXruns[k] < total {
+                    busXruns[k] += 1
+                    events.emit(.bus(feed.name, .xrun(total: busXruns[k])))
+                }
+            }
             if now - lastTiming >= 0.1 {
                 updateTiming()
                 lastTiming = now
@@ -489,6 +569,13 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             if let stream, tpw_state(stream, &message, message.count) < 2 {
                 let reason = text(message)
                 reconnect(reason: reason.isEmpty ? "the stream was disconnected" : reason)
+                continue
+            }
+            if let stream, let k = core.buses.indices.first(where: { tpw_bus_state(stream, UInt32($0), nil, 0) < 2 }) {
+                _ = tpw_bus_state(stream, UInt32(k), &message, message.count)
+                let said = text(message)
+                let reason = said.isEmpty ? "its stream was disconnected" : said
+                reconnect(reason: "bus \(core.buses[k].name): \(reason)")
                 continue
             }
             if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
@@ -512,9 +599,11 @@ extension PipeWireOutput {
         _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
         if let old = stream {
             setStream(nil)
-            tpw_close(old) // destroys the stream: no process callback runs after this
+            tpw_close(old) // destroys the streams: no process callback runs after this
             core.dataThread.store(0, ordering: .releasing) // that thread has ended
         }
+        // The buses' rings start empty with the new streams (what they held is dropped, counted).
+        for feed in core.buses { feed.reset() }
         var backoff = ReconnectBackoff(settings.reconnect)
         var lastFailure = ""
         while !stopping {
@@ -554,6 +643,46 @@ extension PipeWireOutput {
                 supervisor.sleep(seconds: backoff.nextWait())
             }
         }
+    }
+}
+
+/// The clock correction of one output bus past main playing through its own PipeWire stream
+/// (`PipeWireOutput.busClocks`). Any thread.
+public struct PipeWireBusClock: Sendable, Equatable {
+    /// The bus's name.
+    public var name: String
+    /// The resampling ratio now (output frames per rendered frame; 1 while the bus stream keeps
+    /// main's pace, as on main's driver).
+    public var clockRatio: Double
+    /// Frames the correction added (negative: removed) since start.
+    public var framesCorrected: Int64
+    /// Frames the bus stream played from its ring.
+    public var framesPlayed: Int64
+    /// Silent frames played because the ring ran dry (an underrun of the bus).
+    public var framesInserted: Int64
+    /// Frames the ring had no room for (lost), or held when the streams were reopened.
+    public var framesDropped: Int64
+    /// Bus cycles the ring could not fill.
+    public var underruns: Int
+    /// Bus cycles that found no free buffer to fill.
+    public var missedCycles: Int
+    /// Frames waiting in the ring now.
+    public var ringFrames: Int
+
+    /// A bus clock of these values.
+    public init(
+        name: String, clockRatio: Double, framesCorrected: Int64, framesPlayed: Int64, framesInserted: Int64, framesDropped: Int64,
+        underruns: Int, missedCycles: Int, ringFrames: Int
+    ) {
+        self.name = name
+        self.clockRatio = clockRatio
+        self.framesCorrected = framesCorrected
+        self.framesPlayed = framesPlayed
+        self.framesInserted = framesInserted
+        self.framesDropped = framesDropped
+        self.underruns = underruns
+        self.missedCycles = missedCycles
+        self.ringFrames = ringFrames
     }
 }
 

@@ -25,9 +25,15 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
 
     let renderer: Renderer
     let channelCount: Int
-    /// The engine's output buses: only main (route 0) plays; the others are rendered into
-    /// scratch and dropped.
+    /// The engine's output buses: main (route 0) plays in this stream's buffer; those with a
+    /// destination through their own stream (`buses`); the others are rendered into scratch
+    /// and dropped.
     let routeCount: Int
+    /// The buses past main that have a stream, in the order of their streams (`tpw_config`'s
+    /// `buses`): fed from `process`, read by `pullBus`.
+    let buses: [BusFeed]
+    let busSlots: UnsafeMutablePointer<Unmanaged<BusFeed>>
+    let busCount: Int
     /// Per-route render scratch for an engine with several routes (nil with one: main is
     /// rendered straight into PipeWire's buffer).
     let scratch: UnsafeMutablePointer<Float>?
@@ -49,7 +55,16 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Captured frames given to the input's ring.
     let capturedFrames = Atomic<Int64>(0)
 
-    init(renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil) {
+    /// Frames a bus's ring holds: 4 of PipeWire's largest quanta (8192 frames) at most.
+    static let busRingFrames = 32_768
+
+    /// `busDestinations`: for each bus past main that plays, its name and target (the buses
+    /// past main without one are rendered and dropped); `busPeriodFrames`: the frames between
+    /// two updates of their clock correction. Allocates: control thread.
+    init(
+        renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
+        busPeriodFrames: Int = 1_024
+    ) {
         self.renderer = renderer
         self.capture = capture
         captureRing = capture?.captureRing
@@ -71,11 +86,24 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         }
         self.scope = scope ?? .inactive
         hasScope = scope != nil
+        let routes = renderer.configuration.routes
+        let rate = renderer.configuration.sampleRate
+        buses = busDestinations.compactMap { bus in
+            guard let route = routes.firstIndex(of: bus.name), route > 0, route < renderer.routeCount else { return nil }
+            return BusFeed(
+                name: bus.name, route: route, destination: bus.target, channelCount: renderer.configuration.channelCount,
+                sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
+                controllerPeriod: busPeriodFrames)
+        }
+        busCount = buses.count
+        busSlots = .allocate(capacity: max(buses.count, 1))
+        for (k, b) in buses.enumerated() { (busSlots + k).initialize(to: .passUnretained(b)) }
     }
 
     deinit {
         if let scratch { deallocateAudio(scratch) }
         routeScratch?.deallocate()
+        busSlots.deallocate()
     }
 
     // MARK: PipeWire's data thread
@@ -88,6 +116,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         if hasScope { _unsafePerformance { enter() } }
         let grant = clock.beginCycle(frameCount: frameCount)
         let rendered = grant.count
+        let feeds = busSlots
+        let feedCount = busCount
         if let routeScratch, let scratch {
             var offset = 0
             while offset < rendered {
@@ -95,6 +125,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
                 let to = output + offset &* channelCount
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
+                for k in 0..<feedCount {
+                    feeds[k]._withUnsafeGuaranteedRef { $0.push(routeScratch[$0.route], frameCount: n) }
+                }
                 offset &+= n
             }
         } else if rendered > 0 {
@@ -103,6 +136,23 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         clock.endCycle(grant)
         if rendered < frameCount {
             (output + rendered &* channelCount).update(repeating: 0, count: (frameCount &- rendered) &* channelCount)
+            // The buses get the same silence (their streams stay in step with main's), once
+            // rendering has begun (before, the bus streams wait for their first frames).
+            if feedCount > 0, let scratch, clock.phase.load(ordering: .acquiring) != .idle {
+                let silence = scratch + routeStride &* (routeCount &- 1) // a route's scratch, cleared here
+                var offset = rendered
+                while offset < frameCount {
+                    let n = min(frameCount &- offset, scratchFrames)
+                    silence.update(repeating: 0, count: n &* channelCount)
+                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.push(silence, frameCount: n) } }
+                    offset &+= n
+                }
+            }
+        }
+        if feedCount > 0, clock.phase.load(ordering: .acquiring) != .idle {
+            // clock_gettime(CLOCK_MONOTONIC) is answered in the vDSO: no call into the kernel.
+            let now = monotonicNanoseconds()
+            for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.measure(cycleFrames: frameCount, now: now) } }
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)
@@ -130,6 +180,29 @@ extension StreamCore {
         capturedFrames.add(Int64(written), ordering: .relaxed)
         if written < frameCount { captureDroppedFrames.add(Int64(frameCount &- written), ordering: .relaxed) }
     }
+}
+
+extension StreamCore {
+    /// One cycle of bus stream `bus` (its index in `buses`): `frameCount` frames from its ring
+    /// into `output` (NULL: the cycle found no free buffer, counted). PipeWire's data thread.
+    @_noLocks
+    func pullBus(_ bus: Int, into output: UnsafeMutablePointer<Float>?, frameCount: Int) {
+        guard bus >= 0, bus < busCount else { return }
+        let mainCycle = cycleFrames.load(ordering: .relaxed)
+        busSlots[bus]._withUnsafeGuaranteedRef { feed in
+            guard let output else {
+                feed.missedCycles.add(1, ordering: .relaxed)
+                return
+            }
+            feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds())
+        }
+    }
+}
+
+/// The C bus callback: `user` is the `StreamCore` (nil for a probe's stream).
+let pipeWireBusRender: tpw_bus_fn = { user, bus, samples, frames in
+    guard let user else { return }
+    Unmanaged<StreamCore>.fromOpaque(user).takeUnretainedValue().pullBus(Int(bus), into: samples, frameCount: Int(frames))
 }
 
 /// The C capture callback: `user` is the `StreamCore` (nil for a probe's stream, which never

@@ -35,7 +35,8 @@ struct Play: ParsableCommand {
             process callback (ports out_1 … out_N; docs/backends.md). \
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
-            (default: the default sink); other apps' running PipeWire playback streams are \
+            (default: the default sink), and each other route given --route NAME=NODE as a stream \
+            of its own to that sink (clock-corrected; a route without one is not played); other apps' running PipeWire playback streams are \
             then applied as the `other` control line (journalled as otherAudioChanged), and the \
             sink it plays to going away, or the stream moving to another sink, as the `route` \
             control line (oldDeviceUnavailable pauses media sessions; a headphones or headset \

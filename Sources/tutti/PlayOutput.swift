@@ -169,12 +169,12 @@ extension Play {
         return settings
     }
 
-    /// With PipeWire: the target main plays to (`--target`, or `--route main=NODE`) must name a
-    /// sink of the daemon (its `node.name` or `object.serial`), else it is an error listing the
-    /// sinks (WirePlumber would otherwise play to the default sink, or nowhere). No target: the
-    /// default sink, nothing to check. `--capture-device NODE` must be one of its sources, or
-    /// a sink's "SINK.monitor" (the library's check, `PipeWireOutput.checkCaptureSource`,
-    /// under the option's name).
+    /// With PipeWire: the target main plays to (`--target`, or `--route main=NODE`), and each
+    /// other route's (`--route NAME=NODE`), must name a sink of the daemon (its `node.name` or
+    /// `object.serial`), else it is an error listing the sinks (WirePlumber would otherwise
+    /// play to the default sink, or nowhere). No target: the default sink, nothing to check.
+    /// `--capture-device NODE` must be one of its sources, or a sink's "SINK.monitor" (the
+    /// library's check, `PipeWireOutput.checkCaptureSource`, under the option's name).
     func checkPipeWireTarget(_ settings: OutputSettings, routes: [String]) throws {
         if let node = captureSources.first {
             do throws(TuttiError) {
@@ -184,16 +184,24 @@ extension Play {
             }
         }
         let main = routes.first ?? "main"
-        let fromRoute = settings.busDestinations[main]?.first
-        guard let target = fromRoute ?? settings.device else { return }
+        var targets: [(option: String, node: String)] = []
+        if let fromRoute = settings.busDestinations[main]?.first {
+            targets.append(("--route \(main)=\(fromRoute)", fromRoute))
+        } else if let device = settings.device {
+            targets.append(("--target \(device)", device))
+        }
+        for route in routes.dropFirst() {
+            if let node = settings.busDestinations[route]?.first { targets.append(("--route \(route)=\(node)", node)) }
+        }
+        guard !targets.isEmpty else { return }
         let sinks = try PipeWireListing.nodes().filter(\.isSink)
-        if sinks.contains(where: { $0.isNamed(by: target) }) { return }
-        let option = fromRoute != nil ? "--route \(main)=\(target)" : "--target \(target)"
-        let names = sinks.isEmpty ? "the daemon has none" : "the sinks: " + sinks.map(\.name).joined(separator: ", ")
-        throw TuttiError(
-            .device,
-            "\(option): no PipeWire sink has that node.name or object.serial (\(names); `tutti devices --backend pipewire` lists them)"
-        )
+        for (option, target) in targets where !sinks.contains(where: { $0.isNamed(by: target) }) {
+            let names = sinks.isEmpty ? "the daemon has none" : "the sinks: " + sinks.map(\.name).joined(separator: ", ")
+            throw TuttiError(
+                .device,
+                "\(option): no PipeWire sink has that node.name or object.serial (\(names); `tutti devices --backend pipewire` lists them)"
+            )
+        }
     }
 
     /// Where the capture comes from: ALSA `--capture-device` (none: the output's PCM), JACK

@@ -134,7 +134,9 @@ enum Measure {
         // A priority (or none) is taken: it is the data thread's when PipeWire left it at normal
         // scheduling. The checks pass, so the missing daemon is what fails.
         #expect(rejected { $0.realtimePriority = nil }?.hasPrefix("device") == true)
-        #expect(rejected { $0.busDestinations = ["cue": ["other"]] }?.contains("busDestinations[\"cue\"]") == true)
+        #expect(rejected { $0.busDestinations = ["cue": ["a", "b"]] }?.contains("busDestinations[\"cue\"]: one PipeWire node") == true)
+        // A bus past main with one node is taken (its own stream): the missing daemon fails.
+        #expect(rejected { $0.busDestinations = ["cue": ["other"]] }?.hasPrefix("device") == true)
         #expect(
             rejected {
                 $0.busDestinations = ["main": ["a"]]

@@ -26,6 +26,19 @@ typedef void (*tpw_render_fn)(void *user, float *samples, uint32_t frames);
 /// had no filled buffer.
 typedef void (*tpw_capture_fn)(void *user, const float *samples, uint32_t frames);
 
+/// Fills output bus `bus`'s stream buffer: `frames` interleaved float32 frames into `samples`;
+/// PipeWire's data thread (the same as the render callback's: every stream of one tpw_stream
+/// shares its context's data loop). Called with NULL and 0 for a cycle that found no free
+/// buffer to fill.
+typedef void (*tpw_bus_fn)(void *user, uint32_t bus, float *samples, uint32_t frames);
+
+/// One more playback stream on the same connection, for an output bus past main (strings are
+/// copied).
+typedef struct tpw_bus_config {
+    const char *node_name; // node.name ("CLIENT-BUS")
+    const char *target;    // target.object (a node name or serial); NULL: the default sink
+} tpw_bus_config;
+
 /// What one stream is opened with (strings are copied; NULL: not set).
 typedef struct tpw_config {
     const char *node_name;        // node.name and application.name
@@ -47,6 +60,12 @@ typedef struct tpw_config {
     const char *capture_target;
     int capture_monitor;
     tpw_capture_fn capture;
+    // Output buses past main (0: none): one playback stream each, media.role and node.latency
+    // as main's, application.name `node_name`, fed by `bus_render` with the bus's index in
+    // `buses`.
+    uint32_t bus_count;
+    const tpw_bus_config *buses;
+    tpw_bus_fn bus_render;
 } tpw_config;
 
 typedef struct tpw_stream tpw_stream;
@@ -63,13 +82,20 @@ const char *tpw_library_version(void);
 tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size);
 
 /// Connects the stream for playback (AUTOCONNECT | MAP_BUFFERS | RT_PROCESS) with a float32
-/// interleaved format at the configured rate and channels, and the capture stream (if any)
-/// the same way for input. 0, or -1 with a message.
+/// interleaved format at the configured rate and channels, each bus stream the same way, and
+/// the capture stream (if any) the same way for input. 0, or -1 with a message.
 int tpw_connect(tpw_stream *stream, char *error, size_t error_size);
 
 /// The stream's state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming. With a
 /// buffer, the last error message is copied into it (empty when none).
 int tpw_state(tpw_stream *stream, char *error, size_t error_size);
+
+/// Bus stream `bus`'s state, as tpw_state's (with a buffer, its last error). -1 for a bus
+/// index out of range.
+int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
+
+/// Bus stream `bus`'s timing, as tpw_latency's. 0, or -1 before it runs.
+int tpw_bus_latency(tpw_stream *stream, uint32_t bus, int64_t *frames, uint32_t *graph_rate);
 
 /// The capture stream's state, as tpw_state's (0 without capture).
 int tpw_capture_state(tpw_stream *stream);

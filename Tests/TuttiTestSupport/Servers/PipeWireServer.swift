@@ -30,7 +30,9 @@ public final class PipeWireServer {
     private var sessionManager: Child?
     private var busPid: pid_t?
 
-    public init() throws {
+    /// `extraSinks`: more null sinks (48 kHz stereo) in the daemon's configuration, so they
+    /// come back with it after `stopDaemon` / `startDaemon`.
+    public init(extraSinks: [String] = []) throws {
         directory = makeTemporaryFolder("tutti-pipewire")
         socket = directory + "/run/pipewire-0"
         let fm = FileManager.default
@@ -38,11 +40,12 @@ public final class PipeWireServer {
             try fm.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
         chmod(directory + "/run", 0o700)
-        try """
-        context.objects = [ { factory = adapter args = { factory.name = support.null-audio-sink node.name = "\(Self.sink)" \
-        media.class = "Audio/Sink" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } } ]
-
-        """.write(toFile: directory + "/config/pipewire/pipewire.conf.d/null.conf", atomically: true, encoding: .utf8)
+        let sinks = ([Self.sink] + extraSinks).map { name in
+            "{ factory = adapter args = { factory.name = support.null-audio-sink node.name = \"\(name)\" "
+                + "media.class = \"Audio/Sink\" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } }"
+        }
+        try "context.objects = [ \(sinks.joined(separator: " ")) ]\n\n".write(
+            toFile: directory + "/config/pipewire/pipewire.conf.d/null.conf", atomically: true, encoding: .utf8)
         do {
             try start()
         } catch {
@@ -171,7 +174,10 @@ public final class PipeWireServer {
         public let path: String
         private var child: Child
 
-        public init(_ server: PipeWireServer, name: String = "recording") throws {
+        /// Records the monitor of the sink `target` (default: the null sink "testsink"), asked
+        /// for with `stream.capture.sink` (without it WirePlumber links the default sink's
+        /// monitor, whatever the target).
+        public init(_ server: PipeWireServer, name: String = "recording", target: String = PipeWireServer.sink) throws {
             let file = server.directory + "/\(name).wav"
             path = file
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
@@ -179,9 +185,11 @@ public final class PipeWireServer {
             let start = {
                 try Child(
                     [
-                        PipeWireServer.pwRecord!, "--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000", "--channels",
-                        "2", file,
-                    ], environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
+                        PipeWireServer.pwRecord!, "--target", target, "--format", "f32", "--rate", "48000", "--channels",
+                        "2",
+                        "-P", "{ stream.capture.sink = true }", file,
+                    ],
+                    environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
             }
             child = try start()
             // Linked once the monitor's silence arrives: the file grows past its header. Just

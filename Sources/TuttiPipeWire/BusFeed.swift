@@ -1,0 +1,228 @@
+import Synchronization
+import TuttiDSP
+import TuttiEngine
+
+/// One output bus past main that plays through its own PipeWire stream: main's `process`
+/// callback renders it with every other bus, resamples it at its clock correction's ratio and
+/// writes it into a preallocated single-producer/single-consumer ring; the bus stream's
+/// `process` callback reads the ring into its buffer. The bus stream may follow another
+/// driver than main's (another sink, another clock): once per main cycle the frames waiting
+/// in the ring are fed to a `DriftController` (as ALSA's routes past main do), whose ratio
+/// (1 ± 0.5 % at most) resamples the bus's next cycle (`DriftResampler`), so the ring neither
+/// fills up nor runs dry. Driven by main's driver, the fill stays put and the ratio stays 1
+/// (frames pass bit for bit).
+///
+/// The bus stream starts reading once the ring holds its cycle plus main's plus half a
+/// controller period (the correction's dead band: primed); a cycle
+/// the ring cannot fill is completed with silence (`framesInserted`, an underrun), after
+/// which it primes again and the correction starts from warm-up; frames the ring has no room
+/// for are dropped (`framesDropped`) and the correction starts again likewise.
+///
+/// Threads: `push` and `measure` on PipeWire's data thread in main's callback (the producer:
+/// the controller and the resampler are its), `pull` on the data thread in the bus's callback
+/// (the consumer: `primed` is its); the ring's indices are atomics. `reset` on the control
+/// thread or the supervisor while no stream exists. The counters: any thread.
+final class BusFeed: @unchecked Sendable { // render-side memory: the ring, handed over by its atomic indices
+    /// The bus's name and its index among the renderer's routes.
+    let name: String
+    let route: Int
+    /// Its stream's `target.object`.
+    let destination: String
+    let channelCount: Int
+    let sampleRate: Double
+    let ring: UnsafeMutablePointer<Float>
+    let ringFrames: Int
+    /// Frames written and read since the last reset (the fill is their difference).
+    let written = Atomic<Int>(0)
+    let read = Atomic<Int>(0)
+    /// The consumer asks the producer to restart the correction (after an underrun).
+    let restartRequested = Atomic<Bool>(false)
+
+    /// Cycles of the bus stream that found no free buffer to fill.
+    let missedCycles = Atomic<Int>(0)
+    /// Bus cycles the ring could not fill (completed with silence).
+    let underruns = Atomic<Int>(0)
+    /// Silent frames played in those cycles.
+    let framesInserted = Atomic<Int64>(0)
+    /// Frames rendered (after the correction) the ring had no room for.
+    let framesDropped = Atomic<Int64>(0)
+    /// Frames the clock correction added (negative: removed) so far.
+    let framesCorrected = Atomic<Int64>(0)
+    /// Frames the bus stream has played from the ring.
+    let framesPlayed = Atomic<Int64>(0)
+    /// The correction's current ratio (`Double.bitPattern`).
+    let clockRatioBits = Atomic<UInt64>(1.0.bitPattern)
+    /// When the bus stream's last cycle took frames from the ring (monotonic nanoseconds) and
+    /// how many: the producer's measure of what its sink has not played yet.
+    let lastPullTime = Atomic<UInt64>(0)
+    let lastPullFrames = Atomic<Int>(0)
+
+    // The producer's.
+    private var controller: DriftController
+    /// Frames main played since the controller's last update.
+    private var pendingFrames = 0
+    private let resampler: DriftResampler
+    private let resamplerRef: Unmanaged<DriftResampler>
+    // The consumer's.
+    private var primed = false
+    /// Frames primed beyond the two cycles: the dead band (half a controller period) the
+    /// correction may let the fill sink by before it engages, so that it never runs dry.
+    private let primeMarginFrames: Int
+
+    /// A feed for chunks of up to `maximumChunkFrames`, whose ring holds `ringFrames`, its
+    /// correction updated every `controllerPeriod` frames (its dead band: half that).
+    /// Allocates: control thread.
+    init(
+        name: String, route: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
+        controllerPeriod: Int
+    ) {
+        self.name = name
+        self.route = route
+        self.destination = destination
+        self.channelCount = channelCount
+        self.sampleRate = Double(sampleRate)
+        self.ringFrames = ringFrames
+        ring = allocateAudio(Float.self, capacity: ringFrames * channelCount)
+        ring.initialize(repeating: 0, count: ringFrames * channelCount)
+        controller = DriftController(periodFrames: controllerPeriod, sampleRate: Double(sampleRate))
+        primeMarginFrames = controllerPeriod / 2
+        resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: maximumChunkFrames)
+        resamplerRef = .passUnretained(resampler)
+    }
+
+    deinit { deallocateAudio(ring) }
+
+    /// The clock correction's ratio now. Any thread.
+    var clockRatio: Double { Double(bitPattern: clockRatioBits.load(ordering: .relaxed)) }
+
+    /// Frames waiting in the ring now. Any thread.
+    var fill: Int { max(written.load(ordering: .acquiring) &- read.load(ordering: .acquiring), 0) }
+
+    /// Empties the ring (what it held counts as dropped) and restarts the correction. Only
+    /// while no stream exists (no callback runs): control thread or supervisor.
+    func reset() {
+        let waiting = fill
+        if waiting > 0 { framesDropped.add(Int64(waiting), ordering: .relaxed) }
+        written.store(0, ordering: .releasing)
+        read.store(0, ordering: .releasing)
+        restartRequested.store(false, ordering: .relaxed)
+        lastPullTime.store(0, ordering: .relaxed)
+        lastPullFrames.store(0, ordering: .relaxed)
+        primed = false
+        pendingFrames = 0
+        controller.reset()
+        resampler.reset()
+        clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+    }
+
+    // MARK: Main's callback (producer)
+
+    /// Resamples `frameCount` (≤ the chunk size) frames at the correction's ratio and appends
+    /// them to the ring; what does not fit is dropped (counted) and the correction restarts.
+    /// `input` nil: silence.
+    @_noLocks
+    func push(_ input: UnsafePointer<Float>, frameCount: Int) {
+        let ratio = controller.ratio
+        let (frames, n) = resamplerRef._withUnsafeGuaranteedRef { $0.process(input, frameCount: frameCount, ratio: ratio) }
+        if n != frameCount { framesCorrected.add(Int64(n &- frameCount), ordering: .relaxed) }
+        let w = written.load(ordering: .relaxed)
+        let free = ringFrames &- (w &- read.load(ordering: .acquiring))
+        let take = min(n, max(free, 0))
+        if take < n {
+            framesDropped.add(Int64(n &- take), ordering: .relaxed)
+            restartCorrection()
+        }
+        let ch = channelCount
+        var at = w % ringFrames
+        var done = 0
+        while done < take {
+            let chunk = min(take &- done, ringFrames &- at)
+            let to = ring + at &* ch
+            let from = frames + done &* ch
+            for i in 0..<chunk &* ch { to[i] = from[i] }
+            done &+= chunk
+            at = (at &+ chunk) % ringFrames
+        }
+        written.store(w &+ take, ordering: .releasing)
+    }
+
+    /// One correction measurement after main's cycle of `cycleFrames`, at `now` (monotonic
+    /// nanoseconds): the frames waiting for the bus's sink — the ring's fill plus what is left
+    /// of the bus stream's last buffer, played out at the engine's rate since that cycle (as
+    /// ALSA's routes add the PCM's delay: without it the fill moves by whole cycles as the
+    /// two drivers' phases slide, not smoothly) — feed the controller once per
+    /// `controllerPeriod` frames main played (the graph's quantum may be shorter or longer
+    /// than the controller's period: its time constants stay in seconds), whose ratio
+    /// resamples the next cycle.
+    @_noLocks
+    func measure(cycleFrames: Int, now: UInt64) {
+        if restartRequested.exchange(false, ordering: .acquiringAndReleasing) { restartCorrection() }
+        pendingFrames &+= cycleFrames
+        let period = controller.periodFrames
+        guard pendingFrames >= period else { return }
+        var c = controller
+        let lastFrames = Double(lastPullFrames.load(ordering: .acquiring))
+        let pulledAt = lastPullTime.load(ordering: .acquiring)
+        let since = now >= pulledAt ? Double(now &- pulledAt) : 0
+        let filled = Double(fill) + max(lastFrames - since * sampleRate / 1e9, 0)
+        var ratio = c.ratio
+        while pendingFrames >= period {
+            ratio = c.update(fillFrames: filled)
+            pendingFrames &-= period
+        }
+        controller = c
+        clockRatioBits.store(ratio.bitPattern, ordering: .relaxed)
+    }
+
+    @_noLocks
+    private func restartCorrection() {
+        var c = controller
+        if c.targetFrames != nil || c.ratio != 1 {
+            c.reset()
+            controller = c
+            clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+        }
+    }
+
+    // MARK: The bus stream's callback (consumer)
+
+    /// Fills `output` with `frameCount` frames from the ring at `now` (monotonic
+    /// nanoseconds): silence until the ring holds this cycle plus `mainCycle` frames plus
+    /// half a controller period (primed), then what it holds; a shortfall is completed with silence (counted) and
+    /// primes again.
+    @_noLocks
+    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
+        let ch = channelCount
+        let r = read.load(ordering: .relaxed)
+        let available = written.load(ordering: .acquiring) &- r
+        if !primed {
+            guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {
+                output.update(repeating: 0, count: frameCount &* ch)
+                return
+            }
+            primed = true
+        }
+        let take = min(max(available, 0), frameCount)
+        var at = r % ringFrames
+        var done = 0
+        while done < take {
+            let chunk = min(take &- done, ringFrames &- at)
+            let to = output + done &* ch
+            let from = ring + at &* ch
+            for i in 0..<chunk &* ch { to[i] = from[i] }
+            done &+= chunk
+            at = (at &+ chunk) % ringFrames
+        }
+        read.store(r &+ take, ordering: .releasing)
+        lastPullTime.store(now, ordering: .releasing)
+        lastPullFrames.store(take, ordering: .releasing)
+        framesPlayed.add(Int64(take), ordering: .relaxed)
+        if take < frameCount {
+            (output + take &* ch).update(repeating: 0, count: (frameCount &- take) &* ch)
+            framesInserted.add(Int64(frameCount &- take), ordering: .relaxed)
+            underruns.add(1, ordering: .relaxed)
+            primed = false
+            restartRequested.store(true, ordering: .releasing)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Testing
+import TuttiEngine
+import TuttiTestSupport
+
+@testable import TuttiPipeWire
+
+/// `BusFeed` between a producer (main's callback: 1024 frames per cycle at 48 kHz) and a
+/// consumer (the bus stream's callback) on another clock, simulated: the clock correction
+/// keeps the ring from running dry or filling up, and its ratio settles at the clocks' ratio;
+/// on one clock it stays exactly 1.
+@Suite struct BusFeedDriftTests {
+    /// Runs `seconds` of simulated time with the bus's clock `drift` faster (negative: slower)
+    /// than main's; returns the feed and the mean ring fill (after main's cycles) over the
+    /// first and the last 10 s of the second half.
+    static func run(drift: Double, seconds: Double) -> (feed: BusFeed, early: Double, late: Double) {
+        let cycle = 1_024
+        let feed = BusFeed(
+            name: "cue", route: 1, destination: "sink", channelCount: 2, sampleRate: 48_000, maximumChunkFrames: cycle,
+            ringFrames: StreamCore.busRingFrames, controllerPeriod: cycle)
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        defer {
+            input.deallocate()
+            output.deallocate()
+        }
+        input.initialize(repeating: 0.25, count: cycle * 2)
+        let mainPeriod = Double(cycle) / 48_000
+        let busPeriod = mainPeriod / (1 + drift)
+        // The bus stream's cycles start half a cycle after main's (another driver's phase).
+        var nextMain = 0.0
+        var nextBus = mainPeriod / 2
+        var early = (sum: 0.0, count: 0.0)
+        var late = (sum: 0.0, count: 0.0)
+        while min(nextMain, nextBus) < seconds {
+            if nextMain <= nextBus {
+                feed.push(input, frameCount: cycle)
+                feed.measure(cycleFrames: cycle, now: UInt64(nextMain * 1e9))
+                if nextMain >= seconds / 2, nextMain < seconds / 2 + 10 { early = (early.sum + Double(feed.fill), early.count + 1) }
+                if nextMain >= seconds - 10 { late = (late.sum + Double(feed.fill), late.count + 1) }
+                nextMain += mainPeriod
+            } else {
+                feed.pull(into: output, frameCount: cycle, mainCycle: cycle, now: UInt64(nextBus * 1e9))
+                nextBus += busPeriod
+            }
+        }
+        return (feed, early.sum / max(early.count, 1), late.sum / max(late.count, 1))
+    }
+
+    @Test(arguments: [0.001, -0.001])
+    func aBusOnAnotherClockNeitherRunsDryNorOverflows(drift: Double) {
+        let (feed, early, late) = Self.run(drift: drift, seconds: 120)
+        #expect(feed.framesInserted.load(ordering: .relaxed) == 0, "inserted")
+        #expect(feed.framesDropped.load(ordering: .relaxed) == 0, "dropped")
+        #expect(feed.underruns.load(ordering: .relaxed) == 0)
+        // Settled within 50 ppm of the clocks' ratio.
+        #expect(abs(feed.clockRatio - (1 + drift)) < 50e-6, "ratio \(feed.clockRatio)")
+        // Locked: the fill holds steady (uncorrected, 0.1 % would move it 48 frames a second,
+        // 2 880 frames between the two windows; the ring's own fill also moves with the two
+        // clocks' phase, which the controller's measure takes out).
+        #expect(abs(late - early) < 256, "fill \(early) → \(late)")
+        print(
+            "BusFeed drift \(drift): ratio \(feed.clockRatio), corrected \(feed.framesCorrected.load(ordering: .relaxed)) frames, fill \(early) → \(late)"
+        )
+    }
+
+    @Test func aBusOnMainsClockIsNeverResampled() {
+        let feed = Self.run(drift: 0, seconds: 60).feed
+        #expect(feed.clockRatio == 1)
+        #expect(feed.framesCorrected.load(ordering: .relaxed) == 0)
+        #expect(feed.framesInserted.load(ordering: .relaxed) == 0 && feed.framesDropped.load(ordering: .relaxed) == 0)
+    }
+
+    /// Main's callback with a bus (render every bus, feed the ring, measure) and the bus
+    /// stream's callback (read the ring) allocate nothing once running; the bus's buffer holds
+    /// cue's tone (1 kHz, 0.25), main's holds main's (0.5).
+    @Test func theCallbacksAllocateNothing() throws {
+        let (engine, _, _) = try twoRouteToneEngine()
+        let core = StreamCore(renderer: engine.renderer, scope: nil, busDestinations: [("cue", "sink")], busPeriodFrames: 1_024)
+        core.clock.phase.store(.rendering, ordering: .releasing)
+        let cycle = 1_024
+        let main = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        let bus = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        defer {
+            main.deallocate()
+            bus.deallocate()
+        }
+        for _ in 0..<8 {
+            core.process(into: main, frameCount: cycle, renderer: engine.renderer)
+            core.pullBus(0, into: bus, frameCount: cycle)
+        }
+        let mallocs = countMallocs {
+            for _ in 0..<200 {
+                core.process(into: main, frameCount: cycle, renderer: engine.renderer)
+                core.pullBus(0, into: bus, frameCount: cycle)
+            }
+        }
+        #expect(mallocs == 0)
+        let busPeak = (0..<cycle).map { abs(bus[2 * $0]) }.max() ?? 0
+        let mainPeak = (0..<cycle).map { abs(main[2 * $0]) }.max() ?? 0
+        #expect(abs(busPeak - 0.25) < 0.01, "bus peak \(busPeak)")
+        #expect(abs(mainPeak - 0.5) < 0.01, "main peak \(mainPeak)")
+        #expect(core.buses[0].framesInserted.load(ordering: .relaxed) == 0 && core.buses[0].framesDropped.load(ordering: .relaxed) == 0)
+    }
+}
