@@ -7,26 +7,29 @@ extension SceneRenderer {
     /// destinations only when everything succeeded; a bad picture path fails before rendering.
     /// `progress` hears about each audio file as it is loaded, then about the render.
     /// `format` and `resampler`, when given, override the scene's `engine.output` and
-    /// `engine.resampler`. `routeOutputs` names the WAV of each route past main
-    /// (`engine.routes`): every such route needs one, and each names a route — otherwise a
-    /// `RouteOutputError` before anything is written. All WAVs have the same length and are
+    /// `engine.resampler`. `busOutputs` names the WAV of each output bus past main
+    /// (`engine.outputBuses`): every such bus needs one, and each names a bus — otherwise a
+    /// `BusOutputError` before anything is written. All WAVs have the same length and are
     /// sample-aligned. `inputs` feeds input sources from files (`--input ID=FILE`;
     /// `InputArgumentError` for an unknown or non-input source, `SceneError` naming a file
     /// that cannot be read or has the wrong channel count); an input without a file captures
     /// silence and `notice` hears about it once. Sessions' `recordTo` recordings are written
     /// with the output, into place only on success. The report measures the output's peak and
     /// its samples beyond full scale (`OutputLevels`), over every output written. Control side
-    /// (the calling thread does all of it).
+    /// (the calling thread does all of it). The scene's `warnings` (deprecated keys) go to
+    /// `warning`, one line each, before anything is rendered.
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
-        routeOutputs: [(route: String, path: String)] = [],
+        busOutputs: [(bus: String, path: String)] = [],
         inputs inputFiles: [(source: String, path: String)] = [], allowWritesAnywhere: Bool = false,
-        notice: (String) -> Void = { _ in }, progress: @escaping (RenderProgress) -> Void = { _ in }
+        notice: (String) -> Void = { _ in }, warning: (String) -> Void = { _ in },
+        progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
         let plotFormat = try plotPath.map { try TimelineFormat(path: $0) }
         var scene = try loadScene(path: scenePath)
+        for line in scene.warnings { warning(line) }
         if !allowWritesAnywhere {
             try scene.checkWritesConfined(outputDirectory: (outputPath as NSString).deletingLastPathComponent)
         }
@@ -35,7 +38,7 @@ extension SceneRenderer {
         if let plotPath, plotPath == outputPath || plotPath == eventsPath {
             throw SceneError(plotPath, "the timeline picture and another output are the same file")
         }
-        let routePaths = try routeOutputPaths(routeOutputs, routes: scene.engine.routes, scenePath: scenePath)
+        let routePaths = try busOutputPaths(busOutputs, buses: scene.engine.outputBuses, scenePath: scenePath)
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try SceneRenderer(scene: scene, audio: loader)
@@ -129,26 +132,49 @@ extension SceneRenderer {
     }
 }
 
-/// A `--route-output` that names no route of the scene, or a route of the scene that has no
-/// `--route-output`: a usage error (nothing is rendered or written).
-public struct RouteOutputError: Error, CustomStringConvertible, Sendable {
-    /// What is wrong, naming the route.
+/// A `--bus-output` that names no output bus of the scene, or an output bus of the scene
+/// that has no `--bus-output`: a usage error (nothing is rendered or written).
+public struct BusOutputError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong, naming the output bus.
     public let description: String
 }
 
+/// The old name of `BusOutputError`.
+@available(*, deprecated, renamed: "BusOutputError")
+public typealias RouteOutputError = BusOutputError
+
 extension SceneRenderer {
-    /// The output path of each route past main, in route order.
-    static func routeOutputPaths(_ outputs: [(route: String, path: String)], routes: [String], scenePath: String) throws -> [String] {
-        for o in outputs where !routes.dropFirst().contains(o.route) {
-            throw RouteOutputError(
-                description: "--route-output \(o.route)=\(o.path): the scene has no route \"\(o.route)\" besides main "
-                    + "(engine.routes: \(routes.joined(separator: ", ")))")
+    /// The output path of each output bus past main, in bus order.
+    static func busOutputPaths(_ outputs: [(bus: String, path: String)], buses: [String], scenePath: String) throws -> [String] {
+        for o in outputs where !buses.dropFirst().contains(o.bus) {
+            throw BusOutputError(
+                description: "--bus-output \(o.bus)=\(o.path): the scene has no output bus \"\(o.bus)\" besides main "
+                    + "(engine.outputBuses: \(buses.joined(separator: ", ")))")
         }
-        return try routes.dropFirst().map { name in
-            guard let o = outputs.first(where: { $0.route == name }) else {
-                throw RouteOutputError(description: "route \"\(name)\" of \(scenePath) has no output: add --route-output \(name)=FILE.wav")
+        return try buses.dropFirst().map { name in
+            guard let o = outputs.first(where: { $0.bus == name }) else {
+                throw BusOutputError(description: "output bus \"\(name)\" of \(scenePath) has no output: add --bus-output \(name)=FILE.wav")
             }
             return o.path
         }
+    }
+
+    /// `renderFile` with the output buses' WAVs under their old parameter name. Control side.
+    @available(
+        *, deprecated,
+        renamed:
+            "renderFile(scenePath:outputPath:eventsPath:format:resampler:plotPath:busOutputs:inputs:allowWritesAnywhere:notice:warning:progress:)"
+    )
+    public static func renderFile(
+        scenePath: String, outputPath: String, eventsPath: String?,
+        format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
+        routeOutputs: [(route: String, path: String)],
+        inputs inputFiles: [(source: String, path: String)] = [], allowWritesAnywhere: Bool = false,
+        notice: (String) -> Void = { _ in }, progress: @escaping (RenderProgress) -> Void = { _ in }
+    ) throws -> RenderReport {
+        try renderFile(
+            scenePath: scenePath, outputPath: outputPath, eventsPath: eventsPath, format: format, resampler: resampler,
+            plotPath: plotPath, busOutputs: routeOutputs.map { (bus: $0.route, path: $0.path) }, inputs: inputFiles,
+            allowWritesAnywhere: allowWritesAnywhere, notice: notice, progress: progress)
     }
 }

@@ -76,7 +76,7 @@ public final class SceneRenderer {
         config.ducking = scene.engine.ducking
         config.lossFadeSeconds = scene.engine.lossFade
         config.maxVoices = scene.engine.maxVoices
-        config.routes = scene.engine.routes
+        config.routes = scene.engine.outputBuses
         config.limiter = scene.engine.limiter
         config.effects = scene.engine.effects
         config.device = DeviceState(
@@ -155,7 +155,7 @@ public final class SceneRenderer {
                         id, true, startFrame: loopRegion.start, endFrame: loopRegion.end, count: s.loopCount, at: .frame(0))
                 }
                 if let pan = s.pan { try system.setSourcePan(id, Float(pan), rampFrames: 0, at: .frame(0)) }
-                if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
+                if s.outputBus != "main" { try system.setRoute(id, route: s.outputBus, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -319,7 +319,7 @@ public final class SceneRenderer {
         // 64-byte aligned like the engine's own (`allocateAudio`); the pointers handed to the engine.
         let buffer = allocateAudio(Float.self, capacity: block * ch)
         buffer.initialize(repeating: 0, count: block * ch)
-        let routeCount = scene.engine.routes.count
+        let routeCount = scene.engine.outputBuses.count
         let routeStride = alignedAudioStride(block * ch, of: Float.self)
         let routeBuffers = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeStride)
         let routePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
