@@ -450,25 +450,26 @@ package final class AudioSystem {
         sources[id]?.fadeOutFrames = fadeOut
     }
 
-    /// Send a source of a multiRoute session to the output route `name` (one of
-    /// `configuration.routes`) from `time` on. "main" is allowed for every source; any other
-    /// route only while the source's session has category multiRoute. When its session
-    /// later leaves multiRoute the source plays to main, and back on its route when the
+    /// Send a source of a multiRoute session to the output bus `name` (one of
+    /// `configuration.outputBuses`) from `time` on. "main" is allowed for every source; any
+    /// other bus only while the source's session has category multiRoute. When its session
+    /// later leaves multiRoute the source plays to main, and back on its bus when the
     /// session returns to multiRoute.
-    package func setRoute(_ id: SourceID, route name: String, at time: EngineTime) throws(TuttiError) {
+    package func setOutputBus(_ id: SourceID, bus name: String, at time: EngineTime) throws(TuttiError) {
         let record = try source(id)
-        guard let index = configuration.routes.firstIndex(of: name) else {
+        guard let index = configuration.outputBuses.firstIndex(of: name) else {
             throw TuttiError(
-                .invalidArgument, "route: unknown route \"\(name)\" (routes: \(configuration.routes.joined(separator: ", ")))")
+                .invalidArgument,
+                "output bus: unknown output bus \"\(name)\" (output buses: \(configuration.outputBuses.joined(separator: ", ")))")
         }
-        guard let session = record.session else { throw TuttiError(.state, "route: source \(id) is the engine's own") }
+        guard let session = record.session else { throw TuttiError(.state, "output bus: source \(id) is the engine's own") }
         if index != 0 {
             let category = policy.session(try sessionName(session))?.category
             guard category == .multiRoute else {
                 throw TuttiError(
                     .state,
-                    "route \"\(name)\": source \"\(record.name)\" belongs to a \(category.map { "\($0)" } ?? "unknown") session; "
-                        + "only sources of multiRoute sessions play to routes other than main")
+                    "output bus \"\(name)\": source \"\(record.name)\" belongs to a \(category.map { "\($0)" } ?? "unknown") session; "
+                        + "only sources of multiRoute sessions play to output buses other than main")
             }
         }
         try engine.checkRoom(1)
@@ -477,8 +478,8 @@ package final class AudioSystem {
         try syncRoutes(at: time)
     }
 
-    /// The route a source asked for (its name).
-    package func route(of id: SourceID) throws(TuttiError) -> String { configuration.routes[try source(id).route] }
+    /// The output bus a source asked for (its name).
+    package func outputBus(of id: SourceID) throws(TuttiError) -> String { configuration.outputBuses[try source(id).route] }
 
     /// Sends each routed source's route as its session's category allows (multiRoute: the
     /// route it asked for; otherwise main).

@@ -147,7 +147,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.maxSources = Int(c.max_sources)
         settings.maxSessions = Int(c.max_sessions)
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
-        settings.routes = try routeNames(config)
+        settings.outputBuses = try routeNames(config)
         settings.limiter = limiterSettings(config)
         if Int(c.struct_size) >= engineConfigDuckingSize {
             guard c.flags & ~TUTTI_ENGINE_OFFLINE == 0 else {
@@ -221,13 +221,13 @@ public func tuttiEngineRenderRoutes(
 ) -> tutti_result {
     guard let pointer else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_ENGINE)) }
     let engine = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))
-    let known = engine._withUnsafeGuaranteedRef { $0.routeCount }
+    let known = engine._withUnsafeGuaranteedRef { $0.outputBusCount }
     guard let outputs, routeCount >= 1, Int(routeCount) <= known else { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
     for r in 0..<Int(routeCount) where outputs[r] == nil { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
     guard frames > 0 else { return TuttiResult.ok }
     // Same layout: an optional pointer is a pointer, nil is NULL (checked above).
     let rendered = outputs.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: Int(routeCount)) { buffers in
-        engine._withUnsafeGuaranteedRef { $0.render(routes: buffers, routeCount: Int(routeCount), frameCount: Int(frames)) }
+        engine._withUnsafeGuaranteedRef { $0.render(outputBuses: buffers, busCount: Int(routeCount), frameCount: Int(frames)) }
     }
     return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
 }

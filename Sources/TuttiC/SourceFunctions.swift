@@ -347,7 +347,7 @@ public func tuttiSourceSetRoute(_ pointer: OpaquePointer?, _ id: tutti_source, _
     call("tutti_source_set_route") { () throws(TuttiError) in
         let engine = try engine(pointer)
         let name = try utf8(route, "route")
-        try source(engine, id).setRoute(name, at: try engineTime(at))
+        try source(engine, id).setOutputBus(name, at: try engineTime(at))
     }
 }
 
@@ -359,7 +359,7 @@ public func tuttiSourceGetRoute(
     _ length: UnsafeMutablePointer<Int>?
 ) -> tutti_result {
     call("tutti_source_get_route") { () throws(TuttiError) in
-        let route = Array(try source(try engine(pointer), id).route.utf8)
+        let route = Array(try source(try engine(pointer), id).outputBus.utf8)
         length?.pointee = route.count
         guard name != nil || capacity != 0 else { return }
         let buffer = try nonNull(name, "name")

@@ -76,7 +76,7 @@ public final class SceneRenderer {
         config.ducking = scene.engine.ducking
         config.lossFadeSeconds = scene.engine.lossFade
         config.maxVoices = scene.engine.maxVoices
-        config.routes = scene.engine.outputBuses
+        config.outputBuses = scene.engine.outputBuses
         config.limiter = scene.engine.limiter
         config.effects = scene.engine.effects
         config.device = DeviceState(
@@ -155,7 +155,7 @@ public final class SceneRenderer {
                         id, true, startFrame: loopRegion.start, endFrame: loopRegion.end, count: s.loopCount, at: .frame(0))
                 }
                 if let pan = s.pan { try system.setSourcePan(id, Float(pan), rampFrames: 0, at: .frame(0)) }
-                if s.outputBus != "main" { try system.setRoute(id, route: s.outputBus, at: .now) }
+                if s.outputBus != "main" { try system.setOutputBus(id, bus: s.outputBus, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
             }
