@@ -8,7 +8,7 @@ import TuttiPolicy
 ///
 /// This is the single-threaded core behind `AudioEngine` (which serialises calls from any
 /// thread). It speaks ids to hosts and names to the policy, and always works the same way:
-/// the offline scene driver (TuttiScene's `SceneRenderer`) calls the same methods and hears
+/// the offline scene driver (TuttiScene's `OfflineRenderer`) calls the same methods and hears
 /// what it needs beyond them (the journal of render reports, the commands sent, the render
 /// view) through the `OfflineDriverObserver` it gives at creation; no mode changes that.
 ///

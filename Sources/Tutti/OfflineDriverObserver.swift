@@ -1,7 +1,7 @@
 import TuttiEngine
 import TuttiPolicy
 
-/// What an offline driver (TuttiScene's `SceneRenderer`) hears from the `AudioSystem` it
+/// What an offline driver (TuttiScene's `OfflineRenderer`) hears from the `AudioSystem` it
 /// drives, beyond the methods it calls: given once, to
 /// `AudioSystem.init(configuration:observer:)`, and held for the system's life. A host's
 /// system (`AudioEngine`'s) has none (`init(configuration:)`); the system does the same work

@@ -1,7 +1,7 @@
 import Foundation
 import TuttiDSP
 
-extension SceneRenderer {
+extension OfflineRenderer {
     /// Read, render and write: the whole `tutti render` job. The WAV, the events log and the
     /// timeline picture (`plotPath`: `.svg` or `.html`) go to temporary files that replace the
     /// destinations only when everything succeeded; a bad picture path fails before rendering.
@@ -41,7 +41,7 @@ extension SceneRenderer {
         let routePaths = try busOutputPaths(busOutputs, buses: scene.engine.outputBuses, scenePath: scenePath)
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
-        let renderer = try SceneRenderer(scene: scene, audio: loader)
+        let renderer = try OfflineRenderer(scene: scene, audio: loader)
         var given: Set<String> = []
         for (source, path) in inputFiles {
             guard given.insert(source).inserted else { throw InputArgumentError(description: "--input \(source) is given twice") }
@@ -90,7 +90,7 @@ extension SceneRenderer {
         do {
             try renderer.render(
                 progress: { progress(.rendering(fraction: $0)) },
-                routeSink: {
+                busSink: {
                     levels.measure($1)
                     try routeWriters[$0 - 1].write($1)
                 },
@@ -143,7 +143,7 @@ public struct BusOutputError: Error, CustomStringConvertible, Sendable {
 @available(*, deprecated, renamed: "BusOutputError")
 public typealias RouteOutputError = BusOutputError
 
-extension SceneRenderer {
+extension OfflineRenderer {
     /// The output path of each output bus past main, in bus order.
     static func busOutputPaths(_ outputs: [(bus: String, path: String)], buses: [String], scenePath: String) throws -> [String] {
         for o in outputs where !buses.dropFirst().contains(o.bus) {

@@ -17,7 +17,7 @@ struct Explain: ParsableCommand {
 
     func run() throws {
         do {
-            let s = try SceneRenderer.loadScene(path: scene)
+            let s = try OfflineRenderer.loadScene(path: scene)
             let e = try Explanation.explain(scene: s, at: at)
             print(json ? JSONWriter.string(e.json) : e.text, terminator: json ? "\n" : "")
         } catch {

@@ -224,7 +224,7 @@ struct Play: ParsableCommand {
 
     /// Plays with `backend` resolved (never `.auto`); `auto`: it was, so the report names it.
     private func play(auto: Bool) throws {
-        var scene = try SceneRenderer.loadScene(path: self.scene)
+        var scene = try OfflineRenderer.loadScene(path: self.scene)
         for line in scene.warnings { Warnings.print(line) }
         if !allowWritesAnywhere { try scene.checkWritesConfined(outputDirectory: nil) }
         // Before any other thread exists: a signal then finishes the recordings.

@@ -207,7 +207,7 @@ struct Render: ParsableCommand {
         if !routeOutput.isEmpty { Warnings.deprecatedFlag("render", "--route-output", use: "--bus-output") }
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
-            let report = try SceneRenderer.renderFile(
+            let report = try OfflineRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
                 format: format?.sampleFormat, resampler: resampler, plotPath: plot, busOutputs: try busOutputs(),
                 inputs: try inputPairs(), allowWritesAnywhere: allowWritesAnywhere,

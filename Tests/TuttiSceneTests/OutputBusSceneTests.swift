@@ -173,10 +173,10 @@ import TuttiTestSupport
                         {"at": 1.0, "session": "dj", "action": "setCategory", "value": "multiRoute"}]}
             """
         let scene = try Scene.decode(json: json, baseDirectory: "")
-        let renderer = try SceneRenderer(scene: scene)
+        let renderer = try OfflineRenderer(scene: scene)
         var main: [Float] = []
         var cue: [Float] = []
-        try renderer.render(routeSink: { _, b in cue += b }, sink: { main += $0 })
+        try renderer.render(busSink: { _, b in cue += b }, sink: { main += $0 })
         #expect(main.count == cue.count)
         func level(_ x: [Float], _ seconds: ClosedRange<Double>) -> Double {
             let left = Analysis.channel(x, 0, of: 2)
