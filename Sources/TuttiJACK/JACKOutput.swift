@@ -111,7 +111,7 @@ public final class JACKOutput: OutputBackend, Sendable {
         for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
             guard routes.dropFirst().contains(name) else {
                 throw JACKError.invalidConfiguration(
-                    "routeConnections names route \"\(name)\"; the engine's routes past main are: \(routes.dropFirst().joined(separator: ", "))"
+                    "routeConnections names output bus \"\(name)\"; the engine's output buses past main are: \(routes.dropFirst().joined(separator: ", "))"
                 )
             }
             _ = try client.destinations(for: .ports(ports), channelCount: renderer.configuration.channelCount)

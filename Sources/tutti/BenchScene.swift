@@ -253,6 +253,7 @@ enum SceneBench {
             throw SceneError(scenePath, "no such scene file")
         }
         let scene = try OfflineRenderer.loadScene(path: scenePath)
+        for line in scene.warnings { Warnings.print(line) }
         let block = scene.engine.blockFrames
         let channels = scene.engine.channelCount
         let referenceSources = max(1, scene.sources.count)

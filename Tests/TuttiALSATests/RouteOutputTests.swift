@@ -133,7 +133,7 @@ struct RouteOutputTests {
             [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "null", "--period", "8", "--bus-output", "cue=cuepcm"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         #expect(play.status == 1, "\(play.stderr)")
-        #expect(play.stderr.contains("route cue (PCM \"cuepcm\"): PCM \"cuepcm\" granted float32, period "), "\(play.stderr)")
+        #expect(play.stderr.contains("output bus cue (PCM \"cuepcm\"): PCM \"cuepcm\" granted float32, period "), "\(play.stderr)")
         #expect(play.stderr.contains("main's PCM \"null\" float32, period 8 frames"), "\(play.stderr)")
     }
 
