@@ -68,7 +68,7 @@ package final class AudioSystem {
         let frameCount: Int64?
         /// A file streamed by the engine's worker (a loop region must be the whole file).
         var streams = false
-        /// The route it asked for (index into `configuration.routes`) and the one the engine
+        /// The route it asked for (index into `configuration.outputBuses`) and the one the engine
         /// has: the same while its session's category is multiRoute, else main (0).
         var route = 0
         var engineRoute = 0

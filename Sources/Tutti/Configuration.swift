@@ -108,7 +108,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.maxVoices = maxVoices ?? 0
         c.streamingThresholdSeconds = streamingThresholdSeconds
         c.streamingRingSeconds = streamingRingSeconds
-        c.routes = outputBuses
+        c.outputBuses = outputBuses
         c.limiter = limiter
         c.effects = effects
         return c
