@@ -12,7 +12,7 @@ import TuttiPolicy
 /// not call back into the system.
 package protocol OfflineDriverObserver: AnyObject {
     /// A value command the system sent to its engine (`AudioSystem.send`: every decision of
-    /// the policy, and the gains, pans, rates, fades, loops, routes and seeks asked for), in
+    /// the policy, and the gains, pans, rates, fades, loops, output buses and seeks asked for), in
     /// the order sent, with its frame at the engine rate (-1: `EngineTime.now`). Not told:
     /// what goes to the engine directly (buses, sources, effect chains, the start-up volumes).
     /// (`ScenePlayback` forwards them to its live engine.)

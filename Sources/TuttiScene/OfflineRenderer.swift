@@ -325,18 +325,18 @@ public final class OfflineRenderer {
     ) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
-        // Main's block buffer and, for routes past main, theirs (`routeStride` apart), each
+        // Main's block buffer and, for output buses past main, theirs (`busStride` apart), each
         // 64-byte aligned like the engine's own (`allocateAudio`); the pointers handed to the engine.
         let buffer = allocateAudio(Float.self, capacity: block * ch)
         buffer.initialize(repeating: 0, count: block * ch)
-        let routeCount = scene.engine.outputBuses.count
-        let routeStride = alignedAudioStride(block * ch, of: Float.self)
-        let routeBuffers = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeStride)
-        let routePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
+        let busCount = scene.engine.outputBuses.count
+        let busStride = alignedAudioStride(block * ch, of: Float.self)
+        let busBuffers = allocateAudio(Float.self, capacity: max(busCount - 1, 1) * busStride)
+        let busPointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: busCount)
         defer {
             deallocateAudio(buffer)
-            deallocateAudio(routeBuffers)
-            routePointers.deallocate()
+            deallocateAudio(busBuffers)
+            busPointers.deallocate()
         }
         let events = scene.events
         let last = min(endFrame ?? totalFrames, totalFrames)
@@ -359,11 +359,11 @@ public final class OfflineRenderer {
                         // Waits for streaming files instead of underrunning: the same output every run.
                         let at = Int(framePosition - blockStart) * ch
                         let started = timesEngineCalls ? monotonicNanoseconds() : 0
-                        if routeCount > 1 {
-                            routePointers[0] = out.baseAddress! + at
-                            for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * routeStride + at }
+                        if busCount > 1 {
+                            busPointers[0] = out.baseAddress! + at
+                            for r in 1..<busCount { busPointers[r] = busBuffers + (r - 1) * busStride + at }
                             engine.renderWaitingForFiles(
-                                routes: routePointers, routeCount: routeCount, frameCount: Int(upTo - framePosition))
+                                routes: busPointers, routeCount: busCount, frameCount: Int(upTo - framePosition))
                         } else {
                             engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
                         }
@@ -395,9 +395,9 @@ public final class OfflineRenderer {
             }
             if blockEnd > blockStart {
                 try sink(UnsafeBufferPointer(start: buffer, count: Int(blockEnd - blockStart) * ch))
-                for r in 1..<max(routeCount, 1) {
+                for r in 1..<max(busCount, 1) {
                     try busSink(
-                        r, UnsafeBufferPointer(start: routeBuffers + (r - 1) * routeStride, count: Int(blockEnd - blockStart) * ch))
+                        r, UnsafeBufferPointer(start: busBuffers + (r - 1) * busStride, count: Int(blockEnd - blockStart) * ch))
                 }
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))

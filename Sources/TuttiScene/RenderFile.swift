@@ -38,7 +38,7 @@ extension OfflineRenderer {
         if let plotPath, plotPath == outputPath || plotPath == eventsPath {
             throw SceneError(plotPath, "the timeline picture and another output are the same file")
         }
-        let routePaths = try busOutputPaths(busOutputs, buses: scene.engine.outputBuses, scenePath: scenePath)
+        let busPaths = try busOutputPaths(busOutputs, buses: scene.engine.outputBuses, scenePath: scenePath)
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
         let renderer = try OfflineRenderer(scene: scene, audio: loader)
@@ -56,12 +56,12 @@ extension OfflineRenderer {
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
-        var routeWriters: [AtomicWAVWriter] = []
+        var busWriters: [AtomicWAVWriter] = []
         // Each session's recording, written like the output: into place only on success.
         var recordings: [AtomicWAVWriter] = []
         do {
-            for path in routePaths {
-                routeWriters.append(
+            for path in busPaths {
+                busWriters.append(
                     try AtomicWAVWriter(
                         path: path, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount, format: sampleFormat,
                         frameCount: renderer.totalFrames))
@@ -69,7 +69,7 @@ extension OfflineRenderer {
             for s in scene.sessions {
                 guard let file = scene.recordTo[s.id], let input = renderer.inputs.first(where: { $0.session == s.id }) else { continue }
                 let path = scene.resolve(file)
-                if path == outputPath || path == eventsPath || path == plotPath || routePaths.contains(path) {
+                if path == outputPath || path == eventsPath || path == plotPath || busPaths.contains(path) {
                     throw SceneError(path, "session \"\(s.id)\" records to the same file as another output")
                 }
                 let recording = try AtomicWAVWriter(
@@ -80,7 +80,7 @@ extension OfflineRenderer {
             }
         } catch {
             writer.discard()
-            for w in routeWriters { w.discard() }
+            for w in busWriters { w.discard() }
             for r in recordings { r.discard() }
             throw error
         }
@@ -92,7 +92,7 @@ extension OfflineRenderer {
                 progress: { progress(.rendering(fraction: $0)) },
                 busSink: {
                     levels.measure($1)
-                    try routeWriters[$0 - 1].write($1)
+                    try busWriters[$0 - 1].write($1)
                 },
                 sink: {
                     levels.measure($0)
@@ -110,14 +110,14 @@ extension OfflineRenderer {
             // All into place, or none if the process is stopped meanwhile.
             try TemporaryFiles.together { held in
                 try writer.commit(in: &held)
-                for w in routeWriters { try w.commit(in: &held) }
+                for w in busWriters { try w.commit(in: &held) }
                 for r in recordings { try r.commit(in: &held) }
                 try eventsWriter?.commit(in: &held)
                 try plotWriter?.commit(in: &held)
             }
         } catch {
             writer.discard()
-            for w in routeWriters { w.discard() }
+            for w in busWriters { w.discard() }
             for r in recordings { r.discard() }
             eventsWriter?.discard()
             plotWriter?.discard()
