@@ -32,7 +32,7 @@
  * - Threads: every function may be called from any thread except the real-time one; calls
  *   on one engine are serialised inside the library. The real-time functions (no
  *   allocation, lock, blocking or system call when they succeed) are tutti_engine_render()
- *   and tutti_engine_render_routes() (one rendering thread at a time), and the calls a host
+ *   and tutti_engine_render_output_buses() (one rendering thread at a time), and the calls a host
  *   makes from its own audio threads: tutti_stream_write() (one producer per source) and
  *   tutti_source_get_status(), which bypass the engine's lock. No user code is ever called
  *   on the real-time thread. An engine must not be destroyed while another thread
@@ -157,13 +157,17 @@ typedef struct tutti_engine_config {
     /* Fields below were added after the first release: a struct_size of the first layout
      * (offsetof(tutti_engine_config, route_count)) reads them as their defaults (main alone);
      * a size between the two layouts is TUTTI_ERROR_VERSION. */
-    uint32_t route_count;            /* output routes, 1..8 (TUTTI_MAX_ROUTES); default 1 (main) */
-    const char *const *route_names;  /* route_count UTF-8 names, route_names[0] "main", distinct;
-                                        NULL when route_count is 1; copied at create */
+    /* Output buses: named output mixes (main, a DJ's cue, ...), not the device route
+     * (tutti_route). The two fields keep their first names, route_count and route_names: C99
+     * has no anonymous union to give them a second one, and renaming them would break every
+     * host's source. Read them as output_bus_count and output_bus_names. */
+    uint32_t route_count;            /* output buses, 1..8 (TUTTI_MAX_OUTPUT_BUSES); default 1 (main) */
+    const char *const *route_names;  /* route_count UTF-8 output bus names, route_names[0] "main",
+                                        distinct; NULL when route_count is 1; copied at create */
     /* Fields below were added with the limiter: a struct_size ending at route_names (the
      * second layout, offsetof(tutti_engine_config, limiter_enabled)) reads them as their
      * defaults (no limiter); a size between two layouts is TUTTI_ERROR_VERSION. */
-    int32_t limiter_enabled;          /* nonzero: a peak limiter on every route's output, the last
+    int32_t limiter_enabled;          /* nonzero: a peak limiter on every output bus, the last
                                          stage (after the system volume); default 0 (none) */
     float limiter_ceiling_db;         /* dBFS, -60..0: no output sample exceeds it; output at
                                          rest below it is unchanged bit for bit; default -1 */
@@ -223,7 +227,9 @@ typedef struct tutti_engine_config {
  * (rendering to a file): tutti_engine_render may then block, and is not real-time safe. */
 #define TUTTI_ENGINE_OFFLINE 1u
 
-/* The most output routes an engine may have (route 0 is "main"). */
+/* The most output buses an engine may have (bus 0 is "main"). */
+#define TUTTI_MAX_OUTPUT_BUSES 8u
+/* Deprecated: TUTTI_MAX_OUTPUT_BUSES (the same value, kept for one release). */
 #define TUTTI_MAX_ROUTES 8u
 
 /* Sets the defaults and struct_size. NULL is ignored. Any thread. */
@@ -251,13 +257,15 @@ void tutti_engine_destroy(tutti_engine *engine);
  * or system call, on success or failure — unless the engine was created with
  * TUTTI_ENGINE_OFFLINE, when it waits for late file data instead. One thread at a time. */
 tutti_result tutti_engine_render(tutti_engine *engine, float *interleaved, uint32_t frames);
-/* Pull mode for every output route at once: renders the next `frames` frames of route r
- * (route_names[r] of the config, 0 = main) into outputs[r] (frames * channels interleaved
- * floats each) for r below route_count, which must be 1..the engine's route count (routes
+/* Pull mode for every output bus at once: renders the next `frames` frames of output bus b
+ * (route_names[b] of the config, 0 = main) into outputs[b] (frames * channels interleaved
+ * floats each) for b below bus_count, which must be 1..the engine's output bus count (buses
  * past it are mixed and dropped). Otherwise the same as tutti_engine_render: real-time safe,
  * STATE (and silence in every buffer) while an output runs or another thread renders,
- * INVALID_ARGUMENT for a NULL pointer or a bad route_count. One thread at a time. (An
+ * INVALID_ARGUMENT for a NULL pointer or a bad bus_count. One thread at a time. (An
  * addition.) */
+tutti_result tutti_engine_render_output_buses(tutti_engine *engine, float *const *outputs, uint32_t bus_count, uint32_t frames);
+/* Deprecated (kept for one release): tutti_engine_render_output_buses, the same call. */
 tutti_result tutti_engine_render_routes(tutti_engine *engine, float *const *outputs, uint32_t route_count, uint32_t frames);
 /* Frames rendered so far (the engine clock); TUTTI_ERROR_INVALID_ARGUMENT (negative) for a
  * NULL engine. Any thread; never races with rendering. */
@@ -746,18 +754,24 @@ tutti_result tutti_source_set_pan(tutti_engine *engine, tutti_source source, flo
 /* Voice-stealing priority 0..255 (default 128) from `at` on: under a voice limit the lowest
  * priority loses its voice first. INVALID_ARGUMENT above 255. Any thread. (An addition.) */
 tutti_result tutti_source_set_priority(tutti_engine *engine, tutti_source source, uint32_t priority, tutti_frame at);
-/* The output route (a name from the engine config's route_names; "main" by default) the
- * source plays to from `at` on; a step, so set it before playing. INVALID_ARGUMENT for an
- * unknown name, STATE for a route other than "main" when the source's session is not
- * TUTTI_CATEGORY_MULTI_ROUTE (a session that leaves multiRoute later plays its sources to
- * main until it returns). Any thread. (An addition.) */
-tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, const char *route, tutti_frame at);
-/* The output route the source plays to (what tutti_source_set_route last set, "main" by
+/* The output bus (a named output mix: a name from the engine config's route_names; "main"
+ * by default) the source plays to from `at` on; a step, so set it before playing.
+ * INVALID_ARGUMENT for an unknown name, STATE for a bus other than "main" when the source's
+ * session is not TUTTI_CATEGORY_MULTI_ROUTE (a session that leaves multiRoute later plays its
+ * sources to main until it returns). Any thread. (An addition.) */
+tutti_result tutti_source_set_output_bus(tutti_engine *engine, tutti_source source, const char *bus, tutti_frame at);
+/* The output bus the source plays to (what tutti_source_set_output_bus last set, "main" by
  * default), as a NUL-terminated UTF-8 name copied into `name` (`capacity` bytes; NULL with
  * capacity 0 only asks for the length). *length (when not NULL) gets the name's length
  * without the NUL, also when the name does not fit: then TUTTI_ERROR_INVALID_ARGUMENT and
  * nothing is written into `name`.
  * Any thread except the real-time one (it takes the engine's lock). (An addition.) */
+tutti_result tutti_source_get_output_bus(tutti_engine *engine, tutti_source source, char *name, size_t capacity, size_t *length);
+/* Deprecated (kept for one release): tutti_source_set_output_bus, the same call (errors name
+ * tutti_source_set_route). */
+tutti_result tutti_source_set_route(tutti_engine *engine, tutti_source source, const char *route, tutti_frame at);
+/* Deprecated (kept for one release): tutti_source_get_output_bus, the same call (errors name
+ * tutti_source_get_route). */
 tutti_result tutti_source_get_route(tutti_engine *engine, tutti_source source, char *name, size_t capacity, size_t *length);
 /* Sets the playback rate at `at`: source frames per output frame, finite in 0.25..4 (1 as
  * recorded, 2 twice as fast and an octave up, 0.5 half as fast and an octave down); pitch
@@ -1089,18 +1103,19 @@ typedef struct tutti_output_config {
                                  "SINK.monitor" for a sink's monitor); NULL = the default
                                  source; a node the daemon does not have: TUTTI_ERROR_DEVICE
                                  naming it and listing the sources. Copied. */
-    /* Routes (added after capture, read only when struct_size covers it). */
-    const char *routes; /* where the routes past main (route_names of the engine config) play:
-                           "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the route's PCM, e.g.
+    /* Output buses (added after capture, read only when struct_size covers it; the field keeps
+     * its first name, routes, as route_count / route_names of tutti_engine_config do). */
+    const char *routes; /* where the output buses past main (route_names of the engine config) play:
+                           "NAME=DEST;NAME=DEST" (copied). ALSA: DEST is the bus's PCM, e.g.
                            "cue=cuepcm" (commas included: "cue=hw:1,0"); main may be named too
-                           (it overrides device); name every route past main, or none (NULL: main only,
+                           (it overrides device); name every bus past main, or none (NULL: main only,
                            the others dropped); every PCM runs at main's rate, format and period
                            from the one render thread, and a lost one is reopened while main
                            plays on. JACK: DEST is the ports of the group NAME_1..N, separated by
-                           commas, e.g. "cue=system:playback_3,system:playback_4"; a route not
+                           commas, e.g. "cue=system:playback_3,system:playback_4"; a bus not
                            named stays unconnected. PipeWire: DEST is the sink node (name or
-                           serial) the route's own stream plays to, e.g. "cue=headphones_sink"; a
-                           route not named is not played. An unknown route or a malformed entry:
+                           serial) the bus's own stream plays to, e.g. "cue=headphones_sink"; a
+                           bus not named is not played. An unknown bus or a malformed entry:
                            INVALID_ARGUMENT naming it */
     /* MPRIS (added after routes, read only when struct_size covers it). */
     uint32_t mpris; /* 1 = serve MPRIS on the session bus while the output runs (default 0): the name

@@ -58,8 +58,9 @@ int32_t tuttic_fail_render(int32_t which) {
         last_error.message = "tutti_engine_render: interleaved must not be NULL when frames > 0";
         return TUTTI_ERROR_INVALID_ARGUMENT;
     case TUTTIC_RENDER_BAD_ROUTE_COUNT:
-        last_error.message = "tutti_engine_render_routes: route_count must be 1..the engine's route count, and outputs and "
-                             "each of its first route_count buffers non-NULL";
+        last_error.message = "tutti_engine_render_output_buses (or tutti_engine_render_routes): bus_count must be 1..the "
+                             "engine's output bus count (the config's route_count), and outputs and each of its first "
+                             "bus_count buffers non-NULL";
         return TUTTI_ERROR_INVALID_ARGUMENT;
     default:
         last_error.message = "tutti_engine_render: an output is running (tutti_output_start) or another thread is "

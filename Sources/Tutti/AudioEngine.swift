@@ -90,28 +90,42 @@ public final class AudioEngine: Sendable {
         return true
     }
 
-    /// How many output routes it has (`configuration.routes.count`). Any thread (real-time safe).
-    public var routeCount: Int { renderer.routeCount }
+    /// How many output buses (named output mixes) it has (`configuration.outputBuses.count`).
+    /// Any thread (real-time safe).
+    public var outputBusCount: Int { renderer.routeCount }
 
-    /// Render the next `frameCount` frames of every route: `outputs[r]` receives
-    /// `frameCount × channelCount` interleaved floats of route `r` (`configuration.routes[r]`,
-    /// 0 = main) for `r` below `routeCount`; routes past `routeCount` are mixed and dropped.
+    /// Deprecated: `outputBusCount` (the named output mixes are output buses now; "route" is
+    /// the device route). Any thread (real-time safe).
+    @available(*, deprecated, renamed: "outputBusCount")
+    public var routeCount: Int { outputBusCount }
+
+    /// Render the next `frameCount` frames of every output bus: `outputs[b]` receives
+    /// `frameCount × channelCount` interleaved floats of bus `b` (`configuration.outputBuses[b]`,
+    /// 0 = main) for `b` below `busCount`; buses past `busCount` are mixed and dropped.
     /// Otherwise exactly `render(into:frameCount:)`: the same thread rules, real-time safety
-    /// and false return (all `routeCount` buffers silent) when it may not render now.
+    /// and false return (all `busCount` buffers silent) when it may not render now.
     @discardableResult
-    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) -> Bool {
-        guard frameCount > 0, routeCount > 0 else { return true }
+    public func render(outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, frameCount: Int) -> Bool {
+        guard frameCount > 0, busCount > 0 else { return true }
         guard renderOwner.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
-            for r in 0..<routeCount { outputs[r].update(repeating: 0, count: frameCount * configuration.channelCount) }
+            for b in 0..<busCount { outputs[b].update(repeating: 0, count: frameCount * configuration.channelCount) }
             return false
         }
         if configuration.pullRenderWaitsForFiles {
-            renderer.renderWaitingForFiles(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+            renderer.renderWaitingForFiles(routes: outputs, routeCount: busCount, frameCount: frameCount)
         } else {
-            renderer.render(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+            renderer.render(routes: outputs, routeCount: busCount, frameCount: frameCount)
         }
         renderOwner.store(0, ordering: .releasing)
         return true
+    }
+
+    /// Deprecated: `render(outputBuses:busCount:frameCount:)`, the same call. The thread that
+    /// renders (as `render(into:frameCount:)`; real-time safe).
+    @available(*, deprecated, renamed: "render(outputBuses:busCount:frameCount:)")
+    @discardableResult
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) -> Bool {
+        render(outputBuses: outputs, busCount: routeCount, frameCount: frameCount)
     }
 
     /// Frames rendered so far (the engine clock). Any thread; never races with rendering.

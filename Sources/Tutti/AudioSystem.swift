@@ -8,7 +8,7 @@ import TuttiPolicy
 ///
 /// This is the single-threaded core behind `AudioEngine` (which serialises calls from any
 /// thread). It speaks ids to hosts and names to the policy, and always works the same way:
-/// the offline scene driver (TuttiScene's `SceneRenderer`) calls the same methods and hears
+/// the offline scene driver (TuttiScene's `OfflineRenderer`) calls the same methods and hears
 /// what it needs beyond them (the journal of render reports, the commands sent, the render
 /// view) through the `OfflineDriverObserver` it gives at creation; no mode changes that.
 ///
@@ -68,7 +68,7 @@ package final class AudioSystem {
         let frameCount: Int64?
         /// A file streamed by the engine's worker (a loop region must be the whole file).
         var streams = false
-        /// The route it asked for (index into `configuration.routes`) and the one the engine
+        /// The route it asked for (index into `configuration.outputBuses`) and the one the engine
         /// has: the same while its session's category is multiRoute, else main (0).
         var route = 0
         var engineRoute = 0
@@ -450,25 +450,26 @@ package final class AudioSystem {
         sources[id]?.fadeOutFrames = fadeOut
     }
 
-    /// Send a source of a multiRoute session to the output route `name` (one of
-    /// `configuration.routes`) from `time` on. "main" is allowed for every source; any other
-    /// route only while the source's session has category multiRoute. When its session
-    /// later leaves multiRoute the source plays to main, and back on its route when the
+    /// Send a source of a multiRoute session to the output bus `name` (one of
+    /// `configuration.outputBuses`) from `time` on. "main" is allowed for every source; any
+    /// other bus only while the source's session has category multiRoute. When its session
+    /// later leaves multiRoute the source plays to main, and back on its bus when the
     /// session returns to multiRoute. Control thread.
-    package func setRoute(_ id: SourceID, route name: String, at time: EngineTime) throws(TuttiError) {
+    package func setOutputBus(_ id: SourceID, bus name: String, at time: EngineTime) throws(TuttiError) {
         let record = try source(id)
-        guard let index = configuration.routes.firstIndex(of: name) else {
+        guard let index = configuration.outputBuses.firstIndex(of: name) else {
             throw TuttiError(
-                .invalidArgument, "route: unknown route \"\(name)\" (routes: \(configuration.routes.joined(separator: ", ")))")
+                .invalidArgument,
+                "output bus: unknown output bus \"\(name)\" (output buses: \(configuration.outputBuses.joined(separator: ", ")))")
         }
-        guard let session = record.session else { throw TuttiError(.state, "route: source \(id) is the engine's own") }
+        guard let session = record.session else { throw TuttiError(.state, "output bus: source \(id) is the engine's own") }
         if index != 0 {
             let category = policy.session(try sessionName(session))?.category
             guard category == .multiRoute else {
                 throw TuttiError(
                     .state,
-                    "route \"\(name)\": source \"\(record.name)\" belongs to a \(category.map { "\($0)" } ?? "unknown") session; "
-                        + "only sources of multiRoute sessions play to routes other than main")
+                    "output bus \"\(name)\": source \"\(record.name)\" belongs to a \(category.map { "\($0)" } ?? "unknown") session; "
+                        + "only sources of multiRoute sessions play to output buses other than main")
             }
         }
         try engine.checkRoom(1)
@@ -477,8 +478,8 @@ package final class AudioSystem {
         try syncRoutes(at: time)
     }
 
-    /// The route a source asked for (its name). Control thread.
-    package func route(of id: SourceID) throws(TuttiError) -> String { configuration.routes[try source(id).route] }
+    /// The output bus a source asked for (its name). Control thread.
+    package func outputBus(of id: SourceID) throws(TuttiError) -> String { configuration.outputBuses[try source(id).route] }
 
     /// Sends each routed source's route as its session's category allows (multiRoute: the
     /// route it asked for; otherwise main).

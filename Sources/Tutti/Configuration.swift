@@ -64,13 +64,21 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// interrupted or silenced by another session's activation fades out over this time
     /// (its sources advance meanwhile) before they pause. Set before the engine is created.
     public var lossFadeSeconds = 0.0
-    /// Output routes by name: `"main"` first (where every source plays), then up to 7 more
-    /// (e.g. `["main", "cue"]`). Sources of `multiRoute` sessions choose one with
-    /// `SourceHandle.setRoute(_:at:)`; `AudioEngine.render(routes:routeCount:frameCount:)`
-    /// renders each into its own buffer, `render(into:frameCount:)` renders main.
-    public var routes = ["main"]
+    /// Output buses (named output mixes) by name: `"main"` first (where every source plays),
+    /// then up to 7 more (e.g. `["main", "cue"]`). Sources of `multiRoute` sessions choose one
+    /// with `SourceHandle.setOutputBus(_:at:)`; `AudioEngine.render(outputBuses:busCount:frameCount:)`
+    /// renders each into its own buffer, `render(into:frameCount:)` renders main. (Not the
+    /// device route, `DeviceState.route`: where the device's output goes.)
+    public var outputBuses = ["main"]
 
-    /// A peak limiter on the output (every route), after everything else including the
+    /// Deprecated: `outputBuses` (the named output mixes are output buses now).
+    @available(*, deprecated, renamed: "outputBuses")
+    public var routes: [String] {
+        get { outputBuses }
+        set { outputBuses = newValue }
+    }
+
+    /// A peak limiter on the output (every output bus), after everything else including the
     /// system volume; nil (the default): none. No output sample exceeds `ceilingDB`; output
     /// at rest below it is unchanged bit for bit; `lookaheadSeconds` (default 0: no latency)
     /// delays the output by that much. See `LimiterSettings`.
@@ -78,7 +86,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
 
     /// The master effect chain (`EffectSettings`, in order), before the system volume; nil
     /// (the default): no master stage, the render is what it was before effects existed. Set
-    /// (even empty), every non-ringer session mixes into it on the main route; system sounds
+    /// (even empty), every non-ringer session mixes into it on the main output bus; system sounds
     /// (the ringer class) bypass it; the limiter comes after. See `EngineConfiguration.effects`.
     public var effects: [EffectSettings]?
 
@@ -100,7 +108,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
         c.maxVoices = maxVoices ?? 0
         c.streamingThresholdSeconds = streamingThresholdSeconds
         c.streamingRingSeconds = streamingRingSeconds
-        c.routes = routes
+        c.outputBuses = outputBuses
         c.limiter = limiter
         c.effects = effects
         return c

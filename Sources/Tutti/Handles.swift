@@ -488,18 +488,32 @@ public struct SourceHandle: Hashable, Sendable {
         }
     }
 
-    /// Control thread: the output route it plays to from `time` on, by name (one of
-    /// `AudioEngineConfiguration.routes`; a step, so set it before playing). "main" suits
-    /// every source; another route needs the source's session to have category multiRoute
-    /// (`state` error otherwise; an unknown name is `invalidArgument`). When the session
-    /// leaves multiRoute the source plays to main, and back on its route when it returns.
-    public func setRoute(_ route: String, at time: EngineTime = .now) throws(TuttiError) {
+    /// Control thread: the output bus (named output mix) it plays to from `time` on, by name
+    /// (one of `AudioEngineConfiguration.outputBuses`; a step, so set it before playing).
+    /// "main" suits every source; another bus needs the source's session to have category
+    /// multiRoute (`state` error otherwise; an unknown name is `invalidArgument`). When the
+    /// session leaves multiRoute the source plays to main, and back on its bus when it returns.
+    public func setOutputBus(_ bus: String, at time: EngineTime = .now) throws(TuttiError) {
         try checkTime(time)
-        try engine.withCore { (s) throws(TuttiError) in try s.setRoute(id, route: route, at: time) }
+        try engine.withCore { (s) throws(TuttiError) in try s.setOutputBus(id, bus: bus, at: time) }
     }
 
-    /// Control thread: the name of the route it asked for (`setRoute(_:at:)`; "main" by default).
-    public var route: String { get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.route(of: id) } } }
+    /// Control thread: the name of the output bus it asked for (`setOutputBus(_:at:)`; "main"
+    /// by default).
+    public var outputBus: String {
+        get throws(TuttiError) { try engine.withCore { (s) throws(TuttiError) in try s.outputBus(of: id) } }
+    }
+
+    /// Deprecated: `setOutputBus(_:at:)` (a source's named output mix is its output bus now;
+    /// "route" is the device route, `AudioEngine.setRoute(_:reason:at:)`). Control thread.
+    @available(*, deprecated, renamed: "setOutputBus(_:at:)")
+    public func setRoute(_ route: String, at time: EngineTime = .now) throws(TuttiError) {
+        try setOutputBus(route, at: time)
+    }
+
+    /// Deprecated: `outputBus`. Control thread.
+    @available(*, deprecated, renamed: "outputBus")
+    public var route: String { get throws(TuttiError) { try outputBus } }
 
     /// What the render side last published about it, with what the control side knows.
     public var info: SourceInfo {

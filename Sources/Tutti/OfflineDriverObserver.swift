@@ -1,7 +1,7 @@
 import TuttiEngine
 import TuttiPolicy
 
-/// What an offline driver (TuttiScene's `SceneRenderer`) hears from the `AudioSystem` it
+/// What an offline driver (TuttiScene's `OfflineRenderer`) hears from the `AudioSystem` it
 /// drives, beyond the methods it calls: given once, to
 /// `AudioSystem.init(configuration:observer:)`, and held for the system's life. A host's
 /// system (`AudioEngine`'s) has none (`init(configuration:)`); the system does the same work
@@ -12,7 +12,7 @@ import TuttiPolicy
 /// not call back into the system.
 package protocol OfflineDriverObserver: AnyObject {
     /// A value command the system sent to its engine (`AudioSystem.send`: every decision of
-    /// the policy, and the gains, pans, rates, fades, loops, routes and seeks asked for), in
+    /// the policy, and the gains, pans, rates, fades, loops, output buses and seeks asked for), in
     /// the order sent, with its frame at the engine rate (-1: `EngineTime.now`). Not told:
     /// what goes to the engine directly (buses, sources, effect chains, the start-up volumes).
     /// (`ScenePlayback` forwards them to its live engine.)

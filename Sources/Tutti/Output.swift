@@ -13,7 +13,7 @@ public struct OutputConfiguration: Sendable, Equatable {
         /// output buses, one PCM per bus (`busDestinations`).
         case alsa = 0
         /// A JACK client of a JACK server (ports `out_1 … out_N`, connected to the physical
-        /// playback ports; with several routes a group per route, `main_1 …`, `cue_1 …`). The
+        /// playback ports; with several output buses a group per bus, `main_1 …`, `cue_1 …`). The
         /// server sets the rate (the engine's must match) and the buffer size.
         case jack = 1
         /// One PipeWire stream (libpipewire-0.3, loaded at run time) playing main at the

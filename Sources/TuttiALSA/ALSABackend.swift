@@ -21,7 +21,7 @@ extension ALSAOutput {
         renderer: Renderer, settings: OutputSettings, log: (@Sendable (String) -> Void)?,
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
-        let configuration = try Self.configuration(settings, busNames: renderer.configuration.routes)
+        let configuration = try Self.configuration(settings, busNames: renderer.configuration.outputBuses)
         do {
             try self.init(renderer: renderer, configuration: configuration, log: log, onEvent: onEvent)
         } catch let error as TuttiError {

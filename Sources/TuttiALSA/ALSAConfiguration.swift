@@ -168,7 +168,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
         case .periodEqualsBuffer(let n): "the device granted a buffer of one period (\(n) frames); ask for more periods"
         case .invalidConfiguration(let s): "invalid ALSA configuration: \(s)"
         case .routeMismatch(let s): s
-        case .route(let name, let device, let error): "route \(name) (PCM \"\(device)\"): \(error)"
+        case .route(let name, let device, let error): "output bus \(name) (PCM \"\(device)\"): \(error)"
         case .capture(let device, let reason): "capture PCM \"\(device)\": \(reason)"
         }
     }

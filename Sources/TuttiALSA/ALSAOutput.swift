@@ -100,7 +100,7 @@ public final class ALSAOutput: OutputBackend, Sendable {
         if !configuration.routeDevices.isEmpty {
             do {
                 routes = try RouteSet(
-                    configuration: configuration, routeNames: renderer.configuration.routes, main: opened.negotiated,
+                    configuration: configuration, routeNames: renderer.configuration.outputBuses, main: opened.negotiated,
                     functions: functions, wakeSupervisor: supervisor.wake.raw)
             } catch {
                 opened.close(functions)
@@ -139,7 +139,7 @@ public final class ALSAOutput: OutputBackend, Sendable {
     /// dropped. Any thread.
     public var routes: [ALSARouteStatus] {
         let main = ALSARouteStatus(
-            route: renderer.configuration.routes.first ?? "main", device: configuration.device, negotiated: negotiated,
+            route: renderer.configuration.outputBuses.first ?? "main", device: configuration.device, negotiated: negotiated,
             xrunCount: xrunCount, framesWritten: framesWritten, framesDropped: 0,
             isLost: [.parkedLost, .parkedStalled].contains(core.state.load(ordering: .acquiring)))
         return [main] + (core.routes?.status() ?? [])

@@ -264,7 +264,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
     ) throws {
         guard !configuration.routeDevices.isEmpty, configuration.routeDevices.count < routeNames.count else {
             throw ALSAError.invalidConfiguration(
-                "routeDevices names \(configuration.routeDevices.count) PCMs, the engine has \(routeNames.count - 1) routes past main"
+                "routeDevices names \(configuration.routeDevices.count) PCMs, the engine has \(routeNames.count - 1) output buses past main"
             )
         }
         var opened: [PCMDevice] = []
@@ -333,7 +333,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             d.close(functions)
             throw ALSAError.routeMismatch(
                 "PCM \"\(device)\" granted \(n.format.rawValue), period \(n.periodFrames) frames; main's PCM \"\(mainDevice)\" "
-                    + "\(main.format.rawValue), period \(main.periodFrames) frames: every route's PCM must run with the same format and period"
+                    + "\(main.format.rawValue), period \(main.periodFrames) frames: every output bus's PCM must run with the same format and period"
             )
         }
         return d
@@ -426,7 +426,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             if age > threshold, r.supervisorStallSince != since {
                 r.supervisorStallSince = since
                 emit(.bus(r.name, .stalled(seconds: age)))
-                log("watchdog: route \(r.name)'s PCM \"\(r.device)\" has taken nothing for \(Int((age * 1000).rounded())) ms")
+                log("watchdog: output bus \(r.name)'s PCM \"\(r.device)\" has taken nothing for \(Int((age * 1000).rounded())) ms")
             }
             if r.supervisorStallSince == since, let restart = configuration.stallRestartSeconds, age > restart {
                 r.handOverRequested.store(true, ordering: .releasing)
@@ -442,7 +442,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             let code = r.lastError.load(ordering: .relaxed)
             let message = code == -ETIMEDOUT ? "the device stopped consuming" : functions.message(code)
             emit(.bus(r.name, .deviceLost(reason: message, code: code)))
-            log("route \(r.name): PCM \"\(r.device)\" lost: \(message); reopening (main plays on)")
+            log("output bus \(r.name): PCM \"\(r.device)\" lost: \(message); reopening (main plays on)")
             if let d = r.opened {
                 _ = functions.drop(d.handle)
                 d.close(functions)
@@ -471,12 +471,12 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
             r.blockedSince.store(0, ordering: .relaxed)
             negotiated.withLock { $0[index] = d.negotiated }
             emit(.bus(r.name, .deviceRestored(d.negotiated.status(device: r.device))))
-            log("route \(r.name): PCM \"\(r.device)\" reopened: \(d.negotiated)")
+            log("output bus \(r.name): PCM \"\(r.device)\" reopened: \(d.negotiated)")
             r.state.store(.running, ordering: .releasing)
         } catch {
             let text = "\(error)"
             if text != r.supervisorLastFailure {
-                log("route \(r.name): reopen failed: \(text); retrying")
+                log("output bus \(r.name): reopen failed: \(text); retrying")
                 r.supervisorLastFailure = text
             }
             r.supervisorDelay = min(r.supervisorDelay * 2, configuration.reconnect.backoffMax.inSeconds)

@@ -147,7 +147,7 @@ public func tuttiEngineCreate(_ config: UnsafePointer<tutti_engine_config>?, _ o
         settings.maxSources = Int(c.max_sources)
         settings.maxSessions = Int(c.max_sessions)
         settings.commandQueueCapacity = Int(c.command_queue_capacity)
-        settings.routes = try routeNames(config)
+        settings.outputBuses = try routeNames(config)
         settings.limiter = limiterSettings(config)
         if Int(c.struct_size) >= engineConfigDuckingSize {
             guard c.flags & ~TUTTI_ENGINE_OFFLINE == 0 else {
@@ -213,23 +213,32 @@ public func tuttiEngineRender(_ pointer: OpaquePointer?, _ interleaved: UnsafeMu
     return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
 }
 
-/// C ABI `tutti_engine_render_routes`: the host's real-time thread, like `tutti_engine_render`
-/// (static failure messages only).
+/// C ABI `tutti_engine_render_output_buses`: the host's real-time thread, like
+/// `tutti_engine_render` (static failure messages only).
+@_cdecl("tutti_engine_render_output_buses")
+public func tuttiEngineRenderOutputBuses(
+    _ pointer: OpaquePointer?, _ outputs: UnsafePointer<UnsafeMutablePointer<Float>?>?, _ busCount: UInt32, _ frames: UInt32
+) -> tutti_result {
+    guard let pointer else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_ENGINE)) }
+    let engine = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))
+    let known = engine._withUnsafeGuaranteedRef { $0.outputBusCount }
+    guard let outputs, busCount >= 1, Int(busCount) <= known else { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
+    for b in 0..<Int(busCount) where outputs[b] == nil { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
+    guard frames > 0 else { return TuttiResult.ok }
+    // Same layout: an optional pointer is a pointer, nil is NULL (checked above).
+    let rendered = outputs.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: Int(busCount)) { buffers in
+        engine._withUnsafeGuaranteedRef { $0.render(outputBuses: buffers, busCount: Int(busCount), frameCount: Int(frames)) }
+    }
+    return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
+}
+
+/// Deprecated C ABI `tutti_engine_render_routes`: `tutti_engine_render_output_buses`, the
+/// same call (kept exported for hosts built against the old name). The host's real-time thread.
 @_cdecl("tutti_engine_render_routes")
 public func tuttiEngineRenderRoutes(
     _ pointer: OpaquePointer?, _ outputs: UnsafePointer<UnsafeMutablePointer<Float>?>?, _ routeCount: UInt32, _ frames: UInt32
 ) -> tutti_result {
-    guard let pointer else { return tuttic_fail_render(Int32(TUTTIC_RENDER_NULL_ENGINE)) }
-    let engine = Unmanaged<AudioEngine>.fromOpaque(UnsafeRawPointer(pointer))
-    let known = engine._withUnsafeGuaranteedRef { $0.routeCount }
-    guard let outputs, routeCount >= 1, Int(routeCount) <= known else { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
-    for r in 0..<Int(routeCount) where outputs[r] == nil { return tuttic_fail_render(Int32(TUTTIC_RENDER_BAD_ROUTE_COUNT)) }
-    guard frames > 0 else { return TuttiResult.ok }
-    // Same layout: an optional pointer is a pointer, nil is NULL (checked above).
-    let rendered = outputs.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: Int(routeCount)) { buffers in
-        engine._withUnsafeGuaranteedRef { $0.render(routes: buffers, routeCount: Int(routeCount), frameCount: Int(frames)) }
-    }
-    return rendered ? TuttiResult.ok : tuttic_fail_render(Int32(TUTTIC_RENDER_BUSY))
+    tuttiEngineRenderOutputBuses(pointer, outputs, routeCount, frames)
 }
 
 /// C ABI `tutti_engine_get_frame`: frames rendered so far, or `TUTTI_ERROR_INVALID_ARGUMENT`

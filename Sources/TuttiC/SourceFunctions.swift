@@ -339,35 +339,70 @@ public func tuttiSourceSetPriority(_ pointer: OpaquePointer?, _ id: tutti_source
     }
 }
 
-/// C ABI `tutti_source_set_route`. Any thread.
+/// C ABI `tutti_source_set_output_bus`. Any thread.
+@_cdecl("tutti_source_set_output_bus")
+public func tuttiSourceSetOutputBus(_ pointer: OpaquePointer?, _ id: tutti_source, _ bus: UnsafePointer<CChar>?, _ at: tutti_frame)
+    -> tutti_result
+{
+    setOutputBus("tutti_source_set_output_bus", pointer, id, bus, at, argument: "bus")
+}
+
+/// Deprecated C ABI `tutti_source_set_route`: `tutti_source_set_output_bus` (errors name the
+/// old function). Any thread.
 @_cdecl("tutti_source_set_route")
 public func tuttiSourceSetRoute(_ pointer: OpaquePointer?, _ id: tutti_source, _ route: UnsafePointer<CChar>?, _ at: tutti_frame)
     -> tutti_result
 {
-    call("tutti_source_set_route") { () throws(TuttiError) in
+    setOutputBus("tutti_source_set_route", pointer, id, route, at, argument: "route")
+}
+
+/// Both names of the call: `function` names it in errors, `argument` the name argument.
+private func setOutputBus(
+    _ function: StaticString, _ pointer: OpaquePointer?, _ id: tutti_source, _ bus: UnsafePointer<CChar>?, _ at: tutti_frame,
+    argument: String
+) -> tutti_result {
+    call(function) { () throws(TuttiError) in
         let engine = try engine(pointer)
-        let name = try utf8(route, "route")
-        try source(engine, id).setRoute(name, at: try engineTime(at))
+        let name = try utf8(bus, argument)
+        try source(engine, id).setOutputBus(name, at: try engineTime(at))
     }
 }
 
-/// C ABI `tutti_source_get_route`: the route's name into the caller's buffer, NUL-terminated;
-/// nothing written when it does not fit. Any thread but the real-time one.
+/// C ABI `tutti_source_get_output_bus`: the output bus's name into the caller's buffer,
+/// NUL-terminated; nothing written when it does not fit. Any thread but the real-time one.
+@_cdecl("tutti_source_get_output_bus")
+public func tuttiSourceGetOutputBus(
+    _ pointer: OpaquePointer?, _ id: tutti_source, _ name: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+    _ length: UnsafeMutablePointer<Int>?
+) -> tutti_result {
+    outputBus("tutti_source_get_output_bus", pointer, id, name, capacity, length)
+}
+
+/// Deprecated C ABI `tutti_source_get_route`: `tutti_source_get_output_bus` (errors name the
+/// old function). Any thread but the real-time one.
 @_cdecl("tutti_source_get_route")
 public func tuttiSourceGetRoute(
     _ pointer: OpaquePointer?, _ id: tutti_source, _ name: UnsafeMutablePointer<CChar>?, _ capacity: Int,
     _ length: UnsafeMutablePointer<Int>?
 ) -> tutti_result {
-    call("tutti_source_get_route") { () throws(TuttiError) in
-        let route = Array(try source(try engine(pointer), id).route.utf8)
-        length?.pointee = route.count
+    outputBus("tutti_source_get_route", pointer, id, name, capacity, length)
+}
+
+/// Both names of the getter: `function` names it in errors.
+private func outputBus(
+    _ function: StaticString, _ pointer: OpaquePointer?, _ id: tutti_source, _ name: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+    _ length: UnsafeMutablePointer<Int>?
+) -> tutti_result {
+    call(function) { () throws(TuttiError) in
+        let bus = Array(try source(try engine(pointer), id).outputBus.utf8)
+        length?.pointee = bus.count
         guard name != nil || capacity != 0 else { return }
         let buffer = try nonNull(name, "name")
-        guard route.count < capacity else {
+        guard bus.count < capacity else {
             throw TuttiError(
-                .invalidArgument, "capacity \(capacity) is too small for the route name (\(route.count + 1) bytes with its NUL)")
+                .invalidArgument, "capacity \(capacity) is too small for the output bus name (\(bus.count + 1) bytes with its NUL)")
         }
-        for (i, byte) in route.enumerated() { buffer[i] = CChar(bitPattern: byte) }
-        buffer[route.count] = 0
+        for (i, byte) in bus.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+        buffer[bus.count] = 0
     }
 }

@@ -35,30 +35,44 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// Ring of a streaming file source, seconds at the engine rate (rounded up to a power of
     /// two frames): its memory, whatever the file's length.
     public var streamingRingSeconds: Double = 1
-    /// Output routes by name, index = route number: `"main"` first (route 0, where every
-    /// source plays unless sent elsewhere with `EngineCommand.setRoute`), at most
-    /// `maxRouteCount`. Each route is mixed into its own output (`Renderer.render(routes:…)`);
-    /// with only `main`, rendering costs what it did before routes existed.
-    public var routes: [String] = ["main"]
+    /// Output buses (named output mixes) by name, index = bus number: `"main"` first (bus 0,
+    /// where every source plays unless sent elsewhere with `EngineCommand.setRoute`), at most
+    /// `maxOutputBusCount`. Each is mixed into its own output (`Renderer.render(routes:…)`);
+    /// with only `main`, rendering costs what it did before output buses existed. Not the
+    /// device route (the policy's `Route`).
+    public var outputBuses: [String] = ["main"]
 
-    /// A peak limiter on every route's output, the last stage of the render (after the
+    /// Deprecated: `outputBuses` (the named output mixes are output buses now).
+    @available(*, deprecated, renamed: "outputBuses")
+    public var routes: [String] {
+        get { outputBuses }
+        set { outputBuses = newValue }
+    }
+
+    /// A peak limiter on every output bus, the last stage of the render (after the
     /// system and ringer volume, which sit in each bus's factor): nil (the default) for none.
     /// See `PeakLimiter`: no output sample exceeds its ceiling; output at rest below the
-    /// ceiling is unchanged bit for bit; a lookahead delays every route's output by
+    /// ceiling is unchanged bit for bit; a lookahead delays every output bus by
     /// `lookaheadSeconds` (`Renderer.limiterLatencyFrames`).
     public var limiter: LimiterSettings?
 
     /// The master effect chain (`EffectSettings`, in order), or nil (the default) for no
     /// master stage. When set (even empty), every non-ringer bus mixes into a master stage
-    /// per route before the system volume: the chain runs on main's, then the system volume
-    /// applies to each route (ringer-class buses, system sounds, bypass it); the limiter
+    /// per output bus before the system volume: the chain runs on main's, then the system
+    /// volume applies to each output bus (ringer-class buses, system sounds, bypass it); the limiter
     /// still comes last. Without it the render is what it was before effects existed.
     public var effects: [EffectSettings]?
 
-    /// Most routes an engine may have (per-route scratch is preallocated for each).
-    public static let maxRouteCount = 8
-    /// The name of route 0.
-    public static let mainRoute = "main"
+    /// Most output buses an engine may have (per-bus scratch is preallocated for each).
+    public static let maxOutputBusCount = 8
+    /// The name of output bus 0.
+    public static let mainOutputBus = "main"
+    /// Deprecated: `maxOutputBusCount`.
+    @available(*, deprecated, renamed: "maxOutputBusCount")
+    public static var maxRouteCount: Int { maxOutputBusCount }
+    /// Deprecated: `mainOutputBus`.
+    @available(*, deprecated, renamed: "mainOutputBus")
+    public static var mainRoute: String { mainOutputBus }
 
     /// What a streaming file source holds when it is created (and what a seek waits for):
     /// the first fill, done on the creating thread.
@@ -70,8 +84,12 @@ public struct EngineConfiguration: Sendable, Equatable {
         self.channelCount = channelCount
     }
 
-    /// The route number of `name` (its index in `routes`), nil if there is none.
-    public func routeIndex(named name: String) -> Int? { routes.firstIndex(of: name) }
+    /// The output bus number of `name` (its index in `outputBuses`), nil if there is none.
+    public func outputBusIndex(named name: String) -> Int? { outputBuses.firstIndex(of: name) }
+
+    /// Deprecated: `outputBusIndex(named:)`.
+    @available(*, deprecated, renamed: "outputBusIndex(named:)")
+    public func routeIndex(named name: String) -> Int? { outputBusIndex(named: name) }
 
     /// Seconds → frames at the engine rate (rounded to the nearest frame).
     @inlinable public func frames(forSeconds seconds: Double) -> Int {
@@ -110,15 +128,15 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard streamingRingSeconds.isFinite, (0.1...60).contains(streamingRingSeconds) else {
             throw .invalid("streamingRingSeconds must be in 0.1…60 s, got \(streamingRingSeconds)")
         }
-        guard routes.first == Self.mainRoute else {
-            throw .invalid("routes must start with \"\(Self.mainRoute)\", got \(routes)")
+        guard outputBuses.first == Self.mainOutputBus else {
+            throw .invalid("outputBuses must start with \"\(Self.mainOutputBus)\", got \(outputBuses)")
         }
-        guard routes.count <= Self.maxRouteCount else {
-            throw .invalid("routes: at most \(Self.maxRouteCount), got \(routes.count)")
+        guard outputBuses.count <= Self.maxOutputBusCount else {
+            throw .invalid("outputBuses: at most \(Self.maxOutputBusCount), got \(outputBuses.count)")
         }
-        for (i, name) in routes.enumerated() {
-            guard !name.isEmpty else { throw .invalid("routes[\(i)] is empty") }
-            guard routes.firstIndex(of: name) == i else { throw .invalid("routes[\(i)]: \"\(name)\" is listed twice") }
+        for (i, name) in outputBuses.enumerated() {
+            guard !name.isEmpty else { throw .invalid("outputBuses[\(i)] is empty") }
+            guard outputBuses.firstIndex(of: name) == i else { throw .invalid("outputBuses[\(i)]: \"\(name)\" is listed twice") }
         }
         for (i, e) in (effects ?? []).enumerated() {
             if let problem = e.problem(place: "effects[\(i)]", sampleRate: sampleRate) { throw .invalid(problem) }

@@ -518,8 +518,10 @@ public final class Engine {
             try checkMaxVoices(Int(limit))
         case .setRoute(let id, let route):
             try checkLive(id)
-            guard route >= 0, Int(route) < configuration.routes.count else {
-                throw .invalid("route must be in 0…\(configuration.routes.count - 1) (routes \(configuration.routes)), got \(route)")
+            guard route >= 0, Int(route) < configuration.outputBuses.count else {
+                throw .invalid(
+                    "output bus must be in 0…\(configuration.outputBuses.count - 1) (output buses \(configuration.outputBuses)), got \(route)"
+                )
             }
         }
     }
@@ -613,7 +615,7 @@ public final class Engine {
     }
 
     /// Render every route on the caller's thread: `outputs[r]` receives `frameCount`
-    /// interleaved frames of route `r` (`configuration.routes[r]`), for `r` below `routeCount`;
+    /// interleaved frames of route `r` (`configuration.outputBuses[r]`), for `r` below `routeCount`;
     /// routes past `routeCount` are mixed and dropped. Render thread (one at a time); the
     /// real-time multi-route entry (see `Renderer.render(routes:routeCount:frameCount:)`).
     @inlinable

@@ -19,7 +19,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @usableFromInline let transportFadeFrames: Int
     @usableFromInline let maxSources: Int
     @usableFromInline let maxBuses: Int
-    /// Output routes (`configuration.routes.count`, 1…8). Any thread.
+    /// Output buses (`configuration.outputBuses.count`, 1…8). Any thread.
     public let routeCount: Int
     /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
     /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
@@ -139,7 +139,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         maxVoices = configuration.maxVoices
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
-        routeCount = max(configuration.routes.count, 1)
+        routeCount = max(configuration.outputBuses.count, 1)
         // Every float buffer below comes from `allocateAudio` (64-byte aligned); buffers carved
         // per route or per bus are strided so each part starts aligned too.
         let routeChunk = alignedAudioStride(configuration.maxBlockFrames * configuration.channelCount, of: Float.self)
@@ -147,8 +147,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         busGainStride = alignedAudioStride(configuration.maxBlockFrames, of: Float.self)
         routeScratch = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeChunk)
         routeScratch.initialize(repeating: 0, count: max(routeCount - 1, 1) * routeChunk)
-        routeTargets = .allocate(capacity: EngineConfiguration.maxRouteCount)
-        routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxRouteCount)
+        routeTargets = .allocate(capacity: EngineConfiguration.maxOutputBusCount)
+        routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxOutputBusCount)
         pending = PendingCommands(capacity: commands.indices.capacity)
         let placeholder = SourceNode(
             id: SourceID(rawValue: 0), bus: BusID(rawValue: 0), content: .silence, gain: 0, loop: false, fadeOutFrames: 0)
@@ -293,7 +293,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     }
 
     /// Render thread: render every route at once — `outputs[r]` receives `frameCount`
-    /// interleaved frames of route `r` (`configuration.routes[r]`, 0 = main), for `r` below
+    /// interleaved frames of route `r` (`configuration.outputBuses[r]`, 0 = main), for `r` below
     /// `routeCount`; routes the engine has past `routeCount` are mixed into scratch and
     /// dropped, pointers past the engine's routes are not touched. Otherwise the same as
     /// `render(into:frameCount:)` (which is this with main alone).

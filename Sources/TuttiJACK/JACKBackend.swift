@@ -24,7 +24,7 @@ extension JACKOutput {
         renderer: Renderer, settings: OutputSettings, log: (@Sendable (String) -> Void)?,
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
-        let configuration = try Self.configuration(settings, busNames: renderer.configuration.routes)
+        let configuration = try Self.configuration(settings, busNames: renderer.configuration.outputBuses)
         let client = try Self.open(configuration)
         do {
             try self.init(renderer: renderer, client: client, log: log, onEvent: onEvent)

@@ -107,11 +107,11 @@ public final class JACKOutput: OutputBackend, Sendable {
                 serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
                 channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0))
         _ = try client.destinations(for: configuration.connection, channelCount: renderer.configuration.channelCount)
-        let routes = renderer.configuration.routes
+        let routes = renderer.configuration.outputBuses
         for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
             guard routes.dropFirst().contains(name) else {
                 throw JACKError.invalidConfiguration(
-                    "routeConnections names route \"\(name)\"; the engine's routes past main are: \(routes.dropFirst().joined(separator: ", "))"
+                    "routeConnections names output bus \"\(name)\"; the engine's output buses past main are: \(routes.dropFirst().joined(separator: ", "))"
                 )
             }
             _ = try client.destinations(for: .ports(ports), channelCount: renderer.configuration.channelCount)
@@ -149,7 +149,7 @@ public final class JACKOutput: OutputBackend, Sendable {
     /// What the server gave and how every port group plays (`OutputBackend`). Any thread.
     public var status: OutputStatus {
         let n = negotiated
-        let names = renderer.configuration.routes
+        let names = renderer.configuration.outputBuses
         let latencies = n.routeLatencyFrames.isEmpty ? [n.latencyFrames] : n.routeLatencyFrames
         let buses = zip(names, latencies).enumerated().map { k, bus in
             let ports = k == 0 ? mainDestinations : configuration.routeConnections[bus.0] ?? []
@@ -248,7 +248,7 @@ public final class JACKOutput: OutputBackend, Sendable {
 
     private func registerPorts(on client: JACKClient) throws {
         guard let h = client.handle else { throw JACKError.call("jack_port_register (closed client)", code: -1) }
-        let routes = renderer.configuration.routes
+        let routes = renderer.configuration.outputBuses
         for r in 0..<core.routeCount {
             // One route: the configured prefix (`out`); several: a group named after each route.
             let prefix = core.routeCount == 1 ? configuration.outputPortPrefix : routes[r]
@@ -273,7 +273,7 @@ public final class JACKOutput: OutputBackend, Sendable {
     /// ports that exist now).
     private func connectRoutes(_ client: JACKClient, strict: Bool) throws {
         guard let h = client.handle, core.routeCount > 1 else { return }
-        let routes = renderer.configuration.routes
+        let routes = renderer.configuration.outputBuses
         for r in 1..<core.routeCount {
             guard let ports = configuration.routeConnections[routes[r]] else { continue }
             for (c, destination) in ports.prefix(channelCount).enumerated() {

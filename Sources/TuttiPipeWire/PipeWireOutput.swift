@@ -93,7 +93,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         renderer: Renderer, settings: OutputSettings, remote: String?, log: (@Sendable (String) -> Void)?,
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
-        try Self.check(settings, busNames: renderer.configuration.routes)
+        try Self.check(settings, busNames: renderer.configuration.outputBuses)
         try Self.checkCaptureSource(settings, remote: remote)
         self.renderer = renderer
         self.settings = settings
@@ -101,11 +101,11 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         core = StreamCore(
             renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
-            busDestinations: Self.busTargets(settings, busNames: renderer.configuration.routes),
+            busDestinations: Self.busTargets(settings, busNames: renderer.configuration.outputBuses),
             busPeriodFrames: settings.periodFrames ?? 1_024)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
-            settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
+            settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
             channels: renderer.configuration.channelCount, remote: remote, core: core)
         setStream(opened)
     }
@@ -306,10 +306,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let xruns = xrunCount
         let cycle = core.cycleFrames.load(ordering: .relaxed)
         let period = cycle > 0 ? cycle : settings.periodFrames ?? 0
-        let target = Self.target(settings, busNames: renderer.configuration.routes) ?? "default"
+        let target = Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default"
         let isLost = lost.load(ordering: .acquiring)
         let main = OutputBusStatus(
-            name: renderer.configuration.routes.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
+            name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
             framesDropped: 0, isLost: isLost)
         let busLatency = timing.withLock { $0.busLatencyFrames }
         let others = core.buses.enumerated().map { k, feed in
@@ -470,7 +470,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             }
             if stopping { throw TuttiError(.state, "stopped") }
             if monotonicSeconds() > deadline {
-                let target = Self.target(settings, busNames: renderer.configuration.routes) ?? "the default sink"
+                let target = Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "the default sink"
                 throw TuttiError(
                     .device, "the PipeWire stream to \(target) did not start within \(Self.startTimeoutSeconds) s (state \(state))")
             }
@@ -609,7 +609,7 @@ extension PipeWireOutput {
         while !stopping {
             do throws(TuttiError) {
                 let s = try Self.open(
-                    settings, busNames: renderer.configuration.routes, rate: renderer.configuration.sampleRate,
+                    settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
                     channels: renderer.configuration.channelCount, remote: remote, core: core)
                 do throws(TuttiError) {
                     try connect(s)

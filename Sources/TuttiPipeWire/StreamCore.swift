@@ -86,7 +86,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         }
         self.scope = scope ?? .inactive
         hasScope = scope != nil
-        let routes = renderer.configuration.routes
+        let routes = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
         buses = busDestinations.compactMap { bus in
             guard let route = routes.firstIndex(of: bus.name), route > 0, route < renderer.routeCount else { return nil }

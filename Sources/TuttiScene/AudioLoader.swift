@@ -49,7 +49,7 @@ final class AudioLoader {
         switch audio {
         case .tone(let f, let a): return .tone(frequency: f, amplitude: Float(a))
         case .silence: return .silence
-        case .input(let channels): return SceneRenderer.inputKind(channelCount: channels, scene: scene, records: false)
+        case .input(let channels): return OfflineRenderer.inputKind(channelCount: channels, scene: scene, records: false)
         case .file(let path):
             let resolved = scene.resolve(path)
             if let b = cache[resolved] { return .buffer(b) }

@@ -37,7 +37,7 @@ public struct Explanation: Sendable {
         guard seconds >= 0, seconds <= scene.duration else {
             throw SceneError("--at", "\(JSONWriter.number(seconds)) s is outside the scene (0…\(JSONWriter.number(scene.duration)) s)")
         }
-        let renderer = try SceneRenderer(scene: scene)
+        let renderer = try OfflineRenderer(scene: scene)
         let frame = scene.frame(at: seconds)
         try renderer.render(through: frame) { _ in }
         let policy = renderer.system.policy

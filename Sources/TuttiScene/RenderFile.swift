@@ -1,32 +1,35 @@
 import Foundation
 import TuttiDSP
 
-extension SceneRenderer {
+extension OfflineRenderer {
     /// Read, render and write: the whole `tutti render` job. The WAV, the events log and the
     /// timeline picture (`plotPath`: `.svg` or `.html`) go to temporary files that replace the
     /// destinations only when everything succeeded; a bad picture path fails before rendering.
     /// `progress` hears about each audio file as it is loaded, then about the render.
     /// `format` and `resampler`, when given, override the scene's `engine.output` and
-    /// `engine.resampler`. `routeOutputs` names the WAV of each route past main
-    /// (`engine.routes`): every such route needs one, and each names a route — otherwise a
-    /// `RouteOutputError` before anything is written. All WAVs have the same length and are
+    /// `engine.resampler`. `busOutputs` names the WAV of each output bus past main
+    /// (`engine.outputBuses`): every such bus needs one, and each names a bus — otherwise a
+    /// `BusOutputError` before anything is written. All WAVs have the same length and are
     /// sample-aligned. `inputs` feeds input sources from files (`--input ID=FILE`;
     /// `InputArgumentError` for an unknown or non-input source, `SceneError` naming a file
     /// that cannot be read or has the wrong channel count); an input without a file captures
     /// silence and `notice` hears about it once. Sessions' `recordTo` recordings are written
     /// with the output, into place only on success. The report measures the output's peak and
     /// its samples beyond full scale (`OutputLevels`), over every output written. Control side
-    /// (the calling thread does all of it).
+    /// (the calling thread does all of it). The scene's `warnings` (deprecated keys) go to
+    /// `warning`, one line each, before anything is rendered.
     public static func renderFile(
         scenePath: String, outputPath: String, eventsPath: String?,
         format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
-        routeOutputs: [(route: String, path: String)] = [],
+        busOutputs: [(bus: String, path: String)] = [],
         inputs inputFiles: [(source: String, path: String)] = [], allowWritesAnywhere: Bool = false,
-        notice: (String) -> Void = { _ in }, progress: @escaping (RenderProgress) -> Void = { _ in }
+        notice: (String) -> Void = { _ in }, warning: (String) -> Void = { _ in },
+        progress: @escaping (RenderProgress) -> Void = { _ in }
     ) throws -> RenderReport {
         let started = Date()
         let plotFormat = try plotPath.map { try TimelineFormat(path: $0) }
         var scene = try loadScene(path: scenePath)
+        for line in scene.warnings { warning(line) }
         if !allowWritesAnywhere {
             try scene.checkWritesConfined(outputDirectory: (outputPath as NSString).deletingLastPathComponent)
         }
@@ -35,10 +38,10 @@ extension SceneRenderer {
         if let plotPath, plotPath == outputPath || plotPath == eventsPath {
             throw SceneError(plotPath, "the timeline picture and another output are the same file")
         }
-        let routePaths = try routeOutputPaths(routeOutputs, routes: scene.engine.routes, scenePath: scenePath)
+        let busPaths = try busOutputPaths(busOutputs, buses: scene.engine.outputBuses, scenePath: scenePath)
         let loader = AudioLoader(scene: scene)
         loader.progress = progress
-        let renderer = try SceneRenderer(scene: scene, audio: loader)
+        let renderer = try OfflineRenderer(scene: scene, audio: loader)
         var given: Set<String> = []
         for (source, path) in inputFiles {
             guard given.insert(source).inserted else { throw InputArgumentError(description: "--input \(source) is given twice") }
@@ -53,12 +56,12 @@ extension SceneRenderer {
         let writer = try AtomicWAVWriter(
             path: outputPath, sampleRate: scene.engine.sampleRate,
             channelCount: scene.engine.channelCount, format: sampleFormat, frameCount: renderer.totalFrames)
-        var routeWriters: [AtomicWAVWriter] = []
+        var busWriters: [AtomicWAVWriter] = []
         // Each session's recording, written like the output: into place only on success.
         var recordings: [AtomicWAVWriter] = []
         do {
-            for path in routePaths {
-                routeWriters.append(
+            for path in busPaths {
+                busWriters.append(
                     try AtomicWAVWriter(
                         path: path, sampleRate: scene.engine.sampleRate, channelCount: scene.engine.channelCount, format: sampleFormat,
                         frameCount: renderer.totalFrames))
@@ -66,7 +69,7 @@ extension SceneRenderer {
             for s in scene.sessions {
                 guard let file = scene.recordTo[s.id], let input = renderer.inputs.first(where: { $0.session == s.id }) else { continue }
                 let path = scene.resolve(file)
-                if path == outputPath || path == eventsPath || path == plotPath || routePaths.contains(path) {
+                if path == outputPath || path == eventsPath || path == plotPath || busPaths.contains(path) {
                     throw SceneError(path, "session \"\(s.id)\" records to the same file as another output")
                 }
                 let recording = try AtomicWAVWriter(
@@ -77,7 +80,7 @@ extension SceneRenderer {
             }
         } catch {
             writer.discard()
-            for w in routeWriters { w.discard() }
+            for w in busWriters { w.discard() }
             for r in recordings { r.discard() }
             throw error
         }
@@ -87,9 +90,9 @@ extension SceneRenderer {
         do {
             try renderer.render(
                 progress: { progress(.rendering(fraction: $0)) },
-                routeSink: {
+                busSink: {
                     levels.measure($1)
-                    try routeWriters[$0 - 1].write($1)
+                    try busWriters[$0 - 1].write($1)
                 },
                 sink: {
                     levels.measure($0)
@@ -107,14 +110,14 @@ extension SceneRenderer {
             // All into place, or none if the process is stopped meanwhile.
             try TemporaryFiles.together { held in
                 try writer.commit(in: &held)
-                for w in routeWriters { try w.commit(in: &held) }
+                for w in busWriters { try w.commit(in: &held) }
                 for r in recordings { try r.commit(in: &held) }
                 try eventsWriter?.commit(in: &held)
                 try plotWriter?.commit(in: &held)
             }
         } catch {
             writer.discard()
-            for w in routeWriters { w.discard() }
+            for w in busWriters { w.discard() }
             for r in recordings { r.discard() }
             eventsWriter?.discard()
             plotWriter?.discard()
@@ -129,26 +132,49 @@ extension SceneRenderer {
     }
 }
 
-/// A `--route-output` that names no route of the scene, or a route of the scene that has no
-/// `--route-output`: a usage error (nothing is rendered or written). Value type: any thread.
-public struct RouteOutputError: Error, CustomStringConvertible, Sendable {
-    /// What is wrong, naming the route.
+/// A `--bus-output` that names no output bus of the scene, or an output bus of the scene
+/// that has no `--bus-output`: a usage error (nothing is rendered or written). Value type: any thread.
+public struct BusOutputError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong, naming the output bus.
     public let description: String
 }
 
-extension SceneRenderer {
-    /// The output path of each route past main, in route order.
-    static func routeOutputPaths(_ outputs: [(route: String, path: String)], routes: [String], scenePath: String) throws -> [String] {
-        for o in outputs where !routes.dropFirst().contains(o.route) {
-            throw RouteOutputError(
-                description: "--route-output \(o.route)=\(o.path): the scene has no route \"\(o.route)\" besides main "
-                    + "(engine.routes: \(routes.joined(separator: ", ")))")
+/// The old name of `BusOutputError`.
+@available(*, deprecated, renamed: "BusOutputError")
+public typealias RouteOutputError = BusOutputError
+
+extension OfflineRenderer {
+    /// The output path of each output bus past main, in bus order.
+    static func busOutputPaths(_ outputs: [(bus: String, path: String)], buses: [String], scenePath: String) throws -> [String] {
+        for o in outputs where !buses.dropFirst().contains(o.bus) {
+            throw BusOutputError(
+                description: "--bus-output \(o.bus)=\(o.path): the scene has no output bus \"\(o.bus)\" besides main "
+                    + "(engine.outputBuses: \(buses.joined(separator: ", ")))")
         }
-        return try routes.dropFirst().map { name in
-            guard let o = outputs.first(where: { $0.route == name }) else {
-                throw RouteOutputError(description: "route \"\(name)\" of \(scenePath) has no output: add --route-output \(name)=FILE.wav")
+        return try buses.dropFirst().map { name in
+            guard let o = outputs.first(where: { $0.bus == name }) else {
+                throw BusOutputError(description: "output bus \"\(name)\" of \(scenePath) has no output: add --bus-output \(name)=FILE.wav")
             }
             return o.path
         }
+    }
+
+    /// `renderFile` with the output buses' WAVs under their old parameter name. Control side.
+    @available(
+        *, deprecated,
+        renamed:
+            "renderFile(scenePath:outputPath:eventsPath:format:resampler:plotPath:busOutputs:inputs:allowWritesAnywhere:notice:warning:progress:)"
+    )
+    public static func renderFile(
+        scenePath: String, outputPath: String, eventsPath: String?,
+        format: SampleFormat?, resampler: ResamplerQuality? = nil, plotPath: String? = nil,
+        routeOutputs: [(route: String, path: String)],
+        inputs inputFiles: [(source: String, path: String)] = [], allowWritesAnywhere: Bool = false,
+        notice: (String) -> Void = { _ in }, progress: @escaping (RenderProgress) -> Void = { _ in }
+    ) throws -> RenderReport {
+        try renderFile(
+            scenePath: scenePath, outputPath: outputPath, eventsPath: eventsPath, format: format, resampler: resampler,
+            plotPath: plotPath, busOutputs: routeOutputs.map { (bus: $0.route, path: $0.path) }, inputs: inputFiles,
+            allowWritesAnywhere: allowWritesAnywhere, notice: notice, progress: progress)
     }
 }

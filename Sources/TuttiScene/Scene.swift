@@ -24,8 +24,14 @@ public struct Scene: Sendable {
         public var output: SampleFormat = .float32
         /// Voices the whole engine may play at once (nil: no limit).
         public var maxVoices: Int?
-        /// Output routes (`engine.routes`): "main" first, always there.
-        public var routes = ["main"]
+        /// Output buses, the named output mixes (`engine.outputBuses`): "main" first, always there.
+        public var outputBuses = ["main"]
+        /// The output buses under their old name.
+        @available(*, deprecated, renamed: "outputBuses")
+        public var routes: [String] {
+            get { outputBuses }
+            set { outputBuses = newValue }
+        }
         /// The output peak limiter (`engine.limiter`); nil: none.
         public var limiter: LimiterSettings?
         /// The master effect chain (`engine.effects`), before the system volume; nil: no
@@ -91,9 +97,15 @@ public struct Scene: Sendable {
         public var loopCount: Int?
         /// Voice-stealing priority, 0…255 (default 128).
         public var priority: Int = 128
-        /// The output route it plays to (`route`; only sources of multiRoute sessions may
+        /// The output bus it plays to (`outputBus`; only sources of multiRoute sessions may
         /// name one other than "main").
-        public var route = "main"
+        public var outputBus = "main"
+        /// The output bus under its old name.
+        @available(*, deprecated, renamed: "outputBus")
+        public var route: String {
+            get { outputBus }
+            set { outputBus = newValue }
+        }
         /// Pan position at the start, −1 (left) … +1 (right) (`pan`); nil: never panned (no
         /// pan stage; mono material at unity on both channels).
         public var pan: Double?
@@ -239,6 +251,10 @@ public struct Scene: Sendable {
     public var sessionEffects: [String: [EffectSettings]] = [:]
     /// The folder relative file paths are resolved against.
     public var baseDirectory: String
+    /// What the decoder read but warns about, one line each in file order, e.g.
+    /// `sources[2].route is deprecated, use outputBus (…)`: a deprecated key read under its old
+    /// name. `tutti render` and `tutti play` print each as `tutti: warning: LINE` on stderr.
+    public var warnings: [String] = []
 
     /// The render's length in output frames.
     public var durationFrames: Int { Int((duration * Double(engine.sampleRate)).rounded()) }

@@ -39,7 +39,29 @@ struct SceneDecoder {
     /// `engine.policy.interactions`, read with the engine, resolved once the sessions are known.
     private var pendingInteractions: [RawInteraction] = []
 
+    /// Deprecated keys read, one line each (`Scene.warnings`).
+    private var warnings: [String] = []
+
+    /// The JSON path of each source's output-bus key (`sources[i].outputBus`, or the
+    /// deprecated `sources[i].route`), by source place: errors name the key as written.
+    private var busKeyPlaces: [String: String] = [:]
+
     init(baseDirectory: String) { self.baseDirectory = baseDirectory }
+
+    /// `newKey`, or its deprecated old name `oldKey` (read for one release, with a warning):
+    /// the key present in `r`, nil if neither is. Both is an error naming the old one's path.
+    mutating func renamedKey(_ r: inout FieldReader, _ newKey: String, old oldKey: String) throws -> String? {
+        let hasNew = r.has(newKey)
+        guard r.has(oldKey) else { return hasNew ? newKey : nil }
+        if hasNew {
+            throw SceneError(
+                r.child(oldKey), "give \(newKey) or its deprecated old name \(oldKey), not both (\(oldKey) is read as \(newKey))")
+        }
+        warnings.append(
+            "\(r.child(oldKey)) is deprecated, use \(newKey) (the same meaning: a named output mix; the old key is read until the next release)"
+        )
+        return oldKey
+    }
 
     mutating func decode(_ root: JSONValue) throws -> Scene {
         var r = try FieldReader(root, path: "")
@@ -67,7 +89,7 @@ struct SceneDecoder {
         for (i, v) in try r.array("sources").enumerated() {
             let s = try source(v, path: "sources[\(i)]", sessions: sessionIDs, sampleRate: scene.engine.sampleRate)
             guard sourceIDs.insert(s.id).inserted else { throw SceneError("sources[\(i)].id", "duplicate source id \"\(s.id)\"") }
-            try checkRoute(of: s, path: "sources[\(i)].route", scene: scene)
+            try checkOutputBus(of: s, path: busKeyPlaces[s.place] ?? "sources[\(i)].outputBus", scene: scene)
             if case .input = s.audio {
                 let category = scene.sessions.first { $0.id == s.session }!.category
                 guard category == .record || category == .playAndRecord else {
@@ -101,6 +123,7 @@ struct SceneDecoder {
         try r.finish()
         // Stable: events at the same time keep file order.
         scene.events = events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        scene.warnings = warnings
         return scene
     }
 
@@ -114,7 +137,7 @@ struct SceneDecoder {
         if let d = r.value("ducking") { (e.ducking, pendingRules) = try engineDucking(d, path: r.child("ducking")) }
         if r.has("output") { e.output = try r.name("output", as: SampleFormat.self, what: "output format") }
         if r.has("maxVoices") { e.maxVoices = try voiceLimit(&r) }
-        if r.has("routes") { e.routes = try routes(&r) }
+        if let key = try renamedKey(&r, "outputBuses", old: "routes") { e.outputBuses = try outputBuses(&r, key) }
         if let l = r.value("limiter") { e.limiter = try limiter(l, path: r.child("limiter")) }
         if let v = r.value("effects") { e.effects = try effects(v, path: r.child("effects"), sampleRate: e.sampleRate) }
         if let p = r.value("policy") {
@@ -200,38 +223,40 @@ struct SceneDecoder {
         return .setEffect(index: index, e, glide: try r.optionalNumber("glide", in: 0...60, unit: " s"))
     }
 
-    /// `engine.routes`: distinct non-empty names without "=" (the CLI's `NAME=FILE`), at most
+    /// `engine.outputBuses` (`key`; or the deprecated `engine.routes`): distinct non-empty
+    /// names without "=" (the CLI's `NAME=FILE`), at most
     /// 8 with "main", which is added first when missing and moved first when listed later.
-    func routes(_ r: inout FieldReader) throws -> [String] {
+    func outputBuses(_ r: inout FieldReader, _ key: String) throws -> [String] {
         var names: [String] = []
-        for (i, v) in try r.array("routes").enumerated() {
-            let place = "\(r.child("routes"))[\(i)]"
-            guard case .string(let name) = v else { throw SceneError(place, "expected a route name, found \(v.kindName)") }
-            guard !name.isEmpty, !name.contains("=") else { throw SceneError(place, "a route name must be non-empty, without \"=\"") }
-            guard !names.contains(name) else { throw SceneError(place, "route \"\(name)\" is listed twice") }
+        for (i, v) in try r.array(key).enumerated() {
+            let place = "\(r.child(key))[\(i)]"
+            guard case .string(let name) = v else { throw SceneError(place, "expected an output bus name, found \(v.kindName)") }
+            guard !name.isEmpty, !name.contains("=") else { throw SceneError(place, "an output bus name must be non-empty, without \"=\"") }
+            guard !names.contains(name) else { throw SceneError(place, "output bus \"\(name)\" is listed twice") }
             names.append(name)
         }
         names.removeAll { $0 == "main" }
         names.insert("main", at: 0)
-        guard names.count <= 8 else { throw SceneError(r.child("routes"), "at most 8 routes (with main), got \(names.count)") }
+        guard names.count <= 8 else { throw SceneError(r.child(key), "at most 8 output buses (with main), got \(names.count)") }
         return names
     }
 
-    /// A source's `route`: a route of `engine.routes`, other than main only in a session
-    /// whose category is multiRoute.
-    func checkRoute(of source: Scene.Source, path: String, scene: Scene) throws {
-        guard source.route != "main" else { return }
-        guard scene.engine.routes.contains(source.route) else {
+    /// A source's `outputBus`: a bus of `engine.outputBuses`, other than main only in a
+    /// session whose category is multiRoute. `path` is the key as written.
+    func checkOutputBus(of source: Scene.Source, path: String, scene: Scene) throws {
+        guard source.outputBus != "main" else { return }
+        guard scene.engine.outputBuses.contains(source.outputBus) else {
             throw SceneError(
                 path,
-                "unknown route \"\(source.route)\" (engine.routes: \(scene.engine.routes.map { "\"\($0)\"" }.joined(separator: ", ")))")
+                "unknown output bus \"\(source.outputBus)\" (engine.outputBuses: \(scene.engine.outputBuses.map { "\"\($0)\"" }.joined(separator: ", ")))"
+            )
         }
         let category = scene.sessions.first { $0.id == source.session }?.category
         guard category == .multiRoute else {
             throw SceneError(
                 path,
                 "session \"\(source.session)\" has category \(category.map { $0.rawValue } ?? "?"); only sources of multiRoute sessions "
-                    + "play to a route other than main")
+                    + "play to an output bus other than main")
         }
     }
 
@@ -472,7 +497,7 @@ struct SceneDecoder {
         }
     }
 
-    func source(_ v: JSONValue, path: String, sessions: Set<String>, sampleRate: Int) throws -> Scene.Source {
+    mutating func source(_ v: JSONValue, path: String, sessions: Set<String>, sampleRate: Int) throws -> Scene.Source {
         var r = try FieldReader(v, path: path)
         let id = try identifier(&r, "id")
         let session = try r.string("session")
@@ -512,11 +537,15 @@ struct SceneDecoder {
         }
         let priority = try r.integer("priority", default: 128, in: 0...255)
         let fades = try self.fades(&r)
-        let route = r.has("route") ? try identifier(&r, "route") : "main"
+        var outputBus = "main"
+        if let key = try renamedKey(&r, "outputBus", old: "route") {
+            outputBus = try identifier(&r, key)
+            busKeyPlaces[path] = r.child(key)
+        }
         try r.finish()
         var source = Scene.Source(
             id: id, session: session, audio: audio, gain: gain, loop: loop, priority: priority, place: path, fades: fades)
-        source.route = route
+        source.outputBus = outputBus
         source.pan = pan
         source.rate = rate
         source.loopStart = loopStart

@@ -2,7 +2,7 @@ import Foundation
 import Tutti
 import TuttiEngine
 
-extension SceneRenderer {
+extension OfflineRenderer {
     /// Read and decode a scene file; relative audio paths resolve against its folder. A path
     /// that is not a regular file (a FIFO, a folder, a device) is refused without reading it.
     /// Errors name the path (syntax errors with line and column). Control side. Any thread but a real-time one.

@@ -34,7 +34,7 @@ final class SceneInput {
     }
 }
 
-extension SceneRenderer {
+extension OfflineRenderer {
     /// The ring sizes of an input source in a scene: enough for a few blocks offline, and half
     /// a second for a live capture thread.
     static func inputKind(channelCount: Int, scene: Scene, records: Bool) -> SourceKind {

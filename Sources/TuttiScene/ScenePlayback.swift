@@ -29,10 +29,10 @@ public final class ScenePlayback {
     public var journal: [LogEntry] { shadow.journal }
     /// Frames the shadow has decided: commands for every frame before it are known. Control thread.
     public var decidedFrames: Int64 { shadow.framePosition }
-    private let shadow: SceneRenderer
-    private let live: SceneRenderer
+    private let shadow: OfflineRenderer
+    private let live: OfflineRenderer
     /// The live graph's renderer (its input sources are what a backend captures into).
-    var liveRenderer: SceneRenderer { live }
+    var liveRenderer: OfflineRenderer { live }
     /// Shadow commands queued for the live engine so far.
     private var forwarded = 0
 
@@ -42,9 +42,9 @@ public final class ScenePlayback {
         self.scene = scene
         // One loader: each file is decoded and converted once for both renderers.
         let audio = AudioLoader(scene: scene)
-        shadow = try SceneRenderer(scene: scene, audio: audio)
+        shadow = try OfflineRenderer(scene: scene, audio: audio)
         shadow.recordsCommands = true
-        live = try SceneRenderer(scene: scene, audio: audio)
+        live = try OfflineRenderer(scene: scene, audio: audio)
         engine = live.engine
         loading = audio.report
     }

@@ -408,7 +408,7 @@ extension Timeline {
             }
         case .phoneCallBegin: return "phone call begins"
         case .phoneCallEnd: return "phone call ends"
-        case .systemSound(let audio, _): return "system sound \(SceneRenderer.soundName(audio))"
+        case .systemSound(let audio, _): return "system sound \(OfflineRenderer.soundName(audio))"
         case .remote(let c): return "remote command \(c.rawValue)"
         case .session(let s, _): return "session \(s)"
         case .source(let s, _): return "source \(s)"

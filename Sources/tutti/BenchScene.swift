@@ -252,7 +252,8 @@ enum SceneBench {
         do { bytes = try Data(contentsOf: URL(fileURLWithPath: scenePath)) } catch {
             throw SceneError(scenePath, "no such scene file")
         }
-        let scene = try SceneRenderer.loadScene(path: scenePath)
+        let scene = try OfflineRenderer.loadScene(path: scenePath)
+        for line in scene.warnings { Warnings.print(line) }
         let block = scene.engine.blockFrames
         let channels = scene.engine.channelCount
         let referenceSources = max(1, scene.sources.count)
@@ -291,7 +292,7 @@ enum SceneBench {
         var blockCount = 0
         let deadlineNs = Double(block) / Double(scene.engine.sampleRate) * 1e9
         for _ in 0..<rounds {
-            let renderer = try SceneRenderer(scene: scene, streamingThresholdSeconds: .infinity)
+            let renderer = try OfflineRenderer(scene: scene, streamingThresholdSeconds: .infinity)
             renderer.timesEngineCalls = true
             var engineTimes: [UInt64] = []
             var referenceTimes: [UInt64] = []

@@ -17,7 +17,8 @@ struct Explain: ParsableCommand {
 
     func run() throws {
         do {
-            let s = try SceneRenderer.loadScene(path: scene)
+            let s = try OfflineRenderer.loadScene(path: scene)
+            for line in s.warnings { Warnings.print(line) }
             let e = try Explanation.explain(scene: s, at: at)
             print(json ? JSONWriter.string(e.json) : e.text, terminator: json ? "\n" : "")
         } catch {

@@ -35,8 +35,8 @@ struct Play: ParsableCommand {
             process callback (ports out_1 … out_N; docs/backends.md). \
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
-            (default: the default sink), and each other route given --route NAME=NODE as a stream \
-            of its own to that sink (clock-corrected; a route without one is not played); other apps' running PipeWire playback streams are \
+            (default: the default sink), and each other output bus given --bus-output NAME=NODE as a \
+            stream of its own to that sink (clock-corrected; a bus without one is not played); other apps' running PipeWire playback streams are \
             then applied as the `other` control line (journalled as otherAudioChanged), and the \
             sink it plays to going away, or the stream moving to another sink, as the `route` \
             control line (oldDeviceUnavailable pauses media sessions; a headphones or headset \
@@ -47,8 +47,8 @@ struct Play: ParsableCommand {
             the default source). Sessions' recordTo WAVs are written while playing and moved into \
             place at the end; SIGINT / SIGTERM / SIGHUP stop playback and finish them (exit \
             130 / 143 / 129; a second signal removes them). A scene with several \
-            engine.routes plays each route on its own PCM (--route NAME=PCM) or JACK port group \
-            (NAME_1 …, --route NAME=PORTS); the report then gives xruns and latency per route.
+            engine.outputBuses plays each output bus on its own PCM (--bus-output NAME=PCM), JACK port \
+            group (NAME_1 …, --bus-output NAME=PORTS) or PipeWire stream (--bus-output NAME=NODE); the report then gives xruns and latency per bus.
             """)
 
     @Argument(help: "The scene file (JSON; see docs/scene-format.md).")
@@ -69,12 +69,17 @@ struct Play: ParsableCommand {
     var device = "default"
 
     @Option(
-        name: .customLong("route"),
+        name: .customLong("bus-output"),
         help: ArgumentHelp(
-            "Play route NAME of the scene's engine.routes on DEST (repeatable).",
+            "Play output bus NAME of the scene's engine.outputBuses on DEST (repeatable).",
             discussion:
-                "ALSA: DEST is a PCM; main defaults to --device, every other route needs one (all are opened with the same rate, format and period and written from the one render thread). JACK: DEST is a comma-separated list of ports for the route's group NAME_1 … (one per channel); main defaults to the physical ports, another route without --route stays unconnected.",
+                "ALSA: DEST is a PCM; main defaults to --device, every other bus needs one (all are opened with the same rate, format and period and written from the one render thread). JACK: DEST is a comma-separated list of ports for the bus's group NAME_1 … (one per channel); main defaults to the physical ports, another bus without --bus-output stays unconnected.",
             valueName: "NAME=DEST"))
+    var busOutput: [String] = []
+
+    @Option(
+        name: .customLong("route"),
+        help: ArgumentHelp("Deprecated: --bus-output (the same, for one release).", valueName: "NAME=DEST"))
     var route: [String] = []
 
     @Option(
@@ -188,7 +193,7 @@ struct Play: ParsableCommand {
         if noWatchOtherAudio, named.backend == .alsa || named.backend == .jack {
             throw ValidationError("--no-watch-other-audio is for --backend pipewire (\(named.backend.name) sees no other apps)")
         }
-        try named.validateRoutes()
+        try named.validateBusOutputs()
     }
 
     func run() throws {
@@ -201,8 +206,9 @@ struct Play: ParsableCommand {
                 // What the backend found cannot take (--period with JACK, --format with
                 // PipeWire …) is the usual usage error.
                 try resolved.validateBackendOptions()
-                try resolved.validateRoutes()
+                try resolved.validateBusOutputs()
             }
+            if !route.isEmpty { Warnings.deprecatedFlag("play", "--route", use: "--bus-output") }
             try resolved.play(auto: backend == .auto)
         } catch let e as ExitCode {
             throw e
@@ -219,12 +225,13 @@ struct Play: ParsableCommand {
 
     /// Plays with `backend` resolved (never `.auto`); `auto`: it was, so the report names it.
     private func play(auto: Bool) throws {
-        var scene = try SceneRenderer.loadScene(path: self.scene)
+        var scene = try OfflineRenderer.loadScene(path: self.scene)
+        for line in scene.warnings { Warnings.print(line) }
         if !allowWritesAnywhere { try scene.checkWritesConfined(outputDirectory: nil) }
         // Before any other thread exists: a signal then finishes the recordings.
         let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
         let backend = self.backend.implementation
-        var settings = try outputSettings(routes: scene.engine.routes)
+        var settings = try outputSettings(buses: scene.engine.outputBuses)
         // Settings and destinations are checked before the scene is prepared (that takes a
         // while); a server that sets the rate (JACK) has the scene rendered at its rate.
         if let rate = try probe(backend, settings, scene.engine), rate != scene.engine.sampleRate {
@@ -246,7 +253,7 @@ struct Play: ParsableCommand {
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \(status)")
         for bus in status.buses.dropFirst() {
             say(
-                "route \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
+                "output bus \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
             )
         }
         if let capture { say("capturing input \(capture.id) from \(captureDescription(output, channels: capture.source.channelCount))") }
@@ -337,7 +344,7 @@ struct Play: ParsableCommand {
         // Main first; then each other output bus on the same line.
         let others = end.buses.dropFirst().map { bus in
             String(
-                format: "; route %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", bus.name,
+                format: "; output bus %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", bus.name,
                 bus.destination.isEmpty ? "(unconnected)" : bus.destination, bus.xrunCount,
                 Double(bus.latencyFrames) / Double(rate) * 1000, bus.framesDropped)
         }
@@ -394,12 +401,12 @@ struct Play: ParsableCommand {
     private func probe(_ backend: any OutputBackend.Type, _ settings: OutputSettings, _ engine: Scene.EngineSettings) throws -> Int? {
         let rate: Int?
         do throws(TuttiError) {
-            rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.routes)
+            rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.outputBuses)
         } catch {
             guard self.backend == .pipewire, error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
             throw TuttiError(.device, "\(error.message) \(PipeWireListing.wayOut)")
         }
-        if self.backend == .pipewire { try checkPipeWireTarget(settings, routes: engine.routes) }
+        if self.backend == .pipewire { try checkPipeWireTarget(settings, buses: engine.outputBuses) }
         return rate
     }
 

@@ -88,17 +88,25 @@ extension Play {
         if jack.noConnect && !jack.connect.isEmpty { throw ValidationError("--no-connect and --connect exclude each other") }
     }
 
-    /// The `--route` values as the library reads them (`OutputSettings.addBusDestination`):
-    /// a malformed one or a route given twice is a usage error (exit 64).
-    func routeDestinations() throws -> [String: [String]] {
+    /// The flag the output buses' destinations were given with: `--bus-output`, or its
+    /// deprecated old name `--route`.
+    var busOutputFlag: String { route.isEmpty ? "--bus-output" : "--route" }
+
+    /// The `--bus-output` values (or the deprecated `--route`'s) as the library reads them
+    /// (`OutputSettings.addBusDestination`): a malformed one, a bus given twice, or both flags
+    /// at once is a usage error (exit 64).
+    func busDestinations() throws -> [String: [String]] {
+        if !busOutput.isEmpty && !route.isEmpty {
+            throw ValidationError("--bus-output and --route: give one (--route is the deprecated name of --bus-output)")
+        }
         var settings = OutputSettings()
-        for value in route {
+        for value in busOutput + route {
             do {
                 // auto (before it is decided): the syntax only, read as ALSA reads it.
                 try settings.addBusDestination(
                     value, backend: backend == .auto ? OutputConfiguration.Backend.alsa.implementation : backend.implementation)
             } catch {
-                throw ValidationError("--route: \(error.message) (NAME=DEST: an ALSA PCM, or JACK ports with --backend jack)")
+                throw ValidationError("\(busOutputFlag): \(error.message) (NAME=DEST: an ALSA PCM, or JACK ports with --backend jack)")
             }
         }
         return settings.busDestinations
@@ -106,40 +114,42 @@ extension Play {
 
     /// Usage checks that need no scene: syntax, and `main` named twice (`--device` /
     /// `--connect` / `--no-connect` name it too).
-    func validateRoutes() throws {
-        guard let main = try routeDestinations()["main"] else { return }
+    func validateBusOutputs() throws {
+        guard let main = try busDestinations()["main"] else { return }
         let destination = main.joined(separator: ",")
+        let flag = busOutputFlag
         if backend == .alsa, device != "default" {
-            throw ValidationError("--route main=\(destination) and --device \(device) both name main's PCM: give one")
+            throw ValidationError("\(flag) main=\(destination) and --device \(device) both name main's PCM: give one")
         }
         if backend == .jack, jack.noConnect || !jack.connect.isEmpty {
-            throw ValidationError("--route main=\(destination) and --connect / --no-connect both say where main goes: give one")
+            throw ValidationError("\(flag) main=\(destination) and --connect / --no-connect both say where main goes: give one")
         }
         if backend == .pipewire, let target {
-            throw ValidationError("--route main=\(destination) and --target \(target) both name main's node: give one")
+            throw ValidationError("\(flag) main=\(destination) and --target \(target) both name main's node: give one")
         }
     }
 
-    /// What the options ask of the output, for a scene with output buses `routes` (main
+    /// What the options ask of the output, for a scene with output buses `buses` (main
     /// first); the capture (`--capture-device`, `--capture-from`) is added with the scene's
-    /// input (`captureSources`). A `--route` the scene does not have, or (ALSA) a route past main without one,
-    /// is a usage error naming it (exit 64).
-    func outputSettings(routes: [String]) throws -> OutputSettings {
-        let destinations = try routeDestinations()
-        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) where !routes.contains(name) {
+    /// input (`captureSources`). A `--bus-output` the scene does not have, or (ALSA) a bus past
+    /// main without one, is a usage error naming it (exit 64).
+    func outputSettings(buses: [String]) throws -> OutputSettings {
+        let destinations = try busDestinations()
+        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) where !buses.contains(name) {
             throw ValidationError(
-                "--route \(name)=\(ports.joined(separator: ",")): the scene has no route \"\(name)\" (engine.routes: \(routes.joined(separator: ", ")))"
+                "\(busOutputFlag) \(name)=\(ports.joined(separator: ",")): the scene has no output bus \"\(name)\" (engine.outputBuses: \(buses.joined(separator: ", ")))"
             )
         }
         var settings = OutputSettings(device: backend == .alsa ? device : backend == .jack ? jack.server : target)
         settings.busDestinations = destinations
-        let main = routes.first ?? "main"
+        let main = buses.first ?? "main"
         switch backend {
         case .alsa:
-            if !destinations.isEmpty || routes.count > 1 {
-                for name in routes.dropFirst() where destinations[name] == nil {
+            if !destinations.isEmpty || buses.count > 1 {
+                for name in buses.dropFirst() where destinations[name] == nil {
                     throw ValidationError(
-                        "route \"\(name)\" of \(scene) has no PCM: add --route \(name)=PCM (every route plays on its own ALSA PCM)")
+                        "output bus \"\(name)\" of \(scene) has no PCM: add --bus-output \(name)=PCM (every output bus plays on its own ALSA PCM)"
+                    )
                 }
             }
             settings.periodFrames = period ?? 1024
@@ -169,13 +179,13 @@ extension Play {
         return settings
     }
 
-    /// With PipeWire: the target main plays to (`--target`, or `--route main=NODE`), and each
-    /// other route's (`--route NAME=NODE`), must name a sink of the daemon (its `node.name` or
-    /// `object.serial`), else it is an error listing the sinks (WirePlumber would otherwise
-    /// play to the default sink, or nowhere). No target: the default sink, nothing to check.
-    /// `--capture-device NODE` must be one of its sources, or a sink's "SINK.monitor" (the
-    /// library's check, `PipeWireOutput.checkCaptureSource`, under the option's name).
-    func checkPipeWireTarget(_ settings: OutputSettings, routes: [String]) throws {
+    /// With PipeWire: the target main plays to (`--target`, or `--bus-output main=NODE`), and
+    /// each other output bus's (`--bus-output NAME=NODE`), must name a sink of the daemon (its
+    /// `node.name` or `object.serial`), else it is an error listing the sinks (WirePlumber would
+    /// otherwise play to the default sink, or nowhere). No target: the default sink, nothing to
+    /// check. `--capture-device NODE` must be one of its sources, or a sink's "SINK.monitor"
+    /// (the library's check, `PipeWireOutput.checkCaptureSource`, under the option's name).
+    func checkPipeWireTarget(_ settings: OutputSettings, buses: [String]) throws {
         if let node = captureSources.first {
             do throws(TuttiError) {
                 try PipeWireOutput.checkCaptureSource(node)
@@ -183,15 +193,15 @@ extension Play {
                 throw PipeWireListing.inCLIWords(error)
             }
         }
-        let main = routes.first ?? "main"
+        let main = buses.first ?? "main"
         var targets: [(option: String, node: String)] = []
-        if let fromRoute = settings.busDestinations[main]?.first {
-            targets.append(("--route \(main)=\(fromRoute)", fromRoute))
+        if let fromBus = settings.busDestinations[main]?.first {
+            targets.append(("\(busOutputFlag) \(main)=\(fromBus)", fromBus))
         } else if let device = settings.device {
             targets.append(("--target \(device)", device))
         }
-        for route in routes.dropFirst() {
-            if let node = settings.busDestinations[route]?.first { targets.append(("--route \(route)=\(node)", node)) }
+        for bus in buses.dropFirst() {
+            if let node = settings.busDestinations[bus]?.first { targets.append(("\(busOutputFlag) \(bus)=\(node)", node)) }
         }
         guard !targets.isEmpty else { return }
         let sinks = try PipeWireListing.nodes().filter(\.isSink)

@@ -66,10 +66,15 @@ struct Render: ParsableCommand {
     var plot: String?
 
     @Option(
-        name: .customLong("route-output"),
+        name: .customLong("bus-output"),
         help: ArgumentHelp(
-            "Write route NAME of the scene's engine.routes to FILE (NAME=FILE; repeat for each route besides main, which goes to -o).",
+            "Write output bus NAME of the scene's engine.outputBuses to FILE (NAME=FILE; repeat for each bus besides main, which goes to -o).",
             valueName: "NAME=FILE"))
+    var busOutput: [String] = []
+
+    @Option(
+        name: .customLong("route-output"),
+        help: ArgumentHelp("Deprecated: --bus-output (the same, for one release).", valueName: "NAME=FILE"))
     var routeOutput: [String] = []
 
     @Option(
@@ -105,11 +110,12 @@ struct Render: ParsableCommand {
         guard let output else { throw ValidationError("--output is required (the WAV file to write)") }
         var paths = [output] + (events.map { [$0] } ?? []) + (plot.map { [$0] } ?? [])
         var names: Set<String> = []
-        for (name, path) in try routeOutputs() {
-            guard name != "main" else { throw ValidationError("--route-output main=\(path): route main goes to -o") }
-            guard names.insert(name).inserted else { throw ValidationError("--route-output \(name): given twice") }
+        let flag = busOutputFlag
+        for (name, path) in try busOutputs() {
+            guard name != "main" else { throw ValidationError("\(flag) main=\(path): output bus main goes to -o") }
+            guard names.insert(name).inserted else { throw ValidationError("\(flag) \(name): given twice") }
             guard !paths.contains(path) else {
-                throw ValidationError("--route-output \(name)=\(path) names the same file as another output")
+                throw ValidationError("\(flag) \(name)=\(path) names the same file as another output")
             }
             paths.append(path)
         }
@@ -143,11 +149,20 @@ struct Render: ParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    /// `--route-output NAME=FILE` values, split.
-    func routeOutputs() throws -> [(route: String, path: String)] {
-        try routeOutput.map { value in
+    /// The flag the output buses' files were given with: `--bus-output`, or its deprecated
+    /// old name `--route-output`.
+    var busOutputFlag: String { routeOutput.isEmpty ? "--bus-output" : "--route-output" }
+
+    /// `--bus-output NAME=FILE` values (or the deprecated `--route-output`'s), split; both
+    /// flags at once is a usage error.
+    func busOutputs() throws -> [(bus: String, path: String)] {
+        if !busOutput.isEmpty && !routeOutput.isEmpty {
+            throw ValidationError("--bus-output and --route-output: give one (--route-output is the deprecated name of --bus-output)")
+        }
+        let flag = busOutputFlag
+        return try (busOutput + routeOutput).map { value in
             guard let eq = value.firstIndex(of: "="), eq != value.startIndex, value.index(after: eq) != value.endIndex else {
-                throw ValidationError("--route-output \(value): expected NAME=FILE")
+                throw ValidationError("\(flag) \(value): expected NAME=FILE")
             }
             return (String(value[..<eq]), String(value[value.index(after: eq)...]))
         }
@@ -167,7 +182,8 @@ struct Render: ParsableCommand {
     func validateBatch() throws {
         if scene != nil { throw ValidationError("--batch: the scenes come from the manifest, not from an argument") }
         let single: [(Bool, String)] = [
-            (output != nil, "--output"), (events != nil, "--events"), (plot != nil, "--plot"), (!routeOutput.isEmpty, "--route-output"),
+            (output != nil, "--output"), (events != nil, "--events"), (plot != nil, "--plot"), (!busOutput.isEmpty, "--bus-output"),
+            (!routeOutput.isEmpty, "--route-output"),
             (!inputs.isEmpty, "--input"),
         ]
         for (given, name) in single where given {
@@ -188,17 +204,18 @@ struct Render: ParsableCommand {
         }
         let scene = scene!
         let output = output!
+        if !routeOutput.isEmpty { Warnings.deprecatedFlag("render", "--route-output", use: "--bus-output") }
         let progress = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         do {
-            let report = try SceneRenderer.renderFile(
+            let report = try OfflineRenderer.renderFile(
                 scenePath: scene, outputPath: output, eventsPath: events,
-                format: format?.sampleFormat, resampler: resampler, plotPath: plot, routeOutputs: try routeOutputs(),
+                format: format?.sampleFormat, resampler: resampler, plotPath: plot, busOutputs: try busOutputs(),
                 inputs: try inputPairs(), allowWritesAnywhere: allowWritesAnywhere,
-                notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) },
+                notice: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) }, warning: Warnings.print,
                 progress: { progress.update($0) })
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data((report.summary + "\n").utf8)) }
-        } catch let error as RouteOutputError {
+        } catch let error as BusOutputError {
             progress.finish()
             throw ValidationError(error.description)
         } catch let error as InputArgumentError {

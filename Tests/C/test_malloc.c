@@ -58,7 +58,7 @@ static void rendering_allocates_nothing(void) {
     free(out);
 }
 
-/* tutti_engine_render_routes: three routes, sources on each, allocate nothing. */
+/* tutti_engine_render_output_buses: three output buses, sources on each, allocate nothing. */
 static void rendering_routes_allocates_nothing(void) {
     static const char *const names[] = {"main", "cue", "booth"};
     tutti_engine_config config;
@@ -77,14 +77,14 @@ static void rendering_routes_allocates_nothing(void) {
     OK(tutti_session_set_active(engine, dj, 1, 0, TUTTI_NOW));
     for (k = 0; k < 12; k++) {
         OK(tutti_source_create_tone(engine, dj, 200 + 50 * k, 0.05f, &t));
-        OK(tutti_source_set_route(engine, t, names[k % 3], TUTTI_NOW));
+        OK(tutti_source_set_output_bus(engine, t, names[k % 3], TUTTI_NOW));
         OK(tutti_source_play(engine, t, TUTTI_NOW));
     }
     for (k = 0; k < 3; k++) buffers[k] = calloc(256 * 2, sizeof(float));
-    OK(tutti_engine_render_routes(engine, buffers, 3, 256));
+    OK(tutti_engine_render_output_buses(engine, buffers, 3, 256));
     tutti_malloc_counter_start();
-    for (k = 0; k < 2000; k++) failures += tutti_engine_render_routes(engine, buffers, 3, 256) != TUTTI_OK;
-    failures += tutti_engine_render_routes(engine, buffers, 4, 256) != TUTTI_ERROR_INVALID_ARGUMENT;
+    for (k = 0; k < 2000; k++) failures += tutti_engine_render_output_buses(engine, buffers, 3, 256) != TUTTI_OK;
+    failures += tutti_engine_render_output_buses(engine, buffers, 4, 256) != TUTTI_ERROR_INVALID_ARGUMENT;
     allocations = (long)tutti_malloc_counter_stop();
     CHECK(failures == 0, "%d route renders failed", failures);
     CHECK(allocations == 0, "%ld allocations in 2000 route renders and a refused one", allocations);

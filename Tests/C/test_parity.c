@@ -343,13 +343,13 @@ static void silence_routes_and_the_output_flag(void) {
     free(x);
     OK(tutti_source_get_status(engine, quiet, &state, NULL, NULL));
     CHECK(state == TUTTI_SOURCE_PLAYING, "it plays: %d", state);
-    OK(tutti_source_get_route(engine, quiet, name, sizeof name, &length));
-    CHECK(strcmp(name, "main") == 0 && length == 4, "route %s (%zu)", name, length);
+    OK(tutti_source_get_output_bus(engine, quiet, name, sizeof name, &length));
+    CHECK(strcmp(name, "main") == 0 && length == 4, "output bus %s (%zu)", name, length);
     length = 0;
-    OK(tutti_source_get_route(engine, quiet, NULL, 0, &length));
+    OK(tutti_source_get_output_bus(engine, quiet, NULL, 0, &length));
     CHECK(length == 4, "length alone: %zu", length);
     memset(name, 'x', sizeof name);
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "capacity", tutti_source_get_route(engine, quiet, name, 4, NULL));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "capacity", tutti_source_get_output_bus(engine, quiet, name, 4, NULL));
     CHECK(name[0] == 'x', "nothing written into a short buffer");
     OK(tutti_output_is_running(engine, &running));
     CHECK(running == 0, "no output: %d", running);

@@ -1,6 +1,9 @@
-/* Output routes, measured: a tone sent to "cue" sounds only in the cue buffer of
- * tutti_engine_render_routes, main only in main; a config of the first released size (no
- * route fields) gives main alone; bad routes are refused with messages naming them. */
+/* Output buses (named output mixes; the config fields keep their first names, route_count and
+ * route_names), measured: a tone sent to "cue" sounds only in the cue buffer of
+ * tutti_engine_render_output_buses, main only in main; a config of the first released size (no
+ * bus fields) gives main alone; bad buses are refused with messages naming them; the
+ * deprecated names (tutti_source_set_route, tutti_source_get_route, tutti_engine_render_routes,
+ * TUTTI_MAX_ROUTES) still work. */
 #include <stddef.h>
 #include <string.h>
 
@@ -30,7 +33,7 @@ static void render_both(tutti_engine *engine, float *main_out, float *cue_out) {
         uint32_t n = FRAMES - done < 256 ? FRAMES - done : 256;
         outputs[0] = main_out + done;
         outputs[1] = cue_out + done;
-        OK(tutti_engine_render_routes(engine, outputs, 2, n));
+        OK(tutti_engine_render_output_buses(engine, outputs, 2, n));
         done += n;
     }
 }
@@ -42,7 +45,7 @@ static void a_tone_on_cue_sounds_only_on_cue(void) {
     float *m = calloc(FRAMES, sizeof(float)), *c = calloc(FRAMES, sizeof(float));
     OK(tutti_source_create_tone(engine, dj, 440, 0.5f, &a));
     OK(tutti_source_create_tone(engine, dj, 1000, 0.25f, &b));
-    OK(tutti_source_set_route(engine, b, "cue", TUTTI_NOW));
+    OK(tutti_source_set_output_bus(engine, b, "cue", TUTTI_NOW));
     OK(tutti_session_set_active(engine, dj, 1, 0, TUTTI_NOW));
     OK(tutti_source_play(engine, a, TUTTI_NOW));
     OK(tutti_source_play(engine, b, TUTTI_NOW));
@@ -77,8 +80,8 @@ static void the_first_released_config_size_means_main_alone(void) {
     FAILS(TUTTI_ERROR_VERSION, "struct_size", tutti_engine_create(&config, &engine));
     outputs[0] = out;
     outputs[1] = out;
-    OK(tutti_engine_render_routes(engine, outputs, 1, 128));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 2, 128));
+    OK(tutti_engine_render_output_buses(engine, outputs, 1, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "bus_count", tutti_engine_render_output_buses(engine, outputs, 2, 128));
     tutti_engine_destroy(engine);
 }
 
@@ -194,21 +197,21 @@ static void bad_routes_are_refused(void) {
     music = make_session(engine, "music", TUTTI_CATEGORY_PLAYBACK, 0);
     dj = make_session(engine, "dj", TUTTI_CATEGORY_MULTI_ROUTE, 0);
     OK(tutti_source_create_tone(engine, music, 440, 0.5f, &t));
-    FAILS(TUTTI_ERROR_STATE, "multiRoute", tutti_source_set_route(engine, t, "cue", TUTTI_NOW));
-    OK(tutti_source_set_route(engine, t, "main", TUTTI_NOW));
+    FAILS(TUTTI_ERROR_STATE, "multiRoute", tutti_source_set_output_bus(engine, t, "cue", TUTTI_NOW));
+    OK(tutti_source_set_output_bus(engine, t, "main", TUTTI_NOW));
     OK(tutti_source_create_tone(engine, dj, 440, 0.5f, &t));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "booth", tutti_source_set_route(engine, t, "booth", TUTTI_NOW));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route", tutti_source_set_route(engine, t, NULL, TUTTI_NOW));
-    OK(tutti_source_set_route(engine, t, "cue", TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "booth", tutti_source_set_output_bus(engine, t, "booth", TUTTI_NOW));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "bus", tutti_source_set_output_bus(engine, t, NULL, TUTTI_NOW));
+    OK(tutti_source_set_output_bus(engine, t, "cue", TUTTI_NOW));
     outputs[0] = out;
     outputs[1] = NULL;
     outputs[2] = out;
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "non-NULL", tutti_engine_render_routes(engine, outputs, 2, 128));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, NULL, 2, 128));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 0, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "non-NULL", tutti_engine_render_output_buses(engine, outputs, 2, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "bus_count", tutti_engine_render_output_buses(engine, NULL, 2, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "bus_count", tutti_engine_render_output_buses(engine, outputs, 0, 128));
     outputs[1] = out;
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 3, 128));
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_engine_render_routes(NULL, outputs, 2, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "bus_count", tutti_engine_render_output_buses(engine, outputs, 3, 128));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_engine_render_output_buses(NULL, outputs, 2, 128));
     tutti_engine_destroy(engine);
 }
 
@@ -239,6 +242,37 @@ static void routes_play_on_their_own_pcms(void) {
     tutti_engine_destroy(engine);
 }
 
+/* The deprecated names call the new ones: the same bus set, read back and rendered. */
+static void the_old_route_names_still_work(void) {
+    tutti_engine *engine = two_routes();
+    tutti_session dj = make_session(engine, "dj", TUTTI_CATEGORY_MULTI_ROUTE, 0);
+    tutti_source b;
+    char name[16];
+    size_t length = 0;
+    float m[4800], c[4800], *outputs[2];
+    uint32_t done = 0;
+    CHECK(TUTTI_MAX_ROUTES == TUTTI_MAX_OUTPUT_BUSES, "TUTTI_MAX_ROUTES %u", TUTTI_MAX_ROUTES);
+    OK(tutti_source_create_tone(engine, dj, 1000, 0.25f, &b));
+    OK(tutti_source_set_route(engine, b, "cue", TUTTI_NOW));
+    OK(tutti_source_get_output_bus(engine, b, name, sizeof name, &length));
+    CHECK(strcmp(name, "cue") == 0 && length == 3, "output bus %s (%zu)", name, length);
+    OK(tutti_source_get_route(engine, b, name, sizeof name, &length));
+    CHECK(strcmp(name, "cue") == 0 && length == 3, "route %s (%zu)", name, length);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "tutti_source_set_route: route", tutti_source_set_route(engine, b, NULL, TUTTI_NOW));
+    OK(tutti_session_set_active(engine, dj, 1, 0, TUTTI_NOW));
+    OK(tutti_source_play(engine, b, TUTTI_NOW));
+    while (done < 4800) {
+        outputs[0] = m + done;
+        outputs[1] = c + done;
+        OK(tutti_engine_render_routes(engine, outputs, 2, 240));
+        done += 240;
+    }
+    CHECK(fabs(tone_amplitude(c + 2400, 2400, 1, 1000) - 0.25) < 0.01, "cue 1 kHz: %f", tone_amplitude(c + 2400, 2400, 1, 1000));
+    CHECK(tone_amplitude(m + 2400, 2400, 1, 1000) < 1e-4, "no 1 kHz on main: %f", tone_amplitude(m + 2400, 2400, 1, 1000));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "route_count", tutti_engine_render_routes(engine, outputs, 3, 128));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(routes_play_on_their_own_pcms);
     TEST(a_tone_on_cue_sounds_only_on_cue);
@@ -246,5 +280,6 @@ int main(void) {
     TEST(every_engine_config_layout_is_accepted);
     TEST(init_functions_never_write_past_the_callers_struct);
     TEST(bad_routes_are_refused);
+    TEST(the_old_route_names_still_work);
     return harness_done();
 }

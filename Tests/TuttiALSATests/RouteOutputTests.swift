@@ -7,20 +7,20 @@ import TuttiTestSupport
 
 @testable import TuttiALSA
 
-/// A two-route scene: a 440 Hz tone (amplitude 0.5) on main, a 1 kHz tone (0.25) on cue.
+/// A scene with two output buses: a 440 Hz tone (amplitude 0.5) on main, a 1 kHz tone (0.25) on cue.
 private func routeScene(seconds: Double) -> String {
     """
-    {"engine": {"sampleRate": 48000, "channels": 2, "routes": ["main", "cue"]},
+    {"engine": {"sampleRate": 48000, "channels": 2, "outputBuses": ["main", "cue"]},
      "duration": \(seconds),
      "sessions": [{"id": "dj", "category": "multiRoute"}],
      "sources": [{"id": "deck", "session": "dj", "tone": {"frequency": 440, "amplitude": 0.5}},
-                 {"id": "preview", "session": "dj", "route": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}}],
+                 {"id": "preview", "session": "dj", "outputBus": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}}],
      "events": [{"at": 0, "session": "dj", "action": "activate"},
                 {"at": 0, "source": "deck", "action": "play"}, {"at": 0, "source": "preview", "action": "play"}]}
     """
 }
 
-/// `tutti play --route` with each route on its own PulseAudio null sink, recorded from the
+/// `tutti play --bus-output` with each output bus on its own PulseAudio null sink, recorded from the
 /// sinks' monitors; and the ALSA backend losing a route's PCM while main plays on.
 @Suite(
     .serialized, .enabled(if: PulseServer.isAvailable, Comment(rawValue: PulseServer.skipReason)),
@@ -48,7 +48,7 @@ struct RouteOutputTests {
     @Test func eachRoutePlaysOnItsOwnSinkWithoutTheOther() throws {
         for attempt in 1...3 {
             if try eachRouteOnce(finalAttempt: attempt == 3) { break }
-            print("tutti play --route: attempt \(attempt) had an xrun (machine load); again")
+            print("tutti play --bus-output: attempt \(attempt) had an xrun (machine load); again")
         }
     }
 
@@ -75,14 +75,14 @@ struct RouteOutputTests {
         let recorders = [try record("nullsink"), try record("cuesink")]
         usleep(300_000) // both recording before anything plays
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--route", "main=mainpcm", "--route", "cue=cuepcm"],
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--bus-output", "main=mainpcm", "--bus-output", "cue=cuepcm"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         usleep(200_000)
         for r in recorders { r.stop() }
-        print("tutti play --route: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+        print("tutti play --bus-output: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
         if !finalAttempt, play.status == 0, play.stdout.contains(" xruns"),
             !play.stdout.contains(": 0 xruns, latency ")
-                || !play.stdout.contains("; route cue on \"cuepcm\": 0 xruns")
+                || !play.stdout.contains("; output bus cue on \"cuepcm\": 0 xruns")
                 || !play.stdout.contains(" ms, 0 frames dropped")
         {
             return false
@@ -91,9 +91,9 @@ struct RouteOutputTests {
         // One line: main as with one route, then each other route's PCM.
         #expect(play.stdout.contains("played 2.00 s in "))
         #expect(play.stdout.contains(": 0 xruns, latency "), "\(play.stdout)")
-        #expect(play.stdout.contains("; route cue on \"cuepcm\": 0 xruns, latency "), "\(play.stdout)")
+        #expect(play.stdout.contains("; output bus cue on \"cuepcm\": 0 xruns, latency "), "\(play.stdout)")
         #expect(play.stdout.contains(" ms, 0 frames dropped"), "\(play.stdout)")
-        #expect(play.stderr.contains("route cue on \"cuepcm\": 48000 Hz, 2 ch"), "\(play.stderr)")
+        #expect(play.stderr.contains("output bus cue on \"cuepcm\": 48000 Hz, 2 ch"), "\(play.stderr)")
         #expect(!play.stderr.contains("not played on ALSA"))
 
         // Each sink heard its own route: the whole 2 s, its tone at its level, the other
@@ -130,10 +130,10 @@ struct RouteOutputTests {
             .write(toFile: conf, atomically: true, encoding: .utf8)
         // `null` grants the 8 frames asked; the pulse plugin rounds them up (32 here).
         let play = try Tool.run(
-            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "null", "--period", "8", "--route", "cue=cuepcm"],
+            [Tool.tutti!, "play", scenePath, "--backend", "alsa", "--device", "null", "--period", "8", "--bus-output", "cue=cuepcm"],
             environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)"])
         #expect(play.status == 1, "\(play.stderr)")
-        #expect(play.stderr.contains("route cue (PCM \"cuepcm\"): PCM \"cuepcm\" granted float32, period "), "\(play.stderr)")
+        #expect(play.stderr.contains("output bus cue (PCM \"cuepcm\"): PCM \"cuepcm\" granted float32, period "), "\(play.stderr)")
         #expect(play.stderr.contains("main's PCM \"null\" float32, period 8 frames"), "\(play.stderr)")
     }
 
@@ -206,7 +206,7 @@ struct RouteOutputTests {
     }
 }
 
-/// `tutti play --route` usage errors: exit 64 naming the argument, before any device opens.
+/// `tutti play --bus-output` usage errors: exit 64 naming the argument, before any device opens.
 @Suite(.enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle"))
 struct RouteArgumentTests {
     func play(_ arguments: [String]) throws -> Tool.Result {
@@ -216,25 +216,29 @@ struct RouteArgumentTests {
         return try Tool.run([Tool.tutti!, "play", dir + "/scene.json", "--backend", "alsa"] + arguments)
     }
 
-    @Test func anUnknownRouteIsNamedWithTheScenesRoutes() throws {
-        let r = try play(["--device", "null", "--route", "cue=null", "--route", "booth=null"])
+    @Test func anUnknownBusIsNamedWithTheScenesBuses() throws {
+        let r = try play(["--device", "null", "--bus-output", "cue=null", "--bus-output", "booth=null"])
         #expect(r.status == 64)
-        #expect(r.stderr.contains("--route booth=null: the scene has no route \"booth\" (engine.routes: main, cue)"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("--bus-output booth=null: the scene has no output bus \"booth\" (engine.outputBuses: main, cue)"),
+            "\(r.stderr)")
     }
 
-    @Test func aRouteWithoutAPCMSaysHowToFixIt() throws {
+    @Test func aBusWithoutAPCMSaysHowToFixIt() throws {
         let r = try play(["--device", "null"])
         #expect(r.status == 64)
-        #expect(r.stderr.contains("route \"cue\" of "), "\(r.stderr)")
-        #expect(r.stderr.contains("has no PCM: add --route cue=PCM"), "\(r.stderr)")
+        #expect(r.stderr.contains("output bus \"cue\" of "), "\(r.stderr)")
+        #expect(r.stderr.contains("has no PCM: add --bus-output cue=PCM"), "\(r.stderr)")
     }
 
     @Test(arguments: [
-        (["--route", "cue"], "--route: \"cue\" is not NAME=DEST"),
-        (["--route", "=null"], "--route: \"=null\" is not NAME=DEST"),
-        (["--route", "cue="], "--route: \"cue=\" is not NAME=DEST"),
+        (["--bus-output", "cue"], "--bus-output: \"cue\" is not NAME=DEST"),
+        (["--bus-output", "=null"], "--bus-output: \"=null\" is not NAME=DEST"),
+        (["--bus-output", "cue="], "--bus-output: \"cue=\" is not NAME=DEST"),
+        (["--bus-output", "cue=a", "--bus-output", "cue=b"], "--bus-output: output bus \"cue\" is given twice"),
+        (["--device", "null", "--bus-output", "main=null"], "both name main's PCM"),
+        (["--bus-output", "cue=null", "--route", "main=null"], "--bus-output and --route: give one"),
         (["--route", "cue=a", "--route", "cue=b"], "--route: output bus \"cue\" is given twice"),
-        (["--device", "null", "--route", "main=null"], "both name main's PCM"),
     ])
     func badSyntaxIsAUsageError(arguments: [String], message: String) throws {
         let r = try play(arguments)
@@ -242,10 +246,23 @@ struct RouteArgumentTests {
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
-    /// `--route main=PCM` is `--device PCM`; with the `null` PCM (unpaced) it runs at once.
-    @Test func mainOnItsOwnRouteAndCueOnNull() throws {
+    /// `--bus-output main=PCM` is `--device PCM`; with the `null` PCM (unpaced) it runs at once.
+    @Test func mainOnItsOwnBusAndCueOnNull() throws {
+        let r = try play(["--bus-output", "main=null", "--bus-output", "cue=null", "--quiet", "--no-realtime"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("; output bus cue on \"null\": 0 xruns"), "\(r.stdout)")
+        #expect(!r.stderr.contains("warning"), "\(r.stderr)")
+    }
+
+    /// The deprecated `--route NAME=DEST` still plays, with a one-line warning.
+    @Test func theOldRouteFlagStillWorksWithAWarning() throws {
         let r = try play(["--route", "main=null", "--route", "cue=null", "--quiet", "--no-realtime"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("; route cue on \"null\": 0 xruns"), "\(r.stdout)")
+        #expect(r.stdout.contains("; output bus cue on \"null\": 0 xruns"), "\(r.stdout)")
+        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("tutti: warning: ") }
+        #expect(
+            warnings == [
+                "tutti: warning: tutti play --route is deprecated, use --bus-output (the same; the old flag goes in the next release)"
+            ])
     }
 }

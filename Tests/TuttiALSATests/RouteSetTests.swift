@@ -137,14 +137,14 @@ extension OutputEvent {
             _ = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: { _ in })
         } throws: { error in
             let text = "\(error)"
-            return text.hasPrefix("route cue (PCM \"\(format.name)\"): ") && text.contains("float32")
+            return text.hasPrefix("output bus cue (PCM \"\(format.name)\"): ") && text.contains("float32")
         }
 
         config.routeDevices = [format.name, period.name]
         #expect {
             _ = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: { _ in })
         } throws: { error in
-            "\(error)".contains("routeDevices names 2 PCMs, the engine has 1 routes past main")
+            "\(error)".contains("routeDevices names 2 PCMs, the engine has 1 output buses past main")
         }
     }
 }

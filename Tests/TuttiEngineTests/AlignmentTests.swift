@@ -19,7 +19,7 @@ import TuttiTestSupport
         let path = folder + "/long.wav"
         writeWAV(path, musicLikeSamples(seconds: 1.5, rate: 44_100, channels: 2), rate: 44_100, channels: 2)
         var config = EngineConfiguration()
-        config.routes = ["main", "cue"]
+        config.outputBuses = ["main", "cue"]
         config.maxBlockFrames = 250
         config.streamingThresholdSeconds = 1
         config.limiter = LimiterSettings(ceilingDB: -3, releaseSeconds: 0.05, lookaheadSeconds: 0.002)

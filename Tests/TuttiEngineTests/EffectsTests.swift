@@ -206,7 +206,7 @@ import TuttiTestSupport
     @Test func theMasterStageKeepsTheVolumeOnEveryRouteAndRingerSoundsBypassIt() throws {
         func run(_ effects: [EffectSettings]?) throws -> [[Float]] {
             var config = EngineConfiguration()
-            config.routes = ["main", "cue"]
+            config.outputBuses = ["main", "cue"]
             config.effects = effects
             let engine = try Engine(configuration: config)
             let bus = try engine.addBus()

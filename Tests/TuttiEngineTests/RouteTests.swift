@@ -11,7 +11,7 @@ import TuttiTestSupport
     /// Renders `frameCount` frames of every route of `engine` in blocks of `block`.
     func renderRoutes(_ engine: Engine, frameCount: Int, block: Int = 256) -> [[Float]] {
         let ch = engine.channelCount
-        let count = engine.configuration.routes.count
+        let count = engine.configuration.outputBuses.count
         let buffers = (0..<count).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frameCount * ch) }
         defer { for b in buffers { b.deallocate() } }
         var done = 0
@@ -33,7 +33,7 @@ import TuttiTestSupport
 
     func twoRouteEngine() throws -> Engine {
         var config = EngineConfiguration()
-        config.routes = ["main", "cue"]
+        config.outputBuses = ["main", "cue"]
         return try Engine(configuration: config)
     }
 
@@ -110,7 +110,7 @@ import TuttiTestSupport
     @Test func badRoutesAreRejected() throws {
         for routes in [[], ["cue"], ["cue", "main"], ["main", "main"], ["main", ""], (0..<9).map { $0 == 0 ? "main" : "r\($0)" }] {
             var config = EngineConfiguration()
-            config.routes = routes
+            config.outputBuses = routes
             #expect(throws: TuttiError.self) { try Engine(configuration: config) }
         }
         let engine = try twoRouteEngine()
@@ -119,13 +119,13 @@ import TuttiTestSupport
         #expect(throws: TuttiError.self) { try engine.send(.setRoute(a, route: 2)) }
         #expect(throws: TuttiError.self) { try engine.send(.setRoute(a, route: -1)) }
         try engine.send(.setRoute(a, route: 1))
-        #expect(engine.configuration.routeIndex(named: "cue") == 1)
-        #expect(engine.configuration.routeIndex(named: "booth") == nil)
+        #expect(engine.configuration.outputBusIndex(named: "cue") == 1)
+        #expect(engine.configuration.outputBusIndex(named: "booth") == nil)
     }
 
     @Test func noMallocsRenderingThreeRoutes() throws {
         var config = EngineConfiguration()
-        config.routes = ["main", "cue", "booth"]
+        config.outputBuses = ["main", "cue", "booth"]
         let engine = try Engine(configuration: config)
         let bus = try engine.addBus()
         let buffer = sineBuffer(330, seconds: 0.5)

@@ -67,8 +67,8 @@ extension JACKTests {
             return best
         }
 
-        /// `tutti play --route NAME=PORTS`: each route's group goes to its own recorder, checked
-        /// like `--connect` (a port that is not there: exit 1 naming it; an unknown route: 64).
+        /// `tutti play --bus-output NAME=PORTS`: each output bus's group goes to its own recorder, checked
+        /// like `--connect` (a port that is not there: exit 1 naming it; an unknown bus: 64).
         @Test(.enabled(if: Tool.tutti != nil, "the tutti executable is not built next to the test bundle"))
         func playRouteConnectsEachGroup() throws {
             let server = try JACKServer()
@@ -76,11 +76,11 @@ extension JACKTests {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let scenePath = dir + "/scene.json"
             try """
-            {"engine": {"sampleRate": 48000, "channels": 2, "routes": ["main", "cue"]},
+            {"engine": {"sampleRate": 48000, "channels": 2, "outputBuses": ["main", "cue"]},
              "duration": 1,
              "sessions": [{"id": "dj", "category": "multiRoute"}],
              "sources": [{"id": "deck", "session": "dj", "tone": {"frequency": 440, "amplitude": 0.5}},
-                         {"id": "preview", "session": "dj", "route": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}}],
+                         {"id": "preview", "session": "dj", "outputBus": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}}],
              "events": [{"at": 0, "session": "dj", "action": "activate"},
                         {"at": 0, "source": "deck", "action": "play"}, {"at": 0, "source": "preview", "action": "play"}]}
             """.write(toFile: scenePath, atomically: true, encoding: .utf8)
@@ -90,33 +90,33 @@ extension JACKTests {
             // Bad destinations first (the recorders' ports must exist for the checks to reach
             // the bad one).
             let missing = try server.run(
-                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1,nope:in_9"])
+                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--bus-output", "cue=reccue:in_1,nope:in_9"])
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("output bus cue (reccue:in_1,nope:in_9): no JACK port \"nope:in_9\""), "\(missing.stderr)")
-            let count = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "cue=reccue:in_1"])
+            let count = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--bus-output", "cue=reccue:in_1"])
             #expect(count.status == 1)
             #expect(count.stderr.contains("1 port to connect for 2 output channels"), "\(count.stderr)")
-            let unknown = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "booth=reccue:in_1"])
+            let unknown = try server.run([Tool.tutti!, "play", scenePath, "--backend", "jack", "--bus-output", "booth=reccue:in_1"])
             #expect(unknown.status == 64)
-            #expect(unknown.stderr.contains("the scene has no route \"booth\" (engine.routes: main, cue)"), "\(unknown.stderr)")
+            #expect(unknown.stderr.contains("the scene has no output bus \"booth\" (engine.outputBuses: main, cue)"), "\(unknown.stderr)")
             let both = try server.run(
-                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--no-connect", "--route", "main=reccue:in_1,reccue:in_2"])
+                [Tool.tutti!, "play", scenePath, "--backend", "jack", "--no-connect", "--bus-output", "main=reccue:in_1,reccue:in_2"])
             #expect(both.status == 64)
             let play = try server.run(
                 [
-                    Tool.tutti!, "play", scenePath, "--backend", "jack", "--route", "main=recmain:in_1,recmain:in_2",
-                    "--route", "cue=reccue:in_1,reccue:in_2",
+                    Tool.tutti!, "play", scenePath, "--backend", "jack", "--bus-output", "main=recmain:in_1,recmain:in_2",
+                    "--bus-output", "cue=reccue:in_1,reccue:in_2",
                 ])
             main.close()
             cue.close()
-            print("tutti play --backend jack --route: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+            print("tutti play --backend jack --bus-output: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
             #expect(play.status == 0, "\(play.stderr)")
             #expect(play.stdout.contains("played 1.00 s in "))
-            #expect(play.stdout.contains("; route cue on \"reccue:in_1,reccue:in_2\": "), "\(play.stdout)")
+            #expect(play.stdout.contains("; output bus cue on \"reccue:in_1,reccue:in_2\": "), "\(play.stdout)")
             #expect(!play.stdout.contains("(unconnected)"), "\(play.stdout)")
             let m = JACKRouteTests.levels(main, own: 440, other: 1_000)
             let c = JACKRouteTests.levels(cue, own: 1_000, other: 440)
-            print("JACK --route levels: main 440 Hz \(m.own), 1 kHz \(m.other); cue 1 kHz \(c.own), 440 Hz \(c.other)")
+            print("JACK --bus-output levels: main 440 Hz \(m.own), 1 kHz \(m.other); cue 1 kHz \(c.own), 440 Hz \(c.other)")
             #expect(abs(m.own - 0.5) < 0.005)
             #expect(m.other < 1e-4)
             #expect(abs(c.own - 0.25) < 0.0025)

@@ -122,11 +122,11 @@ extension JACKTests {
             let frame = try #require(Int64(String(applied[marker.upperBound...].prefix { $0.isNumber })))
             #expect(frame > 0 && frame < 96_000, "\(applied)")
 
-            var scene = try SceneRenderer.loadScene(path: scenePath)
+            var scene = try OfflineRenderer.loadScene(path: scenePath)
             scene.events.append(Scene.Event(at: Double(frame) / 48_000, action: .device(.volume(0.5)), place: "control"))
             scene.events = scene.events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
             var offline: [Float] = []
-            try SceneRenderer(scene: scene).render { offline.append(contentsOf: $0) }
+            try OfflineRenderer(scene: scene).render { offline.append(contentsOf: $0) }
 
             let start = try #require(PlayJACKCommandTests.startFrameTime(play.stderr), "no start frame in: \(play.stderr)")
             let index = try #require(recorder.frameIndex(ofCycleAt: start))
@@ -137,7 +137,7 @@ extension JACKTests {
             #expect(diff == nil, "first difference at sample \(diff ?? -1)")
             // The line did something: the output from its frame on is not the plain scene's.
             var plain: [Float] = []
-            try SceneRenderer(scene: SceneRenderer.loadScene(path: scenePath)).render { plain.append(contentsOf: $0) }
+            try OfflineRenderer(scene: OfflineRenderer.loadScene(path: scenePath)).render { plain.append(contentsOf: $0) }
             let later = (Int(frame) + 2_400) * 2..<(Int(frame) + 12_000) * 2
             #expect(offline[later] != plain[later] && offline[..<(Int(frame) * 2)] == plain[..<(Int(frame) * 2)])
         }

@@ -136,7 +136,7 @@ import TuttiTestSupport
         #expect(mainInCue < 0.5 * 0.01, "main's tone in cue's sink: \(mainInCue)")
     }
 
-    /// `tutti play --backend pipewire --route main=testsink --route cue=cuesink` with a
+    /// `tutti play --backend pipewire --bus-output main=testsink --bus-output cue=cuesink` with a
     /// multiRoute scene (440 Hz 0.5 on main, 1 kHz 0.25 on cue): each sink gets its route's
     /// tone and not the other's; a route to a node that is no sink is an error listing the
     /// sinks, before anything plays.
@@ -147,24 +147,24 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder("tutti-pw-routes")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try """
-        {"engine": {"sampleRate": 48000, "channels": 2, "routes": ["main", "cue"]},
+        {"engine": {"sampleRate": 48000, "channels": 2, "outputBuses": ["main", "cue"]},
          "duration": 3,
          "sessions": [{"id": "dj", "category": "multiRoute"}],
          "sources": [{"id": "deck", "session": "dj", "tone": {"frequency": 440, "amplitude": 0.5}, "loop": true},
-                     {"id": "preview", "session": "dj", "route": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}, "loop": true}],
+                     {"id": "preview", "session": "dj", "outputBus": "cue", "tone": {"frequency": 1000, "amplitude": 0.25}, "loop": true}],
          "events": [{"at": 0, "session": "dj", "action": "activate"},
                     {"at": 0, "source": "deck", "action": "play"}, {"at": 0, "source": "preview", "action": "play"}]}
         """.write(toFile: dir + "/routes.json", atomically: true, encoding: .utf8)
         let wrong = try Tool.run(
-            [Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--route", "main=testsink", "--route", "cue=nosink"],
+            [Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--bus-output", "main=testsink", "--bus-output", "cue=nosink"],
             environment: server.clientEnvironment)
-        #expect(wrong.status == 1 && wrong.stderr.contains("--route cue=nosink: no PipeWire sink"), "\(wrong.stderr)")
+        #expect(wrong.status == 1 && wrong.stderr.contains("--bus-output cue=nosink: no PipeWire sink"), "\(wrong.stderr)")
         let mainRecording = try PipeWireServer.Recording(server, name: "main")
         let cueRecording = try PipeWireServer.Recording(server, name: "cue", target: "cuesink")
         let play = try Tool.run(
             [
-                Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--period", "2048", "--route", "main=testsink",
-                "--route", "cue=cuesink",
+                Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--period", "2048", "--bus-output", "main=testsink",
+                "--bus-output", "cue=cuesink",
             ], environment: server.clientEnvironment)
         let main = try mainRecording.finish()
         let cue = try cueRecording.finish()
@@ -182,6 +182,6 @@ import TuttiTestSupport
         let mainInCue = Analysis.toneAmplitude(
             cue[cueMid - 2_400..<cueMid + 2_400].map(Double.init)[...], frequency: 440, sampleRate: 48_000)
         #expect(cueInMain < 0.25 * 0.01 && mainInCue < 0.5 * 0.01, "cue in main \(cueInMain), main in cue \(mainInCue)")
-        print("tutti play --route (PipeWire): main \(mainTone), cue \(cueTone); stdout: \(play.stdout)")
+        print("tutti play --bus-output (PipeWire): main \(mainTone), cue \(cueTone); stdout: \(play.stdout)")
     }
 }

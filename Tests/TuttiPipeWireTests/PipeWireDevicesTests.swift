@@ -103,7 +103,7 @@ extension PlayPipeWireCommandTests {
                 && r.stderr.contains("(start pipewire, or use --backend alsa|jack)"), "\(r.stderr)")
     }
 
-    /// `tutti play --target` (or `--route main=`) naming no sink: exit 1 before anything plays,
+    /// `tutti play --target` (or `--bus-output main=`) naming no sink: exit 1 before anything plays,
     /// an error naming the option and listing the sinks (a source is not one).
     @Test(
         .enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
@@ -116,7 +116,7 @@ extension PlayPipeWireCommandTests {
         try PlayPipeWireCommandTests.toneScene(seconds: 1, sampleRate: 48_000)
             .write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
         for (extra, option) in [
-            (["--target", "nosuch"], "--target nosuch"), (["--route", "main=nosuch"], "--route main=nosuch"),
+            (["--target", "nosuch"], "--target nosuch"), (["--bus-output", "main=nosuch"], "--bus-output main=nosuch"),
             (["--target", "testsource"], "--target testsource"),
         ] {
             let play = try Tool.run(

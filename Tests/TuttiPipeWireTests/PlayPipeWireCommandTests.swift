@@ -69,7 +69,7 @@ struct PlayPipeWireCommandTests {
     }
 
     /// `--backend auto` with no PipeWire daemon and no JACK server reachable falls back to
-    /// ALSA: the report says so, and main (`--route main=PCM`, which names no backend) is
+    /// ALSA: the report says so, and main (`--bus-output main=PCM`, which names no backend) is
     /// written through an ALSA file plugin: 0.5 s of the 1 kHz tone at amplitude 0.5.
     @Test func autoFallsBackToALSAWithoutASoundServer() throws {
         let dir = makeTemporaryFolder("tutti-auto-alsa")
@@ -79,7 +79,7 @@ struct PlayPipeWireCommandTests {
             .write(toFile: dir + "/auto.conf", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
         let play = try Tool.run(
-            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "auto", "--route", "main=autofile", "--format", "f32"],
+            [Tool.tutti!, "play", dir + "/tone.json", "--backend", "auto", "--bus-output", "main=autofile", "--format", "f32"],
             environment: [
                 "XDG_RUNTIME_DIR": dir + "/run", "PIPEWIRE_RUNTIME_DIR": dir + "/run", "PIPEWIRE_REMOTE": "pipewire-0",
                 "JACK_DEFAULT_SERVER": "tutti-no-server-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",

@@ -26,7 +26,7 @@ import TuttiTestSupport
     func render(_ json: String, in dir: String, inputs: [(String, String)], notices: inout [String]) throws -> RenderReport {
         try json.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         var heard: [String] = []
-        let report = try SceneRenderer.renderFile(
+        let report = try OfflineRenderer.renderFile(
             scenePath: dir + "/scene.json", outputPath: dir + "/out.wav", eventsPath: dir + "/events.jsonl", format: nil,
             inputs: inputs.map { (source: $0.0, path: $0.1) }, notice: { heard.append($0) })
         notices = heard

@@ -28,7 +28,7 @@ import TuttiTestSupport
     @Test func aCrossfadeGivesWayAtEqualPowerAndStopsTheOldSource() throws {
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let renderer = try SceneRenderer(scene: try Scene.decode(json: Self.scene(), baseDirectory: dir))
+        let renderer = try OfflineRenderer(scene: try Scene.decode(json: Self.scene(), baseDirectory: dir))
         var out: [Float] = []
         try renderer.render { out += $0 }
         let x = out.map(Double.init)
@@ -51,7 +51,7 @@ import TuttiTestSupport
         #expect(stops.map(\.frame) == [Int64(end)])
         #expect(stops.first?.fields.contains { $0.key == "reason" && $0.value == .string("stop") } == true)
         // Deterministic: a second render is the same, bit for bit.
-        let again = try SceneRenderer(scene: try Scene.decode(json: Self.scene(), baseDirectory: dir))
+        let again = try OfflineRenderer(scene: try Scene.decode(json: Self.scene(), baseDirectory: dir))
         var second: [Float] = []
         try again.render { second += $0 }
         #expect(second.map(\.bitPattern) == out.map(\.bitPattern))

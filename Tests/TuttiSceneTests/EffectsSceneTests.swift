@@ -22,7 +22,7 @@ import TuttiTestSupport
     func render(_ json: String, in dir: String) throws -> [Double] {
         let scenePath = dir + "/scene.json"
         try json.write(toFile: scenePath, atomically: true, encoding: .utf8)
-        _ = try SceneRenderer.renderFile(scenePath: scenePath, outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
+        _ = try OfflineRenderer.renderFile(scenePath: scenePath, outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
         return Analysis.channel(readWAV(dir + "/out.wav").samples, 0, of: 2)
     }
 
@@ -40,7 +40,7 @@ import TuttiTestSupport
                 .biquad(.peaking, frequencyHz: 300, q: 2, gainDB: -4),
                 .delay(timeSeconds: 0.25, feedback: 0, mix: 0.5),
             ])
-        #expect(SceneRenderer.engineConfiguration(for: scene).effects == scene.engine.effects)
+        #expect(OfflineRenderer.engineConfiguration(for: scene).effects == scene.engine.effects)
         let plain = try Scene.decode(json: Self.scene(), baseDirectory: "")
         #expect(plain.engine.effects == nil)
         #expect(plain.sessionEffects.isEmpty)

@@ -5,7 +5,7 @@ import TuttiTestSupport
 
 /// `tutti explain` at three moments of the demo scene.
 @Suite struct ExplainTests {
-    let scene = try! SceneRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
+    let scene = try! OfflineRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
 
     func report(_ e: Explanation, _ id: String) -> Explanation.SessionReport { e.sessions.first { $0.id == id }! }
 

@@ -54,7 +54,7 @@ import TuttiTestSupport
     @Test func folderAsTheSceneIsRefused() throws {
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect { try SceneRenderer.loadScene(path: dir) } throws: { "\($0)" == "\(dir): is a folder, not a file" }
-        #expect { try SceneRenderer.loadScene(path: dir + "/nope.json") } throws: { "\($0)" == "\(dir)/nope.json: no such scene file" }
+        #expect { try OfflineRenderer.loadScene(path: dir) } throws: { "\($0)" == "\(dir): is a folder, not a file" }
+        #expect { try OfflineRenderer.loadScene(path: dir + "/nope.json") } throws: { "\($0)" == "\(dir)/nope.json: no such scene file" }
     }
 }

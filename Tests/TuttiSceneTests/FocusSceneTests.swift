@@ -158,7 +158,7 @@ import TuttiTestSupport
     @Test func theFocusDemoMakesEveryNewDecision() throws {
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = try SceneRenderer.renderFile(
+        _ = try OfflineRenderer.renderFile(
             scenePath: Tool.fixtures + "/scenes/focus.json", outputPath: dir + "/focus.wav", eventsPath: dir + "/focus.jsonl", format: nil)
         let log = try String(contentsOfFile: dir + "/focus.jsonl", encoding: .utf8)
         let expected = [

@@ -21,7 +21,7 @@ import TuttiTestSupport
     func render(_ json: String, in dir: String) throws -> (RenderReport, [Float]) {
         let scenePath = dir + "/scene.json"
         try json.write(toFile: scenePath, atomically: true, encoding: .utf8)
-        let report = try SceneRenderer.renderFile(scenePath: scenePath, outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
+        let report = try OfflineRenderer.renderFile(scenePath: scenePath, outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
         return (report, readWAV(dir + "/out.wav").samples)
     }
 
@@ -75,7 +75,7 @@ import TuttiTestSupport
     @Test func aSceneWithoutALimiterHasNone() throws {
         let scene = try Scene.decode(json: Self.scene(), baseDirectory: "")
         #expect(scene.engine.limiter == nil)
-        #expect(SceneRenderer.engineConfiguration(for: scene).limiter == nil)
+        #expect(OfflineRenderer.engineConfiguration(for: scene).limiter == nil)
     }
 
     static let bad: [(String, String)] = [

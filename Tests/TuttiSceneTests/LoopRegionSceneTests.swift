@@ -22,7 +22,7 @@ import TuttiTestSupport
 
     func render(_ json: String, in dir: String, streamingThresholdSeconds: Double = 10) throws -> [Float] {
         let scene = try Scene.decode(json: json, baseDirectory: dir)
-        let renderer = try SceneRenderer(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds)
+        let renderer = try OfflineRenderer(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds)
         var out: [Float] = []
         try renderer.render { out += $0 }
         return out
@@ -81,15 +81,15 @@ import TuttiTestSupport
         writeWAV(dir + "/ramp.wav", Self.samples, rate: 48_000, channels: 1)
         var scene = try Scene.decode(json: Self.scene(#", "loop": true"#), baseDirectory: dir)
         scene.sources[0].loopStart = .nan
-        var error = #expect(throws: SceneError.self) { try SceneRenderer(scene: scene) }
+        var error = #expect(throws: SceneError.self) { try OfflineRenderer(scene: scene) }
         #expect(error?.description.hasPrefix("sources[0].loopStart: expected a finite number of seconds ≥ 0") == true)
         scene.sources[0].loopStart = 0.05
         scene.sources[0].loopEnd = 0.01
-        error = #expect(throws: SceneError.self) { try SceneRenderer(scene: scene) }
+        error = #expect(throws: SceneError.self) { try OfflineRenderer(scene: scene) }
         #expect(error?.description.hasPrefix("sources[0].loopEnd: the region is empty") == true, "\(error?.description ?? "")")
         scene.sources[0].loopEnd = 0.06
         scene.sources[0].loopCount = 0
-        error = #expect(throws: SceneError.self) { try SceneRenderer(scene: scene) }
+        error = #expect(throws: SceneError.self) { try OfflineRenderer(scene: scene) }
         #expect(error?.description.hasPrefix("sources[0].loopCount: must be ≥ 1") == true, "\(error?.description ?? "")")
     }
 
@@ -114,7 +114,7 @@ import TuttiTestSupport
         writeWAV(dir + "/ramp.wav", Self.samples, rate: 48_000, channels: 1)
         try Self.scene(keys).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
         let error = #expect(throws: SceneError.self) {
-            try SceneRenderer.renderFile(scenePath: dir + "/scene.json", outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
+            try OfflineRenderer.renderFile(scenePath: dir + "/scene.json", outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
         }
         #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "no error")")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))

@@ -65,7 +65,7 @@ import TuttiTestSupport
                  "sources": [{"id": "f", "session": "m", "file": "\(file)"\(pan)}],
                  "events": [{"at": 0, "session": "m", "action": "activate"}, {"at": 0, "source": "f", "action": "play"}]}
                 """
-            let renderer = try SceneRenderer(
+            let renderer = try OfflineRenderer(
                 scene: try Scene.decode(json: json, baseDirectory: dir), streamingThresholdSeconds: streamingThreshold)
             var out: [Float] = []
             try renderer.render { out += $0 }

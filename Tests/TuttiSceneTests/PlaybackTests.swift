@@ -14,7 +14,7 @@ import TuttiTestSupport
             json: String(contentsOfFile: path, encoding: .utf8),
             baseDirectory: (path as NSString).deletingLastPathComponent)
         var offline: [Float] = []
-        let renderer = try SceneRenderer(scene: scene)
+        let renderer = try OfflineRenderer(scene: scene)
         try renderer.render { offline.append(contentsOf: $0) }
 
         let playback = try ScenePlayback(scene: scene)
@@ -43,7 +43,7 @@ import TuttiTestSupport
     /// as scene events at those frames (after the scene's own events there).
     @Test func controlLinesEqualSceneEventsAtTheFrameTheyWereApplied() throws {
         let path = Tool.fixtures + "/scenes/demo.json"
-        var scene = try SceneRenderer.loadScene(path: path)
+        var scene = try OfflineRenderer.loadScene(path: path)
         let playback = try ScenePlayback(scene: scene)
         let ch = scene.engine.channelCount
         let rate = Int64(scene.engine.sampleRate)
@@ -83,14 +83,14 @@ import TuttiTestSupport
         // Stable: each control line after the scene's own events at its time.
         scene.events = scene.events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         var offline: [Float] = []
-        try SceneRenderer(scene: scene).render { offline.append(contentsOf: $0) }
+        try OfflineRenderer(scene: scene).render { offline.append(contentsOf: $0) }
         #expect(live.count == offline.count)
         let diff = zip(live, offline).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }?.offset
         #expect(diff == nil, "first difference at sample \(diff ?? -1) (\(Double(diff ?? 0) / Double(ch) / Double(rate)) s)")
         // And it changed something: the quieter volume from 2 s on.
-        let original = try SceneRenderer.loadScene(path: path)
+        let original = try OfflineRenderer.loadScene(path: path)
         var plain: [Float] = []
-        try SceneRenderer(scene: original).render { plain.append(contentsOf: $0) }
+        try OfflineRenderer(scene: original).render { plain.append(contentsOf: $0) }
         #expect(live[Int(3 * rate) * ch..<Int(4 * rate) * ch] != plain[Int(3 * rate) * ch..<Int(4 * rate) * ch])
     }
 

@@ -18,7 +18,7 @@ import TuttiTestSupport
 
     func render(_ json: String, in dir: String, streamingThreshold: Double = 10) throws -> [Double] {
         writeWAV(dir + "/tone.wav", sine(440, rate: 48_000, seconds: 1), rate: 48_000, channels: 1)
-        let renderer = try SceneRenderer(
+        let renderer = try OfflineRenderer(
             scene: try Scene.decode(json: json, baseDirectory: dir), streamingThresholdSeconds: streamingThreshold)
         var out: [Float] = []
         try renderer.render { out += $0 }

@@ -47,7 +47,7 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var seen: [RenderProgress] = []
-        let report = try SceneRenderer.renderFile(
+        let report = try OfflineRenderer.renderFile(
             scenePath: Tool.fixtures + "/scenes/demo.json", outputPath: dir + "/demo.wav", eventsPath: nil, format: nil,
             progress: { seen.append($0) })
         let loading = seen.prefix { if case .loading = $0 { true } else { false } }
@@ -69,7 +69,7 @@ import TuttiTestSupport
 
     /// `ScenePlayback` used to decode and convert every file twice (once per renderer).
     @Test func playbackLoadsEachFileOnce() throws {
-        let scene = try SceneRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
+        let scene = try OfflineRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
         let playback = try ScenePlayback(scene: scene)
         #expect(playback.loading.fileCount == 4)
         #expect(playback.loading.convertedFileCount == 4)

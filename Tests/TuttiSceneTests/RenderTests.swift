@@ -73,9 +73,9 @@ import TuttiTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = Tool.fixtures + "/scenes/" + scene
         for (i, format) in [SampleFormat.float32, .s16].enumerated() {
-            _ = try SceneRenderer.renderFile(
+            _ = try OfflineRenderer.renderFile(
                 scenePath: path, outputPath: dir + "/a\(i).wav", eventsPath: dir + "/a\(i).jsonl", format: format)
-            _ = try SceneRenderer.renderFile(
+            _ = try OfflineRenderer.renderFile(
                 scenePath: path, outputPath: dir + "/b\(i).wav", eventsPath: dir + "/b\(i).jsonl", format: format)
             let a = FileManager.default.contents(atPath: dir + "/a\(i).wav")!
             let b = FileManager.default.contents(atPath: dir + "/b\(i).wav")!

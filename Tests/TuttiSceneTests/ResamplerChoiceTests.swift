@@ -34,14 +34,15 @@ import TuttiTestSupport
         let dir = makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for q in ["soxrHQ", "soxrVHQ"] {
-            let scene = try SceneRenderer.loadScene(path: try writeToneScene(dir, engineExtra: #", "resampler": "\#(q)""#))
+            let scene = try OfflineRenderer.loadScene(path: try writeToneScene(dir, engineExtra: #", "resampler": "\#(q)""#))
             #expect(scene.engine.resampler.rawValue == q)
         }
-        let plain = try SceneRenderer.loadScene(path: try writeToneScene(dir, engineExtra: ""))
+        let plain = try OfflineRenderer.loadScene(path: try writeToneScene(dir, engineExtra: ""))
         #expect(plain.engine.resampler == ResamplerQuality.fileDefault)
         // By default, a 44.1 kHz file renders at 48 kHz with ≥ 120 dB SNR.
         let out = dir + "/default.wav"
-        _ = try SceneRenderer.renderFile(scenePath: try writeToneScene(dir, engineExtra: ""), outputPath: out, eventsPath: nil, format: nil)
+        _ = try OfflineRenderer.renderFile(
+            scenePath: try writeToneScene(dir, engineExtra: ""), outputPath: out, eventsPath: nil, format: nil)
         #expect(snr(out) >= 120, "SNR \(snr(out)) dB")
     }
 

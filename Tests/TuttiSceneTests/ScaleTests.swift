@@ -26,7 +26,7 @@ import TuttiScene
     }
 
     @Test func tenThousandSessionsWithATonEachSetUpAndRender() throws {
-        let renderer = try SceneRenderer(scene: try ScaleTests.scene(sessions: 10_000, active: 1))
+        let renderer = try OfflineRenderer(scene: try ScaleTests.scene(sessions: 10_000, active: 1))
         var frames = 0
         try renderer.render { frames += $0.count }
         #expect(frames == 480 * 2)
@@ -36,7 +36,7 @@ import TuttiScene
     func workPerActionIsConstant() throws {
         var visits: [Int: Int] = [:]
         for n in [100, 600, 3_000] {
-            let renderer = try SceneRenderer(scene: try ScaleTests.scene(sessions: n, active: n))
+            let renderer = try OfflineRenderer(scene: try ScaleTests.scene(sessions: n, active: n))
             var peak: Float = 0
             try renderer.render { block in
                 for x in block { peak = max(peak, abs(x)) }

@@ -57,7 +57,7 @@ import TuttiTestSupport
         let scene = try Scene.decode(
             json: String(contentsOfFile: path, encoding: .utf8),
             baseDirectory: (path as NSString).deletingLastPathComponent)
-        let r = try SceneRenderer(scene: scene)
+        let r = try OfflineRenderer(scene: scene)
         var out: [Float] = []
         try r.render { out.append(contentsOf: $0) }
         let ch = scene.engine.channelCount

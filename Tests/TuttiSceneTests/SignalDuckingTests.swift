@@ -32,8 +32,8 @@ import TuttiTestSupport
         return Analysis.dB(Analysis.toneAmplitude(x[range], frequency: 440, sampleRate: rate) / 0.5)
     }
 
-    static func render(_ json: String) throws -> (x: [Double], renderer: SceneRenderer, bits: [UInt32]) {
-        let renderer = try SceneRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
+    static func render(_ json: String) throws -> (x: [Double], renderer: OfflineRenderer, bits: [UInt32]) {
+        let renderer = try OfflineRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
         var out: [Float] = []
         try renderer.render { out += $0 }
         return (out.map(Double.init), renderer, out.map(\.bitPattern))

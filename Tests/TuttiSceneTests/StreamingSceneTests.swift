@@ -9,7 +9,7 @@ import TuttiTestSupport
 /// `fadeIn` / `fadeOut` in scenes.
 @Suite struct StreamingSceneTests {
     func renderSamples(_ scene: Scene, streamingThresholdSeconds: Double = 10) throws -> [Float] {
-        let renderer = try SceneRenderer(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds)
+        let renderer = try OfflineRenderer(scene: scene, streamingThresholdSeconds: streamingThresholdSeconds)
         var out: [Float] = []
         try renderer.render { out += $0 }
         return out
@@ -45,7 +45,7 @@ import TuttiTestSupport
         #expect(streamed == again)
         // Both files did stream.
         try json.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
-        let report = try SceneRenderer.renderFile(
+        let report = try OfflineRenderer.renderFile(
             scenePath: dir + "/scene.json", outputPath: dir + "/out.wav", eventsPath: nil, format: nil)
         #expect(report.files.streamedFileCount == 2)
         // Something was played: the loop still sounds at the end.
@@ -55,7 +55,7 @@ import TuttiTestSupport
     /// The demo's phone call (9 s) fades in: no click at its start, where the same scene
     /// without the fade shows one (the detector's reference is the steady call at 9.5–10.5 s).
     @Test func demoCallStartsWithoutClick() throws {
-        let demo = try SceneRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
+        let demo = try OfflineRenderer.loadScene(path: Tool.fixtures + "/scenes/demo.json")
         guard let call = demo.events.firstIndex(where: { if case .phoneCallBegin = $0.action { true } else { false } }) else {
             Issue.record("the demo has a phone call")
             return
@@ -65,7 +65,7 @@ import TuttiTestSupport
         abrupt.events[call].fades = Scene.Fades()
 
         func clicksAtCall(_ scene: Scene) throws -> [Int] {
-            let renderer = try SceneRenderer(scene: scene)
+            let renderer = try OfflineRenderer(scene: scene)
             var out: [Float] = []
             try renderer.render(through: Int64(10.6 * 48_000)) { out += $0 }
             let left = Analysis.channel(out, 0, of: 2)

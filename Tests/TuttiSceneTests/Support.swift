@@ -22,6 +22,6 @@ func renderScene(_ json: String, in dir: String, format: SampleFormat? = nil, ou
     let scenePath = dir + "/scene.json"
     try json.write(toFile: scenePath, atomically: true, encoding: .utf8)
     let out = dir + "/" + output
-    _ = try SceneRenderer.renderFile(scenePath: scenePath, outputPath: out, eventsPath: events.map { dir + "/" + $0 }, format: format)
+    _ = try OfflineRenderer.renderFile(scenePath: scenePath, outputPath: out, eventsPath: events.map { dir + "/" + $0 }, format: format)
     return out
 }

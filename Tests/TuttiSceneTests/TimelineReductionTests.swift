@@ -34,8 +34,8 @@ import TuttiTestSupport
         return (t, bits)
     }
 
-    static func renderKeeping(_ json: String) throws -> (Timeline, [UInt32], SceneRenderer) {
-        let r = try SceneRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
+    static func renderKeeping(_ json: String) throws -> (Timeline, [UInt32], OfflineRenderer) {
+        let r = try OfflineRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
         try r.recordTimeline()
         var out: [Float] = []
         try r.render { out += $0 }
@@ -43,7 +43,7 @@ import TuttiTestSupport
     }
 
     static func plainRender(_ json: String) throws -> [UInt32] {
-        let r = try SceneRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
+        let r = try OfflineRenderer(scene: try Scene.decode(json: json, baseDirectory: "/"))
         var out: [Float] = []
         try r.render { out += $0 }
         return out.map(\.bitPattern)

@@ -10,22 +10,22 @@ import TuttiTestSupport
 @Suite struct TimelineTests {
     static let demoPath = Tool.fixtures + "/scenes/demo.json"
 
-    static func render(_ scene: Scene) throws -> (Timeline, SceneRenderer) {
-        let r = try SceneRenderer(scene: scene)
+    static func render(_ scene: Scene) throws -> (Timeline, OfflineRenderer) {
+        let r = try OfflineRenderer(scene: scene)
         try r.recordTimeline()
         try r.render { _ in }
         return (try #require(r.timeline(title: "test")), r)
     }
 
     /// The demo, rendered once for every test here (it takes a second or two in debug).
-    /// Made once, only read after (`SceneRenderer` is a control-side class the tests only query).
-    nonisolated(unsafe) static let demoRender = Result { () throws -> (Scene, Timeline, SceneRenderer) in
-        let scene = try SceneRenderer.loadScene(path: demoPath)
+    /// Made once, only read after (`OfflineRenderer` is a control-side class the tests only query).
+    nonisolated(unsafe) static let demoRender = Result { () throws -> (Scene, Timeline, OfflineRenderer) in
+        let scene = try OfflineRenderer.loadScene(path: demoPath)
         let (t, r) = try render(scene)
         return (scene, t, r)
     }
 
-    static func demo() throws -> (Scene, Timeline, SceneRenderer) { try demoRender.get() }
+    static func demo() throws -> (Scene, Timeline, OfflineRenderer) { try demoRender.get() }
 
     /// The substrings of `svg` between `open` and the next `close`.
     static func elements(_ svg: String, _ open: String) -> [Substring] {
@@ -234,7 +234,7 @@ import TuttiTestSupport
         ]
         for (plot, message) in cases {
             #expect {
-                try SceneRenderer.renderFile(scenePath: scene, outputPath: dir + "/out.wav", eventsPath: nil, format: nil, plotPath: plot)
+                try OfflineRenderer.renderFile(scenePath: scene, outputPath: dir + "/out.wav", eventsPath: nil, format: nil, plotPath: plot)
             } throws: { error in
                 let e = error as! SceneError
                 return e.place == plot && e.message.contains(message)
@@ -243,12 +243,12 @@ import TuttiTestSupport
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["scene.json"])
         }
         #expect {
-            try SceneRenderer.renderFile(
+            try OfflineRenderer.renderFile(
                 scenePath: scene, outputPath: dir + "/x.svg", eventsPath: nil, format: nil, plotPath: dir + "/x.svg")
         } throws: { ($0 as! SceneError).message.contains("same file") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["scene.json"])
         // A good one writes both.
-        _ = try SceneRenderer.renderFile(
+        _ = try OfflineRenderer.renderFile(
             scenePath: scene, outputPath: dir + "/out.wav", eventsPath: nil, format: nil, plotPath: dir + "/t.html")
         #expect(try String(contentsOfFile: dir + "/t.html", encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
         #expect(FileManager.default.fileExists(atPath: dir + "/out.wav"))

@@ -24,7 +24,7 @@ import TuttiTestSupport
     static func render(recordTo: String, in dir: String, output: String, anywhere: Bool = false) throws -> RenderReport {
         try FileManager.default.createDirectory(atPath: dir + "/scene", withIntermediateDirectories: true)
         try scene(recordTo: recordTo).write(toFile: dir + "/scene/scene.json", atomically: true, encoding: .utf8)
-        return try SceneRenderer.renderFile(
+        return try OfflineRenderer.renderFile(
             scenePath: dir + "/scene/scene.json", outputPath: output, eventsPath: nil, format: nil, allowWritesAnywhere: anywhere)
     }
 

@@ -46,7 +46,7 @@ public func noiseBuffer(seed: UInt32, seconds: Double, rate: Int = 48_000, chann
 /// 0.5 on main and a looping 1 kHz tone of amplitude 0.25 on cue, both playing. Control thread.
 public func twoRouteToneEngine() throws -> (engine: Engine, main: SourceID, cue: SourceID) {
     var config = EngineConfiguration()
-    config.routes = ["main", "cue"]
+    config.outputBuses = ["main", "cue"]
     let engine = try Engine(configuration: config)
     let bus = try engine.addBus()
     let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)

@@ -82,7 +82,7 @@ import TuttiTestSupport
     /// bad names and counts refused before anything opens.
     @Test func routesPlayOnTheirOwnPCMs() throws {
         var engineConfig = AudioEngineConfiguration()
-        engineConfig.routes = ["main", "cue"]
+        engineConfig.outputBuses = ["main", "cue"]
         let engine = try AudioEngine(configuration: engineConfig)
         var config = OutputConfiguration()
         config.device = "null"

@@ -3,7 +3,7 @@
 // measured in the same iteration.
 //
 //   Plot overhead 6 sessions 48kHz Ns
-//       Each iteration renders the scene twice — once plain (SceneRenderer.render), once with
+//       Each iteration renders the scene twice — once plain (OfflineRenderer.render), once with
 //       recordTimeline() before and timeline(title:) + TimelineSVG.svg() after — in an order
 //       that alternates between iterations. Custom metrics: "plot ‰ of plain" (wall time with
 //       the picture per mille of the plain render's) and "SVG kB".
@@ -73,7 +73,7 @@ func plotSceneJSON(seconds: Int) -> String {
 /// Wall seconds of one render of `scene`, with or without the picture; the SVG's size.
 func renderOnce(_ scene: Scene, plot: Bool) throws -> (seconds: Double, svgBytes: Int) {
     let t0 = DispatchTime.now().uptimeNanoseconds
-    let renderer = try SceneRenderer(scene: scene)
+    let renderer = try OfflineRenderer(scene: scene)
     if plot { try renderer.recordTimeline() }
     var sink: Float = 0
     try renderer.render { block in sink += block[0] }

@@ -1,15 +1,15 @@
 // Offline render speed, as × real time (docs/performance.md).
 //
 //   Offline render 8 sources 48kHz 300s
-//       SceneRenderer.render(sink:) of a 5-minute scene: 8 file sources at 48 kHz in 4
+//       OfflineRenderer.render(sink:) of a 5-minute scene: 8 file sources at 48 kHz in 4
 //       sessions, all playing, a navigation session ducking the others every 20 s, volume
 //       changes. The files are decoded while building the renderer (not timed); the sink
 //       discards the blocks. Custom metric "x real time" = scene seconds / wall seconds.
 //   Offline renderFile 8 sources 48kHz 60s
-//       SceneRenderer.renderFile end to end: read the scene, decode the WAVs, render, write a
+//       OfflineRenderer.renderFile end to end: read the scene, decode the WAVs, render, write a
 //       float32 WAV to a temporary folder: what `tutti render` does.
 //   Scene setup N sessions
-//       Scene.decode + SceneRenderer(scene:) of a scene with N sessions, each with a tone
+//       Scene.decode + OfflineRenderer(scene:) of a scene with N sessions, each with a tone
 //       source and an activate + play event (N = 1 000 and 10 000): what `tutti render`
 //       does before the first frame. Custom metrics: "heap bytes per session" (heap in use
 //       after the setup minus before, per session, from mallinfo) and "ns per session";
@@ -105,8 +105,8 @@ func configuration(samples: Int) -> Benchmark.Configuration {
 let benchmarks: @Sendable () -> Void = {
     let renderSeconds = smoke ? 20 : 300
     Benchmark("Offline render 8 sources 48kHz \(renderSeconds)s", configuration: configuration(samples: 10)) { benchmark, scene in
-        let renderer: SceneRenderer
-        do { renderer = try SceneRenderer(scene: scene) } catch {
+        let renderer: OfflineRenderer
+        do { renderer = try OfflineRenderer(scene: scene) } catch {
             benchmark.fail("\(error)")
             return
         }
@@ -137,7 +137,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         let t0 = DispatchTime.now().uptimeNanoseconds
         do {
-            _ = try SceneRenderer.renderFile(scenePath: paths.scene, outputPath: paths.output, eventsPath: nil, format: nil)
+            _ = try OfflineRenderer.renderFile(scenePath: paths.scene, outputPath: paths.output, eventsPath: nil, format: nil)
         } catch {
             benchmark.fail("\(error)")
         }
@@ -163,7 +163,7 @@ let benchmarks: @Sendable () -> Void = {
             let t0 = DispatchTime.now().uptimeNanoseconds
             do {
                 let scene = try Scene.decode(json: json, baseDirectory: audioFolder)
-                let renderer = try SceneRenderer(scene: scene)
+                let renderer = try OfflineRenderer(scene: scene)
                 let wall = DispatchTime.now().uptimeNanoseconds - t0
                 benchmark.stopMeasurement()
                 benchmark.measurement(residentPerSession, residentBytes() / n)

@@ -8,7 +8,7 @@
 //   .build/release/RenderProfile kernel N B BLOCKS       (the bare CTuttiKernels mix_add)
 //   .build/release/RenderProfile stream QUALITY N B BLOCKS
 //   .build/release/RenderProfile bare QUALITY N B BLOCKS
-//   .build/release/RenderProfile scene SECONDS      (the offline-render scene, SceneRenderer.render)
+//   .build/release/RenderProfile scene SECONDS      (the offline-render scene, OfflineRenderer.render)
 //   .build/release/RenderProfile convert QUALITY SECONDS  (resampleBuffer of stereo 44.1 kHz → 48 kHz)
 //
 // e.g. valgrind --tool=callgrind --callgrind-out-file=mix.cg .build/release/RenderProfile mix 128 256 2000
@@ -37,7 +37,7 @@ args.removeFirst()
 if mode == "scene" {
     guard let seconds = args.first.flatMap(Int.init) else { usage() }
     let scene = try Scene.decode(json: sceneJSON(duration: seconds), baseDirectory: audioFolder)
-    let renderer = try SceneRenderer(scene: scene)
+    let renderer = try OfflineRenderer(scene: scene)
     let t0 = DispatchTime.now().uptimeNanoseconds
     var blocks = 0
     try renderer.render { _ in blocks &+= 1 }

@@ -11,7 +11,7 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard let scene = try? Scene.decode(json: text, baseDirectory: "/nonexistent-tutti-fuzz") else { return 0 }
     // Rendering is the slow part: only short scenes with a bounded graph.
     guard scene.durationFrames <= 24_000, scene.sources.count + scene.events.count <= 256 else { return 0 }
-    guard let renderer = try? SceneRenderer(scene: scene) else { return 0 }
+    guard let renderer = try? OfflineRenderer(scene: scene) else { return 0 }
     var sum: Float = 0
     try? renderer.render { block in for x in block { sum += x } }
     if !sum.isFinite { fatalError("non-finite output from a decoded scene") }

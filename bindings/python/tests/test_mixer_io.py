@@ -1,6 +1,6 @@
 """What the package gained to match the C API, measured in render output: session gain and
 resume, ducking rules, the interaction table, bus effects, sources from memory, input sources
-and their recording, routes, and output to a device (ALSA's "null" PCM)."""
+and their recording, output buses, and output to a device (ALSA's "null" PCM)."""
 
 import os
 
@@ -222,19 +222,46 @@ def test_an_input_is_heard_at_its_gain_and_recorded():
             music.input()
 
 
-def test_a_source_plays_to_the_route_it_is_set_to():
-    with tutti.Engine(routes=["main", "cue"]) as engine:
-        assert engine.routes == ("main", "cue")
+def test_a_source_plays_to_the_output_bus_it_is_set_to():
+    with tutti.Engine(output_buses=["main", "cue"]) as engine:
+        assert engine.output_buses == ("main", "cue")
         desk = engine.session("desk", tutti.Category.MULTI_ROUTE)
         tone = desk.tone(440.0, 0.5)
-        tone.set_route("cue")
+        tone.set_output_bus("cue")
         tone.play()
-        routes = engine.render_routes(RATE // 2)
-        assert rms(routes["cue"][:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=0.01)
-        assert np.max(np.abs(routes["main"])) == 0.0
-        assert tone.route == "cue"
+        buses = engine.render_output_buses(RATE // 2)
+        assert rms(buses["cue"][:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=0.01)
+        assert np.max(np.abs(buses["main"])) == 0.0
+        assert tone.output_bus == "cue"
         with pytest.raises(tutti.InvalidArgumentError, match="nope"):
-            tone.set_route("nope")
+            tone.set_output_bus("nope")
+
+
+def test_the_old_route_names_still_work_with_a_deprecation_warning():
+    """routes=, Engine.routes, render_routes, Source.set_route and Source.route: the
+    deprecated names (and C functions) of the output buses, for one release."""
+    with pytest.warns(DeprecationWarning, match="output_buses"):
+        engine = tutti.Engine(routes=["main", "cue"])
+    with engine:
+        with pytest.warns(DeprecationWarning, match="Engine.output_buses"):
+            assert engine.routes == ("main", "cue")
+        desk = engine.session("desk", tutti.Category.MULTI_ROUTE)
+        tone = desk.tone(440.0, 0.5)
+        with pytest.warns(DeprecationWarning, match="set_output_bus"):
+            tone.set_route("cue")
+        tone.play()
+        with pytest.warns(DeprecationWarning, match="render_output_buses"):
+            buses = engine.render_routes(RATE // 2)
+        assert rms(buses["cue"][:, 0]) == pytest.approx(0.5 / np.sqrt(2), rel=0.01)
+        assert np.max(np.abs(buses["main"])) == 0.0
+        with pytest.warns(DeprecationWarning, match="output_bus"):
+            assert tone.route == "cue"
+        assert tone.output_bus == "cue"
+        with pytest.raises(tutti.InvalidArgumentError, match="tutti_source_set_route"):
+            with pytest.warns(DeprecationWarning):
+                tone.set_route("nope")
+    with pytest.raises(TypeError, match="not both"):
+        tutti.Engine(routes=["main", "cue"], output_buses=["main", "cue"])
 
 
 def test_output_to_a_device_then_pull_rendering_again(engine, music):

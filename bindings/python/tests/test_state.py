@@ -1,4 +1,4 @@
-"""The state reads (a session's state and hints, the device side, a source's route), the volume
+"""The state reads (a session's state and hints, the device side, a source's output bus), the volume
 button and silent sources, through the same C calls a C host makes."""
 
 import numpy as np
@@ -44,11 +44,11 @@ def test_the_volume_button_steps_the_ringer_then_the_system_volume(engine, music
     assert engine.system_state().volume == pytest.approx(0.4375)
 
 
-def test_a_silent_source_plays_unheard_and_routes_read_back(engine, music):
+def test_a_silent_source_plays_unheard_and_its_output_bus_reads_back(engine, music):
     quiet = music.silence()
     quiet.play()
     music.activate()
     out = engine.render(4800)
     assert np.max(np.abs(out)) == 0
     assert quiet.state == tutti.SourceState.PLAYING
-    assert quiet.route == "main"
+    assert quiet.output_bus == "main"

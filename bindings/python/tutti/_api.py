@@ -14,6 +14,7 @@ import enum
 import itertools
 import os
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
@@ -33,6 +34,11 @@ from ._native import OutputConfig as _OutputConfig
 # Enums (values from constants, which tests/test_constants.py checks against the header)
 # ---------------------------------------------------------------------------------------------
 
+
+
+def _deprecated(old: str, new: str) -> None:
+    """A DeprecationWarning for a name kept for one release (an output bus was a "route")."""
+    warnings.warn(f"{old} is deprecated, use {new}", DeprecationWarning, stacklevel=3)
 
 class Result(enum.IntEnum):
     """tutti_result: TUTTI_OK or a TUTTI_ERROR_* code."""
@@ -704,12 +710,18 @@ class Engine:
         ducking_level_db: Optional[float] = None,
         ducking_attack_seconds: Optional[float] = None,
         ducking_release_seconds: Optional[float] = None,
-        routes: Optional[Sequence[str]] = None,
+        output_buses: Optional[Sequence[str]] = None,
         master_effects: Optional[Sequence[Effect]] = None,
         file_quality: Optional[int] = None,
         stream_quality: Optional[int] = None,
+        routes: Optional[Sequence[str]] = None,
     ):
         self._ptr: Optional[int] = None
+        if routes is not None:
+            if output_buses is not None:
+                raise TypeError("Engine: give output_buses or its deprecated old name routes, not both")
+            _deprecated("Engine(routes=...)", "Engine(output_buses=...)")
+            output_buses = routes
         self._lock = threading.Lock()
         config = init_struct(EngineConfig, lib.tutti_engine_config_init_size)
         config.sample_rate = _u32(sample_rate, "Engine: sample_rate")
@@ -731,10 +743,11 @@ class Engine:
                 if field.endswith("_frames") or field.startswith("max_") or field == "command_queue_capacity":
                     value = _u32(value, f"Engine: {field}")
                 setattr(config, field, value)
-        route_names = ["main"] if routes is None else [str(r) for r in routes]
-        names = (ctypes.c_char_p * len(route_names))(*[_name(r, "routes") for r in route_names])
-        if len(route_names) != 1:
-            config.route_count = _u32(len(route_names), "Engine: len(routes)")
+        bus_names = ["main"] if output_buses is None else [str(b) for b in output_buses]
+        names = (ctypes.c_char_p * len(bus_names))(*[_name(b, "output_buses") for b in bus_names])
+        if len(bus_names) != 1:
+            # The C fields keep their first names (route_count, route_names): the output buses.
+            config.route_count = _u32(len(bus_names), "Engine: len(output_buses)")
             config.route_names = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p))
         config.limiter_enabled = 1 if limiter else 0
         if master_effects is not None:
@@ -756,8 +769,8 @@ class Engine:
         self.sample_rate = int(sample_rate)
         self.channels = int(channels)
         self.offline = bool(offline)
-        #: The output routes' names (``routes``; "main" first), for ``render_routes``.
-        self.routes = tuple(route_names)
+        #: The output buses' names (``output_buses``; "main" first), for ``render_output_buses``.
+        self.output_buses = tuple(bus_names)
         self._sessions: "weakref.WeakValueDictionary[int, Session]" = weakref.WeakValueDictionary()
         self._sources: "weakref.WeakValueDictionary[int, Source]" = weakref.WeakValueDictionary()
 
@@ -817,18 +830,33 @@ class Engine:
         _check(lib.tutti_engine_render(self.ptr, out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), frames))
         return out
 
-    def render_routes(self, frames: int) -> dict:
-        """tutti_engine_render_routes: the next ``frames`` frames of every output route at once,
-        as {route name: float32 array of shape (frames, channels)} (``routes`` of the
-        constructor; a source plays to one with ``Source.set_route``). StateError while an
+    @property
+    def routes(self) -> tuple:
+        """Deprecated: ``output_buses`` (the same names)."""
+        _deprecated("Engine.routes", "Engine.output_buses")
+        return self.output_buses
+
+    def render_output_buses(self, frames: int) -> dict:
+        """tutti_engine_render_output_buses: the next ``frames`` frames of every output bus at
+        once, as {bus name: float32 array of shape (frames, channels)} (``output_buses`` of the
+        constructor; a source plays to one with ``Source.set_output_bus``). StateError while an
         output runs or another thread renders."""
-        frames = _u32(frames, "Engine.render_routes: frames")
-        arrays = [np.zeros((frames, self.channels), dtype=np.float32) for _ in self.routes]
+        return self._render_buses(frames, lib.tutti_engine_render_output_buses, "Engine.render_output_buses")
+
+    def render_routes(self, frames: int) -> dict:
+        """Deprecated: ``render_output_buses`` (through the deprecated C name,
+        tutti_engine_render_routes)."""
+        _deprecated("Engine.render_routes", "Engine.render_output_buses")
+        return self._render_buses(frames, lib.tutti_engine_render_routes, "Engine.render_routes")
+
+    def _render_buses(self, frames: int, function, what: str) -> dict:
+        frames = _u32(frames, f"{what}: frames")
+        arrays = [np.zeros((frames, self.channels), dtype=np.float32) for _ in self.output_buses]
         pointers = (ctypes.POINTER(ctypes.c_float) * len(arrays))(
             *[a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
         )
-        _check(lib.tutti_engine_render_routes(self.ptr, pointers, len(arrays), frames))
-        return dict(zip(self.routes, arrays))
+        _check(function(self.ptr, pointers, len(arrays), frames))
+        return dict(zip(self.output_buses, arrays))
 
     @property
     def frame(self) -> int:
@@ -976,16 +1004,17 @@ class Engine:
         periods: Optional[int] = None,
         capture: Optional["Input"] = None,
         capture_from: Optional[str] = None,
-        routes: Union[Mapping[str, str], str, None] = None,
+        bus_destinations: Union[Mapping[str, str], str, None] = None,
         mpris: bool = False,
         watch_other_audio: bool = True,
+        routes: Union[Mapping[str, str], str, None] = None,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
         PipeWire target node (None: the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
         the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
-        comma-separated); ``routes``: where the routes past main play, {name: destination} or
-        "NAME=DEST;NAME=DEST". ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
+        comma-separated); ``bus_destinations``: where the output buses past main play,
+        {name: destination} or "NAME=DEST;NAME=DEST" (``routes``: its deprecated old name). ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
         it starts (``output_backend`` says which). ``mpris``: serve MPRIS on the session bus
         while the output runs (org.mpris.MediaPlayer2.tutti; its transport methods are remote
         commands; without a session bus the output plays anyway). ``watch_other_audio``: with
@@ -1002,9 +1031,14 @@ class Engine:
         if capture is not None:
             config.capture = capture.id
         config.capture_from = _name(capture_from, "capture_from")
-        if isinstance(routes, Mapping):
-            routes = ";".join(f"{name}={dest}" for name, dest in routes.items())
-        config.routes = _name(routes, "routes")
+        if routes is not None:
+            if bus_destinations is not None:
+                raise TypeError("start_output: give bus_destinations or its deprecated old name routes, not both")
+            _deprecated("start_output(routes=...)", "start_output(bus_destinations=...)")
+            bus_destinations = routes
+        if isinstance(bus_destinations, Mapping):
+            bus_destinations = ";".join(f"{name}={dest}" for name, dest in bus_destinations.items())
+        config.routes = _name(bus_destinations, "bus_destinations")  # the C field keeps its first name
         config.mpris = 1 if mpris else 0
         config.watch_other_audio = 1 if watch_other_audio else 0
         _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
@@ -1410,19 +1444,33 @@ class Source:
         ramp = C.TUTTI_RAMP_DEFAULT if ramp_frames is None else _u32(ramp_frames, "ramp_frames")
         _check(lib.tutti_source_set_rate(self.engine.ptr, self.id, float(rate), ramp, _at(at)))
 
+    def set_output_bus(self, bus: str, at: Optional[int] = None) -> None:
+        """tutti_source_set_output_bus: the output bus (a name of ``Engine.output_buses``) it
+        plays to from ``at`` on (a step: set it before playing). StateError for a bus other
+        than "main" unless its session's category is MULTI_ROUTE."""
+        _check(lib.tutti_source_set_output_bus(self.engine.ptr, self.id, _name(bus, "bus"), _at(at)))
+
+    @property
+    def output_bus(self) -> str:
+        """tutti_source_get_output_bus: the output bus it plays to ("main" by default)."""
+        return self._bus_name(lib.tutti_source_get_output_bus)
+
     def set_route(self, route: str, at: Optional[int] = None) -> None:
-        """tutti_source_set_route: the output route (a name of ``Engine.routes``) it plays to
-        from ``at`` on (a step: set it before playing). StateError for a route other than
-        "main" unless its session's category is MULTI_ROUTE."""
+        """Deprecated: ``set_output_bus`` (through the deprecated C name, tutti_source_set_route)."""
+        _deprecated("Source.set_route", "Source.set_output_bus")
         _check(lib.tutti_source_set_route(self.engine.ptr, self.id, _name(route, "route"), _at(at)))
 
     @property
     def route(self) -> str:
-        """tutti_source_get_route: the output route it plays to ("main" by default)."""
+        """Deprecated: ``output_bus`` (through the deprecated C name, tutti_source_get_route)."""
+        _deprecated("Source.route", "Source.output_bus")
+        return self._bus_name(lib.tutti_source_get_route)
+
+    def _bus_name(self, function) -> str:
         length = ctypes.c_size_t()
-        _check(lib.tutti_source_get_route(self.engine.ptr, self.id, None, 0, ctypes.byref(length)))
+        _check(function(self.engine.ptr, self.id, None, 0, ctypes.byref(length)))
         buffer = ctypes.create_string_buffer(length.value + 1)
-        _check(lib.tutti_source_get_route(self.engine.ptr, self.id, buffer, len(buffer), None))
+        _check(function(self.engine.ptr, self.id, buffer, len(buffer), None))
         return buffer.value.decode("utf-8")
 
     def status(self) -> SourceStatus:

@@ -87,8 +87,8 @@ class EngineConfig(Structure):
         ("max_sources", c_uint32),
         ("max_sessions", c_uint32),
         ("command_queue_capacity", c_uint32),
-        ("route_count", c_uint32),
-        ("route_names", POINTER(c_char_p)),
+        ("route_count", c_uint32),  # the output bus count (the C field keeps its first name)
+        ("route_names", POINTER(c_char_p)),  # the output bus names
         ("limiter_enabled", c_int32),
         ("limiter_ceiling_db", c_float),
         ("limiter_release_seconds", c_float),
@@ -332,9 +332,12 @@ _PROTOTYPES = {
     "tutti_source_create_silence": (result, [engine_p, session_t, POINTER(source_t)]),
     "tutti_source_get_route": (result, [engine_p, source_t, c_char_p, c_size_t, POINTER(c_size_t)]),
     "tutti_source_set_route": (result, [engine_p, source_t, c_char_p, frame_t]),
+    "tutti_source_get_output_bus": (result, [engine_p, source_t, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "tutti_source_set_output_bus": (result, [engine_p, source_t, c_char_p, frame_t]),
     "tutti_source_set_loop": (result, [engine_p, source_t, c_int, c_int64, c_int64, c_int32, frame_t]),
     "tutti_source_set_rate": (result, [engine_p, source_t, c_double, c_uint32, frame_t]),
     "tutti_engine_render_routes": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
+    "tutti_engine_render_output_buses": (result, [engine_p, POINTER(POINTER(c_float)), c_uint32, c_uint32]),
     "tutti_engine_set_ducking_rules": (result, [engine_p, POINTER(DuckingRule), c_uint32, frame_t]),
     "tutti_ducking_rule2_init": (None, [c_void_p]),
     "tutti_ducking_rule2_init_size": (None, [c_void_p, c_uint32]),

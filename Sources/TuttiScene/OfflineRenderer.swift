@@ -13,7 +13,7 @@ import TuttiPolicy
 ///
 /// Thread: one thread does everything (it is both the control side and the render side
 /// of its engine); the renderer is the same one a real-time backend drives.
-public final class SceneRenderer {
+public final class OfflineRenderer {
     /// The scene it renders. The renderer's thread.
     public let scene: Scene
     /// The policy wired to the engine: the scene's sessions and sources by their ids.
@@ -76,7 +76,7 @@ public final class SceneRenderer {
         config.ducking = scene.engine.ducking
         config.lossFadeSeconds = scene.engine.lossFade
         config.maxVoices = scene.engine.maxVoices
-        config.routes = scene.engine.routes
+        config.outputBuses = scene.engine.outputBuses
         config.limiter = scene.engine.limiter
         config.effects = scene.engine.effects
         config.device = DeviceState(
@@ -103,7 +103,7 @@ public final class SceneRenderer {
         let observer = SceneObserver()
         self.observer = observer
         do {
-            system = try AudioSystem(configuration: SceneRenderer.engineConfiguration(for: scene), observer: observer)
+            system = try AudioSystem(configuration: OfflineRenderer.engineConfiguration(for: scene), observer: observer)
         } catch {
             throw SceneError("engine", error.message)
         }
@@ -133,13 +133,13 @@ public final class SceneRenderer {
             var kind: SourceKind
             var sampleLoop: Range<Int>?
             if case .input(let channels) = s.audio {
-                kind = SceneRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
+                kind = OfflineRenderer.inputKind(channelCount: channels, scene: scene, records: scene.recordTo[s.session] != nil)
             } else {
-                sampleLoop = SceneRenderer.sampleLoop(of: s, scene: scene)
+                sampleLoop = OfflineRenderer.sampleLoop(of: s, scene: scene)
                 let whole = s.rate != nil || rated.contains(s.id)
                 kind = try loader.kind(s.audio, place: s.place, whole: whole)
             }
-            let loopRegion = try SceneRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
+            let loopRegion = try OfflineRenderer.loopRegion(of: s, kind: kind, sampleRate: scene.engine.sampleRate, sampleLoop: sampleLoop)
             guard let session = system.sessionID(named: s.session) else {
                 throw SceneError("\(s.place).session", "unknown session \"\(s.session)\"")
             }
@@ -155,7 +155,7 @@ public final class SceneRenderer {
                         id, true, startFrame: loopRegion.start, endFrame: loopRegion.end, count: s.loopCount, at: .frame(0))
                 }
                 if let pan = s.pan { try system.setSourcePan(id, Float(pan), rampFrames: 0, at: .frame(0)) }
-                if s.route != "main" { try system.setRoute(id, route: s.route, at: .now) }
+                if s.outputBus != "main" { try system.setOutputBus(id, bus: s.outputBus, at: .now) }
             } catch {
                 throw SceneError(s.place, error.message)
             }
@@ -265,7 +265,7 @@ public final class SceneRenderer {
         let total = max(totalFrames, 1)
         // Per record: a gain and a compressor gain per bus slot, the master compressor's, the
         // limiter's and the peak.
-        while (total / Int64(interval) + 1) * Int64(2 * busSlots + 3) > Int64(SceneRenderer.probeValueBudget) { interval *= 2 }
+        while (total / Int64(interval) + 1) * Int64(2 * busSlots + 3) > Int64(OfflineRenderer.probeValueBudget) { interval *= 2 }
         let p = RenderProbe(intervalFrames: interval, recordCapacity: Int(total / Int64(interval)) + 1, busSlots: busSlots)
         do { try engine.attachProbe(p, at: .frame(framePosition)) } catch { throw SceneError("engine", error.message) }
         probe = p
@@ -304,29 +304,39 @@ public final class SceneRenderer {
             markers: Timeline.markers(scene: scene, journal: journal))
     }
 
-    /// Render the scene (up to `endFrame`, default: its end), handing each block of
-    /// interleaved float samples to `sink` (route main). Events at `endFrame` itself are applied.
-    /// With more routes (`engine.routes`), each block of route r ≥ 1 goes to
-    /// `routeSink(r, samples)` right after main's, the same length (sample-aligned). The renderer's thread.
+    /// `render(through:progress:busSink:sink:)` under its old parameter name. The renderer's thread.
+    @available(*, deprecated, renamed: "render(through:progress:busSink:sink:)")
     public func render(
         through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
-        routeSink: (_ route: Int, UnsafeBufferPointer<Float>) throws -> Void = { _, _ in },
+        routeSink: (_ route: Int, UnsafeBufferPointer<Float>) throws -> Void,
+        sink: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws {
+        try render(through: endFrame, progress: progress, busSink: routeSink, sink: sink)
+    }
+
+    /// Render the scene (up to `endFrame`, default: its end), handing each block of
+    /// interleaved float samples to `sink` (output bus main). Events at `endFrame` itself are
+    /// applied. With more output buses (`engine.outputBuses`), each block of bus b ≥ 1 goes to
+    /// `busSink(b, samples)` right after main's, the same length (sample-aligned). The renderer's thread.
+    public func render(
+        through endFrame: Int64? = nil, progress: (Double) -> Void = { _ in },
+        busSink: (_ bus: Int, UnsafeBufferPointer<Float>) throws -> Void = { _, _ in },
         sink: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws {
         let ch = scene.engine.channelCount
         let block = scene.engine.blockFrames
-        // Main's block buffer and, for routes past main, theirs (`routeStride` apart), each
+        // Main's block buffer and, for output buses past main, theirs (`busStride` apart), each
         // 64-byte aligned like the engine's own (`allocateAudio`); the pointers handed to the engine.
         let buffer = allocateAudio(Float.self, capacity: block * ch)
         buffer.initialize(repeating: 0, count: block * ch)
-        let routeCount = scene.engine.routes.count
-        let routeStride = alignedAudioStride(block * ch, of: Float.self)
-        let routeBuffers = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeStride)
-        let routePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
+        let busCount = scene.engine.outputBuses.count
+        let busStride = alignedAudioStride(block * ch, of: Float.self)
+        let busBuffers = allocateAudio(Float.self, capacity: max(busCount - 1, 1) * busStride)
+        let busPointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: busCount)
         defer {
             deallocateAudio(buffer)
-            deallocateAudio(routeBuffers)
-            routePointers.deallocate()
+            deallocateAudio(busBuffers)
+            busPointers.deallocate()
         }
         let events = scene.events
         let last = min(endFrame ?? totalFrames, totalFrames)
@@ -349,11 +359,11 @@ public final class SceneRenderer {
                         // Waits for streaming files instead of underrunning: the same output every run.
                         let at = Int(framePosition - blockStart) * ch
                         let started = timesEngineCalls ? monotonicNanoseconds() : 0
-                        if routeCount > 1 {
-                            routePointers[0] = out.baseAddress! + at
-                            for r in 1..<routeCount { routePointers[r] = routeBuffers + (r - 1) * routeStride + at }
+                        if busCount > 1 {
+                            busPointers[0] = out.baseAddress! + at
+                            for r in 1..<busCount { busPointers[r] = busBuffers + (r - 1) * busStride + at }
                             engine.renderWaitingForFiles(
-                                routes: routePointers, routeCount: routeCount, frameCount: Int(upTo - framePosition))
+                                routes: busPointers, routeCount: busCount, frameCount: Int(upTo - framePosition))
                         } else {
                             engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
                         }
@@ -385,9 +395,9 @@ public final class SceneRenderer {
             }
             if blockEnd > blockStart {
                 try sink(UnsafeBufferPointer(start: buffer, count: Int(blockEnd - blockStart) * ch))
-                for r in 1..<max(routeCount, 1) {
-                    try routeSink(
-                        r, UnsafeBufferPointer(start: routeBuffers + (r - 1) * routeStride, count: Int(blockEnd - blockStart) * ch))
+                for r in 1..<max(busCount, 1) {
+                    try busSink(
+                        r, UnsafeBufferPointer(start: busBuffers + (r - 1) * busStride, count: Int(blockEnd - blockStart) * ch))
                 }
             }
             progress(Double(framePosition) / Double(max(totalFrames, 1)))
@@ -463,7 +473,7 @@ public final class SceneRenderer {
         case .phoneCallBegin:
             log(try system.beginPhoneCall(audio: eventSource[index], at: .frame(frame)).journal, at: frame)
         case .systemSound(let audio, let duration):
-            let name = SceneRenderer.soundName(audio)
+            let name = OfflineRenderer.soundName(audio)
             guard let source = eventSource[index] else { return }
             let result = try system.playSystemSound(name: name, audio: source, at: .frame(frame))
             log(result.outcome.journal, at: frame)
@@ -499,7 +509,7 @@ public final class SceneRenderer {
         case .device(.otherAudio(let o)): .otherAudio(o)
         case .phoneCallBegin: .phoneCallBegin
         case .phoneCallEnd: .phoneCallEnd
-        case .systemSound(let audio, _): .systemSound(name: SceneRenderer.soundName(audio))
+        case .systemSound(let audio, _): .systemSound(name: OfflineRenderer.soundName(audio))
         case .remote(let c): .remote(c)
         case .session(_, .setGain), .session(_, .setEffect), .source(_, .setGain), .source(_, .setPan),
             .source(_, .setRate), .source(_, .crossfade):
@@ -541,3 +551,8 @@ final class SceneObserver: OfflineDriverObserver {
         return reports
     }
 }
+
+/// The old name of `OfflineRenderer` (it renders offline; "scene" said what, not how).
+/// Thread: as `OfflineRenderer`.
+@available(*, deprecated, renamed: "OfflineRenderer")
+public typealias SceneRenderer = OfflineRenderer
