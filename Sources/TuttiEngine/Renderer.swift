@@ -38,6 +38,12 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @usableFromInline let sources: UnsafeMutablePointer<SourceNode>
     @usableFromInline let sourceOccupied: UnsafeMutablePointer<Bool>
     @usableFromInline @exclusivity(unchecked) var sourceHighWater = 0
+    /// Per source slot: how it mixes while settled (`SettledPlan`), valid while its epoch is
+    /// `planEpoch`.
+    @usableFromInline let plans: UnsafeMutablePointer<SettledPlan>
+    /// Bumped whenever a settled plan may no longer hold: a command applied, a bus ramping or
+    /// its duck moved by a sidechain, a bus or source removed. Render thread.
+    @usableFromInline @exclusivity(unchecked) var planEpoch = 1
     @usableFromInline let buses: UnsafeMutablePointer<BusNode>
     @usableFromInline let busOccupied: UnsafeMutablePointer<Bool>
     @usableFromInline @exclusivity(unchecked) var busHighWater = 0
@@ -154,6 +160,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
             id: SourceID(rawValue: 0), bus: BusID(rawValue: 0), content: .silence, gain: 0, loop: false, fadeOutFrames: 0)
         sources = .allocate(capacity: maxSources)
         sources.initialize(repeating: placeholder, count: maxSources)
+        plans = .allocate(capacity: maxSources)
+        plans.initialize(repeating: SettledPlan(), count: maxSources)
         sourceOccupied = .allocate(capacity: maxSources)
         sourceOccupied.initialize(repeating: false, count: maxSources)
         buses = .allocate(capacity: maxBuses)
@@ -215,6 +223,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         fileWorker.stop()
         sources.deinitialize(count: maxSources).deallocate()
         sourceOccupied.deallocate()
+        plans.deallocate()
         buses.deinitialize(count: maxBuses).deallocate()
         busOccupied.deallocate()
         busScalar.deallocate()
@@ -323,6 +332,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         frameCount: Int, waitingForFiles: Bool
     ) -> Int {
         takeCommands()
+        let spanStart = framePosition
         let ch = channelCount
         var done = 0
         while done < frameCount {
@@ -357,7 +367,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
             done &+= n
         }
         applyDueCommands()
-        publish()
+        publish(spanStart: spanStart)
         meteredLevels[0].store(UInt64(meterPeakBits), ordering: .relaxed)
         meteredLevels[1].store(UInt64(meterClipped), ordering: .relaxed)
         return done
@@ -421,9 +431,16 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     public func publishedStatus(_ id: SourceID) -> SourceStatus? { board.read(id) }
 
     /// Render thread: the clock and every occupied source's status, for readers elsewhere.
+    /// A slot is written only when what its readers see changed: a source playing on frame for
+    /// frame with the clock is read as its last publication plus the frames rendered since
+    /// (`StatusBoard`), so it is not written. A source whose settled plan was made before
+    /// this render call (`spanStart`) and still holds played on that way throughout: it is not
+    /// even looked at.
     @inlinable @_noLocks
-    func publish() {
+    func publish(spanStart: Int64) {
+        let epoch = planEpoch
         for i in 0..<sourceHighWater where sourceOccupied[i] {
+            if plans[i].epoch == epoch, plans[i].since < spanStart { continue }
             var underruns = 0
             // Buffers, tones and silence cannot run dry: no enum projection for them.
             if sources[i].bufferData == nil {
@@ -434,9 +451,22 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
                 case .buffer, .tone, .silence: break
                 }
             }
-            board.publish(
-                slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
-                underrunFrames: Int64(underruns))
+            // Raw values (`PlaybackState`'s): no enum comparisons on the render path.
+            let raw = sources[i].stateCode
+            var key = Int64(sources[i].position)
+            if raw == 1 { key &-= framePosition }
+            // No `||` (its autoclosure would capture self: reference counting).
+            var changed = raw != sources[i].publishedState
+            if key != sources[i].publishedPosition { changed = true }
+            if underruns != sources[i].publishedUnderruns { changed = true }
+            if changed {
+                board.publish(
+                    slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
+                    underrunFrames: Int64(underruns), frame: framePosition)
+                sources[i].publishedState = raw
+                sources[i].publishedPosition = key
+                sources[i].publishedUnderruns = underruns
+            }
             if underruns > 0 {
                 let missed = board.noteUnderruns(slot: i, total: Int64(underruns))
                 // The missing frames end the call (the data ran out): the run began here.
