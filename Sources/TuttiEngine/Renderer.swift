@@ -263,13 +263,32 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     }
 
     /// Render thread: fold `count` samples of the output into the meter (the sign bit
-    /// cleared, finite floats order as their bits: an integer max and count, which the
-    /// compiler vectorises).
+    /// cleared, floats order as their bits: an integer max and count). Eight samples at a
+    /// time as Int32 lanes (non-negative once the sign bit is cleared, so the signed max and
+    /// compare SSE2 has order them as the unsigned ones do; the compiler left the plain loop
+    /// scalar, ≈ 11 instructions a sample), the rest one by one: the same peak and count.
     @inlinable @_noLocks
     func meter(_ samples: UnsafePointer<Float>, count: Int) {
         var peak = meterPeakBits
         var clipped = 0
-        for i in 0..<count {
+        let whole = count & ~7
+        if whole > 0 {
+            var peaks = SIMD8<Int32>(repeating: 0)
+            var clips = SIMD8<Int32>(repeating: 0)
+            let above = SIMD8<Int32>(repeating: 0x3F80_0000)
+            let raw = UnsafeRawPointer(samples)
+            var i = 0
+            while i < whole {
+                let bits = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Int32>.self) & 0x7FFF_FFFF
+                peaks = pointwiseMax(peaks, bits)
+                // A true lane of the mask is -1.
+                clips &-= unsafeBitCast(bits .> above, to: SIMD8<Int32>.self)
+                i &+= 8
+            }
+            peak = Swift.max(peak, UInt32(peaks.max()))
+            clipped = Int(clips.wrappedSum())
+        }
+        for i in whole..<count {
             let bits = samples[i].bitPattern & 0x7FFF_FFFF
             peak = Swift.max(peak, bits)
             clipped &+= bits > 0x3F80_0000 ? 1 : 0

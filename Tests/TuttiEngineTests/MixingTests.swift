@@ -146,6 +146,27 @@ import TuttiTestSupport
         }
     }
 
+    /// The output meter (eight samples at a time, the rest one by one) gives the largest
+    /// |sample| and the count beyond full scale of what was rendered, in calls whose sample
+    /// counts are and are not multiples of eight.
+    @Test func theOutputMeterCountsEverySample() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let data = (0..<997).map { Float(($0 * 389) % 997) / 997 * 2.6 - 1.3 }
+        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: data, channelCount: 1, sampleRate: 48_000)), bus: bus, loop: true)
+        try engine.send(.play(s))
+        var all: [Float] = []
+        for frames in [13, 64, 5, 256, 7, 100, 3] {
+            var out = [Float](repeating: 0, count: frames)
+            out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frameCount: frames) }
+            all += out
+        }
+        let levels = engine.renderer.outputLevels
+        #expect(levels.peak == all.map(abs).max())
+        #expect(levels.clippedSampleCount == all.filter { abs($0) > 1 }.count)
+        #expect(levels.clippedSampleCount > 0)
+    }
+
     @Test func ringerClassUsesRingerVolumeAndSystemClassUsesSystemVolume() throws {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let media = try engine.addBus()
