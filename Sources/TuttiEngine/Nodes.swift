@@ -101,6 +101,13 @@ import TuttiDSP
     @usableFromInline var route = 0
     /// Order in which it last became a voice (smaller: older; see `Renderer.isVoice`).
     @usableFromInline var voiceSerial: UInt64 = 0
+    /// What its status-board slot holds (`Renderer.publish`): the state, the underrun frames
+    /// and the position — less the engine frame it was published at while playing, so a
+    /// source playing on frame for frame keeps the same value and is not published again.
+    /// As the install publishes it: stopped at 0.
+    @usableFromInline var publishedState: Int32 = 0
+    @usableFromInline var publishedPosition: Int64 = 0
+    @usableFromInline var publishedUnderruns = 0
 
     init(
         id: SourceID, bus: BusID, content: SourceContent, gain: Float, loop: Bool, fadeOutFrames: Int, priority: UInt8 = 128,
@@ -190,6 +197,15 @@ import TuttiDSP
         }
     }
 
+    /// `state`'s raw value (`PlaybackState`), without the enum.
+    @inlinable var stateCode: Int32 {
+        @_noLocks get {
+            if running { return 1 }
+            if ended { return 3 }
+            return position > 0 ? 2 : 0
+        }
+    }
+
     /// A voice (for voice limits): running and not on its way out. A source fading out for a
     /// pause, stop, removal or steal is no longer a voice — it is gone within its fade and a
     /// play in the meantime must not steal a voice for it; one fading out for a seek (it comes
@@ -225,6 +241,49 @@ import TuttiDSP
         }
     }
 
+}
+
+/// How a settled buffer source mixes, worked out once (`Renderer.renderChunk`): a source
+/// that took `renderSource`'s fast path (a buffer at a settled gain, pan and rate, nothing
+/// waiting for a fade, no seek tail, no bus ramping) mixes the same way every chunk until
+/// something changes, and every change comes from a command, a ramp or the source's own
+/// slow path (a wrap, the content's end), which invalidate it. Valid while `epoch` equals
+/// `Renderer.planEpoch`. Trivial value; render thread.
+@usableFromInline struct SettledPlan {
+    /// `Renderer.planEpoch` when made (0: never valid).
+    @usableFromInline var epoch: Int
+    @usableFromInline var data: UnsafePointer<Float>?
+    /// Where playback wraps or ends (`SourceNode.wrapFrame(count:)`): a chunk that would reach
+    /// it takes the slow path.
+    @usableFromInline var end: Int
+    /// The engine frame it was made at: a render call that started after it can skip the
+    /// source's status (it plays on frame for frame with the clock).
+    @usableFromInline var since: Int64
+    /// gain · fade · bus factor (times the pan gain of each channel when `kind` is 3),
+    /// computed as the fast path computes it: the same samples.
+    @usableFromInline var gainLeft: Float
+    @usableFromInline var gainRight: Float
+    /// 0: silent (gain 0), 1: plain add (gain 1), 2: one gain, 3: a gain per channel (panned).
+    @usableFromInline var kind: UInt8
+    /// An endless loop that wraps at `end` (its `loopEnd`) back to `loopStart`: a chunk that
+    /// reaches `end` wraps in the plan too, as the slow path would (two segments, same gains).
+    @usableFromInline var wraps: Bool
+    @usableFromInline var loopStart: Int
+    @usableFromInline var route: Int
+
+    /// Never valid (epoch 0).
+    @inlinable init() {
+        epoch = 0
+        data = nil
+        end = 0
+        since = 0
+        gainLeft = 0
+        gainRight = 0
+        kind = 0
+        wraps = false
+        loopStart = 0
+        route = 0
+    }
 }
 
 /// Render-side state of a bus: gate × duck × bus gain, applied to each of its sources on

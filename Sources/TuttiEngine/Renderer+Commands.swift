@@ -48,6 +48,8 @@ extension Renderer {
 
     @inlinable @_noLocks
     func apply(_ action: RenderCommand.Action) {
+        // Whatever it changes, no settled plan is trusted past it.
+        planEpoch &+= 1
         switch action {
         case .command(let command):
             apply(command)
@@ -57,7 +59,7 @@ extension Renderer {
                 sources[i] = node.pointee
                 sourceOccupied[i] = true
                 if i >= sourceHighWater { sourceHighWater = i &+ 1 }
-                board.publish(slot: i, id: node.pointee.id.rawValue, state: .stopped, position: 0, underrunFrames: 0)
+                board.publish(slot: i, id: node.pointee.id.rawValue, state: .stopped, position: 0, underrunFrames: 0, frame: framePosition)
                 board.resetUnderruns(slot: i)
             }
             report(.retiredSourceNode(node), at: framePosition)
@@ -527,6 +529,7 @@ extension Renderer {
     /// Empty a bus slot and the slots of its sources, and say so.
     @inlinable @_noLocks
     func finishBusRemoval(_ b: Int, at frame: Int64) {
+        planEpoch &+= 1
         let id = buses[b].id
         disarmSidechain(b)
         for i in 0..<sourceHighWater where sourceOccupied[i] {
@@ -550,7 +553,8 @@ extension Renderer {
     func finishRemove(_ i: Int, at frame: Int64) {
         let id = sources[i].id
         sourceOccupied[i] = false
-        board.publish(slot: i, id: 0, state: .stopped, position: 0, underrunFrames: 0)
+        planEpoch &+= 1
+        board.publish(slot: i, id: 0, state: .stopped, position: 0, underrunFrames: 0, frame: frame)
         report(.sourceRemoved(id), at: frame)
     }
 }

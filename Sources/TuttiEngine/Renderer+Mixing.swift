@@ -21,13 +21,43 @@ extension Renderer {
         if ringerRamping { for f in 0..<n { ringerVolumeGains[f] = ringerVolume.next() } }
         for b in 0..<busHighWater where busOccupied[b] {
             computeBusGain(b, frameCount: n, volumeRamping: buses[b].isRinger ? ringerRamping : systemRamping)
+            // A bus factor that moves: no settled plan holds while it does (nor is one made).
+            if busRamping[b] { planEpoch &+= 1 }
             if let chain = busEffects[b] { chain.pointee.buffer.update(repeating: 0, count: n &* channelCount) }
         }
         if let masterBuffers {
             // Each route's stage uses the chunk's first `n` frames of its `maxChunk` span.
             for r in 0..<routeCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
         }
+        let epoch = planEpoch
         for i in 0..<sourceHighWater where sourceOccupied[i] {
+            // A settled source (its plan holds) that does not reach its wrap in this chunk:
+            // the mix and the position, nothing else can happen to it.
+            if plans[i].epoch == epoch {
+                let position = sources[i].position
+                let before = plans[i].end &- position
+                let data = plans[i].data.unsafelyUnwrapped
+                let output = routeTargets[plans[i].route]
+                if n < before {
+                    mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: n)
+                    sources[i].position = position &+ n
+                    continue
+                }
+                // An endless loop wrapping in this chunk (once): up to its end, then from its
+                // start, as the slow path splits it. The position jumps: published again.
+                let after = n &- before
+                if plans[i].wraps, after < plans[i].end &- plans[i].loopStart {
+                    if before > 0 { mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: before) }
+                    let start = plans[i].loopStart
+                    if after > 0 {
+                        mixSettled(plans[i], from: data + start &* channelCount, into: output + before &* channelCount, frameCount: after)
+                    }
+                    sources[i].position = start &+ after
+                    plans[i].since = framePosition
+                    continue
+                }
+                plans[i].epoch = 0
+            }
             // No `||` (its autoclosure would capture self: reference counting).
             var sounding = sources[i].running
             if sources[i].tailPosition >= 0 { sounding = true }
@@ -36,7 +66,8 @@ extension Renderer {
                 renderKeySource(&sources[i], frameCount: n)
             } else if sounding {
                 if masterBuffers == nil, !anyBusEffects {
-                    renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
+                    let settled = renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
+                    if settled, epoch == planEpoch, sources[i].tailPosition < 0 { makePlan(i) }
                 } else {
                     renderSourceThroughEffects(&sources[i], frameCount: n)
                 }
@@ -84,6 +115,50 @@ extension Renderer {
         for f in 0..<n {
             let v = volumeRamping ? volumeGains[f] : volumeValue
             gains[f] = buses[b].gate.next() * buses[b].gain.next() * buses[b].duck.next() * v
+        }
+    }
+
+    /// Source `i` took `renderSource`'s fast path into its route (no key bus, no effects, no
+    /// seek tail): its settled plan, the gains worked out as that path works them out.
+    @inlinable @_noLocks
+    func makePlan(_ i: Int) {
+        let b = sources[i].bus.slot
+        // Field by field in place (no initializer call on the render path).
+        let p = plans + i
+        p.pointee.epoch = planEpoch
+        p.pointee.data = sources[i].bufferData
+        p.pointee.end = sources[i].wrapFrame(count: sources[i].bufferFrames)
+        p.pointee.since = framePosition
+        p.pointee.route = sources[i].route
+        // An endless loop whose next wrap is at its loop end (not a position past it).
+        p.pointee.wraps = false
+        if sources[i].loop, sources[i].loopsLeft < 0, p.pointee.end == sources[i].loopEnd, sources[i].loopEnd > sources[i].loopStart {
+            p.pointee.wraps = true
+            p.pointee.loopStart = sources[i].loopStart
+        }
+        let g = sources[i].gain.value * sources[i].fade.value * busScalar[b]
+        if sources[i].isPanned {
+            p.pointee.kind = 3
+            p.pointee.gainLeft = g * sources[i].panLeft.value
+            p.pointee.gainRight = g * sources[i].panRight.value
+        } else if g == 1 {
+            p.pointee.kind = 1
+        } else if g != 0 {
+            p.pointee.kind = 2
+            p.pointee.gainLeft = g
+        } else {
+            p.pointee.kind = 0
+        }
+    }
+
+    /// A settled source's chunk from `src` into its route, as `renderSource`'s fast path mixes it.
+    @inlinable @inline(__always) @_noLocks
+    func mixSettled(_ p: SettledPlan, from src: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        switch p.kind {
+        case 1: Kernels.add(output, src, count: n &* channelCount)
+        case 2: Kernels.mixAdd(output, src, count: n &* channelCount, gain: p.gainLeft)
+        case 3: Kernels.mixAddPair(output, src, frameCount: n, gainLeft: p.gainLeft, gainRight: p.gainRight)
+        default: break
         }
     }
 
@@ -138,6 +213,7 @@ extension Renderer {
                 if !buses[b].sidechainDucking {
                     buses[b].sidechainDucking = true
                     buses[b].duck.move(to: sc.targetDB, dBPerFrame: sc.attackDBPerFrame)
+                    planEpoch &+= 1
                     report(.sidechainDuck(buses[b].id, began: true), at: end)
                 }
             } else if buses[b].sidechainDucking {
@@ -146,6 +222,7 @@ extension Renderer {
                     buses[b].sidechainDucking = false
                     buses[b].sidechainBelowFrames = 0
                     buses[b].duck.move(to: 0, dBPerFrame: sc.releaseDBPerFrame)
+                    planEpoch &+= 1
                     report(.sidechainDuck(buses[b].id, began: false), at: end)
                 }
             }
@@ -208,16 +285,18 @@ extension Renderer {
         }
     }
 
-    @inlinable @_noLocks
-    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int, gainSlot: Int = -1) {
+    /// Returns true when it took the fast path (a buffer source at settled gains: see
+    /// `SettledPlan`).
+    @inlinable @_noLocks @discardableResult
+    func renderSource(_ node: inout SourceNode, into output: UnsafeMutablePointer<Float>, frameCount n: Int, gainSlot: Int = -1) -> Bool {
         let ch = channelCount
         let busSlot = node.bus.slot
-        guard busSlot >= 0, busSlot < maxBuses, busOccupied[busSlot] else { return }
+        guard busSlot >= 0, busSlot < maxBuses, busOccupied[busSlot] else { return false }
         // The gains of the bus, or of the unity slot past the buses (mixing into a chain).
         let b = gainSlot >= 0 ? gainSlot : busSlot
         // A seek's crossfade: the old position first, fading out (it may outlive the new one's end).
         if node.tailPosition >= 0 { mixTail(&node, into: output, bus: b, frameCount: n) }
-        guard node.running else { return }
+        guard node.running else { return false }
         // Fast path, most sources most of the time: a buffer that plays the whole chunk at a
         // settled gain, with nothing waiting for a fade. Same kernels, same samples.
         if let data = node.bufferData, node.position &+ n < node.wrapFrame(count: node.bufferFrames), !busRamping[b], !node.gain.isRamping,
@@ -233,7 +312,7 @@ extension Renderer {
                 Kernels.mixAdd(output, src, count: n &* ch, gain: g)
             }
             node.position &+= n
-            return
+            return true
         }
         var offset = 0
         while offset < n, node.running {
@@ -312,6 +391,7 @@ extension Renderer {
                 finishFade(&node, at: framePosition &+ Int64(offset))
             }
         }
+        return false
     }
 
     /// The old position of a buffer source during a seek's crossfade: mixed like the source

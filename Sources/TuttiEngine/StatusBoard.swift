@@ -30,8 +30,16 @@ public struct SourceStatus: Hashable, Sendable {
 ///
 /// Each source slot is a seqlock (a sequence number that is odd while the render thread writes
 /// the fields) over atomic fields, so a reader on any thread gets the fields of one publication
-/// together, and tools like TSan see no data race. The render thread publishes once per render
-/// call; readers retry while a write is in progress (it is a few stores long).
+/// together, and tools like TSan see no data race. Readers retry while a write is in progress
+/// (it is a few stores long).
+///
+/// A slot is written only when something a reader would see changed. A playing source's
+/// position is published with the engine frame it held at (`frame`); a reader adds the frames
+/// rendered since (the engine clock, `framesRendered`, read inside the same seqlock check). So
+/// the render thread, once per render call, writes the slot of a playing source only when its
+/// position moved other than frame for frame with the clock (a wrap, a seek, a rate, an
+/// underrun) or its state or underrun count changed: a source that plays steadily costs no
+/// seqlock write, and readers still get the position at the end of the last rendered block.
 ///
 /// Thread: `publish…` on the render thread only; `read…` and the counters on any thread.
 /// The control side owns the memory (`deallocate`).
@@ -39,8 +47,9 @@ public struct SourceStatus: Hashable, Sendable {
     /// Per slot: sequence, id (raw), state, position, underrun frames (published together);
     /// then the underrun report's state: reported and not yet acknowledged by the control side
     /// (5), the total seen at the last publish (6, render side only), whether the last publish
-    /// saw it grow (7, render side only).
-    @inlinable static var fieldsPerSlot: Int { 8 }
+    /// saw it grow (7, render side only); then the engine frame the position held at (8,
+    /// published with 1–4). Padded to 16 fields (two cache lines).
+    @inlinable static var fieldsPerSlot: Int { 16 }
     @usableFromInline let slots: Int
     @usableFromInline let storage: UnsafeMutablePointer<Atomic<Int64>>
     /// Engine counters: frames rendered, commands applied, events dropped (stays 0).
@@ -71,9 +80,11 @@ public struct SourceStatus: Hashable, Sendable {
     /// Events the render side could not report (a bug if ever non-zero: the ring is sized so it cannot fill).
     @inlinable var eventsDropped: UnsafeMutablePointer<Atomic<Int64>> { @_noLocks get { counters + 2 } }
 
-    /// Render thread: publish one slot.
+    /// Render thread: publish one slot: `position` as of engine frame `frame` (a playing
+    /// source's readers add the frames rendered since; see the type's comment). Before
+    /// `framesRendered` is stored for the same render call.
     @inlinable @inline(__always) @_noLocks
-    func publish(slot: Int, id: UInt64, state: PlaybackState, position: Int64, underrunFrames: Int64) {
+    func publish(slot: Int, id: UInt64, state: PlaybackState, position: Int64, underrunFrames: Int64, frame: Int64) {
         let seq = field(slot, 0)
         let s = seq.pointee.load(ordering: .relaxed)
         seq.pointee.store(s &+ 1, ordering: .relaxed)
@@ -82,6 +93,7 @@ public struct SourceStatus: Hashable, Sendable {
         field(slot, 2).pointee.store(Int64(state.rawValue), ordering: .relaxed)
         field(slot, 3).pointee.store(position, ordering: .relaxed)
         field(slot, 4).pointee.store(underrunFrames, ordering: .relaxed)
+        field(slot, 8).pointee.store(frame, ordering: .relaxed)
         seq.pointee.store(s &+ 2, ordering: .releasing)
     }
 
@@ -118,7 +130,10 @@ public struct SourceStatus: Hashable, Sendable {
     }
 
     /// Any thread: the status last published for `id`, or nil when the slot holds another
-    /// source (not installed yet, or already gone).
+    /// source (not installed yet, or already gone). A playing source's position is the one
+    /// published plus the frames rendered since it was (the render side publishes again as
+    /// soon as that would be wrong), so it is the position at the end of the last rendered
+    /// block.
     func read(_ id: SourceID) -> SourceStatus? {
         let slot = id.slot
         guard slot >= 0, slot < slots else { return nil }
@@ -128,14 +143,19 @@ public struct SourceStatus: Hashable, Sendable {
             if s1 & 1 != 0 { continue }
             let raw = UInt64(bitPattern: field(slot, 1).pointee.load(ordering: .relaxed))
             let state = field(slot, 2).pointee.load(ordering: .relaxed)
-            let position = field(slot, 3).pointee.load(ordering: .relaxed)
+            var position = field(slot, 3).pointee.load(ordering: .relaxed)
             let underruns = field(slot, 4).pointee.load(ordering: .relaxed)
+            let frame = field(slot, 8).pointee.load(ordering: .relaxed)
+            // The clock is stored after every slot of its render call: a clock from a later
+            // call than this publication comes with a changed sequence if the slot changed.
+            let clock = framesRendered.pointee.load(ordering: .acquiring)
             atomicMemoryFence(ordering: .acquiring)
             guard seq.pointee.load(ordering: .relaxed) == s1 else { continue }
             guard raw == id.rawValue else { return nil }
-            return SourceStatus(
-                state: PlaybackState(rawValue: Int32(truncatingIfNeeded: state)) ?? .stopped,
-                position: position, underrunFrames: underruns)
+            let playback = PlaybackState(rawValue: Int32(truncatingIfNeeded: state)) ?? .stopped
+            // Published during a render call whose clock is not stored yet: as published.
+            if playback == .playing, clock > frame { position &+= clock &- frame }
+            return SourceStatus(state: playback, position: position, underrunFrames: underruns)
         }
     }
 }

@@ -86,6 +86,87 @@ import TuttiTestSupport
         #expect(out[0] == 0 && out[99] == 0.99 && out[100] == 0 && out[349] == 0.49)
     }
 
+    /// Settled looping sources (the renderer's settled plans, wrapping inside blocks, a loop
+    /// region, a pan) mix sample for sample as the gains say, and their published position is
+    /// right after every block although a steadily playing source's slot is not rewritten;
+    /// a gain change, a pause and a play go through the plan's invalidation.
+    @Test func settledSourcesMixExactlyAndPublishTheirPosition() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 2))
+        let bus = try engine.addBus()
+        let frames = 1_000
+        let data = (0..<frames * 2).map { Float(($0 * 7_919) % 1_999) / 2_000 - 0.5 }
+        let buffer = AudioBuffer(interleaved: data, channelCount: 2, sampleRate: 48_000)
+        let a = try engine.addSource(.buffer(buffer), bus: bus, gain: 0.5, loop: true)
+        let b = try engine.addSource(.buffer(buffer), bus: bus, gain: 1, loop: true)
+        try engine.send(.setLoopRegion(b, startFrame: 300, endFrame: 700, count: -1))
+        try engine.send(.play(a))
+        try engine.send(.play(b))
+        let block = 256
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
+        defer { out.deallocate() }
+        var posA = 0
+        var posB = 0
+        var gainA: Float = 0.5
+        var pausedAt: Int64 = -1
+        var lastA: Int64 = -1
+        for k in 0..<40 {
+            if k == 17 { try engine.send(.setSourceGain(a, gain: 0.25, rampFrames: 0)) }
+            if k == 25 { try engine.send(.pause(a)) }
+            if k == 31 { try engine.send(.play(a)) }
+            engine.render(into: out, frameCount: block)
+            if k < 25 {
+                for f in 0..<block {
+                    let ea = gainA * data[(posA + f) % frames * 2]
+                    let fb = posB + f < 700 ? posB + f : 300 + (posB + f - 700) % 400
+                    // Sources mix in slot order into a zeroed block: a first, then b.
+                    let expected = (0 + ea) + data[fb * 2]
+                    #expect(out[2 * f] == expected, "block \(k) frame \(f)")
+                    if out[2 * f] != expected { return }
+                }
+                posA = (posA + block) % frames
+                #expect(engine.status(a)?.position == Int64(posA), "block \(k)")
+            }
+            posB = posB + block < 700 ? posB + block : 300 + (posB + block - 700) % 400
+            #expect(engine.status(b)?.position == Int64(posB), "block \(k)")
+            #expect(engine.status(b)?.state == .playing)
+            if k == 16 { gainA = 0.25 }
+            // Paused (after its fade-out): the position holds; played again: it advances
+            // frame for frame (wrapping in its 1000-frame buffer).
+            let statusA = engine.status(a)
+            if (28..<31).contains(k) {
+                #expect(statusA?.state == .paused)
+                if pausedAt < 0 { pausedAt = statusA?.position ?? -1 }
+                #expect(statusA?.position == pausedAt)
+            }
+            if k > 32, let position = statusA?.position {
+                #expect(statusA?.state == .playing)
+                #expect(position == (lastA + Int64(block)) % Int64(frames), "block \(k)")
+            }
+            lastA = statusA?.position ?? -1
+        }
+    }
+
+    /// The output meter (eight samples at a time, the rest one by one) gives the largest
+    /// |sample| and the count beyond full scale of what was rendered, in calls whose sample
+    /// counts are and are not multiples of eight.
+    @Test func theOutputMeterCountsEverySample() throws {
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
+        let bus = try engine.addBus()
+        let data = (0..<997).map { Float(($0 * 389) % 997) / 997 * 2.6 - 1.3 }
+        let s = try engine.addSource(.buffer(AudioBuffer(interleaved: data, channelCount: 1, sampleRate: 48_000)), bus: bus, loop: true)
+        try engine.send(.play(s))
+        var all: [Float] = []
+        for frames in [13, 64, 5, 256, 7, 100, 3] {
+            var out = [Float](repeating: 0, count: frames)
+            out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frameCount: frames) }
+            all += out
+        }
+        let levels = engine.renderer.outputLevels
+        #expect(levels.peak == all.map(abs).max())
+        #expect(levels.clippedSampleCount == all.filter { abs($0) > 1 }.count)
+        #expect(levels.clippedSampleCount > 0)
+    }
+
     @Test func ringerClassUsesRingerVolumeAndSystemClassUsesSystemVolume() throws {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let media = try engine.addBus()
