@@ -4,7 +4,8 @@ import TuttiPolicy
 
 extension Scene {
     /// Decode and validate a scene from JSON text. `baseDirectory` resolves relative file paths.
-    /// Every problem is a `SceneError` naming its JSON path.
+    /// Every problem is a `SceneError` naming its JSON path. Any thread (it touches no shared
+    /// state; it reads the files the scene names).
     public static func decode(json text: String, baseDirectory: String) throws -> Scene {
         let root: JSONValue
         do { root = try JSONParser.parse(text) } catch let e as JSONSyntaxError {
