@@ -238,13 +238,18 @@ struct ALSACaptureTests {
         }
     }
 
-    /// Frequency from the mean spacing of rising zero crossings (interpolated between samples).
+    /// Frequency from the median spacing of rising zero crossings (interpolated between
+    /// samples). The median, not the mean: a period of silence the pulse sink itself played
+    /// (its server starved on a loaded machine; the client sees no xrun, and the continuity
+    /// tests tell that apart from a frame the capture lost) lengthens one spacing and would
+    /// move the mean by its share of the take, while it leaves the median on the tone.
     static func frequency(_ x: [Float], sampleRate: Double) -> Double {
         var crossings: [Double] = []
         for i in 1..<x.count where x[i - 1] < 0 && x[i] >= 0 {
             crossings.append(Double(i - 1) + Double(-x[i - 1]) / Double(x[i] - x[i - 1]))
         }
-        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
-        return sampleRate * Double(crossings.count - 1) / (last - first)
+        guard crossings.count > 1 else { return 0 }
+        let spacings = zip(crossings.dropFirst(), crossings).map { $0 - $1 }.sorted()
+        return sampleRate / spacings[spacings.count / 2]
     }
 }

@@ -156,7 +156,10 @@ import TuttiTestSupport
                     {"at": 0, "source": "deck", "action": "play"}, {"at": 0, "source": "preview", "action": "play"}]}
         """.write(toFile: dir + "/routes.json", atomically: true, encoding: .utf8)
         let wrong = try Tool.run(
-            [Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--bus-output", "main=testsink", "--bus-output", "cue=nosink"],
+            [
+                Tool.tutti!, "play", dir + "/routes.json", "--backend", "pipewire", "--bus-output", "main=testsink", "--bus-output",
+                "cue=nosink",
+            ],
             environment: server.clientEnvironment)
         #expect(wrong.status == 1 && wrong.stderr.contains("--bus-output cue=nosink: no PipeWire sink"), "\(wrong.stderr)")
         let mainRecording = try PipeWireServer.Recording(server, name: "main")

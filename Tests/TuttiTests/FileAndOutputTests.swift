@@ -90,7 +90,7 @@ import TuttiTestSupport
         for (destinations, text) in [
             (["booth": ["null"]], "no output bus \"booth\" (the engine's buses: main, cue)"),
             (["cue": ["null", "null"]], "ALSA takes one PCM per output bus, got 2"),
-            (["cue": ["no-such-pcm-anywhere"]], "route cue (PCM \"no-such-pcm-anywhere\")"),
+            (["cue": ["no-such-pcm-anywhere"]], "output bus cue (PCM \"no-such-pcm-anywhere\")"),
         ] {
             config.busDestinations = destinations
             let error = #expect(throws: TuttiError.self) { try engine.startOutput(config) }
