@@ -97,4 +97,20 @@ import TuttiTestSupport
         let lower = json.replacingOccurrences(of: "Musak", with: "music")
         #expect(throws: (any Error).self) { _ = try Scene.decode(json: lower, baseDirectory: "/") }
     }
+
+    /// The session handle reads the role back: the override, else the table's for the category
+    /// in force (it follows `setCategory`); nil without output; a removed session is `notFound`.
+    @Test func theHandleReadsTheRole() throws {
+        let engine = try AudioEngine()
+        let game = try engine.makeSession(SessionConfiguration(id: "game", category: .ambient))
+        let call = try engine.makeSession(SessionConfiguration(id: "call", category: .playback, mediaRole: .communication))
+        #expect(try game.mediaRole == .game)
+        #expect(try call.mediaRole == .communication)
+        try game.setCategory(.playback)
+        #expect(try game.mediaRole == .music)
+        try game.setCategory(.record)
+        #expect(try game.mediaRole == nil)
+        try call.remove()
+        #expect(throws: TuttiError.self) { _ = try call.mediaRole }
+    }
 }
