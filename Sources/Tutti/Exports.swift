@@ -32,6 +32,7 @@
 @_exported import enum TuttiPolicy.InteractionOutcome
 @_exported import struct TuttiPolicy.InteractionRule
 @_exported import enum TuttiPolicy.InterruptionReason
+@_exported import enum TuttiPolicy.MediaRole
 @_exported import enum TuttiPolicy.Mode
 @_exported import struct TuttiPolicy.OtherAudio
 @_exported import enum TuttiPolicy.RemoteCommand

@@ -189,6 +189,20 @@ public struct SessionHandle: Hashable, Sendable {
         }
     }
 
+    /// The PipeWire `media.role` it plays with: its `SessionConfiguration.mediaRole`, else the
+    /// role its category (as `setCategory` last set it), mode and content give
+    /// (`SessionConfiguration.effectiveMediaRole`; docs/backends.md, "Media roles"); nil for a
+    /// session without output. Main's stream announces the role its sessions share when the
+    /// output starts. Any thread.
+    public var mediaRole: MediaRole? {
+        get throws(TuttiError) {
+            try engine.withCore { (s) throws(TuttiError) in
+                let name = try s.sessionName(id)
+                return s.policy.sessions.first { $0.id == name }?.configuration.effectiveMediaRole
+            }
+        }
+    }
+
     /// Rule 10: another session is heard, or a phone call is in progress.
     public var isOtherAudioPlaying: Bool {
         get throws(TuttiError) {

@@ -210,7 +210,10 @@ extension AudioEngine {
             guard capture.engine === self else { throw TuttiError(.invalidArgument, "capture: the source belongs to another engine") }
             captureInput = try withCore { (s) throws(TuttiError) in try s.input(capture.id) }
         }
-        let settings = try configuration.settings(capture: captureInput)
+        var settings = try configuration.settings(capture: captureInput)
+        // Main's stream announces the role the sessions share, at start (docs/backends.md).
+        let sessions = try withCore { (s) throws(TuttiError) in s.policy.sessions.map(\.configuration) }
+        settings.mediaRole = MediaRole.forMix(of: sessions).rawValue
         // `.auto` is decided here, before the output lock (it connects to the sound servers).
         let backend = configuration.backend.resolved(jackServer: configuration.device)
         try output.withLock { (running: inout (any OutputBackend)?) throws(TuttiError) in

@@ -117,6 +117,9 @@ public struct OutputSettings: Sendable {
     /// and the sinks, from a watcher thread of its own; see docs/backends.md); ALSA and JACK
     /// see no other applications and ignore it. Default true.
     public var watchOtherAudio = true
+    /// The `media.role` of main's stream (PipeWire; ALSA and JACK ignore it). Default "Music";
+    /// `AudioEngine.startOutput` sets it from the engine's sessions (`MediaRole.forMix(of:)`).
+    public var mediaRole = "Music"
     /// Called on the render thread right before and after each cycle's render (e.g. the
     /// RealtimeSanitizer's hooks); nil: nothing.
     public var realtimeScope: RealtimeScope?

@@ -34,7 +34,8 @@ import TuttiOutput
 public final class PipeWireOutput: OutputBackend, Sendable {
     /// "pipewire". Any thread.
     public static let name = "pipewire"
-    /// The `media.role` the stream announces ("Music"). Any thread.
+    /// The `media.role` main's stream announces when `OutputSettings.mediaRole` is not set by
+    /// the engine ("Music", its default). Any thread.
     public static let mediaRole = "Music"
     /// Seconds `start` waits for the stream to be linked and running.
     static let startTimeoutSeconds = 10
@@ -215,7 +216,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             busConfigs.append(tpw_bus_config(node_name: node, target: target))
         }
         let opened: OpaquePointer? = settings.clientName.withCString { name in
-            mediaRole.withCString { role in
+            settings.mediaRole.withCString { role in
                 withOptionalCString(target) { target in
                     withOptionalCString(latency) { latency in
                         withOptionalCString(remote) { remote in

@@ -84,6 +84,81 @@ public enum ContentType: String, CaseIterable, Sendable, Hashable {
     case music, movie, sonification
 }
 
+/// A PipeWire `media.role`: the names PipeWire and WirePlumber know (WirePlumber's role-based
+/// policy ducks and routes by them). Raw values are the exact property strings. A session's
+/// role comes from ``SessionConfiguration/effectiveMediaRole`` (the table in
+/// docs/backends.md, "Media roles"). Value type: any thread.
+public enum MediaRole: String, CaseIterable, Sendable, Hashable {
+    /// A film's or video's sound.
+    case movie = "Movie"
+    /// Music and other media (the default of a mixed stream).
+    case music = "Music"
+    /// A camera's sound.
+    case camera = "Camera"
+    /// A screen capture's sound.
+    case screen = "Screen"
+    /// A call: voice or video chat.
+    case communication = "Communication"
+    /// A game's sound.
+    case game = "Game"
+    /// Alerts, prompts, system sounds.
+    case notification = "Notification"
+    /// Signal processing.
+    case dsp = "DSP"
+    /// Music production.
+    case production = "Production"
+    /// A screen reader.
+    case accessibility = "Accessibility"
+    /// Test signals, measurement.
+    case test = "Test"
+
+    /// The role a session with this category, mode, content and accessibility flag plays with;
+    /// nil for a session without output (`record`, `audioProcessing`: no playback stream).
+    /// First match wins: accessibility → Accessibility; a voice or video chat (`voiceChat`,
+    /// `videoChat`, `gameChat` mode) or `playAndRecord` → Communication; `measurement` mode →
+    /// Test; `multiRoute` → Production; `moviePlayback` mode or `movie` content → Movie;
+    /// `voicePrompt` mode or `sonification` content → Notification; `playback` → Music;
+    /// `soloAmbient` and `ambient` → Game.
+    public static func forSession(category: Category, mode: Mode, content: ContentType?, accessibility: Bool) -> MediaRole? {
+        guard category.hasOutput else { return nil }
+        if accessibility { return .accessibility }
+        switch mode {
+        case .voiceChat, .videoChat, .gameChat: return .communication
+        case .measurement: return .test
+        default: break
+        }
+        switch category {
+        case .playAndRecord: return .communication
+        case .multiRoute: return .production
+        default: break
+        }
+        if mode == .moviePlayback || content == .movie { return .movie }
+        if mode == .voicePrompt || content == .sonification { return .notification }
+        switch category {
+        case .playback: return .music
+        default: return .game
+        }
+    }
+
+    /// The role of system sounds (played for the engine, not for a session).
+    public static let systemSounds = MediaRole.notification
+
+    /// The role of one stream that carries the mix of `sessions` (PipeWire's main stream in
+    /// single-stream mode): the role every session with output shares
+    /// (``SessionConfiguration/effectiveMediaRole``), else Music (sessions that differ, or
+    /// none with output). A game whose sessions are all ambient announces Game, a voice-chat
+    /// application Communication; a mixed scene plays as media.
+    public static func forMix(of sessions: some Sequence<SessionConfiguration>) -> MediaRole {
+        var shared: MediaRole?
+        for session in sessions {
+            guard let role = session.effectiveMediaRole else { continue }
+            if let s = shared, s != role { return .music }
+            shared = role
+        }
+        return shared ?? .music
+    }
+}
+
 /// Output route (§7). Value type: any thread.
 public enum Route: String, CaseIterable, Sendable, Hashable {
     /// Where the output goes: the built-in speaker, wired headphones, a bluetooth device or an
@@ -235,6 +310,17 @@ public struct SessionConfiguration: Hashable, Sendable {
     /// interrupts nobody, and while it is active (with output) every other session is ducked.
     /// Off by default.
     public var accessibility: Bool
+    /// The PipeWire `media.role` its stream carries instead of the one the table gives
+    /// (nil: ``MediaRole/forSession(category:mode:content:accessibility:)``). Only the desktop
+    /// sees it; the policy ignores it.
+    public var mediaRole: MediaRole?
+
+    /// The role its playback stream carries: ``mediaRole`` when set, else the table's role for
+    /// its category, mode, content and accessibility flag; nil for a session without output.
+    public var effectiveMediaRole: MediaRole? {
+        guard category.hasOutput else { return nil }
+        return mediaRole ?? MediaRole.forSession(category: category, mode: mode, content: content, accessibility: accessibility)
+    }
 
     /// It pauses instead of being ducked: ``pausesWhenDucked``, or ``content`` `speech`.
     public var pausesInsteadOfDucking: Bool { pausesWhenDucked || content == .speech }
@@ -256,7 +342,8 @@ public struct SessionConfiguration: Hashable, Sendable {
         pausesWhenDucked: Bool = false,
         content: ContentType? = nil,
         acceptsDelayedActivation: Bool = false,
-        accessibility: Bool = false
+        accessibility: Bool = false,
+        mediaRole: MediaRole? = nil
     ) {
         self.id = id
         self.category = category
@@ -273,6 +360,7 @@ public struct SessionConfiguration: Hashable, Sendable {
         self.content = content
         self.acceptsDelayedActivation = acceptsDelayedActivation
         self.accessibility = accessibility
+        self.mediaRole = mediaRole
     }
 }
 

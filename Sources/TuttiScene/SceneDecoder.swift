@@ -447,6 +447,7 @@ struct SceneDecoder {
         let content = try r.optionalName("content", as: ContentType.self, what: "content type")
         let acceptsDelayedActivation = try r.bool("acceptsDelayedActivation", default: false)
         let accessibility = try r.bool("accessibility", default: false)
+        let mediaRole = try r.optionalName("mediaRole", as: MediaRole.self, what: "media role")
         if acceptsDelayedActivation, category == .ambient {
             throw SceneError(
                 r.child("acceptsDelayedActivation"),
@@ -466,7 +467,7 @@ struct SceneDecoder {
             foreground: foreground, autoResume: autoResume,
             categoryWhenOtherAudioPlaying: other, ducking: duck, maxVoices: maxVoices,
             pausesWhenDucked: pausesWhenDucked, content: content, acceptsDelayedActivation: acceptsDelayedActivation,
-            accessibility: accessibility)
+            accessibility: accessibility, mediaRole: mediaRole)
         return (configuration, recordTo, effects)
     }
 

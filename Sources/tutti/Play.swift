@@ -232,6 +232,8 @@ struct Play: ParsableCommand {
         let stop = scene.recordTo.isEmpty ? nil : PlayStopRequest()
         let backend = self.backend.implementation
         var settings = try outputSettings(buses: scene.engine.outputBuses)
+        // PipeWire's main stream announces the role the scene's sessions share (docs/backends.md).
+        settings.mediaRole = MediaRole.forMix(of: scene.sessions).rawValue
         // Settings and destinations are checked before the scene is prepared (that takes a
         // while); a server that sets the rate (JACK) has the scene rendered at its rate.
         if let rate = try probe(backend, settings, scene.engine), rate != scene.engine.sampleRate {
