@@ -28,6 +28,44 @@ public enum Kernels {
         _unsafePerformance { tk_add(dst, src, count) }
     }
 
+    /// The active variant's three settled-mix kernels (`add`, `mixAdd`, `mixAddPair`), read
+    /// once so a loop over many sources calls them without reloading the table for each.
+    /// Trivial value; any thread (the table never changes after load).
+    @frozen public struct SettledKernels {
+        @usableFromInline let addFn: @convention(c) (UnsafeMutablePointer<Float>?, UnsafePointer<Float>?, Int) -> Void
+        @usableFromInline let mixAddFn: @convention(c) (UnsafeMutablePointer<Float>?, UnsafePointer<Float>?, Int, Float) -> Void
+        @usableFromInline let pairFn: @convention(c) (UnsafeMutablePointer<Float>?, UnsafePointer<Float>?, Int, Float, Float) -> Void
+
+        /// The active variant's kernels. Real-time safe (three loads).
+        @inlinable @inline(__always) @_noLocks
+        public init() {
+            let t = _unsafePerformance { tk_active_table().unsafelyUnwrapped }
+            addFn = t.pointee.add.unsafelyUnwrapped
+            mixAddFn = t.pointee.mix_add.unsafelyUnwrapped
+            pairFn = t.pointee.mix_add_pair.unsafelyUnwrapped
+        }
+
+        /// `Kernels.add`. Real-time safe.
+        @inlinable @inline(__always) @_noLocks
+        public func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
+            _unsafePerformance { addFn(dst, src, count) }
+        }
+
+        /// `Kernels.mixAdd`. Real-time safe.
+        @inlinable @inline(__always) @_noLocks
+        public func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
+            _unsafePerformance { mixAddFn(dst, src, count, gain) }
+        }
+
+        /// `Kernels.mixAddPair`. Real-time safe.
+        @inlinable @inline(__always) @_noLocks
+        public func mixAddPair(
+            _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, frameCount: Int, gainLeft: Float, gainRight: Float
+        ) {
+            _unsafePerformance { pairFn(dst, src, frameCount, gainLeft, gainRight) }
+        }
+    }
+
     /// dst[f·ch + c] += gains[f] · src[f·ch + c], scalar reference.
     @inlinable public static func mixAddGainsReference(
         _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>,

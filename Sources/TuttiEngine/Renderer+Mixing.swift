@@ -30,55 +30,45 @@ extension Renderer {
             for r in 0..<routeCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
         }
         let epoch = planEpoch
-        for i in 0..<sourceHighWater where sourceOccupied[i] {
-            // A settled source (its plan holds) that does not reach its wrap in this chunk:
-            // the mix and the position, nothing else can happen to it.
-            if plans[i].epoch == epoch {
-                let position = sources[i].position
-                let before = plans[i].end &- position
-                let data = plans[i].data.unsafelyUnwrapped
-                let output = routeTargets[plans[i].route]
-                if n < before {
-                    mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: n)
-                    sources[i].position = position &+ n
-                    continue
-                }
-                // An endless loop wrapping in this chunk (once): up to its end, then from its
-                // start, as the slow path splits it. The position jumps: published again.
-                let after = n &- before
-                if plans[i].wraps, after < plans[i].end &- plans[i].loopStart {
-                    if before > 0 { mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: before) }
-                    let start = plans[i].loopStart
-                    if after > 0 {
-                        mixSettled(plans[i], from: data + start &* channelCount, into: output + before &* channelCount, frameCount: after)
+        if settledEpoch == epoch {
+            mixSettledList(frameCount: n, epoch: epoch)
+        } else {
+            // Every occupied source settled at the end (and no plan invalidated meanwhile):
+            // the next chunks walk the dense list instead.
+            var allSettled = true
+            for i in 0..<sourceHighWater where sourceOccupied[i] {
+                // A settled source (its plan holds) that does not reach its wrap in this chunk:
+                // the mix and the position, nothing else can happen to it.
+                if plans[i].epoch == epoch {
+                    let position = sources[i].position
+                    let before = plans[i].end &- position
+                    let data = plans[i].data.unsafelyUnwrapped
+                    let output = routeTargets[plans[i].route]
+                    if n < before {
+                        mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: n)
+                        sources[i].position = position &+ n
+                        continue
                     }
-                    sources[i].position = start &+ after
-                    plans[i].since = framePosition
-                    continue
+                    // An endless loop wrapping in this chunk (once): up to its end, then from its
+                    // start, as the slow path splits it. The position jumps: published again.
+                    let after = n &- before
+                    if plans[i].wraps, after < plans[i].end &- plans[i].loopStart {
+                        if before > 0 { mixSettled(plans[i], from: data + position &* channelCount, into: output, frameCount: before) }
+                        let start = plans[i].loopStart
+                        if after > 0 {
+                            mixSettled(
+                                plans[i], from: data + start &* channelCount, into: output + before &* channelCount, frameCount: after)
+                        }
+                        sources[i].position = start &+ after
+                        plans[i].since = framePosition
+                        continue
+                    }
+                    plans[i].epoch = 0
                 }
-                plans[i].epoch = 0
+                renderSlot(i, frameCount: n, epoch: epoch)
+                if plans[i].epoch != epoch { allSettled = false }
             }
-            // No `||` (its autoclosure would capture self: reference counting).
-            var sounding = sources[i].running
-            if sources[i].tailPosition >= 0 { sounding = true }
-            let keySlot = sources[i].bus.slot
-            if sounding, keySlot >= 0, keySlot < maxBuses, busOccupied[keySlot], buses[keySlot].keyUsers > 0 {
-                renderKeySource(&sources[i], frameCount: n)
-            } else if sounding {
-                if masterBuffers == nil, !anyBusEffects {
-                    let settled = renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
-                    if settled, epoch == planEpoch, sources[i].tailPosition < 0 { makePlan(i) }
-                } else {
-                    renderSourceThroughEffects(&sources[i], frameCount: n)
-                }
-            }
-            // An input takes one frame per rendered frame whether it plays or not.
-            if sources[i].isInput, case .input(var c) = sources[i].content {
-                c.finishChunk(frameCount: n)
-                sources[i].content = .input(c)
-            }
-            // A removal waited for its fade-out (or the end of the content).
-            if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
+            if allSettled, epoch == planEpoch { makeSettledList(epoch: epoch) }
         }
         // `||`'s right side is an autoclosure: a plain Bool there captures no reference.
         let busChains = anyBusEffects
@@ -91,6 +81,107 @@ extension Renderer {
         if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
         for b in 0..<busHighWater where busOccupied[b] {
             if buses[b].closing, !buses[b].gate.isRamping { finishBusRemoval(b, at: framePosition &+ Int64(n)) }
+        }
+    }
+
+    /// Source slot `i`'s chunk when no settled plan holds for it: its key bus, effects or
+    /// plain path, an input's frame count, a removal that waited for its fade.
+    @inlinable @inline(__always) @_noLocks
+    func renderSlot(_ i: Int, frameCount n: Int, epoch: Int) {
+        // No `||` (its autoclosure would capture self: reference counting).
+        var sounding = sources[i].running
+        if sources[i].tailPosition >= 0 { sounding = true }
+        let keySlot = sources[i].bus.slot
+        if sounding, keySlot >= 0, keySlot < maxBuses, busOccupied[keySlot], buses[keySlot].keyUsers > 0 {
+            renderKeySource(&sources[i], frameCount: n)
+        } else if sounding {
+            if masterBuffers == nil, !anyBusEffects {
+                let settled = renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
+                if settled, epoch == planEpoch, sources[i].tailPosition < 0 { makePlan(i) }
+            } else {
+                renderSourceThroughEffects(&sources[i], frameCount: n)
+            }
+        }
+        // An input takes one frame per rendered frame whether it plays or not.
+        if sources[i].isInput, case .input(var c) = sources[i].content {
+            c.finishChunk(frameCount: n)
+            sources[i].content = .input(c)
+        }
+        // A removal waited for its fade-out (or the end of the content).
+        if !sources[i].running, case .remove = sources[i].pending { finishRemove(i, at: framePosition &+ Int64(n)) }
+    }
+
+    /// Every occupied slot's plan holds (made or kept in the chunk just mixed): the dense
+    /// list of them, in slot order, with their positions after that chunk.
+    @inlinable @_noLocks
+    func makeSettledList(epoch: Int) {
+        var count = 0
+        var since = Int64.min
+        for i in 0..<sourceHighWater where sourceOccupied[i] {
+            // Field by field in place (no initializer call on the render path).
+            let e = settledList + count
+            e.pointee.slot = i
+            e.pointee.position = sources[i].position
+            e.pointee.end = plans[i].end
+            e.pointee.data = plans[i].data
+            e.pointee.route = plans[i].route
+            e.pointee.gainLeft = plans[i].gainLeft
+            e.pointee.gainRight = plans[i].gainRight
+            e.pointee.kind = plans[i].kind
+            e.pointee.wraps = plans[i].wraps
+            e.pointee.loopStart = plans[i].loopStart
+            since = Swift.max(since, plans[i].since)
+            count &+= 1
+        }
+        settledCount = count
+        settledSince = since
+        settledEpoch = epoch
+    }
+
+    /// The chunk while the dense settled list holds: one tight loop over it, the kernels read
+    /// once. A source reaching its wrap wraps as the slot loop wraps it (an endless loop) or
+    /// takes its slow path in its turn (the list is dropped: the slots are walked again from
+    /// the next chunk); the sources mix in slot order either way.
+    @inlinable @_noLocks
+    func mixSettledList(frameCount n: Int, epoch: Int) {
+        let kernels = Kernels.SettledKernels()
+        let ch = channelCount
+        let list = settledList
+        let targets = routeTargets
+        let nodes = sources
+        for k in 0..<settledCount {
+            let e = list + k
+            let position = e.pointee.position
+            let before = e.pointee.end &- position
+            let data = e.pointee.data.unsafelyUnwrapped
+            let output = targets[e.pointee.route]
+            if n < before {
+                let src = data + position &* ch
+                switch e.pointee.kind {
+                case 1: kernels.add(output, src, count: n &* ch)
+                case 2: kernels.mixAdd(output, src, count: n &* ch, gain: e.pointee.gainLeft)
+                case 3: kernels.mixAddPair(output, src, frameCount: n, gainLeft: e.pointee.gainLeft, gainRight: e.pointee.gainRight)
+                default: break
+                }
+                e.pointee.position = position &+ n
+                nodes[e.pointee.slot].position = position &+ n
+                continue
+            }
+            let i = e.pointee.slot
+            let after = n &- before
+            if e.pointee.wraps, after < e.pointee.end &- e.pointee.loopStart {
+                if before > 0 { mixSettled(plans[i], from: data + position &* ch, into: output, frameCount: before) }
+                let start = e.pointee.loopStart
+                if after > 0 { mixSettled(plans[i], from: data + start &* ch, into: output + before &* ch, frameCount: after) }
+                e.pointee.position = start &+ after
+                nodes[i].position = start &+ after
+                plans[i].since = framePosition
+                settledSince = framePosition
+                continue
+            }
+            plans[i].epoch = 0
+            settledEpoch = 0
+            renderSlot(i, frameCount: n, epoch: epoch)
         }
     }
 

@@ -44,6 +44,15 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     /// Bumped whenever a settled plan may no longer hold: a command applied, a bus ramping or
     /// its duck moved by a sidechain, a bus or source removed. Render thread.
     @usableFromInline @exclusivity(unchecked) var planEpoch = 1
+    /// Every occupied source slot in slot order, when each of them is settled
+    /// (`SettledEntry`): `renderChunk` walks it instead of the slots while `settledEpoch` is
+    /// `planEpoch` (0: not made). Capacity `maxSources`. Render thread.
+    @usableFromInline let settledList: UnsafeMutablePointer<SettledEntry>
+    @usableFromInline @exclusivity(unchecked) var settledCount = 0
+    @usableFromInline @exclusivity(unchecked) var settledEpoch = 0
+    /// The latest `SettledPlan.since` of the list's sources (moved by a wrap): a render call
+    /// that started after it has no source status to publish while the list holds.
+    @usableFromInline @exclusivity(unchecked) var settledSince: Int64 = 0
     @usableFromInline let buses: UnsafeMutablePointer<BusNode>
     @usableFromInline let busOccupied: UnsafeMutablePointer<Bool>
     @usableFromInline @exclusivity(unchecked) var busHighWater = 0
@@ -162,6 +171,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         sources.initialize(repeating: placeholder, count: maxSources)
         plans = .allocate(capacity: maxSources)
         plans.initialize(repeating: SettledPlan(), count: maxSources)
+        settledList = .allocate(capacity: maxSources)
+        settledList.initialize(repeating: SettledEntry(), count: maxSources)
         sourceOccupied = .allocate(capacity: maxSources)
         sourceOccupied.initialize(repeating: false, count: maxSources)
         buses = .allocate(capacity: maxBuses)
@@ -224,6 +235,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         sources.deinitialize(count: maxSources).deallocate()
         sourceOccupied.deallocate()
         plans.deallocate()
+        settledList.deallocate()
         buses.deinitialize(count: maxBuses).deallocate()
         busOccupied.deallocate()
         busScalar.deallocate()
@@ -458,6 +470,11 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @inlinable @_noLocks
     func publish(spanStart: Int64) {
         let epoch = planEpoch
+        // Every source settled since before this call (the dense list holds): nothing to say.
+        if settledEpoch == epoch, settledSince < spanStart {
+            board.framesRendered.pointee.store(framePosition, ordering: .releasing)
+            return
+        }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if plans[i].epoch == epoch, plans[i].since < spanStart { continue }
             var underruns = 0

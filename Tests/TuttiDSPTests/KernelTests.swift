@@ -55,6 +55,40 @@ import TuttiDSP
         if ProcessInfo.processInfo.environment["TUTTI_KERNELS"] == nil { #expect(KernelVariant.active == KernelVariant.best) }
     }
 
+    /// `Kernels.SettledKernels` (the table read once for a loop over sources) writes what
+    /// `Kernels.add`, `mixAdd` and `mixAddPair` write, byte for byte.
+    @Test func theSettledKernelsAreTheActiveOnes() {
+        let k = Kernels.SettledKernels()
+        for n in Self.counts where n % 2 == 0 {
+            let src = vector(n, seed: 7 &+ UInt32(n))
+            let start = vector(n, seed: 91 &+ UInt32(n))
+            for call in 0..<3 {
+                var a = start
+                var b = start
+                a.withUnsafeMutableBufferPointer { ap in
+                    b.withUnsafeMutableBufferPointer { bp in
+                        src.withUnsafeBufferPointer { sp in
+                            guard let d1 = ap.baseAddress, let d2 = bp.baseAddress, let s = sp.baseAddress else { return }
+                            switch call {
+                            case 0:
+                                k.add(d1, s, count: n)
+                                Kernels.add(d2, s, count: n)
+                            case 1:
+                                k.mixAdd(d1, s, count: n, gain: 0.3)
+                                Kernels.mixAdd(d2, s, count: n, gain: 0.3)
+                            default:
+                                k.mixAddPair(d1, s, frameCount: n / 2, gainLeft: 0.7, gainRight: -0.2)
+                                Kernels.mixAddPair(d2, s, frameCount: n / 2, gainLeft: 0.7, gainRight: -0.2)
+                            }
+                        }
+                    }
+                }
+                #expect(a.map(\.bitPattern) == b.map(\.bitPattern), "n \(n) call \(call)")
+                if n > 0 { #expect(a != start, "n \(n) call \(call)") }
+            }
+        }
+    }
+
     @Test(arguments: KernelVariant.supported.map(\.name))
     func addIsExact(variant: String) throws {
         let v = try #require(KernelVariant(named: variant))

@@ -146,6 +146,57 @@ import TuttiTestSupport
         }
     }
 
+    /// While every source is settled the renderer walks its dense list of them; a source that
+    /// reaches its end there takes its slow path in its turn, and the others go on. Rendered
+    /// in 256-frame blocks (the list), in 10-frame blocks (sources crossing every wrap and end
+    /// in other chunks), and with a silent source first whose gain ramps throughout (no list:
+    /// the slot loop), the output is the same bit for bit, and so are the positions.
+    @Test func theDenseSettledListMixesAsTheSlotsDo() throws {
+        func render(block: Int, unsettled: Bool) throws -> (samples: [Float], positions: [Int64?]) {
+            let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 2))
+            let bus = try engine.addBus()
+            if unsettled {
+                let zeros = AudioBuffer(interleaved: [Float](repeating: 0, count: 2_000), channelCount: 2, sampleRate: 48_000)
+                let z = try engine.addSource(.buffer(zeros), bus: bus, gain: 1, loop: true)
+                try engine.send(.setSourceGain(z, gain: 0.5, rampFrames: 1_000_000))
+                try engine.send(.play(z))
+            }
+            let frames = 1_000
+            let data = (0..<frames * 2).map { Float(($0 * 7_919) % 1_999) / 2_000 - 0.5 }
+            let buffer = AudioBuffer(interleaved: data, channelCount: 2, sampleRate: 48_000)
+            let short = AudioBuffer(interleaved: Array(data[0..<1_234]), channelCount: 2, sampleRate: 48_000)
+            let a = try engine.addSource(.buffer(buffer), bus: bus, gain: 0.5, loop: true)
+            let b = try engine.addSource(.buffer(short), bus: bus, gain: 0.75)
+            let c = try engine.addSource(.buffer(buffer), bus: bus, gain: 1, loop: true)
+            try engine.send(.setLoopRegion(c, startFrame: 300, endFrame: 700, count: -1))
+            try engine.send(.setSourcePan(a, pan: -0.5, rampFrames: 0))
+            for s in [a, b, c] { try engine.send(.play(s)) }
+            let total = 10_240
+            var out = [Float](repeating: 0, count: total * 2)
+            try out.withUnsafeMutableBufferPointer { p in
+                var done = 0
+                while done < total {
+                    engine.render(into: p.baseAddress! + done * 2, frameCount: block)
+                    done += block
+                }
+            }
+            return (out, [a, b, c].map { engine.status($0)?.position })
+        }
+        let listed = try render(block: 256, unsettled: false)
+        #expect(listed.positions[2] != nil)
+        for other in [try render(block: 10, unsettled: false), try render(block: 256, unsettled: true)] {
+            #expect(listed.positions == other.positions)
+            var firstDifference = -1
+            for i in 0..<listed.samples.count where listed.samples[i].bitPattern != other.samples[i].bitPattern {
+                firstDifference = i
+                break
+            }
+            #expect(firstDifference == -1)
+        }
+        // The short source played (its samples are in the mix), then ended.
+        #expect(listed.samples[0] != 0)
+    }
+
     /// The output meter (eight samples at a time, the rest one by one) gives the largest
     /// |sample| and the count beyond full scale of what was rendered, in calls whose sample
     /// counts are and are not multiples of eight.

@@ -70,6 +70,9 @@ tk_variant tk_active_variant(void);
 /// The best variant this CPU supports (what is chosen without TUTTI_KERNELS).
 tk_variant tk_best_variant(void);
 
+/// `tk_active` (inline: one load), for callers that read the table once for many calls.
+static inline const tk_kernels *tk_active_table(void) { return tk_active; }
+
 // Calls through the active table (inline: one load and an indirect call).
 static inline void tk_add(float *dst, const float *src, size_t count) { tk_active->add(dst, src, count); }
 static inline void tk_mix_add(float *dst, const float *src, size_t count, float gain) {
