@@ -181,8 +181,11 @@ public final class PipeWireServer {
     /// 512–2 048 frames (4 beyond one 1 024-frame tolerance; mostly each recorder its own
     /// quanta), real-time 0 of 16 (every one the 96 000 frames played).
     public final class Recording {
-        /// pw-record's priority: below the daemon's data thread (88) and the stream's (50).
-        public static let realtimePriority: Int32 = 10
+        /// pw-record's priority: below PipeWire's data threads (88, module-rt), above every
+        /// engine render thread (`OutputSettings.realtimePriority`, 50 by default), whose
+        /// other tests may keep a core busy for a while (an ALSA file plugin takes frames as
+        /// fast as they come).
+        public static let realtimePriority: Int32 = 70
         public let path: String
         /// Whether pw-record runs SCHED_FIFO `realtimePriority` (false: the test process may not
         /// make it so, and a loaded machine may drop quanta from the recording).
