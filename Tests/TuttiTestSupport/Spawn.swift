@@ -19,11 +19,13 @@ public enum SpawnedStderr: Sendable {
 /// Foundation `Process` being spawned by a parallel test holds a socket whose closing tells it
 /// its child exited: a child that inherited it would hide that exit while it runs), no
 /// blocked signal and every signal at its default action. `environment`: "NAME=value"
-/// entries, nil for the test process's own. Returns the child's pid (the caller reaps it).
-/// Any test thread.
+/// entries, nil for the test process's own. `realtimePriority`: the child starts SCHED_FIFO at
+/// that priority (`POSIX_SPAWN_SETSCHEDULER`; a test process that may not be real-time gets
+/// `POSIXError(.EPERM)`); nil: the test process's scheduling. Returns the child's pid (the
+/// caller reaps it). Any test thread.
 public func spawnChild(
     _ argv: [String], environment: [String]? = nil, stdin: String? = nil, stdout: String, append: Bool = false,
-    stderr: SpawnedStderr = .withStdout
+    stderr: SpawnedStderr = .withStdout, realtimePriority: Int32? = nil
 ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -45,7 +47,15 @@ public func spawnChild(
     sigfillset(&all)
     posix_spawnattr_setsigmask(&attributes, &none)
     posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+    if let realtimePriority {
+        var parameters = sched_param()
+        parameters.sched_priority = realtimePriority
+        posix_spawnattr_setschedpolicy(&attributes, SCHED_FIFO)
+        posix_spawnattr_setschedparam(&attributes, &parameters)
+        flags |= POSIX_SPAWN_SETSCHEDULER
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
     let env = environment ?? ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
     var cArgv = argv.map { strdup($0) } + [nil]
     var cEnv = env.map { strdup($0) } + [nil]
@@ -84,15 +94,23 @@ public final class Child {
     }
 
     /// Start `argv` (argv[0] a path) with `environment` ("NAME=value" entries, nil: the test
-    /// process's), stdout into the file `stdout` (truncated), stderr as `stderr` says.
-    public convenience init(_ argv: [String], environment: [String]? = nil, stdout: String, stderr: SpawnedStderr = .withStdout) throws {
-        try self.init(argv, environment: environment, stdout: stdout, stderr: stderr, directory: nil)
+    /// process's), stdout into the file `stdout` (truncated), stderr as `stderr` says;
+    /// `realtimePriority` as `spawnChild` takes it.
+    public convenience init(
+        _ argv: [String], environment: [String]? = nil, stdout: String, stderr: SpawnedStderr = .withStdout,
+        realtimePriority: Int32? = nil
+    ) throws {
+        try self.init(
+            argv, environment: environment, stdout: stdout, stderr: stderr, directory: nil, realtimePriority: realtimePriority)
     }
 
-    private init(_ argv: [String], environment: [String]?, stdout: String, stderr: SpawnedStderr, directory: String?) throws {
+    private init(
+        _ argv: [String], environment: [String]?, stdout: String, stderr: SpawnedStderr, directory: String?,
+        realtimePriority: Int32? = nil
+    ) throws {
         outputPath = stdout
         self.directory = directory
-        pid = try spawnChild(argv, environment: environment, stdout: stdout, stderr: stderr)
+        pid = try spawnChild(argv, environment: environment, stdout: stdout, stderr: stderr, realtimePriority: realtimePriority)
     }
 
     deinit {

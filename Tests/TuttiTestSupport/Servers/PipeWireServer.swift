@@ -170,8 +170,26 @@ public final class PipeWireServer {
 
     /// Records the sink's monitor as float32 stereo at 48 kHz (`pw-record --target testsink`)
     /// until `finish()`. Ready (linked, data arriving) when `init` returns.
+    ///
+    /// pw-record runs SCHED_FIFO `realtimePriority` when the test process may make it so (else
+    /// at the test process's scheduling, `isRealtime` false). Its data thread is real-time
+    /// anyway (PipeWire's module-rt), but its main loop takes the buffers: starved on a loaded
+    /// machine, it lets the stream run out of them and whole quanta go missing from the
+    /// recording (no zeros: the tone jumps ahead), which reads as frames the played stream
+    /// never had. Measured beside two CPU hogs at load 5–7, `tutti play --period 512`, two
+    /// recorders of the same monitor per run: at normal scheduling 10 of 16 recordings lost
+    /// 512–2 048 frames (4 beyond one 1 024-frame tolerance; mostly each recorder its own
+    /// quanta), real-time 0 of 16 (every one the 96 000 frames played).
     public final class Recording {
+        /// pw-record's priority: below PipeWire's data threads (88, module-rt), above every
+        /// engine render thread (`OutputSettings.realtimePriority`, 50 by default), whose
+        /// other tests may keep a core busy for a while (an ALSA file plugin takes frames as
+        /// fast as they come).
+        public static let realtimePriority: Int32 = 70
         public let path: String
+        /// Whether pw-record runs SCHED_FIFO `realtimePriority` (false: the test process may not
+        /// make it so, and a loaded machine may drop quanta from the recording).
+        public private(set) var isRealtime = true
         private var child: Child
 
         /// Records the monitor of the sink `target` (default: the null sink "testsink"), asked
@@ -182,16 +200,21 @@ public final class PipeWireServer {
             path = file
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PIPEWIRE_") }
             for (k, v) in server.clientEnvironment { env[k] = v }
-            let start = {
-                try Child(
-                    [
-                        PipeWireServer.pwRecord!, "--target", target, "--format", "f32", "--rate", "48000", "--channels",
-                        "2",
-                        "-P", "{ stream.capture.sink = true }", file,
-                    ],
-                    environment: env.map { "\($0.key)=\($0.value)" }, stdout: server.directory + "/\(name).log")
+            let argv = [
+                PipeWireServer.pwRecord!, "--target", target, "--format", "f32", "--rate", "48000", "--channels", "2",
+                "-P", "{ stream.capture.sink = true }", file,
+            ]
+            let log = server.directory + "/\(name).log"
+            let environment = env.map { "\($0.key)=\($0.value)" }
+            let start = { (realtime: Bool) throws -> Child in
+                try Child(argv, environment: environment, stdout: log, realtimePriority: realtime ? Self.realtimePriority : nil)
             }
-            child = try start()
+            do {
+                child = try start(true)
+            } catch let error as POSIXError where error.code == .EPERM {
+                isRealtime = false
+                child = try start(false)
+            }
             // Linked once the monitor's silence arrives: the file grows past its header. Just
             // after start, WirePlumber may not know the sink yet ("no node available": it sees
             // the WirePlumber client before it has taken in the daemon's nodes): start again.
@@ -201,7 +224,7 @@ public final class PipeWireServer {
                 if !child.isRunning {
                     guard child.output.contains("no node available") else { throw ServerError("pw-record exited: \(child.output)") }
                     usleep(100_000)
-                    child = try start()
+                    child = try start(isRealtime)
                 }
                 usleep(20_000)
             }
