@@ -90,13 +90,29 @@ extension OutputEvent {
         #expect(cue.availMin == 1 && main.availMin == 256)
     }
 
+    /// Main is paced in real time: on a loaded machine it may report an xrun of its own (the
+    /// render thread held off), which makes the run repeat, up to three times; a stall or a
+    /// loss on main is never absorbed, and the last run is asserted in full.
     @Test func aRouteThatStallsIsReopenedWhileMainPlaysOn() throws {
+        for attempt in 1...3 {
+            if try aRouteThatStallsOnce(finalAttempt: attempt == 3) { return }
+        }
+    }
+
+    /// One take of `aRouteThatStallsIsReopenedWhileMainPlaysOn`; false (nothing asserted) when
+    /// main reported an xrun and it is not the last attempt.
+    func aRouteThatStallsOnce(finalAttempt: Bool) throws -> Bool {
         let main = MockDevice(uniqueName("route-main-paced"))
         main.pace = 48_000
         let cue = MockDevice(uniqueName("route-cue-stall"))
         cue.freezeAfterFrames = 4_800
         let frames = 48_000
         let run = try play(main: main, cue: cue, frames: frames) { $0.stallRestartSeconds = 0.2 }
+        let mainXruns = run.collector.events.filter(\.isXrun).count
+        if mainXruns > 0 && !finalAttempt && !run.collector.events.contains(where: { $0.isStalled || $0.isDeviceLost }) {
+            print("stalled route: main reported \(mainXruns) xruns (machine load); again")
+            return false
+        }
         #expect(run.finished)
         let routeEvents = run.collector.events.compactMap(\.routeEvent).filter { $0.0 == "cue" }.map(\.1)
         let stalled = routeEvents.firstIndex { $0.isStalled }
@@ -114,6 +130,7 @@ extension OutputEvent {
         print("stalled route: cue \(cueStatus.framesWritten) frames written, \(cueStatus.framesDropped) dropped")
         #expect(cueStatus.framesDropped > 4_800)
         #expect(cueStatus.framesWritten + cueStatus.framesDropped == Int64(frames))
+        return true
     }
 
     @Test func aRoutePCMThatCannotAgreeIsNamed() throws {
