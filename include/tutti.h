@@ -443,6 +443,26 @@ enum {
 tutti_result tutti_session_get_state(tutti_engine *engine, tutti_session session, tutti_session_state *state,
                                      tutti_silence_reason *silence_reason, int32_t *other_audio_playing,
                                      int32_t *silence_secondary_hint);
+/* Sets the PipeWire media.role the session plays with, by PipeWire's name: "Movie", "Music",
+ * "Camera", "Screen", "Communication", "Game", "Notification", "DSP", "Production",
+ * "Accessibility" or "Test"; NULL: back to the role its category, mode and attributes give
+ * (the table in docs/backends.md, "Media roles"). It changes what streams opened afterwards
+ * announce: main's stream takes the role its sessions share when the output starts
+ * (tutti_output_start), so a running output keeps its role. Not a policy decision: nothing
+ * rendered changes and no event follows. A session without output (TUTTI_CATEGORY_RECORD,
+ * TUTTI_CATEGORY_AUDIO_PROCESSING) keeps none. INVALID_ARGUMENT naming `role` (and listing
+ * the names) for another name, nothing changed; NOT_FOUND for a destroyed session. Any
+ * thread. (An addition.) */
+tutti_result tutti_session_set_media_role(tutti_engine *engine, tutti_session session, const char *role);
+/* The media.role the session plays with (what tutti_session_set_media_role last set, else
+ * its category's role; "" for a session without output), as a NUL-terminated UTF-8 name
+ * copied into `name` (`capacity` bytes; NULL with capacity 0 only asks for the length).
+ * *length (when not NULL) gets the name's length without the NUL, also when the name does
+ * not fit: then TUTTI_ERROR_INVALID_ARGUMENT and nothing is written into `name`. NOT_FOUND
+ * for a destroyed session. Any thread except the real-time one (it takes the engine's
+ * lock). (An addition.) */
+tutti_result tutti_session_get_media_role(tutti_engine *engine, tutti_session session, char *name, size_t capacity,
+                                          size_t *length);
 /* One ducking rule: when a session of the `by` side ducks one of the `duck` side, their
  * level and times. Each side is a session (a nonzero id) or, when the id is 0, every
  * session whose category in force is the category given. */

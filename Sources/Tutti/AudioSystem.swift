@@ -151,6 +151,13 @@ package final class AudioSystem {
         hints[name] = nil
     }
 
+    /// Set a session's PipeWire role override (nil: its category's role). Not a policy action:
+    /// nothing rendered changes, nothing is journaled. `notFound` for a stale id. Control thread.
+    package func setSessionMediaRole(_ id: SessionID, _ role: MediaRole?) throws(TuttiError) {
+        let name = try sessionName(id)
+        do { try policy.setMediaRole(role, session: name) } catch { throw AudioSystem.error(error) }
+    }
+
     /// The session of a live id, or `notFound`. Control thread.
     package func sessionName(_ id: SessionID) throws(TuttiError) -> String {
         guard let name = sessionNames[id] else { throw TuttiError(.notFound, "no session \(id) (removed, or never created)") }

@@ -203,6 +203,17 @@ public struct SessionHandle: Hashable, Sendable {
         }
     }
 
+    /// Set the PipeWire `media.role` it plays with (its `SessionConfiguration.mediaRole`; nil:
+    /// back to the role its category, mode and content give; docs/backends.md, "Media roles").
+    /// It changes what streams opened afterwards announce: main's stream decides its role when
+    /// the output starts (`MediaRole.forMix(of:)`), so a running output keeps the role it
+    /// announced. Not a policy decision: nothing rendered changes and nothing is journaled.
+    /// A session without output keeps none (`mediaRole` stays nil). Errors: `notFound` for a
+    /// removed session. Control thread (any thread; the engine's lock is taken).
+    public func setMediaRole(_ role: MediaRole?) throws(TuttiError) {
+        try engine.withCore { (s) throws(TuttiError) in try s.setSessionMediaRole(id, role) }
+    }
+
     /// Rule 10: another session is heard, or a phone call is in progress.
     public var isOtherAudioPlaying: Bool {
         get throws(TuttiError) {

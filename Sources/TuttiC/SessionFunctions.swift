@@ -215,6 +215,47 @@ public func tuttiSessionGetState(
     }
 }
 
+/// C ABI `tutti_session_set_media_role`: `SessionHandle.setMediaRole` with the role's PipeWire
+/// name (NULL: back to the category's role). Any thread.
+@_cdecl("tutti_session_set_media_role")
+public func tuttiSessionSetMediaRole(_ pointer: OpaquePointer?, _ id: tutti_session, _ role: UnsafePointer<CChar>?) -> tutti_result {
+    call("tutti_session_set_media_role") { () throws(TuttiError) in
+        let engine = try engine(pointer)
+        var value: MediaRole?
+        if role != nil {
+            let name = try utf8(role, "role")
+            guard let known = MediaRole(rawValue: name) else {
+                let names = MediaRole.allCases.map(\.rawValue).joined(separator: ", ")
+                throw TuttiError(.invalidArgument, "role: unknown media role \"\(name)\" (the names: \(names); NULL: the category's role)")
+            }
+            value = known
+        }
+        try session(engine, id).setMediaRole(value)
+    }
+}
+
+/// C ABI `tutti_session_get_media_role`: `SessionHandle.mediaRole`'s PipeWire name ("" for a
+/// session without output) into the caller's buffer, NUL-terminated; nothing written when it
+/// does not fit. Any thread but the real-time one.
+@_cdecl("tutti_session_get_media_role")
+public func tuttiSessionGetMediaRole(
+    _ pointer: OpaquePointer?, _ id: tutti_session, _ name: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+    _ length: UnsafeMutablePointer<Int>?
+) -> tutti_result {
+    call("tutti_session_get_media_role") { () throws(TuttiError) in
+        let role = Array((try session(try engine(pointer), id).mediaRole?.rawValue ?? "").utf8)
+        length?.pointee = role.count
+        guard name != nil || capacity != 0 else { return }
+        let buffer = try nonNull(name, "name")
+        guard role.count < capacity else {
+            throw TuttiError(
+                .invalidArgument, "capacity \(capacity) is too small for the media role name (\(role.count + 1) bytes with its NUL)")
+        }
+        for (i, byte) in role.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+        buffer[role.count] = 0
+    }
+}
+
 /// C ABI `tutti_engine_set_ducking_rules`: the rules, each side a session (by id) or a
 /// category, as `AudioEngine.setDuckingRules` takes them. Any thread.
 @_cdecl("tutti_engine_set_ducking_rules")

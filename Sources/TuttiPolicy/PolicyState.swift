@@ -193,6 +193,15 @@ public struct PolicyState: Hashable, Sendable {
         derivedCache.value.facts.heard.append(false)
     }
 
+    /// Sets the PipeWire `media.role` override of session `id` (`SessionConfiguration.mediaRole`;
+    /// nil: the role its category, mode and content give). Not a policy action: no rule reads
+    /// the role, so nothing is derived again and nothing is journaled. Throws `unknownSession`.
+    /// Control API.
+    public mutating func setMediaRole(_ role: MediaRole?, session id: String) throws(PolicyError) {
+        guard let i = sessionIndex[id] else { throw .unknownSession(id) }
+        sessions[i].configuration.mediaRole = role
+    }
+
     /// Registers a source (not playing). Control API.
     public mutating func addSource(_ source: SourceConfiguration) throws(PolicyError) {
         guard sourceIndex[source.id] == nil else { throw .duplicateSource(source.id) }

@@ -362,6 +362,54 @@ static void silence_routes_and_the_output_flag(void) {
     tutti_engine_destroy(engine);
 }
 
+/* A session's PipeWire media role: its category's (the table of docs/backends.md), an
+ * override set by name that survives a category change, NULL back to the category's, an
+ * unknown name refused with nothing changed, "" without output, the buffer convention of the
+ * other name getters, and NOT_FOUND once the session is destroyed. */
+static void a_sessions_media_role_is_set_and_read_back(void) {
+    tutti_engine *engine = make_engine(1, 0);
+    tutti_session song = make_session(engine, "song", TUTTI_CATEGORY_PLAYBACK, 0);
+    tutti_session mic = make_session(engine, "mic", TUTTI_CATEGORY_RECORD, 0);
+    char name[16];
+    size_t length = 0;
+    OK(tutti_session_get_media_role(engine, song, name, sizeof name, &length));
+    CHECK(strcmp(name, "Music") == 0 && length == 5, "playback's role %s (%zu)", name, length);
+    OK(tutti_session_set_media_role(engine, song, "Game"));
+    OK(tutti_session_get_media_role(engine, song, name, sizeof name, &length));
+    CHECK(strcmp(name, "Game") == 0 && length == 4, "set to %s (%zu)", name, length);
+    OK(tutti_session_set_category(engine, song, TUTTI_CATEGORY_PLAY_AND_RECORD, TUTTI_MODE_DEFAULT, 0));
+    OK(tutti_session_get_media_role(engine, song, name, sizeof name, NULL));
+    CHECK(strcmp(name, "Game") == 0, "the override outlives a category change: %s", name);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "role", tutti_session_set_media_role(engine, song, "Musak"));
+    CHECK(strstr(tutti_last_error(), "Musak") != NULL && strstr(tutti_last_error(), "Communication") != NULL,
+          "the message names the value and the names: %s", tutti_last_error());
+    OK(tutti_session_get_media_role(engine, song, name, sizeof name, NULL));
+    CHECK(strcmp(name, "Game") == 0, "nothing changed by an unknown name: %s", name);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "role", tutti_session_set_media_role(engine, song, "game"));
+    OK(tutti_session_set_media_role(engine, song, NULL));
+    OK(tutti_session_get_media_role(engine, song, name, sizeof name, &length));
+    CHECK(strcmp(name, "Communication") == 0 && length == 13, "NULL: back to playAndRecord's role, %s (%zu)", name, length);
+    /* The buffer: the length alone, a short buffer refused with nothing written. */
+    length = 0;
+    OK(tutti_session_get_media_role(engine, song, NULL, 0, &length));
+    CHECK(length == 13, "length alone: %zu", length);
+    memset(name, 'x', sizeof name);
+    length = 0;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "capacity", tutti_session_get_media_role(engine, song, name, 13, &length));
+    CHECK(name[0] == 'x' && length == 13, "nothing written into a short buffer (%c), the length still given (%zu)", name[0], length);
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "name", tutti_session_get_media_role(engine, song, NULL, 8, NULL));
+    /* Without output: "", also after an override. */
+    OK(tutti_session_set_media_role(engine, mic, "Test"));
+    length = 99;
+    OK(tutti_session_get_media_role(engine, mic, name, sizeof name, &length));
+    CHECK(name[0] == 0 && length == 0, "a recorder has no role: \"%s\" (%zu)", name, length);
+    OK(tutti_session_destroy(engine, song, TUTTI_NOW));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "tutti_session_set_media_role", tutti_session_set_media_role(engine, song, "Game"));
+    FAILS(TUTTI_ERROR_NOT_FOUND, "tutti_session_get_media_role", tutti_session_get_media_role(engine, song, name, sizeof name, NULL));
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "engine", tutti_session_set_media_role(NULL, mic, "Game"));
+    tutti_engine_destroy(engine);
+}
+
 int main(void) {
     TEST(session_gain_scales_its_sources);
     TEST(a_session_resumes_after_an_interruption);
@@ -372,5 +420,6 @@ int main(void) {
     TEST(a_sessions_state_is_read_back);
     TEST(the_device_side_and_the_volume_button);
     TEST(silence_routes_and_the_output_flag);
+    TEST(a_sessions_media_role_is_set_and_read_back);
     return harness_done();
 }

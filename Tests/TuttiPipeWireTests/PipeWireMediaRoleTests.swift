@@ -40,6 +40,26 @@ import TuttiTestSupport
         }
     }
 
+    /// A role set on the handle after the session was made (`SessionHandle.setMediaRole`) is
+    /// what main's stream announces when the output starts: a playback session (Music by the
+    /// table) set to Game announces Game.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aRoleSetOnTheHandleIsAnnouncedAtStart() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try AudioEngine()
+        let song = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
+        try song.setMediaRole(.game)
+        var configuration = OutputConfiguration()
+        configuration.backend = .pipewire
+        configuration.device = PipeWireServer.sink
+        configuration.watchOtherAudio = false
+        try engine.startOutput(configuration, pipeWireRemote: server.socket)
+        defer { engine.stopOutput() }
+        let ours = try Self.nodeBlocks(server, named: "tutti")
+        #expect(ours.count == 1 && ours[0].contains("media.role = \"Game\""), "\(ours)")
+    }
+
     /// The property lines of each node named `name` (`pw-cli ls Node`, from an "id N" line to
     /// the next).
     static func nodeBlocks(_ server: PipeWireServer, named name: String) throws -> [[String]] {

@@ -113,4 +113,24 @@ import TuttiTestSupport
         try call.remove()
         #expect(throws: TuttiError.self) { _ = try call.mediaRole }
     }
+
+    /// `setMediaRole` overrides the table's role and survives `setCategory`; nil goes back to
+    /// the category's; a session without output keeps none; a removed session is `notFound`.
+    @Test func theHandleSetsTheRole() throws {
+        let engine = try AudioEngine()
+        let song = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
+        let mic = try engine.makeSession(SessionConfiguration(id: "mic", category: .record))
+        #expect(try song.mediaRole == .music)
+        try song.setMediaRole(.game)
+        #expect(try song.mediaRole == .game)
+        try song.setCategory(.playAndRecord)
+        #expect(try song.mediaRole == .game)
+        try song.setMediaRole(nil)
+        #expect(try song.mediaRole == .communication)
+        try mic.setMediaRole(.test)
+        #expect(try mic.mediaRole == nil)
+        try song.remove()
+        let error = #expect(throws: TuttiError.self) { try song.setMediaRole(.game) }
+        #expect(error?.code == .notFound)
+    }
 }

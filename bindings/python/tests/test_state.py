@@ -52,3 +52,28 @@ def test_a_silent_source_plays_unheard_and_its_output_bus_reads_back(engine, mus
     assert np.max(np.abs(out)) == 0
     assert quiet.state == tutti.SourceState.PLAYING
     assert quiet.output_bus == "main"
+
+
+def test_a_sessions_media_role_is_set_and_read_back(engine, music):
+    """media_role: the category's role, an override by name that outlives a category change,
+    None back to the category's; an unknown name changes nothing; no role without output."""
+    assert music.media_role == "Music"
+    game = engine.session("game", tutti.Category.AMBIENT)
+    assert game.media_role == "Game"
+    music.media_role = "Game"
+    assert music.media_role == "Game"
+    music.set_category(tutti.Category.PLAY_AND_RECORD)
+    assert music.media_role == "Game"
+    with pytest.raises(tutti.InvalidArgumentError, match="Musak"):
+        music.media_role = "Musak"
+    assert music.media_role == "Game"
+    music.media_role = None
+    assert music.media_role == "Communication"
+    mic = engine.session("mic", tutti.Category.RECORD)
+    mic.media_role = "Test"
+    assert mic.media_role is None
+    game.remove()
+    with pytest.raises(tutti.NotFoundError):
+        game.media_role = "Music"
+    with pytest.raises(tutti.NotFoundError):
+        game.media_role

@@ -1260,6 +1260,26 @@ class Session:
         return SessionStatus(SessionState(state.value), SilenceReason(reason.value) if reason.value >= 0 else None,
                              bool(other.value), bool(hint.value))
 
+    @property
+    def media_role(self) -> Optional[str]:
+        """tutti_session_get_media_role: the PipeWire media.role it plays with ("Music",
+        "Game", ...: what ``media_role`` was last set to, else its category's role), None for a
+        session without output (RECORD, AUDIO_PROCESSING). NotFoundError once removed."""
+        length = ctypes.c_size_t()
+        _check(lib.tutti_session_get_media_role(self.engine.ptr, self.id, None, 0, ctypes.byref(length)))
+        buffer = ctypes.create_string_buffer(length.value + 1)
+        _check(lib.tutti_session_get_media_role(self.engine.ptr, self.id, buffer, len(buffer), None))
+        return buffer.value.decode("utf-8") or None
+
+    @media_role.setter
+    def media_role(self, role: Optional[str]) -> None:
+        """tutti_session_set_media_role: one of PipeWire's names ("Movie", "Music", "Camera",
+        "Screen", "Communication", "Game", "Notification", "DSP", "Production",
+        "Accessibility", "Test"); None: back to its category's role. Streams opened afterwards
+        announce it (main's stream takes its role when the output starts).
+        InvalidArgumentError for another name, nothing changed."""
+        _check(lib.tutti_session_set_media_role(self.engine.ptr, self.id, _name(role, "role")))
+
     def remove(self, at: Optional[int] = None) -> None:
         """tutti_session_destroy: the session and its sources at ``at``; their ids are stale at once."""
         _check(lib.tutti_session_destroy(self.engine.ptr, self.id, _at(at)))

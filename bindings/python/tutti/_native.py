@@ -345,6 +345,8 @@ _PROTOTYPES = {
     "tutti_engine_set_interactions": (result, [engine_p, POINTER(Interaction), c_uint32, frame_t]),
     "tutti_session_set_gain": (result, [engine_p, session_t, c_float, c_uint32, frame_t]),
     "tutti_session_resume": (result, [engine_p, session_t, frame_t]),
+    "tutti_session_set_media_role": (result, [engine_p, session_t, c_char_p]),
+    "tutti_session_get_media_role": (result, [engine_p, session_t, c_char_p, c_size_t, POINTER(c_size_t)]),
     "tutti_session_set_effects": (result, [engine_p, session_t, POINTER(Effect), c_uint32, frame_t]),
     "tutti_session_set_effect": (result, [engine_p, session_t, c_uint32, POINTER(Effect), c_int64, frame_t]),
     "tutti_bus_set_effect": (result, [engine_p, session_t, EffectCallback, EffectRelease, c_void_p, frame_t]),
