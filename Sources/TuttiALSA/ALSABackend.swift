@@ -29,7 +29,7 @@ extension ALSAOutput {
         } catch let error as ALSAError {
             switch error {
             // These name their own PCM.
-            case .capture, .route: throw TuttiError(.device, "\(error)")
+            case .capture, .bus: throw TuttiError(.device, "\(error)")
             case .invalidConfiguration: throw TuttiError(.invalidArgument, "\(error)")
             default: throw TuttiError(.device, "ALSA device \"\(configuration.device)\": \(error)")
             }
@@ -61,7 +61,7 @@ extension ALSAOutput {
                         .invalidArgument,
                         "busDestinations: output bus \"\(name)\" has no ALSA PCM (name every bus past main, or none)")
                 }
-                c.routeDevices.append(pcm)
+                c.busDevices.append(pcm)
             }
         }
         if let p = settings.periodFrames { c.periodFrames = p }

@@ -36,22 +36,34 @@ extension OutputSampleFormat {
 /// How to open and drive the device. Value type: any thread.
 public struct ALSAOutputConfiguration: Sendable {
     /// PCM name (`default`, `pulse`, `hw:0`, a name from a configuration file…); plays the
-    /// engine's first route (`main`).
+    /// engine's first output bus (`main`).
     public var device = "default"
-    /// PCM names for the engine's routes past main, in `EngineConfiguration.routes` order:
-    /// `routeDevices[0]` plays route 1, `routeDevices[1]` route 2, … Empty (the default): only
-    /// main plays, as with a one-route engine. Routes past the last one named are mixed and
-    /// dropped; naming more PCMs than the engine has routes past main is an
+    /// PCM names for the engine's output buses past main, in `EngineConfiguration.outputBuses`
+    /// order: `busDevices[0]` plays bus 1, `busDevices[1]` bus 2, … Empty (the default): only
+    /// main plays, as with a one-bus engine. Buses past the last one named are mixed and
+    /// dropped; naming more PCMs than the engine has buses past main is an
     /// `invalidConfiguration` error. Every PCM is opened with main's rate, format and period
-    /// (`ALSAError.route` names one that cannot agree), and all of them are written from the
-    /// one render thread (docs/backends.md, "Routes on ALSA").
-    public var routeDevices: [String] = []
-    /// Clock correction of the routes past main (`routeDevices`): each route's frames are
+    /// (`ALSAError.bus` names one that cannot agree), and all of them are written from the
+    /// one render thread (docs/backends.md, "Output buses on ALSA").
+    public var busDevices: [String] = []
+    /// Clock correction of the output buses past main (`busDevices`): each bus's frames are
     /// resampled by a ratio within 1 ± 0.5 % that a control loop adjusts once per period to keep
     /// the frames waiting for its PCM steady, so a device on its own clock, slower or faster than
-    /// main's, neither drops frames nor runs dry (docs/backends.md, "Routes on ALSA"). A route
+    /// main's, neither drops frames nor runs dry (docs/backends.md, "Output buses on ALSA"). A bus
     /// on main's clock is not resampled (its frames stay bit for bit). false: never resampled.
-    public var routeClockCorrection = true
+    public var busClockCorrection = true
+    /// Deprecated old name of `busDevices` (an output bus, not the device route). Any thread.
+    @available(*, deprecated, renamed: "busDevices")
+    public var routeDevices: [String] {
+        get { busDevices }
+        set { busDevices = newValue }
+    }
+    /// Deprecated old name of `busClockCorrection`. Any thread.
+    @available(*, deprecated, renamed: "busClockCorrection")
+    public var routeClockCorrection: Bool {
+        get { busClockCorrection }
+        set { busClockCorrection = newValue }
+    }
     /// Wanted period and number of periods in the buffer: asked with the `_near` calls; the
     /// values the device grants are the ones used (`ALSAOutput.negotiated`).
     public var periodFrames = 1024
@@ -150,11 +162,12 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
     case periodEqualsBuffer(frames: Int)
     /// A configuration value that cannot work (the text names it).
     case invalidConfiguration(String)
-    /// A route's PCM granted something else than main's PCM (the text says what, naming both).
-    case routeMismatch(String)
-    /// The PCM of a route past main (`routeDevices`) failed to open or negotiate, or granted
-    /// another format or period than main's PCM: the route's name, its PCM, the reason.
-    indirect case route(String, device: String, ALSAError)
+    /// An output bus's PCM granted something else than main's PCM (the text says what, naming
+    /// both).
+    case busMismatch(String)
+    /// The PCM of an output bus past main (`busDevices`) failed to open or negotiate, or granted
+    /// another format or period than main's PCM: the bus's name, its PCM, the reason.
+    indirect case bus(String, device: String, ALSAError)
     /// The capture PCM (named) cannot be opened or cannot match the playback PCM: why.
     case capture(device: String, reason: String)
 
@@ -167,17 +180,27 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, Sendable {
         case .channelMismatch(let w, let g): "the device has \(g) channels, the engine \(w)"
         case .periodEqualsBuffer(let n): "the device granted a buffer of one period (\(n) frames); ask for more periods"
         case .invalidConfiguration(let s): "invalid ALSA configuration: \(s)"
-        case .routeMismatch(let s): s
-        case .route(let name, let device, let error): "output bus \(name) (PCM \"\(device)\"): \(error)"
+        case .busMismatch(let s): s
+        case .bus(let name, let device, let error): "output bus \(name) (PCM \"\(device)\"): \(error)"
         case .capture(let device, let reason): "capture PCM \"\(device)\": \(reason)"
         }
     }
+
+    /// Deprecated old name of `bus(_:device:_:)`, for making the error (a `case .route` pattern
+    /// is `case .bus` now: an enum case has no deprecated alias). Any thread.
+    @available(*, deprecated, renamed: "bus(_:device:_:)")
+    public static func route(_ name: String, device: String, _ error: ALSAError) -> ALSAError {
+        .bus(name, device: device, error)
+    }
+    /// Deprecated old name of `busMismatch(_:)`, for making the error. Any thread.
+    @available(*, deprecated, renamed: "busMismatch(_:)")
+    public static func routeMismatch(_ text: String) -> ALSAError { .busMismatch(text) }
 }
 
-/// How the PCM of one route plays (`ALSAOutput.routes`). Value type: any thread.
-public struct ALSARouteStatus: Sendable, Equatable {
-    /// The route's name (`EngineConfiguration.routes`).
-    public var route: String
+/// How the PCM of one output bus plays (`ALSAOutput.buses`). Value type: any thread.
+public struct ALSABusStatus: Sendable, Equatable {
+    /// The output bus's name (`EngineConfiguration.outputBuses`).
+    public var bus: String
     /// Its PCM name.
     public var device: String
     /// What the PCM granted (at the last open); the same rate, format and period as main's.
@@ -186,16 +209,26 @@ public struct ALSARouteStatus: Sendable, Equatable {
     public var xrunCount: Int
     /// Frames this PCM has accepted so far.
     public var framesWritten: Int64
-    /// Frames rendered for this route that its PCM never got: it was full for longer than the
-    /// route's slack (two periods), or lost. Always 0 for main (main paces the render thread).
+    /// Frames rendered for this bus that its PCM never got: it was full for longer than the
+    /// bus's slack (two periods), or lost. Always 0 for main (main paces the render thread).
     public var framesDropped: Int64
-    /// The PCM is lost and being reopened (its route renders and is dropped meanwhile).
+    /// The PCM is lost and being reopened (its bus renders and is dropped meanwhile).
     public var isLost: Bool
     /// The clock correction's resampling ratio now: frames sent to this PCM per frame rendered
     /// (above 1: its device runs faster than main's). Exactly 1 while no correction is needed,
-    /// and always for main (`ALSAOutputConfiguration.routeClockCorrection`).
+    /// and always for main (`ALSAOutputConfiguration.busClockCorrection`).
     public var clockRatio = 1.0
     /// Frames the clock correction added (negative: removed) so far:
-    /// `framesWritten + framesDropped` = frames rendered for the route + `framesCorrected`.
+    /// `framesWritten + framesDropped` = frames rendered for the bus + `framesCorrected`.
     public var framesCorrected: Int64 = 0
+    /// Deprecated old name of `bus` (an output bus, not the device route). Any thread.
+    @available(*, deprecated, renamed: "bus")
+    public var route: String {
+        get { bus }
+        set { bus = newValue }
+    }
 }
+
+/// Deprecated old name of `ALSABusStatus` (an output bus, not the device route). Any thread.
+@available(*, deprecated, renamed: "ALSABusStatus")
+public typealias ALSARouteStatus = ALSABusStatus

@@ -114,7 +114,7 @@ public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain
     /// Calls alsa-lib's `snd_pcm_avail_update` (capture: frames ready to read); the render thread calls it.
     public var avail_update: @convention(c) (PCM?) -> snd_pcm_sframes_t
     /// Calls alsa-lib's `snd_pcm_delay` (playback: frames queued before the next one written is
-    /// heard); the render thread calls it once per period for each route past main (clock correction).
+    /// heard); the render thread calls it once per period for each output bus past main (clock correction).
     public var delay: @convention(c) (PCM?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32
     /// Calls alsa-lib's `snd_pcm_state`; the render thread calls it while capture waits for playback to start.
     public var state: @convention(c) (PCM?) -> snd_pcm_state_t

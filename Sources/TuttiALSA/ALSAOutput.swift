@@ -96,11 +96,11 @@ public final class ALSAOutput: OutputBackend, Sendable {
             functions: functions)
         control.withLock { $0.device = opened }
         granted = Mutex(opened.negotiated)
-        var routes: RouteSet?
-        if !configuration.routeDevices.isEmpty {
+        var buses: BusSet?
+        if !configuration.busDevices.isEmpty {
             do {
-                routes = try RouteSet(
-                    configuration: configuration, routeNames: renderer.configuration.outputBuses, main: opened.negotiated,
+                buses = try BusSet(
+                    configuration: configuration, busNames: renderer.configuration.outputBuses, main: opened.negotiated,
                     functions: functions, wakeSupervisor: supervisor.wake.raw)
             } catch {
                 opened.close(functions)
@@ -109,14 +109,14 @@ public final class ALSAOutput: OutputBackend, Sendable {
         }
         core = RenderCore(
             renderer: renderer, channelCount: renderer.configuration.channelCount, functions: functions,
-            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: supervisor.wake.raw, routes: routes)
+            configuration: configuration, wakeRender: wakeRender.raw, wakeSupervisor: supervisor.wake.raw, buses: buses)
         core.install(opened)
         capture = configuration.capture.map {
             CaptureSide(input: $0, device: configuration.captureDevice ?? configuration.device, functions: functions)
         }
         do { try capture?.open(configuration, playback: opened, core: core) } catch {
             setDevice(nil)
-            routes?.close(drain: false, functions: functions)
+            buses?.close(drain: false, functions: functions)
             opened.close(functions)
             throw error
         }
@@ -134,21 +134,24 @@ public final class ALSAOutput: OutputBackend, Sendable {
     public var framesWritten: Int64 { core.framesWritten.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Commands for later frames are on time.
     public var framesRendered: Int64 { core.framesRendered.load(ordering: .acquiring) }
-    /// Every route that plays, main first (`configuration.device`), then each of
-    /// `configuration.routeDevices`: its PCM, what it granted, xruns, frames written and
+    /// Every output bus that plays, main first (`configuration.device`), then each of
+    /// `configuration.busDevices`: its PCM, what it granted, xruns, frames written and
     /// dropped. Any thread.
-    public var routes: [ALSARouteStatus] {
-        let main = ALSARouteStatus(
-            route: renderer.configuration.outputBuses.first ?? "main", device: configuration.device, negotiated: negotiated,
+    public var buses: [ALSABusStatus] {
+        let main = ALSABusStatus(
+            bus: renderer.configuration.outputBuses.first ?? "main", device: configuration.device, negotiated: negotiated,
             xrunCount: xrunCount, framesWritten: framesWritten, framesDropped: 0,
             isLost: [.parkedLost, .parkedStalled].contains(core.state.load(ordering: .acquiring)))
-        return [main] + (core.routes?.status() ?? [])
+        return [main] + (core.buses?.status() ?? [])
     }
+    /// Deprecated old name of `buses` (output buses, not the device route). Any thread.
+    @available(*, deprecated, renamed: "buses")
+    public var routes: [ALSABusStatus] { buses }
     /// What the main PCM granted and how every output bus plays (`OutputBackend`). Any thread.
     public var status: OutputStatus {
-        let buses = routes.map { r in
+        let buses = self.buses.map { r in
             OutputBusStatus(
-                name: r.route, destination: r.device, xrunCount: r.xrunCount, latencyFrames: r.negotiated.bufferFrames,
+                name: r.bus, destination: r.device, xrunCount: r.xrunCount, latencyFrames: r.negotiated.bufferFrames,
                 framesDropped: r.framesDropped, isLost: r.isLost)
         }
         return negotiated.status(
@@ -235,7 +238,7 @@ public final class ALSAOutput: OutputBackend, Sendable {
         }
         supervisor.stop { [log] in log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it") }
         events.close()
-        core.routes?.close(drain: drain, functions: functions)
+        core.buses?.close(drain: drain, functions: functions)
         guard let d = device else { return }
         // The period the render thread had rendered but not yet written is heard too.
         let drain = drain && core.writePending(functions)
@@ -283,7 +286,7 @@ public final class ALSAOutput: OutputBackend, Sendable {
                 }
             }
             let state = core.state.load(ordering: .acquiring)
-            core.routes?.supervise(
+            core.buses?.supervise(
                 mainRunning: state == .running, main: negotiated, configuration: configuration, functions: functions,
                 emit: emit, log: log)
             if state == .parkedSuspended {
@@ -398,14 +401,14 @@ public final class ALSAOutput: OutputBackend, Sendable {
         return true
     }
 
-    /// Reopen main's PCM; with route PCMs, asking for (and requiring) the format and period
+    /// Reopen main's PCM; with output bus PCMs, asking for (and requiring) the format and period
     /// they run with. Supervisor thread.
     private func openMain() throws -> PCMDevice {
-        guard core.routes != nil else {
+        guard core.buses != nil else {
             return try PCMDevice.open(configuration, sampleRate: sampleRate, channelCount: channelCount, functions: functions)
         }
         let before = negotiated
-        return try RouteSet.open(
+        return try BusSet.open(
             device: configuration.device, configuration: configuration, main: before, mainDevice: configuration.device,
             functions: functions, waitedOn: true)
     }

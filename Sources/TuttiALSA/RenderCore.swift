@@ -63,10 +63,10 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
     let schedulingResult = Atomic<Int32>(-1)
 
     let renderer: Renderer
-    /// The PCMs of the routes past main (nil: main only), written from this thread too.
-    let routes: RouteSet?
-    /// `routes` for the render thread (no reference counting there).
-    let routesRef: Unmanaged<RouteSet>?
+    /// The PCMs of the output buses past main (nil: main only), written from this thread too.
+    let buses: BusSet?
+    /// `buses` for the render thread (no reference counting there).
+    let busesRef: Unmanaged<BusSet>?
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let wait: @convention(c) (OpaquePointer?, Int32) -> Int32
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
@@ -100,11 +100,11 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
 
     init(
         renderer: Renderer, channelCount: Int, functions: ALSAFunctions, configuration: ALSAOutputConfiguration,
-        wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>, routes: RouteSet? = nil
+        wakeRender: UnsafeMutablePointer<sem_t>, wakeSupervisor: UnsafeMutablePointer<sem_t>, buses: BusSet? = nil
     ) {
         self.renderer = renderer
-        self.routes = routes
-        routesRef = routes.map { .passUnretained($0) }
+        self.buses = buses
+        busesRef = buses.map { .passUnretained($0) }
         self.channelCount = channelCount
         writei = functions.writei
         wait = functions.wait
@@ -235,8 +235,8 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
     /// Returns `proceed`, `reachedLimit`, `starved`, or a parked state for the supervisor.
     @_noLocks
     func cycle(_ renderer: Renderer) -> CycleResult {
-        // The other routes' PCMs take what they can while main is waited on (RouteSet).
-        if let routes = routesRef { routes._withUnsafeGuaranteedRef { $0.flush() } }
+        // The other output buses' PCMs take what they can while main is waited on (BusSet).
+        if let buses = busesRef { buses._withUnsafeGuaranteedRef { $0.flush() } }
         if pendingFrames == 0 {
             let done = framesRendered.load(ordering: .relaxed)
             var n = periodFrames
@@ -251,10 +251,10 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
             let enter = scope.enter
             let exit = scope.exit
             if hasScope { _unsafePerformance { enter() } }
-            if let routes = routesRef {
+            if let buses = busesRef {
                 let main = floatBuffer
                 let engine = Unmanaged.passUnretained(renderer)
-                routes._withUnsafeGuaranteedRef { $0.render(engine, main: main, frameCount: n) }
+                buses._withUnsafeGuaranteedRef { $0.render(engine, main: main, frameCount: n) }
             } else {
                 renderer.render(into: floatBuffer, frameCount: n)
             }

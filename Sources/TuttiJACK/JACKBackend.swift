@@ -55,7 +55,7 @@ extension JACKOutput {
         let connection: JACKConnection =
             if let ports = settings.busDestinations[main] { .ports(ports) } else if settings.leaveUnconnected { .none } else { .physical }
         var c = JACKOutputConfiguration(clientName: settings.clientName, serverName: settings.device, connection: connection)
-        c.routeConnections = settings.busDestinations.filter { $0.key != main }
+        c.busConnections = settings.busDestinations.filter { $0.key != main }
         c.capture = settings.capture
         c.captureFrom = settings.captureSources
         c.reconnect = settings.reconnect
@@ -80,7 +80,7 @@ extension JACKOutput {
         } catch {
             throw outputError(error, configuration)
         }
-        for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
+        for (name, ports) in configuration.busConnections.sorted(by: { $0.key < $1.key }) {
             do {
                 _ = try client.destinations(for: .ports(ports), channelCount: channelCount)
             } catch {

@@ -25,12 +25,18 @@ public struct JACKOutputConfiguration: Sendable {
     public var outputPortPrefix = "out"
     /// Where the output ports go once active (default: the physical playback ports).
     public var connection = JACKConnection.physical
-    /// Where the port groups of the routes past main go, by route name
-    /// (`EngineConfiguration.routes`): `NAME_k` → the k-th port given (full names, one per
-    /// channel; checked like `JACKConnection.ports` when the output is made: an unknown route,
-    /// an unknown or non-input port, or a wrong count throws). A route not listed is left
-    /// unconnected. Main's group follows `connection`. Ignored with a one-route engine's `out_*`.
-    public var routeConnections: [String: [String]] = [:]
+    /// Where the port groups of the output buses past main go, by bus name
+    /// (`EngineConfiguration.outputBuses`): `NAME_k` → the k-th port given (full names, one per
+    /// channel; checked like `JACKConnection.ports` when the output is made: an unknown bus,
+    /// an unknown or non-input port, or a wrong count throws). A bus not listed is left
+    /// unconnected. Main's group follows `connection`. Ignored with a one-bus engine's `out_*`.
+    public var busConnections: [String: [String]] = [:]
+    /// Deprecated old name of `busConnections` (output buses, not the device route). Any thread.
+    @available(*, deprecated, renamed: "busConnections")
+    public var routeConnections: [String: [String]] {
+        get { busConnections }
+        set { busConnections = newValue }
+    }
     /// Capture: with an input source, input ports `<inputPortPrefix>_1 … _N` (N = its channel
     /// count) are registered and the process callback copies each cycle's frames into its
     /// ring, exactly the frames rendered in that cycle (so the input neither lags nor drifts).
@@ -94,10 +100,16 @@ public struct JACKNegotiated: Sendable, Equatable, CustomStringConvertible {
     /// Playback latency of the output ports (JACK's latency range, maximum), in frames; 0
     /// when unconnected.
     public var latencyFrames: Int
-    /// With more than one route: the playback latency of each route's port group, in route
-    /// order (`routeLatencyFrames[0]` is main's, = `latencyFrames`), frames; 0 for a group
-    /// left unconnected. Empty with one route.
-    public var routeLatencyFrames: [Int] = []
+    /// With more than one output bus: the playback latency of each bus's port group, in bus
+    /// order (`busLatencyFrames[0]` is main's, = `latencyFrames`), frames; 0 for a group
+    /// left unconnected. Empty with one bus.
+    public var busLatencyFrames: [Int] = []
+    /// Deprecated old name of `busLatencyFrames` (output buses, not the device route). Any thread.
+    @available(*, deprecated, renamed: "busLatencyFrames")
+    public var routeLatencyFrames: [Int] {
+        get { busLatencyFrames }
+        set { busLatencyFrames = newValue }
+    }
 
     /// `latencyFrames` in seconds.
     public var latencySeconds: Double { Double(latencyFrames) / Double(sampleRate) }

@@ -6,9 +6,9 @@ import TuttiOutput
 
 /// Plays a `Renderer` (an engine's render side) as a JACK client: output ports `out_1 … out_N`
 /// (N = the engine's channels), rendered inside JACK's process callback. An engine with more
-/// than one route (`EngineConfiguration.routes`) gets a port group per route instead,
+/// than one output bus (`EngineConfiguration.outputBuses`) gets a port group per bus instead,
 /// `main_1 … main_N`, `cue_1 … cue_N`, …: main's group is connected as `out_*` would be, the
-/// other groups as `JACKOutputConfiguration.routeConnections` says, else left for the host or
+/// other groups as `JACKOutputConfiguration.busConnections` says, else left for the host or
 /// the user to connect (`jack_connect`, a patchbay).
 ///
 /// Threads: the control thread (the engine's) creates, starts, stops and polls it. JACK's
@@ -107,11 +107,11 @@ public final class JACKOutput: OutputBackend, Sendable {
                 serverName: client.serverName, clientName: client.clientName, sampleRate: client.sampleRate,
                 channelCount: renderer.configuration.channelCount, bufferFrames: client.bufferFrames, latencyFrames: 0))
         _ = try client.destinations(for: configuration.connection, channelCount: renderer.configuration.channelCount)
-        let routes = renderer.configuration.outputBuses
-        for (name, ports) in configuration.routeConnections.sorted(by: { $0.key < $1.key }) {
-            guard routes.dropFirst().contains(name) else {
+        let buses = renderer.configuration.outputBuses
+        for (name, ports) in configuration.busConnections.sorted(by: { $0.key < $1.key }) {
+            guard buses.dropFirst().contains(name) else {
                 throw JACKError.invalidConfiguration(
-                    "routeConnections names output bus \"\(name)\"; the engine's output buses past main are: \(routes.dropFirst().joined(separator: ", "))"
+                    "busConnections names output bus \"\(name)\"; the engine's output buses past main are: \(buses.dropFirst().joined(separator: ", "))"
                 )
             }
             _ = try client.destinations(for: .ports(ports), channelCount: renderer.configuration.channelCount)
@@ -150,9 +150,9 @@ public final class JACKOutput: OutputBackend, Sendable {
     public var status: OutputStatus {
         let n = negotiated
         let names = renderer.configuration.outputBuses
-        let latencies = n.routeLatencyFrames.isEmpty ? [n.latencyFrames] : n.routeLatencyFrames
+        let latencies = n.busLatencyFrames.isEmpty ? [n.latencyFrames] : n.busLatencyFrames
         let buses = zip(names, latencies).enumerated().map { k, bus in
-            let ports = k == 0 ? mainDestinations : configuration.routeConnections[bus.0] ?? []
+            let ports = k == 0 ? mainDestinations : configuration.busConnections[bus.0] ?? []
             return OutputBusStatus(
                 name: bus.0, destination: ports.joined(separator: ","), xrunCount: xrunCount, latencyFrames: bus.1,
                 framesDropped: 0, isLost: core.lost.load(ordering: .acquiring))
@@ -248,10 +248,10 @@ public final class JACKOutput: OutputBackend, Sendable {
 
     private func registerPorts(on client: JACKClient) throws {
         guard let h = client.handle else { throw JACKError.call("jack_port_register (closed client)", code: -1) }
-        let routes = renderer.configuration.outputBuses
-        for r in 0..<core.routeCount {
-            // One route: the configured prefix (`out`); several: a group named after each route.
-            let prefix = core.routeCount == 1 ? configuration.outputPortPrefix : routes[r]
+        let buses = renderer.configuration.outputBuses
+        for r in 0..<core.busCount {
+            // One bus: the configured prefix (`out`); several: a group named after each bus.
+            let prefix = core.busCount == 1 ? configuration.outputPortPrefix : buses[r]
             for c in 0..<channelCount {
                 let name = "\(prefix)_\(c + 1)"
                 guard let port = functions.port_register(h, name, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
@@ -269,13 +269,13 @@ public final class JACKOutput: OutputBackend, Sendable {
         }
     }
 
-    /// The groups of the routes past main → `routeConnections` (after a reconnect: the
+    /// The groups of the output buses past main → `busConnections` (after a reconnect: the
     /// ports that exist now).
-    private func connectRoutes(_ client: JACKClient, strict: Bool) throws {
-        guard let h = client.handle, core.routeCount > 1 else { return }
-        let routes = renderer.configuration.outputBuses
-        for r in 1..<core.routeCount {
-            guard let ports = configuration.routeConnections[routes[r]] else { continue }
+    private func connectBuses(_ client: JACKClient, strict: Bool) throws {
+        guard let h = client.handle, core.busCount > 1 else { return }
+        let buses = renderer.configuration.outputBuses
+        for r in 1..<core.busCount {
+            guard let ports = configuration.busConnections[buses[r]] else { continue }
             for (c, destination) in ports.prefix(channelCount).enumerated() {
                 guard let own = functions.port_name(core.outputPorts[r * channelCount + c]) else { continue }
                 if !strict, functions.port_by_name(h, destination) == nil {
@@ -344,7 +344,7 @@ public final class JACKOutput: OutputBackend, Sendable {
             }
         }
 
-        try connectRoutes(client, strict: strict)
+        try connectBuses(client, strict: strict)
         try connectCapture(h, strict: strict)
 
         // Two full cycles after the connections were made: they are in the graph by then.
@@ -359,8 +359,8 @@ public final class JACKOutput: OutputBackend, Sendable {
         _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
 
         var range = jack_latency_range_t()
-        var latencies = [Int](repeating: 0, count: core.routeCount)
-        for r in 0..<core.routeCount {
+        var latencies = [Int](repeating: 0, count: core.busCount)
+        for r in 0..<core.busCount {
             for c in 0..<channelCount {
                 functions.port_get_latency_range(core.outputPorts[r * channelCount + c], JackPlaybackLatency, &range)
                 latencies[r] = max(latencies[r], Int(range.max))
@@ -369,7 +369,7 @@ public final class JACKOutput: OutputBackend, Sendable {
         let negotiated = JACKNegotiated(
             serverName: client.serverName, clientName: client.clientName, sampleRate: Int(functions.get_sample_rate(h)),
             channelCount: channelCount, bufferFrames: core.bufferFrames.load(ordering: .relaxed), latencyFrames: latencies[0],
-            routeLatencyFrames: core.routeCount > 1 ? latencies : [])
+            busLatencyFrames: core.busCount > 1 ? latencies : [])
         granted.withLock { $0 = negotiated }
     }
 

@@ -29,20 +29,20 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
     let lost = Atomic<Bool>(false)
     let renderer: Renderer
     let channelCount: Int
-    /// The engine's output routes: one port group each (main first).
-    let routeCount: Int
-    /// Interleaved render buffer (64-byte aligned), one stretch of `scratchFrames` per route
-    /// (`routeStride` apart); cycles longer than `scratchFrames` are rendered in pieces (the
+    /// The engine's output buses: one port group each (main first).
+    let busCount: Int
+    /// Interleaved render buffer (64-byte aligned), one stretch of `scratchFrames` per output bus
+    /// (`busStride` apart); cycles longer than `scratchFrames` are rendered in pieces (the
     /// engine's output does not depend on block size), so any buffer size JACK picks later is
     /// served without reallocating.
     let scratch: UnsafeMutablePointer<Float>
     let scratchFrames: Int
-    /// Floats from one route's stretch of `scratch` to the next: `scratchFrames × channelCount`
+    /// Floats from one bus's stretch of `scratch` to the next: `scratchFrames × channelCount`
     /// rounded up to a multiple of 16, so each stretch starts 64-byte aligned.
-    let routeStride: Int
-    /// Route r's stretch of `scratch` (for `Renderer.render(routes:…)`).
-    let routeScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    /// One `jack_port_t` per output channel of each route, route-major: route r's channel c
+    let busStride: Int
+    /// Bus r's stretch of `scratch` (for `Renderer.render(routes:…)`).
+    let busScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// One `jack_port_t` per output channel of each output bus, bus-major: bus r's channel c
     /// is `outputPorts[r × channelCount + c]` (input ports for capture get a table of their own).
     let outputPorts: UnsafeMutablePointer<OpaquePointer?>
     var client: OpaquePointer?
@@ -77,16 +77,16 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         lastFrameTime = functions.last_frame_time
         self.renderer = renderer
         self.channelCount = channelCount
-        routeCount = renderer.routeCount
+        busCount = renderer.routeCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        // Each route's stretch starts on a 64-byte boundary (`audioBufferAlignment`).
-        routeStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        scratch = allocateAudio(Float.self, capacity: routeStride * routeCount)
-        scratch.initialize(repeating: 0, count: routeStride * routeCount)
-        routeScratch = .allocate(capacity: routeCount)
-        for r in 0..<routeCount { (routeScratch + r).initialize(to: scratch + r * routeStride) }
-        outputPorts = .allocate(capacity: channelCount * routeCount)
-        outputPorts.initialize(repeating: nil, count: channelCount * routeCount)
+        // Each bus's stretch starts on a 64-byte boundary (`audioBufferAlignment`).
+        busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
+        scratch = allocateAudio(Float.self, capacity: busStride * busCount)
+        scratch.initialize(repeating: 0, count: busStride * busCount)
+        busScratch = .allocate(capacity: busCount)
+        for r in 0..<busCount { (busScratch + r).initialize(to: scratch + r * busStride) }
+        outputPorts = .allocate(capacity: channelCount * busCount)
+        outputPorts.initialize(repeating: nil, count: channelCount * busCount)
         self.capture = capture
         captureRing = capture?.captureRing
         captureChannels = capture?.channelCount ?? 0
@@ -103,7 +103,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
 
     deinit {
         deallocateAudio(scratch)
-        routeScratch.deallocate()
+        busScratch.deallocate()
         outputPorts.deallocate()
         inputPorts.deallocate()
         deallocateAudio(captureScratch)
@@ -133,10 +133,10 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         while offset < rendered {
             let n = min(rendered &- offset, scratchFrames)
             if captureChannels > 0 { interleaveCapture(frameCount: n, nframes: nframes, offset: offset) }
-            if routeCount == 1 {
+            if busCount == 1 {
                 renderer.render(into: scratch, frameCount: n)
             } else {
-                renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
+                renderer.render(routes: busScratch, routeCount: busCount, frameCount: n)
             }
             deinterleave(frameCount: n, nframes: nframes, offset: offset)
             offset &+= n
@@ -167,13 +167,13 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         if let ring = captureRing { _ = ring.write(frames: UnsafePointer(captureScratch), frameCount: frameCount, channelCount: channels) }
     }
 
-    /// Scratch (interleaved, `frameCount` frames per route) → each port's buffer at `offset`.
+    /// Scratch (interleaved, `frameCount` frames per bus) → each port's buffer at `offset`.
     @inline(__always) @_noLocks
     func deinterleave(frameCount: Int, nframes: jack_nframes_t, offset: Int) {
         let channels = channelCount
         let getBuffer = portGetBuffer
-        for r in 0..<routeCount {
-            let source = scratch + r &* routeStride
+        for r in 0..<busCount {
+            let source = scratch + r &* busStride
             for c in 0..<channels {
                 let port = outputPorts[r &* channels &+ c]
                 guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }
@@ -190,7 +190,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
     @inline(__always) @_noLocks
     func silence(from start: Int, to end: Int, nframes: jack_nframes_t) {
         let getBuffer = portGetBuffer
-        for c in 0..<channelCount &* routeCount {
+        for c in 0..<channelCount &* busCount {
             let port = outputPorts[c]
             guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }
             (raw.assumingMemoryBound(to: Float.self) + start).update(repeating: 0, count: end &- start)

@@ -7,7 +7,7 @@ import TuttiEngine
 /// writes it into a preallocated single-producer/single-consumer ring; the bus stream's
 /// `process` callback reads the ring into its buffer. The bus stream may follow another
 /// driver than main's (another sink, another clock): once per main cycle the frames waiting
-/// in the ring are fed to a `DriftController` (as ALSA's routes past main do), whose ratio
+/// in the ring are fed to a `DriftController` (as ALSA's output buses past main do), whose ratio
 /// (1 ± 0.5 % at most) resamples the bus's next cycle (`DriftResampler`), so the ring neither
 /// fills up nor runs dry. Driven by main's driver, the fill stays put and the ratio stays 1
 /// (frames pass bit for bit).
@@ -23,9 +23,9 @@ import TuttiEngine
 /// (the consumer: `primed` is its); the ring's indices are atomics. `reset` on the control
 /// thread or the supervisor while no stream exists. The counters: any thread.
 final class BusFeed: @unchecked Sendable { // render-side memory: the ring, handed over by its atomic indices
-    /// The bus's name and its index among the renderer's routes.
+    /// The bus's name and its index among the renderer's output buses.
     let name: String
-    let route: Int
+    let index: Int
     /// Its stream's `target.object`.
     let destination: String
     let channelCount: Int
@@ -73,11 +73,11 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// correction updated every `controllerPeriod` frames (its dead band: half that).
     /// Allocates: control thread.
     init(
-        name: String, route: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
+        name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
         controllerPeriod: Int
     ) {
         self.name = name
-        self.route = route
+        self.index = index
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)
@@ -149,7 +149,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// One correction measurement after main's cycle of `cycleFrames`, at `now` (monotonic
     /// nanoseconds): the frames waiting for the bus's sink — the ring's fill plus what is left
     /// of the bus stream's last buffer, played out at the engine's rate since that cycle (as
-    /// ALSA's routes add the PCM's delay: without it the fill moves by whole cycles as the
+    /// ALSA's output buses add the PCM's delay: without it the fill moves by whole cycles as the
     /// two drivers' phases slide, not smoothly) — feed the controller once per
     /// `controllerPeriod` frames main played (the graph's quantum may be shorter or longer
     /// than the controller's period: its time constants stay in seconds), whose ratio

@@ -25,21 +25,21 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
 
     let renderer: Renderer
     let channelCount: Int
-    /// The engine's output buses: main (route 0) plays in this stream's buffer; those with a
+    /// The engine's output buses: main (bus 0) plays in this stream's buffer; those with a
     /// destination through their own stream (`buses`); the others are rendered into scratch
     /// and dropped.
-    let routeCount: Int
+    let outputBusCount: Int
     /// The buses past main that have a stream, in the order of their streams (`tpw_config`'s
     /// `buses`): fed from `process`, read by `pullBus`.
     let buses: [BusFeed]
     let busSlots: UnsafeMutablePointer<Unmanaged<BusFeed>>
     let busCount: Int
-    /// Per-route render scratch for an engine with several routes (nil with one: main is
+    /// Per-bus render scratch for an engine with several output buses (nil with one: main is
     /// rendered straight into PipeWire's buffer).
     let scratch: UnsafeMutablePointer<Float>?
     let scratchFrames: Int
-    let routeStride: Int
-    let routeScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
+    let busStride: Int
+    let busScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
@@ -70,28 +70,28 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         captureRing = capture?.captureRing
         captureChannels = capture?.channelCount ?? 0
         channelCount = renderer.configuration.channelCount
-        routeCount = renderer.routeCount
+        outputBusCount = renderer.routeCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        routeStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        if routeCount > 1 {
-            let s = allocateAudio(Float.self, capacity: routeStride * routeCount)
-            s.initialize(repeating: 0, count: routeStride * routeCount)
-            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: routeCount)
-            for r in 0..<routeCount { (table + r).initialize(to: s + r * routeStride) }
+        busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
+        if outputBusCount > 1 {
+            let s = allocateAudio(Float.self, capacity: busStride * outputBusCount)
+            s.initialize(repeating: 0, count: busStride * outputBusCount)
+            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outputBusCount)
+            for r in 0..<outputBusCount { (table + r).initialize(to: s + r * busStride) }
             scratch = s
-            routeScratch = table
+            busScratch = table
         } else {
             scratch = nil
-            routeScratch = nil
+            busScratch = nil
         }
         self.scope = scope ?? .inactive
         hasScope = scope != nil
-        let routes = renderer.configuration.outputBuses
+        let names = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
         buses = busDestinations.compactMap { bus in
-            guard let route = routes.firstIndex(of: bus.name), route > 0, route < renderer.routeCount else { return nil }
+            guard let index = names.firstIndex(of: bus.name), index > 0, index < renderer.routeCount else { return nil }
             return BusFeed(
-                name: bus.name, route: route, destination: bus.target, channelCount: renderer.configuration.channelCount,
+                name: bus.name, index: index, destination: bus.target, channelCount: renderer.configuration.channelCount,
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
                 controllerPeriod: busPeriodFrames)
         }
@@ -102,7 +102,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
 
     deinit {
         if let scratch { deallocateAudio(scratch) }
-        routeScratch?.deallocate()
+        busScratch?.deallocate()
         busSlots.deallocate()
     }
 
@@ -118,15 +118,15 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let rendered = grant.count
         let feeds = busSlots
         let feedCount = busCount
-        if let routeScratch, let scratch {
+        if let busScratch, let scratch {
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
-                renderer.render(routes: routeScratch, routeCount: routeCount, frameCount: n)
+                renderer.render(routes: busScratch, routeCount: outputBusCount, frameCount: n)
                 let to = output + offset &* channelCount
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {
-                    feeds[k]._withUnsafeGuaranteedRef { $0.push(routeScratch[$0.route], frameCount: n) }
+                    feeds[k]._withUnsafeGuaranteedRef { $0.push(busScratch[$0.index], frameCount: n) }
                 }
                 offset &+= n
             }
@@ -139,7 +139,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             // The buses get the same silence (their streams stay in step with main's), once
             // rendering has begun (before, the bus streams wait for their first frames).
             if feedCount > 0, let scratch, clock.phase.load(ordering: .acquiring) != .idle {
-                let silence = scratch + routeStride &* (routeCount &- 1) // a route's scratch, cleared here
+                let silence = scratch + busStride &* (outputBusCount &- 1) // a bus's scratch, cleared here
                 var offset = rendered
                 while offset < frameCount {
                     let n = min(frameCount &- offset, scratchFrames)

@@ -7,7 +7,7 @@ import TuttiTestSupport
 
 @testable import TuttiALSA
 
-/// Clock correction of a route past main (`ALSAOutputConfiguration.routeClockCorrection`):
+/// Clock correction of a route past main (`ALSAOutputConfiguration.busClockCorrection`):
 /// main's mock PCM plays at 48 000 frames per simulated second, cue's at 0.1 % more or less,
 /// both on one simulated clock (no real-time sleeps: a minute runs as fast as the render
 /// thread), through the whole ALSA output (render thread, route ring, supervisor).
@@ -22,7 +22,7 @@ import TuttiTestSupport
         cue.pace = 48_000 * (1 + drift)
         cue.clock = clock
         var config = mockConfiguration(main.name)
-        config.routeDevices = [cue.name]
+        config.busDevices = [cue.name]
         let c = Collector()
         let (engine, _, _) = try twoRouteToneEngine()
         let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
@@ -33,14 +33,14 @@ import TuttiTestSupport
         // The ratio as it goes, against simulated time.
         var trace: [(seconds: Double, ratio: Double)] = []
         while !output.isFinished && monotonic() - started < 600 {
-            trace.append((clock.seconds, output.routes[1].clockRatio))
+            trace.append((clock.seconds, output.buses[1].clockRatio))
             usleep(500)
         }
         let finished = output.waitUntilFinished(timeoutSeconds: 1)
         let elapsed = monotonic() - started
         output.stop(drain: false)
         #expect(finished)
-        let status = output.routes[1]
+        let status = output.buses[1]
         let truth = 1 + drift
         let locked = trace.filter { $0.seconds >= 20 }
         let worstPPM = locked.map { abs($0.ratio - truth) * 1e6 }.max() ?? .infinity
@@ -114,7 +114,7 @@ import TuttiTestSupport
         cue.pace = 48_000 * (1 + drift)
         cue.clock = clock
         var config = mockConfiguration(main.name)
-        config.routeDevices = [cue.name]
+        config.busDevices = [cue.name]
         configure(&config)
         let (engine, _, _) = try twoRouteToneEngine()
         let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: { _ in })
@@ -124,14 +124,14 @@ import TuttiTestSupport
         return (output, cue, finished)
     }
 
-    /// Without correction (`routeClockCorrection = false`) the same drift is what it was: a
+    /// Without correction (`busClockCorrection = false`) the same drift is what it was: a
     /// slower PCM drops frames, a faster one runs dry — what the correction prevents above.
     @Test func withoutCorrectionASlowerRouteDropsAndAFasterOneRunsDry() throws {
-        let slow = try play(drift: -0.001, seconds: 30) { $0.routeClockCorrection = false }
-        let fast = try play(drift: 0.001, seconds: 30) { $0.routeClockCorrection = false }
+        let slow = try play(drift: -0.001, seconds: 30) { $0.busClockCorrection = false }
+        let fast = try play(drift: 0.001, seconds: 30) { $0.busClockCorrection = false }
         #expect(slow.finished && fast.finished)
-        let s = slow.output.routes[1]
-        let f = fast.output.routes[1]
+        let s = slow.output.buses[1]
+        let f = fast.output.buses[1]
         print(
             "no correction, 30 s: slower cue \(s.framesDropped) frames dropped; faster cue \(fast.cue.underrunTimes.count) underruns, the first at \(fast.cue.underrunTimes.first ?? -1) s"
         )
@@ -147,7 +147,7 @@ import TuttiTestSupport
     @Test func anIntegerFormatRouteIsCorrectedToo() throws {
         let run = try play(drift: 0.004, seconds: 30) { $0.formats = [.s16] }
         #expect(run.finished)
-        let status = run.output.routes[1]
+        let status = run.output.buses[1]
         #expect(status.negotiated.format == .s16)
         #expect(status.framesDropped == 0 && run.cue.underrunTimes.isEmpty)
         #expect(abs(status.clockRatio - 1.004) < 20e-6, "ratio \(status.clockRatio)")
@@ -171,7 +171,7 @@ import TuttiTestSupport
         cue.pace = 48_000
         cue.clock = clock
         var config = mockConfiguration(main.name)
-        config.routeDevices = [cue.name]
+        config.busDevices = [cue.name]
         let (engine, _, _) = try twoRouteToneEngine()
         let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: { _ in })
         let frames = 60 * 48_000
@@ -179,7 +179,7 @@ import TuttiTestSupport
         let finished = output.waitUntilFinished(timeoutSeconds: 600)
         output.stop(drain: false)
         #expect(finished)
-        let status = output.routes[1]
+        let status = output.buses[1]
         #expect(status.clockRatio == 1 && status.framesCorrected == 0 && status.framesDropped == 0)
         #expect(cue.underrunTimes.isEmpty)
         // Bit for bit the offline render of the cue route, as far as it was written.

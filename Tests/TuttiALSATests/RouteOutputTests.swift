@@ -156,7 +156,7 @@ struct RouteOutputTests {
         let (engine, _, _) = try twoRouteToneEngine()
 
         var config = ALSAOutputConfiguration(device: "mainpcm")
-        config.routeDevices = ["cuepcm"]
+        config.busDevices = ["cuepcm"]
         config.periodFrames = 512
         config.reconnect.backoffMax = .seconds(0.1)
         config.alsaConfig = """
@@ -166,8 +166,8 @@ struct RouteOutputTests {
         let c = Collector()
         let frames: Int64 = 4 * 48_000
         let output = try ALSAOutput(engine: engine, configuration: config, log: c.log, onEvent: c.onEvent)
-        #expect(output.routes.map(\.route) == ["main", "cue"])
-        #expect(output.routes.map(\.device) == ["mainpcm", "cuepcm"])
+        #expect(output.buses.map(\.bus) == ["main", "cue"])
+        #expect(output.buses.map(\.device) == ["mainpcm", "cuepcm"])
         try output.start(frameLimit: frames)
         usleep(1_000_000)
         cueServer.kill()
@@ -176,12 +176,12 @@ struct RouteOutputTests {
         }
         #expect(lost, "no route cue deviceLost within 3 s: \(c.events)")
         let mainBefore = output.framesWritten
-        let cueBefore = output.routes[1].framesWritten
+        let cueBefore = output.buses[1].framesWritten
         usleep(500_000)
         // Main keeps its pace (0.5 s ≈ 24 000 frames) while cue takes nothing.
         #expect(output.framesWritten - mainBefore > 20_000, "main wrote \(output.framesWritten - mainBefore) frames in 0.5 s")
-        #expect(output.routes[1].framesWritten == cueBefore)
-        #expect(output.routes[1].isLost)
+        #expect(output.buses[1].framesWritten == cueBefore)
+        #expect(output.buses[1].isLost)
         try cueServer.start()
         let restored = c.waitFor(3) { events in
             events.contains { if case .bus("cue", .deviceRestored) = $0 { true } else { false } }
@@ -189,7 +189,7 @@ struct RouteOutputTests {
         #expect(restored, "route cue not reopened within 3 s of its server coming back: \(c.lines)")
         #expect(output.waitUntilFinished(timeoutSeconds: 10))
         output.stop(drain: true)
-        let routes = output.routes
+        let routes = output.buses
         print(
             "route lost: main \(routes[0].framesWritten) frames, \(routes[0].xrunCount) xruns; cue \(routes[1].framesWritten) written, \(routes[1].framesDropped) dropped, \(routes[1].xrunCount) xruns"
         )

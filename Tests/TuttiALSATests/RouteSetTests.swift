@@ -49,14 +49,14 @@ extension OutputEvent {
     var routeEvent: (String, OutputEvent)? { if case .bus(let name, let e) = self { (name, e) } else { nil } }
 }
 
-/// The route PCMs (`routeDevices`) on mock devices: every byte checked against the offline
+/// The route PCMs (`busDevices`) on mock devices: every byte checked against the offline
 /// render of each route, and each fault kept on its own PCM.
 @Suite struct RouteSetTests {
     func play(
         main: MockDevice, cue: MockDevice, frames: Int, configure: (inout ALSAOutputConfiguration) -> Void = { _ in }
     ) throws -> (output: ALSAOutput, collector: Collector, finished: Bool) {
         var config = mockConfiguration(main.name)
-        config.routeDevices = [cue.name]
+        config.busDevices = [cue.name]
         configure(&config)
         let c = Collector()
         let output = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: c.log, onEvent: c.onEvent)
@@ -79,7 +79,7 @@ extension OutputEvent {
         #expect(firstDifference(cue.floats, reference.cue) == nil)
         #expect(reference.main != reference.cue)
         // The xrun is cue's: counted and reported on its route, main has none.
-        let routes = run.output.routes
+        let routes = run.output.buses
         #expect(run.output.xrunCount == 0 && routes[0].xrunCount == 0)
         #expect(routes[1].xrunCount == 1)
         #expect(routes[1].framesWritten == Int64(frames) && routes[1].framesDropped == 0)
@@ -126,7 +126,7 @@ extension OutputEvent {
         #expect(!events.contains { $0.isStalled || $0.isDeviceLost || $0.isXrun })
         #expect(run.output.framesWritten == Int64(frames))
         #expect(firstDifference(main.floats, try routeReference(frames: frames).main) == nil)
-        let cueStatus = run.output.routes[1]
+        let cueStatus = run.output.buses[1]
         print("stalled route: cue \(cueStatus.framesWritten) frames written, \(cueStatus.framesDropped) dropped")
         #expect(cueStatus.framesDropped > 4_800)
         #expect(cueStatus.framesWritten + cueStatus.framesDropped == Int64(frames))
@@ -138,18 +138,18 @@ extension OutputEvent {
         let period = MockDevice(uniqueName("agree-period"))
         period.installedPeriod = { _ in 128 }
         var config = mockConfiguration(main.name)
-        config.routeDevices = [period.name]
+        config.busDevices = [period.name]
         #expect {
             _ = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: { _ in })
         } throws: { error in
-            guard case .route("cue", let device, .routeMismatch(let text)) = error as? ALSAError else { return false }
+            guard case .bus("cue", let device, .busMismatch(let text)) = error as? ALSAError else { return false }
             return device == period.name && text.contains("period 128 frames") && text.contains("main's PCM \"\(main.name)\"")
         }
         #expect(!main.isOpen && !period.isOpen, "nothing stays open after a refusal")
 
         let format = MockDevice(uniqueName("agree-format"))
         format.formats = [.s16]
-        config.routeDevices = [format.name]
+        config.busDevices = [format.name]
         #expect {
             _ = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: { _ in })
         } throws: { error in
@@ -157,11 +157,11 @@ extension OutputEvent {
             return text.hasPrefix("output bus cue (PCM \"\(format.name)\"): ") && text.contains("float32")
         }
 
-        config.routeDevices = [format.name, period.name]
+        config.busDevices = [format.name, period.name]
         #expect {
             _ = try ALSAOutput(engine: try routeEngine(), configuration: config, functions: .mock, log: { _ in })
         } throws: { error in
-            "\(error)".contains("routeDevices names 2 PCMs, the engine has 1 output buses past main")
+            "\(error)".contains("busDevices names 2 PCMs, the engine has 1 output buses past main")
         }
     }
 }

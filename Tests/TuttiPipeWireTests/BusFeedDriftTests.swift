@@ -15,7 +15,7 @@ import TuttiTestSupport
     static func run(drift: Double, seconds: Double) -> (feed: BusFeed, early: Double, late: Double) {
         let cycle = 1_024
         let feed = BusFeed(
-            name: "cue", route: 1, destination: "sink", channelCount: 2, sampleRate: 48_000, maximumChunkFrames: cycle,
+            name: "cue", index: 1, destination: "sink", channelCount: 2, sampleRate: 48_000, maximumChunkFrames: cycle,
             ringFrames: StreamCore.busRingFrames, controllerPeriod: cycle)
         let input = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
         let output = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)

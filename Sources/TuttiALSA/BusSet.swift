@@ -5,7 +5,7 @@ import TuttiDSP
 import TuttiEngine
 import TuttiOutput
 
-/// The PCM of one route past main, with its render scratch, its clock correction (a drift
+/// The PCM of one output bus past main, with its render scratch, its clock correction (a drift
 /// controller and the resampler it drives) and a small ring of converted frames its PCM has
 /// not taken yet.
 ///
@@ -13,11 +13,11 @@ import TuttiOutput
 /// the quantizer belong to the render thread while `state == running`, to the supervisor
 /// while `lost`, and to the control thread before start and after the threads stopped; the
 /// `state` store/load (release/acquire) hands them over. The `supervisor…` fields are the supervisor's.
-final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffers handed over by `state`
+final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers handed over by `state`
     enum State: Int, AtomicRepresentable {
         /// The render thread writes it.
         case running
-        /// Gone (or stalled past the restart limit): the supervisor reopens it; its route is
+        /// Gone (or stalled past the restart limit): the supervisor reopens it; its bus is
         /// rendered and dropped meanwhile.
         case lost
     }
@@ -45,8 +45,8 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
     let deviceBuffer: UnsafeMutableRawPointer
     let ditherScratch: UnsafeMutablePointer<Float>
     var quantizer: TPDFQuantizer
-    /// Clock correction (`ALSAOutputConfiguration.routeClockCorrection`): the loop, measured
-    /// once per period, and the resampler between the route's render and its ring.
+    /// Clock correction (`ALSAOutputConfiguration.busClockCorrection`): the loop, measured
+    /// once per period, and the resampler between the bus's render and its ring.
     let correctsClock: Bool
     var controller: DriftController
     let resampler: DriftResampler
@@ -75,7 +75,7 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
         let samples = periodFrames * channelCount
         floatBuffer = allocateAudio(Float.self, capacity: samples)
         floatBuffer.initialize(repeating: 0, count: samples)
-        correctsClock = configuration.routeClockCorrection
+        correctsClock = configuration.busClockCorrection
         controller = DriftController(periodFrames: periodFrames, sampleRate: Double(n.sampleRate))
         resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: periodFrames)
         resamplerRef = .passUnretained(resampler)
@@ -85,7 +85,7 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
         ditherScratch = allocateAudio(Float.self, capacity: converted * channelCount)
         quantizer = TPDFQuantizer(
             format: n.format.quantizerFormat ?? .s16, seed: configuration.ditherSeed, dither: configuration.dither)
-        ringFrames = periodFrames * (RouteSet.slackPeriods + 1)
+        ringFrames = periodFrames * (BusSet.slackPeriods + 1)
         ring = allocateAudioBytes(ringFrames * n.frameBytes)
     }
 
@@ -215,37 +215,37 @@ final class RoutePCM: @unchecked Sendable { // render-side memory: PCM and buffe
     }
 }
 
-/// The PCMs of the routes past main (`ALSAOutputConfiguration.routeDevices`), all written
-/// from the one render thread: each period is rendered for every route at once
+/// The PCMs of the output buses past main (`ALSAOutputConfiguration.busDevices`), all written
+/// from the one render thread: each period is rendered for every output bus at once
 /// (`Renderer.render(routes:…)`); main's PCM paces the thread (it waits on it), the others are
-/// written without blocking, as much as each takes. What a route's PCM has not taken waits in
+/// written without blocking, as much as each takes. What a bus's PCM has not taken waits in
 /// its ring (up to `slackPeriods` periods); past that the newest frames are dropped and
-/// counted. A route's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
+/// counted. A bus's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
 /// supervisor, which reopens it with backoff while main plays on.
 ///
-/// Clock correction (`ALSAOutputConfiguration.routeClockCorrection`): a route's device runs on
+/// Clock correction (`ALSAOutputConfiguration.busClockCorrection`): a bus's device runs on
 /// its own clock, so each period the frames waiting for it (ring + `snd_pcm_delay`) are
 /// measured and fed to its `DriftController`, whose ratio (1 ± 0.5 % at most) resamples the
-/// route's next period (`DriftResampler`, between the render and the ring). The fill held is
+/// bus's next period (`DriftResampler`, between the render and the ring). The fill held is
 /// the mean measured over 0.25 s after a second of warm-up; within half a period of it
 /// nothing is resampled (a device on main's clock plays bit for bit, as without correction);
 /// past that the loop engages and keeps the fill at that edge, locking in within about 10 s
-/// for a 0.1 % drift; the interpolator then delays the route by 2 frames more. A PCM that
+/// for a 0.1 % drift; the interpolator then delays the bus by 2 frames more. A PCM that
 /// underruns, overflows its ring (frames dropped) or is lost starts again from warm-up (its
 /// reference is measured anew).
 ///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
 /// `init`, `status` and `close` on the control thread (`status`: any thread).
-final class RouteSet: @unchecked Sendable { // render-side memory: its routes, handed over by their `state`
-    /// Periods a route's PCM may fall behind main before its frames are dropped.
+final class BusSet: @unchecked Sendable { // render-side memory: its buses, handed over by their `state`
+    /// Periods a bus's PCM may fall behind main before its frames are dropped.
     static let slackPeriods = 2
 
-    /// Routes past main that have a PCM (route `k + 1` is `slots[k]`).
+    /// Output buses past main that have a PCM (bus `k + 1` is `slots[k]`).
     let count: Int
-    let slots: UnsafeMutablePointer<Unmanaged<RoutePCM>>
-    /// The render targets for `Renderer.render(routes:…)`: main's buffer, then each route's.
+    let slots: UnsafeMutablePointer<Unmanaged<BusPCM>>
+    /// The render targets for `Renderer.render(routes:…)`: main's buffer, then each bus's.
     let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let pcms: [RoutePCM]
+    let pcms: [BusPCM]
     let channelCount: Int
     let frameBytes: Int
     let format: OutputSampleFormat
@@ -255,28 +255,28 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
     let wakeSupervisor: UnsafeMutablePointer<sem_t>
     private let negotiated: Mutex<[ALSANegotiated]>
 
-    /// Open every route's PCM to agree with main's (`main`, granted by `configuration.device`).
-    /// Throws `ALSAError.route` naming the first that fails; nothing stays open then.
+    /// Open every bus's PCM to agree with main's (`main`, granted by `configuration.device`).
+    /// Throws `ALSAError.bus` naming the first that fails; nothing stays open then.
     /// Control thread.
     init(
-        configuration: ALSAOutputConfiguration, routeNames: [String], main: ALSANegotiated, functions: ALSAFunctions,
+        configuration: ALSAOutputConfiguration, busNames: [String], main: ALSANegotiated, functions: ALSAFunctions,
         wakeSupervisor: UnsafeMutablePointer<sem_t>
     ) throws {
-        guard !configuration.routeDevices.isEmpty, configuration.routeDevices.count < routeNames.count else {
+        guard !configuration.busDevices.isEmpty, configuration.busDevices.count < busNames.count else {
             throw ALSAError.invalidConfiguration(
-                "routeDevices names \(configuration.routeDevices.count) PCMs, the engine has \(routeNames.count - 1) output buses past main"
+                "busDevices names \(configuration.busDevices.count) PCMs, the engine has \(busNames.count - 1) output buses past main"
             )
         }
         var opened: [PCMDevice] = []
-        for (k, device) in configuration.routeDevices.enumerated() {
+        for (k, device) in configuration.busDevices.enumerated() {
             do {
                 opened.append(
-                    try RouteSet.open(
+                    try BusSet.open(
                         device: device, configuration: configuration, main: main, mainDevice: configuration.device,
                         functions: functions))
             } catch let error as ALSAError {
                 for d in opened { d.close(functions) }
-                throw ALSAError.route(routeNames[k + 1], device: device, error)
+                throw ALSAError.bus(busNames[k + 1], device: device, error)
             }
         }
         count = opened.count
@@ -284,8 +284,8 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         frameBytes = main.frameBytes
         format = main.format
         pcms = opened.enumerated().map { k, d in
-            RoutePCM(
-                name: routeNames[k + 1], device: d, deviceName: configuration.routeDevices[k], periodFrames: main.periodFrames,
+            BusPCM(
+                name: busNames[k + 1], device: d, deviceName: configuration.busDevices[k], periodFrames: main.periodFrames,
                 channelCount: main.channelCount, configuration: configuration)
         }
         slots = .allocate(capacity: max(count, 1))
@@ -305,7 +305,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         outputs.deallocate()
     }
 
-    /// A route's configuration: main's format, period and buffer asked for.
+    /// A bus's configuration: main's format, period and buffer asked for.
     static func agreeing(_ configuration: ALSAOutputConfiguration, with main: ALSANegotiated, device: String)
         -> ALSAOutputConfiguration
     {
@@ -317,13 +317,13 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         return c
     }
 
-    /// Open `device` asking for main's settings; `routeMismatch` when it grants another
+    /// Open `device` asking for main's settings; `busMismatch` when it grants another
     /// format or period. `waitedOn`: main's own PCM (reopened). Control thread or supervisor.
     static func open(
         device: String, configuration: ALSAOutputConfiguration, main: ALSANegotiated, mainDevice: String,
         functions: ALSAFunctions, waitedOn: Bool = false
     ) throws -> PCMDevice {
-        // A route's PCM is never waited on: it takes frames whenever it has room, not only
+        // A bus's PCM is never waited on: it takes frames whenever it has room, not only
         // whole periods (main's, which paces the thread, keeps period wake-ups).
         let d = try PCMDevice.open(
             agreeing(configuration, with: main, device: device), sampleRate: main.sampleRate, channelCount: main.channelCount,
@@ -331,7 +331,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         let n = d.negotiated
         if n.format != main.format || n.periodFrames != main.periodFrames {
             d.close(functions)
-            throw ALSAError.routeMismatch(
+            throw ALSAError.busMismatch(
                 "PCM \"\(device)\" granted \(n.format.rawValue), period \(n.periodFrames) frames; main's PCM \"\(mainDevice)\" "
                     + "\(main.format.rawValue), period \(main.periodFrames) frames: every output bus's PCM must run with the same format and period"
             )
@@ -341,15 +341,15 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
 
     // MARK: Render thread
 
-    /// Render `frameCount` frames of every route (main into `main`), resample (clock
-    /// correction), convert and queue each route past main for its PCM, measure what waits for
+    /// Render `frameCount` frames of every output bus (main into `main`), resample (clock
+    /// correction), convert and queue each output bus past main for its PCM, measure what waits for
     /// each PCM (the correction's next ratio), then write what each PCM takes.
     @_noLocks
     func render(_ renderer: Unmanaged<Renderer>, main: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let targets = outputs
         targets[0] = main
-        let routeCount = count &+ 1
-        renderer._withUnsafeGuaranteedRef { $0.render(routes: UnsafePointer(targets), routeCount: routeCount, frameCount: n) }
+        let busCount = count &+ 1
+        renderer._withUnsafeGuaranteedRef { $0.render(routes: UnsafePointer(targets), routeCount: busCount, frameCount: n) }
         let format = self.format
         let channels = channelCount
         let bytes = frameBytes
@@ -367,7 +367,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         flush()
     }
 
-    /// Write what each running route's PCM takes now, without blocking; hand a failed one to
+    /// Write what each running bus's PCM takes now, without blocking; hand a failed one to
     /// the supervisor.
     @_noLocks
     func flush() {
@@ -396,7 +396,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
     // MARK: Supervisor thread
 
     /// One supervisor round: report xruns, watch for stalls (only while main plays:
-    /// `mainRunning`), and close and reopen lost PCMs with backoff. Never gives up: a route's
+    /// `mainRunning`), and close and reopen lost PCMs with backoff. Never gives up: a bus's
     /// PCM does not end playback.
     func supervise(
         mainRunning: Bool, main: ALSANegotiated, configuration: ALSAOutputConfiguration, functions: ALSAFunctions,
@@ -435,7 +435,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
     }
 
     private func reopen(
-        _ r: RoutePCM, index: Int, now: UInt64, main: ALSANegotiated, configuration: ALSAOutputConfiguration,
+        _ r: BusPCM, index: Int, now: UInt64, main: ALSANegotiated, configuration: ALSAOutputConfiguration,
         functions: ALSAFunctions, emit: (OutputEvent) -> Void, log: (String) -> Void
     ) {
         if !r.supervisorLostReported {
@@ -463,7 +463,7 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
         }
         guard now >= r.supervisorNextAttempt else { return }
         do {
-            let d = try RouteSet.open(
+            let d = try BusSet.open(
                 device: r.device, configuration: configuration, main: main, mainDevice: configuration.device, functions: functions)
             r.opened = d
             r.pcm = d.handle
@@ -486,12 +486,12 @@ final class RouteSet: @unchecked Sendable { // render-side memory: its routes, h
 
     // MARK: Control thread
 
-    /// Each route's status (main not included). Any thread.
-    func status() -> [ALSARouteStatus] {
+    /// Each bus's status (main not included). Any thread.
+    func status() -> [ALSABusStatus] {
         let granted = negotiated.withLock { $0 }
         return pcms.enumerated().map { k, r in
-            ALSARouteStatus(
-                route: r.name, device: r.device, negotiated: granted[k], xrunCount: r.xrunCount.load(ordering: .relaxed),
+            ALSABusStatus(
+                bus: r.name, device: r.device, negotiated: granted[k], xrunCount: r.xrunCount.load(ordering: .relaxed),
                 framesWritten: r.framesWritten.load(ordering: .relaxed), framesDropped: r.framesDropped.load(ordering: .relaxed),
                 isLost: r.state.load(ordering: .acquiring) == .lost,
                 clockRatio: Double(bitPattern: r.clockRatioBits.load(ordering: .relaxed)),
