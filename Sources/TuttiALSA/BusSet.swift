@@ -29,15 +29,10 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
     let handOverRequested = Atomic<Bool>(false)
     let xrunCount = Atomic<Int>(0)
     let framesWritten = Atomic<Int64>(0)
-    let framesDropped = Atomic<Int64>(0)
     /// The error that made the render thread give it up (negative alsa-lib code).
     let lastError = Atomic<Int32>(0)
     /// Monotonic ns of the first write attempt at frames the PCM has not taken; 0 after progress.
     let blockedSince = Atomic<UInt64>(0)
-    /// Frames the clock correction added (negative: removed) so far.
-    let framesCorrected = Atomic<Int64>(0)
-    /// The clock correction's current ratio (`Double.bitPattern`), for `status`.
-    let clockRatioBits = Atomic<UInt64>(1.0.bitPattern)
 
     var opened: PCMDevice?
     var pcm: OpaquePointer?
@@ -46,12 +41,12 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
     let ditherScratch: UnsafeMutablePointer<Float>
     var quantizer: TPDFQuantizer
     /// Clock correction (`ALSAOutputConfiguration.busClockCorrection`): the loop, measured
-    /// once per period, and the resampler between the bus's render and its ring.
+    /// once per period, and the resampler between the bus's render and its ring; with the
+    /// counters of frames dropped and corrected.
     let correctsClock: Bool
-    var controller: DriftController
-    let resampler: DriftResampler
-    /// `resampler` without reference counting (the render path).
-    let resamplerRef: Unmanaged<DriftResampler>
+    let correction: BusClockCorrection
+    /// `correction` without reference counting (the render path).
+    let correctionRef: Unmanaged<BusClockCorrection>
     let ring: UnsafeMutableRawPointer
     let ringFrames: Int
     var ringRead = 0
@@ -76,11 +71,11 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
         floatBuffer = allocateAudio(Float.self, capacity: samples)
         floatBuffer.initialize(repeating: 0, count: samples)
         correctsClock = configuration.busClockCorrection
-        controller = DriftController(periodFrames: periodFrames, sampleRate: Double(n.sampleRate))
-        resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: periodFrames)
-        resamplerRef = .passUnretained(resampler)
+        correction = BusClockCorrection(
+            channelCount: channelCount, maximumInputFrames: periodFrames, periodFrames: periodFrames, sampleRate: Double(n.sampleRate))
+        correctionRef = .passUnretained(correction)
         // The resampler makes up to `maximumOutputFrames` per period.
-        let converted = resampler.maximumOutputFrames
+        let converted = correction.maximumOutputFrames
         deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(floatBuffer) : allocateAudioBytes(converted * n.frameBytes)
         ditherScratch = allocateAudio(Float.self, capacity: converted * channelCount)
         quantizer = TPDFQuantizer(
@@ -97,9 +92,8 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
     @_noLocks
     func queue(frameCount rendered: Int, format: OutputSampleFormat, channelCount: Int, frameBytes: Int) {
         let input = floatBuffer
-        let ratio = correctsClock ? controller.ratio : 1
-        let (frames, n) = resamplerRef._withUnsafeGuaranteedRef { $0.process(input, frameCount: rendered, ratio: ratio) }
-        if n != rendered { framesCorrected.add(Int64(n &- rendered), ordering: .relaxed) }
+        let corrects = correctsClock
+        let (frames, n) = correctionRef._withUnsafeGuaranteedRef { $0.resample(input, frameCount: rendered, corrects: corrects) }
         let samples = n &* channelCount
         var converted = UnsafeRawPointer(deviceBuffer)
         switch format {
@@ -117,15 +111,12 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
         let capacity = ringFrames
         let take = min(n, capacity &- ringCount)
         if take < n {
-            framesDropped.add(Int64(n &- take), ordering: .relaxed)
             // The ring overflowed (the PCM stalled, or drifts past the correction's range): the
             // fill held no longer applies, and winding the loop up against a stall would run
             // the device dry once it resumes. Start again from warm-up at the ratio of 1.
-            var c = controller
-            if c.targetFrames != nil || c.ratio != 1 {
-                c.reset()
-                controller = c
-                clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+            correctionRef._withUnsafeGuaranteedRef {
+                $0.framesDropped.add(Int64(n &- take), ordering: .relaxed)
+                $0.restart()
             }
         }
         var at = (ringRead &+ ringCount) % capacity
@@ -149,18 +140,14 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
         var queued: snd_pcm_sframes_t = 0
         let rc = withUnsafeMutablePointer(to: &queued) { p in _unsafePerformance { delay(device, p) } }
         guard rc >= 0 else { return }
-        var c = controller
-        let ratio = c.update(fillFrames: Double(ringCount &+ max(Int(queued), 0)))
-        controller = c
-        clockRatioBits.store(ratio.bitPattern, ordering: .relaxed)
+        let fill = Double(ringCount &+ max(Int(queued), 0))
+        correctionRef._withUnsafeGuaranteedRef { $0.update(fillFrames: fill) }
     }
 
     /// Clock correction back to its start (warm-up, ratio 1, pass-through): the PCM was lost.
     /// Supervisor, while the PCM is `lost`.
     func resetClockCorrection() {
-        controller.reset()
-        resampler.reset()
-        clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+        correction.reset()
     }
 
     /// Non-blocking writes of the ring until the PCM is full or the ring empty. 0, or the
@@ -194,10 +181,7 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
                 xrunCount.add(1, ordering: .relaxed)
                 // The device starts again empty: the fill the correction held no longer
                 // applies; it measures afresh (warm-up, reference) at the ratio of 1.
-                var c = controller
-                c.reset()
-                controller = c
-                clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+                correctionRef._withUnsafeGuaranteedRef { $0.restart(always: true) }
                 let rc = _unsafePerformance { recover(device, -EPIPE, 1) }
                 return rc >= 0 ? 0 : rc
             }
@@ -360,7 +344,7 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
                     r.queue(frameCount: n, format: format, channelCount: channels, frameBytes: bytes)
                     if r.correctsClock { r.measure(delay: queued) }
                 } else {
-                    r.framesDropped.add(Int64(n), ordering: .relaxed)
+                    r.correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(n), ordering: .relaxed) }
                 }
             }
         }
@@ -450,7 +434,7 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
             r.opened = nil
             r.pcm = nil
             // What it never got counts as dropped: written + dropped = rendered + corrected, always.
-            r.framesDropped.add(Int64(r.ringCount), ordering: .relaxed)
+            r.correction.framesDropped.add(Int64(r.ringCount), ordering: .relaxed)
             r.ringRead = 0
             r.ringCount = 0
             r.resetClockCorrection()
@@ -492,10 +476,10 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
         return pcms.enumerated().map { k, r in
             ALSABusStatus(
                 bus: r.name, device: r.device, negotiated: granted[k], xrunCount: r.xrunCount.load(ordering: .relaxed),
-                framesWritten: r.framesWritten.load(ordering: .relaxed), framesDropped: r.framesDropped.load(ordering: .relaxed),
+                framesWritten: r.framesWritten.load(ordering: .relaxed), framesDropped: r.correction.framesDropped.load(ordering: .relaxed),
                 isLost: r.state.load(ordering: .acquiring) == .lost,
-                clockRatio: Double(bitPattern: r.clockRatioBits.load(ordering: .relaxed)),
-                framesCorrected: r.framesCorrected.load(ordering: .relaxed))
+                clockRatio: r.correction.clockRatio,
+                framesCorrected: r.correction.framesCorrected.load(ordering: .relaxed))
         }
     }
 

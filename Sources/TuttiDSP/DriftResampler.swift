@@ -14,7 +14,7 @@
 /// slowly (one position cycle per 1 / |ratio − 1| frames).
 ///
 /// Buffers allocated at `init` (control thread); `process` and `reset` are real-time safe and
-/// belong to one thread at a time (the render thread while its route plays).
+/// belong to one thread at a time (the render thread while its output bus plays).
 public final class DriftResampler: @unchecked Sendable { // render-side memory: its buffers, one owner at a time
     /// Interleaved channels per frame.
     public let channelCount: Int

@@ -44,25 +44,23 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     let underruns = Atomic<Int>(0)
     /// Silent frames played in those cycles.
     let framesInserted = Atomic<Int64>(0)
-    /// Frames rendered (after the correction) the ring had no room for.
-    let framesDropped = Atomic<Int64>(0)
-    /// Frames the clock correction added (negative: removed) so far.
-    let framesCorrected = Atomic<Int64>(0)
     /// Frames the bus stream has played from the ring.
     let framesPlayed = Atomic<Int64>(0)
-    /// The correction's current ratio (`Double.bitPattern`).
-    let clockRatioBits = Atomic<UInt64>(1.0.bitPattern)
     /// When the bus stream's last cycle took frames from the ring (monotonic nanoseconds) and
     /// how many: the producer's measure of what its sink has not played yet.
     let lastPullTime = Atomic<UInt64>(0)
     let lastPullFrames = Atomic<Int>(0)
 
+    /// The clock correction (the producer's) with its counters: frames rendered (after the
+    /// correction) the ring had no room for (`framesDropped`), frames it added or removed
+    /// (`framesCorrected`), its ratio.
+    let correction: BusClockCorrection
+    /// `correction` without reference counting (the render path).
+    private let correctionRef: Unmanaged<BusClockCorrection>
     // The producer's.
-    private var controller: DriftController
-    /// Frames main played since the controller's last update.
+    /// Frames main played since the controller's last update, and its period.
     private var pendingFrames = 0
-    private let resampler: DriftResampler
-    private let resamplerRef: Unmanaged<DriftResampler>
+    private let controllerPeriod: Int
     // The consumer's.
     private var primed = false
     /// Frames primed beyond the two cycles: the dead band (half a controller period) the
@@ -84,16 +82,18 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         self.ringFrames = ringFrames
         ring = allocateAudio(Float.self, capacity: ringFrames * channelCount)
         ring.initialize(repeating: 0, count: ringFrames * channelCount)
-        controller = DriftController(periodFrames: controllerPeriod, sampleRate: Double(sampleRate))
+        correction = BusClockCorrection(
+            channelCount: channelCount, maximumInputFrames: maximumChunkFrames, periodFrames: controllerPeriod,
+            sampleRate: Double(sampleRate))
+        correctionRef = .passUnretained(correction)
+        self.controllerPeriod = controllerPeriod
         primeMarginFrames = controllerPeriod / 2
-        resampler = DriftResampler(channelCount: channelCount, maximumInputFrames: maximumChunkFrames)
-        resamplerRef = .passUnretained(resampler)
     }
 
     deinit { deallocateAudio(ring) }
 
     /// The clock correction's ratio now. Any thread.
-    var clockRatio: Double { Double(bitPattern: clockRatioBits.load(ordering: .relaxed)) }
+    var clockRatio: Double { correction.clockRatio }
 
     /// Frames waiting in the ring now. Any thread.
     var fill: Int { max(written.load(ordering: .acquiring) &- read.load(ordering: .acquiring), 0) }
@@ -102,7 +102,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// while no stream exists (no callback runs): control thread or supervisor.
     func reset() {
         let waiting = fill
-        if waiting > 0 { framesDropped.add(Int64(waiting), ordering: .relaxed) }
+        if waiting > 0 { correction.framesDropped.add(Int64(waiting), ordering: .relaxed) }
         written.store(0, ordering: .releasing)
         read.store(0, ordering: .releasing)
         restartRequested.store(false, ordering: .relaxed)
@@ -110,9 +110,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         lastPullFrames.store(0, ordering: .relaxed)
         primed = false
         pendingFrames = 0
-        controller.reset()
-        resampler.reset()
-        clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
+        correction.reset()
     }
 
     // MARK: Main's callback (producer)
@@ -122,15 +120,15 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// `input` nil: silence.
     @_noLocks
     func push(_ input: UnsafePointer<Float>, frameCount: Int) {
-        let ratio = controller.ratio
-        let (frames, n) = resamplerRef._withUnsafeGuaranteedRef { $0.process(input, frameCount: frameCount, ratio: ratio) }
-        if n != frameCount { framesCorrected.add(Int64(n &- frameCount), ordering: .relaxed) }
+        let (frames, n) = correctionRef._withUnsafeGuaranteedRef { $0.resample(input, frameCount: frameCount) }
         let w = written.load(ordering: .relaxed)
         let free = ringFrames &- (w &- read.load(ordering: .acquiring))
         let take = min(n, max(free, 0))
         if take < n {
-            framesDropped.add(Int64(n &- take), ordering: .relaxed)
-            restartCorrection()
+            correctionRef._withUnsafeGuaranteedRef {
+                $0.framesDropped.add(Int64(n &- take), ordering: .relaxed)
+                $0.restart()
+            }
         }
         let ch = channelCount
         var at = w % ringFrames
@@ -156,32 +154,19 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// resamples the next cycle.
     @_noLocks
     func measure(cycleFrames: Int, now: UInt64) {
-        if restartRequested.exchange(false, ordering: .acquiringAndReleasing) { restartCorrection() }
+        if restartRequested.exchange(false, ordering: .acquiringAndReleasing) {
+            correctionRef._withUnsafeGuaranteedRef { $0.restart() }
+        }
         pendingFrames &+= cycleFrames
-        let period = controller.periodFrames
+        let period = controllerPeriod
         guard pendingFrames >= period else { return }
-        var c = controller
         let lastFrames = Double(lastPullFrames.load(ordering: .acquiring))
         let pulledAt = lastPullTime.load(ordering: .acquiring)
         let since = now >= pulledAt ? Double(now &- pulledAt) : 0
         let filled = Double(fill) + max(lastFrames - since * sampleRate / 1e9, 0)
-        var ratio = c.ratio
-        while pendingFrames >= period {
-            ratio = c.update(fillFrames: filled)
-            pendingFrames &-= period
-        }
-        controller = c
-        clockRatioBits.store(ratio.bitPattern, ordering: .relaxed)
-    }
-
-    @_noLocks
-    private func restartCorrection() {
-        var c = controller
-        if c.targetFrames != nil || c.ratio != 1 {
-            c.reset()
-            controller = c
-            clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
-        }
+        let periods = pendingFrames / period
+        pendingFrames &-= periods &* period
+        correctionRef._withUnsafeGuaranteedRef { $0.update(fillFrames: filled, periods: periods) }
     }
 
     // MARK: The bus stream's callback (consumer)

@@ -318,7 +318,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed),
                 latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
-                framesDropped: feed.framesDropped.load(ordering: .relaxed), isLost: isLost)
+                framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost)
         }
         return OutputStatus(
             backend: Self.name, device: "\(settings.clientName) → \(target)", sampleRate: renderer.configuration.sampleRate,
@@ -332,9 +332,9 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public var busClocks: [PipeWireBusClock] {
         core.buses.map { feed in
             PipeWireBusClock(
-                name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.framesCorrected.load(ordering: .relaxed),
+                name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.correction.framesCorrected.load(ordering: .relaxed),
                 framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
-                framesDropped: feed.framesDropped.load(ordering: .relaxed), underruns: feed.underruns.load(ordering: .relaxed),
+                framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), underruns: feed.underruns.load(ordering: .relaxed),
                 missedCycles: feed.missedCycles.load(ordering: .relaxed), ringFrames: feed.fill)
         }
     }

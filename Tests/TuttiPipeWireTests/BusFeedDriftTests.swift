@@ -50,7 +50,7 @@ import TuttiTestSupport
     func aBusOnAnotherClockNeitherRunsDryNorOverflows(drift: Double) {
         let (feed, early, late) = Self.run(drift: drift, seconds: 120)
         #expect(feed.framesInserted.load(ordering: .relaxed) == 0, "inserted")
-        #expect(feed.framesDropped.load(ordering: .relaxed) == 0, "dropped")
+        #expect(feed.correction.framesDropped.load(ordering: .relaxed) == 0, "dropped")
         #expect(feed.underruns.load(ordering: .relaxed) == 0)
         // Settled within 50 ppm of the clocks' ratio.
         #expect(abs(feed.clockRatio - (1 + drift)) < 50e-6, "ratio \(feed.clockRatio)")
@@ -59,15 +59,15 @@ import TuttiTestSupport
         // clocks' phase, which the controller's measure takes out).
         #expect(abs(late - early) < 256, "fill \(early) → \(late)")
         print(
-            "BusFeed drift \(drift): ratio \(feed.clockRatio), corrected \(feed.framesCorrected.load(ordering: .relaxed)) frames, fill \(early) → \(late)"
+            "BusFeed drift \(drift): ratio \(feed.clockRatio), corrected \(feed.correction.framesCorrected.load(ordering: .relaxed)) frames, fill \(early) → \(late)"
         )
     }
 
     @Test func aBusOnMainsClockIsNeverResampled() {
         let feed = Self.run(drift: 0, seconds: 60).feed
         #expect(feed.clockRatio == 1)
-        #expect(feed.framesCorrected.load(ordering: .relaxed) == 0)
-        #expect(feed.framesInserted.load(ordering: .relaxed) == 0 && feed.framesDropped.load(ordering: .relaxed) == 0)
+        #expect(feed.correction.framesCorrected.load(ordering: .relaxed) == 0)
+        #expect(feed.framesInserted.load(ordering: .relaxed) == 0 && feed.correction.framesDropped.load(ordering: .relaxed) == 0)
     }
 
     /// Main's callback with a bus (render every bus, feed the ring, measure) and the bus
@@ -99,6 +99,8 @@ import TuttiTestSupport
         let mainPeak = (0..<cycle).map { abs(main[2 * $0]) }.max() ?? 0
         #expect(abs(busPeak - 0.25) < 0.01, "bus peak \(busPeak)")
         #expect(abs(mainPeak - 0.5) < 0.01, "main peak \(mainPeak)")
-        #expect(core.buses[0].framesInserted.load(ordering: .relaxed) == 0 && core.buses[0].framesDropped.load(ordering: .relaxed) == 0)
+        #expect(
+            core.buses[0].framesInserted.load(ordering: .relaxed) == 0
+                && core.buses[0].correction.framesDropped.load(ordering: .relaxed) == 0)
     }
 }
