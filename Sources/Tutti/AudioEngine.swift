@@ -92,7 +92,7 @@ public final class AudioEngine: Sendable {
 
     /// How many output buses (named output mixes) it has (`configuration.outputBuses.count`).
     /// Any thread (real-time safe).
-    public var outputBusCount: Int { renderer.routeCount }
+    public var outputBusCount: Int { renderer.outputBusCount }
 
     /// Deprecated: `outputBusCount` (the named output mixes are output buses now; "route" is
     /// the device route). Any thread (real-time safe).
@@ -112,9 +112,9 @@ public final class AudioEngine: Sendable {
             return false
         }
         if configuration.pullRenderWaitsForFiles {
-            renderer.renderWaitingForFiles(routes: outputs, routeCount: busCount, frameCount: frameCount)
+            renderer.renderWaitingForFiles(outputBuses: outputs, busCount: busCount, frameCount: frameCount)
         } else {
-            renderer.render(routes: outputs, routeCount: busCount, frameCount: frameCount)
+            renderer.render(outputBuses: outputs, busCount: busCount, frameCount: frameCount)
         }
         renderOwner.store(0, ordering: .releasing)
         return true

@@ -495,7 +495,7 @@ package final class AudioSystem {
             guard let record = sources[id], let session = record.session, let name = try? sessionName(session) else { continue }
             let want = policy.session(name)?.category == .multiRoute ? record.route : 0
             if want != record.engineRoute {
-                try send(.setRoute(id, route: Int32(want)), at: time)
+                try send(.setOutputBus(id, bus: Int32(want)), at: time)
                 sources[id]?.engineRoute = want
             }
             if record.route == 0, want == 0 { routedSources.remove(id) }

@@ -201,7 +201,7 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
 
 /// The PCMs of the output buses past main (`ALSAOutputConfiguration.busDevices`), all written
 /// from the one render thread: each period is rendered for every output bus at once
-/// (`Renderer.render(routes:…)`); main's PCM paces the thread (it waits on it), the others are
+/// (`Renderer.render(outputBuses:…)`); main's PCM paces the thread (it waits on it), the others are
 /// written without blocking, as much as each takes. What a bus's PCM has not taken waits in
 /// its ring (up to `slackPeriods` periods); past that the newest frames are dropped and
 /// counted. A bus's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
@@ -227,7 +227,7 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
     /// Output buses past main that have a PCM (bus `k + 1` is `slots[k]`).
     let count: Int
     let slots: UnsafeMutablePointer<Unmanaged<BusPCM>>
-    /// The render targets for `Renderer.render(routes:…)`: main's buffer, then each bus's.
+    /// The render targets for `Renderer.render(outputBuses:…)`: main's buffer, then each bus's.
     let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let pcms: [BusPCM]
     let channelCount: Int
@@ -333,7 +333,7 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
         let targets = outputs
         targets[0] = main
         let busCount = count &+ 1
-        renderer._withUnsafeGuaranteedRef { $0.render(routes: UnsafePointer(targets), routeCount: busCount, frameCount: n) }
+        renderer._withUnsafeGuaranteedRef { $0.render(outputBuses: UnsafePointer(targets), busCount: busCount, frameCount: n) }
         let format = self.format
         let channels = channelCount
         let bytes = frameBytes

@@ -47,10 +47,10 @@ public enum EngineCommand: Sendable, Hashable {
     case crossfade(SourceID, from: SourceID, frames: Int32)
     /// Voice-stealing priority, 0…255 (default 128): see `setMaxVoices`.
     case setPriority(SourceID, UInt8)
-    /// The output route the source mixes into from this frame on (an index into
-    /// `EngineConfiguration.routes`; 0 is main, where every source starts). A step: send it
-    /// before playing, or expect a jump between outputs.
-    case setRoute(SourceID, route: Int32)
+    /// The output bus the source mixes into from this frame on (an index into
+    /// `EngineConfiguration.outputBuses`; 0 is main, where every source starts). A step: send
+    /// it before playing, or expect a jump between outputs.
+    case setOutputBus(SourceID, bus: Int32)
     /// Gate: 1 open, 0 closed (silenced or interrupted session).
     case setBusGate(BusID, gain: Float, rampFrames: Int32)
     /// The session's own gain (linear), ramped linearly over `rampFrames` (0: a step).
@@ -245,4 +245,11 @@ public struct EngineEvent: Hashable, Sendable {
         /// to be polled, further runs of the same source are not reported (the count goes on).
         case sourceUnderrun(SourceID, frames: Int64)
     }
+}
+
+extension EngineCommand {
+    /// `setOutputBus(_:bus:)` under its old name (a named output mix was called a route).
+    /// Value: any thread.
+    @available(*, deprecated, renamed: "setOutputBus(_:bus:)")
+    public static func setRoute(_ id: SourceID, route: Int32) -> EngineCommand { .setOutputBus(id, bus: route) }
 }

@@ -36,8 +36,8 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// two frames): its memory, whatever the file's length.
     public var streamingRingSeconds: Double = 1
     /// Output buses (named output mixes) by name, index = bus number: `"main"` first (bus 0,
-    /// where every source plays unless sent elsewhere with `EngineCommand.setRoute`), at most
-    /// `maxOutputBusCount`. Each is mixed into its own output (`Renderer.render(routes:…)`);
+    /// where every source plays unless sent elsewhere with `EngineCommand.setOutputBus`), at most
+    /// `maxOutputBusCount`. Each is mixed into its own output (`Renderer.render(outputBuses:…)`);
     /// with only `main`, rendering costs what it did before output buses existed. Not the
     /// device route (the policy's `Route`).
     public var outputBuses: [String] = ["main"]

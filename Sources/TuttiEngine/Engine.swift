@@ -516,7 +516,7 @@ public final class Engine {
             try checkMaxVoices(Int(limit))
         case .setMaxVoices(let limit):
             try checkMaxVoices(Int(limit))
-        case .setRoute(let id, let route):
+        case .setOutputBus(let id, let route):
             try checkLive(id)
             guard route >= 0, Int(route) < configuration.outputBuses.count else {
                 throw .invalid(
@@ -614,19 +614,33 @@ public final class Engine {
         renderer.render(into: output, frameCount: frameCount)
     }
 
-    /// Render every route on the caller's thread: `outputs[r]` receives `frameCount`
-    /// interleaved frames of route `r` (`configuration.outputBuses[r]`), for `r` below `routeCount`;
-    /// routes past `routeCount` are mixed and dropped. Render thread (one at a time); the
-    /// real-time multi-route entry (see `Renderer.render(routes:routeCount:frameCount:)`).
+    /// Render every output bus on the caller's thread: `outputs[b]` receives `frameCount`
+    /// interleaved frames of bus `b` (`configuration.outputBuses[b]`), for `b` below `busCount`;
+    /// buses past `busCount` are mixed and dropped. Render thread (one at a time); the
+    /// real-time multi-bus entry (see `Renderer.render(outputBuses:busCount:frameCount:)`).
     @inlinable
-    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
-        renderer.render(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+    public func render(outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, frameCount: Int) {
+        renderer.render(outputBuses: outputs, busCount: busCount, frameCount: frameCount)
     }
 
-    /// `render(routes:routeCount:frameCount:)` the offline way: waits for the file worker like
-    /// `renderWaitingForFiles(into:frameCount:)`. Not real-time (it blocks).
+    /// `render(outputBuses:busCount:frameCount:)` under its old labels. Render thread.
+    @available(*, deprecated, renamed: "render(outputBuses:busCount:frameCount:)")
+    @inlinable
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        renderer.render(outputBuses: outputs, busCount: routeCount, frameCount: frameCount)
+    }
+
+    /// `render(outputBuses:busCount:frameCount:)` the offline way: waits for the file worker
+    /// like `renderWaitingForFiles(into:frameCount:)`. Not real-time (it blocks).
+    public func renderWaitingForFiles(outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, frameCount: Int) {
+        renderer.renderWaitingForFiles(outputBuses: outputs, busCount: busCount, frameCount: frameCount)
+    }
+
+    /// `renderWaitingForFiles(outputBuses:busCount:frameCount:)` under its old labels. Not
+    /// real-time (it blocks).
+    @available(*, deprecated, renamed: "renderWaitingForFiles(outputBuses:busCount:frameCount:)")
     public func renderWaitingForFiles(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
-        renderer.renderWaitingForFiles(routes: outputs, routeCount: routeCount, frameCount: frameCount)
+        renderer.renderWaitingForFiles(outputBuses: outputs, busCount: routeCount, frameCount: frameCount)
     }
 
     /// Render on the caller's thread like `render(into:frameCount:)`, but wait for the file

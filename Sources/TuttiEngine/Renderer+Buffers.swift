@@ -17,8 +17,8 @@ extension Renderer {
             add(name + ".buffer", chain.pointee.buffer)
             for i in 0..<chain.pointee.count { found.append(("\(name).unit[\(i)].line", chain.pointee.units[i].lineAddress)) }
         }
-        for r in 0..<max(routeCount - 1, 1) { add("routeScratch[\(r)]", routeScratch + r * routeStride) }
-        if let masterBuffers { for r in 0..<routeCount { add("masterBuffers[\(r)]", masterBuffers + r * routeStride) } }
+        for r in 0..<max(outputBusCount - 1, 1) { add("routeScratch[\(r)]", routeScratch + r * routeStride) }
+        if let masterBuffers { for r in 0..<outputBusCount { add("masterBuffers[\(r)]", masterBuffers + r * routeStride) } }
         for b in 0..<maxBuses { add("busGains[\(b)]", busGains + b * busGainStride) }
         add("systemVolumeGains", systemVolumeGains)
         add("ringerVolumeGains", ringerVolumeGains)
@@ -27,7 +27,7 @@ extension Renderer {
         add("scratch", scratch)
         for b in 0..<maxBuses { if let chain = busEffects[b] { addChain("busEffects[\(b)]", chain) } }
         if let masterEffects { addChain("masterEffects", masterEffects) }
-        if let limiters { for r in 0..<routeCount { found.append(("limiters[\(r)].delay", limiters[r].delayLineAddress)) } }
+        if let limiters { for r in 0..<outputBusCount { found.append(("limiters[\(r)].delay", limiters[r].delayLineAddress)) } }
         found.append(("commands", UnsafeRawPointer(commands.elements)))
         found.append(("events", UnsafeRawPointer(events.elements)))
         for i in 0..<sourceHighWater where sourceOccupied[i] {

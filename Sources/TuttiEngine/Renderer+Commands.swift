@@ -173,8 +173,8 @@ extension Renderer {
         case .setPriority(let id, let priority):
             guard let i = sourceIndex(id) else { return }
             sources[i].priority = priority
-        case .setRoute(let id, let route):
-            guard let i = sourceIndex(id), route >= 0, Int(route) < routeCount else { return }
+        case .setOutputBus(let id, let route):
+            guard let i = sourceIndex(id), route >= 0, Int(route) < outputBusCount else { return }
             sources[i].route = Int(route)
         case .setBusMaxVoices(let id, let limit):
             guard let b = busIndex(id) else { return }

@@ -14,7 +14,7 @@ import TuttiDSP
 extension Renderer {
     @inlinable @_noLocks
     func renderChunk(frameCount n: Int) {
-        for r in 0..<routeCount { routeTargets[r].update(repeating: 0, count: n &* channelCount) }
+        for r in 0..<outputBusCount { routeTargets[r].update(repeating: 0, count: n &* channelCount) }
         let systemRamping = volume.isRamping
         if systemRamping { for f in 0..<n { systemVolumeGains[f] = volume.next() } }
         let ringerRamping = ringerVolume.isRamping
@@ -27,7 +27,7 @@ extension Renderer {
         }
         if let masterBuffers {
             // Each route's stage uses the chunk's first `n` frames of its `maxChunk` span.
-            for r in 0..<routeCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
+            for r in 0..<outputBusCount { (masterBuffers + r &* routeStride).update(repeating: 0, count: n &* channelCount) }
         }
         let epoch = planEpoch
         if settledEpoch == epoch {
@@ -75,7 +75,7 @@ extension Renderer {
         if masterBuffers != nil || busChains { finishEffects(frameCount: n, systemRamping: systemRamping) }
         // The limiter is the last stage: what it outputs is what the caller gets.
         if let limiters {
-            for r in 0..<routeCount { limiters[r].process(routeTargets[r], frameCount: n) }
+            for r in 0..<outputBusCount { limiters[r].process(routeTargets[r], frameCount: n) }
         }
         if sidechainCount > 0 { finishSidechainChunk(frameCount: n) }
         if let p = probe { recordProbe(p, output: routeTargets[0], frameCount: n) }
@@ -366,7 +366,7 @@ extension Renderer {
         guard let masterBuffers, let masterEffects else { return }
         for i in 0..<masterEffects.pointee.count { masterEffects.pointee.units[i].process(masterBuffers, frameCount: n) }
         if let host = masterHostEffect { host.pointee.process(masterBuffers, frameCount: n, channelCount: ch) }
-        for r in 0..<routeCount {
+        for r in 0..<outputBusCount {
             let src = masterBuffers + r &* routeStride
             if systemRamping {
                 Kernels.mixAddGains(routeTargets[r], src, gains: systemVolumeGains, frameCount: n, channelCount: ch)

@@ -20,7 +20,10 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @usableFromInline let maxSources: Int
     @usableFromInline let maxBuses: Int
     /// Output buses (`configuration.outputBuses.count`, 1…8). Any thread.
-    public let routeCount: Int
+    public let outputBusCount: Int
+    /// `outputBusCount` under its old name. Any thread.
+    @available(*, deprecated, renamed: "outputBusCount")
+    public var routeCount: Int { outputBusCount }
     /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
     /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
     @usableFromInline let routeTargets: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -154,14 +157,14 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         maxVoices = configuration.maxVoices
         maxSources = configuration.maxSources
         maxBuses = configuration.maxBuses
-        routeCount = max(configuration.outputBuses.count, 1)
+        outputBusCount = max(configuration.outputBuses.count, 1)
         // Every float buffer below comes from `allocateAudio` (64-byte aligned); buffers carved
         // per route or per bus are strided so each part starts aligned too.
         let routeChunk = alignedAudioStride(configuration.maxBlockFrames * configuration.channelCount, of: Float.self)
         routeStride = routeChunk
         busGainStride = alignedAudioStride(configuration.maxBlockFrames, of: Float.self)
-        routeScratch = allocateAudio(Float.self, capacity: max(routeCount - 1, 1) * routeChunk)
-        routeScratch.initialize(repeating: 0, count: max(routeCount - 1, 1) * routeChunk)
+        routeScratch = allocateAudio(Float.self, capacity: max(outputBusCount - 1, 1) * routeChunk)
+        routeScratch.initialize(repeating: 0, count: max(outputBusCount - 1, 1) * routeChunk)
         routeTargets = .allocate(capacity: EngineConfiguration.maxOutputBusCount)
         routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxOutputBusCount)
         pending = PendingCommands(capacity: commands.indices.capacity)
@@ -193,8 +196,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         if let effects = configuration.effects {
             masterEffects = EffectChain.make(
                 effects, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount, maxFrames: 1)
-            let buffers = allocateAudio(Float.self, capacity: routeCount * routeChunk)
-            buffers.initialize(repeating: 0, count: routeCount * routeChunk)
+            let buffers = allocateAudio(Float.self, capacity: outputBusCount * routeChunk)
+            buffers.initialize(repeating: 0, count: outputBusCount * routeChunk)
             masterBuffers = buffers
         } else {
             masterEffects = nil
@@ -217,8 +220,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         meteredLevels.initialize(to: Atomic(0))
         (meteredLevels + 1).initialize(to: Atomic(0))
         if let settings = configuration.limiter {
-            let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: routeCount)
-            for r in 0..<routeCount {
+            let limiters = UnsafeMutablePointer<PeakLimiter>.allocate(capacity: outputBusCount)
+            for r in 0..<outputBusCount {
                 (limiters + r).initialize(
                     to: PeakLimiter(settings: settings, sampleRate: configuration.sampleRate, channelCount: configuration.channelCount))
             }
@@ -257,8 +260,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         deallocateAudio(routeScratch)
         routeTargets.deallocate()
         if let limiters {
-            for r in 0..<routeCount { limiters[r].deallocate() }
-            limiters.deinitialize(count: routeCount).deallocate()
+            for r in 0..<outputBusCount { limiters[r].deallocate() }
+            limiters.deinitialize(count: outputBusCount).deallocate()
         }
         pending.deallocate()
         board.deallocate()
@@ -332,28 +335,46 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         renderSpan(main: output, routes: nil, routeCount: 1, offset: 0, frameCount: frameCount, waitingForFiles: waitingForFiles)
     }
 
-    /// Render thread: render every route at once — `outputs[r]` receives `frameCount`
-    /// interleaved frames of route `r` (`configuration.outputBuses[r]`, 0 = main), for `r` below
-    /// `routeCount`; routes the engine has past `routeCount` are mixed into scratch and
-    /// dropped, pointers past the engine's routes are not touched. Otherwise the same as
+    /// Render thread: render every output bus at once — `outputs[b]` receives `frameCount`
+    /// interleaved frames of bus `b` (`configuration.outputBuses[b]`, 0 = main), for `b` below
+    /// `busCount`; buses the engine has past `busCount` are mixed into scratch and dropped,
+    /// pointers past the engine's buses are not touched. Otherwise the same as
     /// `render(into:frameCount:)` (which is this with main alone).
     @inlinable @_noLocks
-    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
-        guard routeCount > 0 else { return }
+    public func render(outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, frameCount: Int) {
+        guard busCount > 0 else { return }
         _ = renderSpan(
-            main: outputs[0], routes: outputs, routeCount: routeCount, offset: 0, frameCount: frameCount, waitingForFiles: false)
+            main: outputs[0], routes: outputs, routeCount: busCount, offset: 0, frameCount: frameCount, waitingForFiles: false)
     }
 
-    /// Render thread: `render(routes:routeCount:frameCount:)` stopping where a streaming file
-    /// source has no data yet (see `renderAvailable(into:frameCount:)`), writing from frame
-    /// `offset` of each buffer on. Returns the frames rendered.
+    /// `render(outputBuses:busCount:frameCount:)` under its old labels. Render thread.
+    @available(*, deprecated, renamed: "render(outputBuses:busCount:frameCount:)")
+    @inlinable @_noLocks
+    public func render(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        render(outputBuses: outputs, busCount: routeCount, frameCount: frameCount)
+    }
+
+    /// Render thread: `render(outputBuses:busCount:frameCount:)` stopping where a streaming
+    /// file source has no data yet (see `renderAvailable(into:frameCount:)`), writing from
+    /// frame `offset` of each buffer on. Returns the frames rendered.
+    @inlinable @_noLocks
+    public func renderAvailable(
+        outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, offset: Int, frameCount: Int
+    )
+        -> Int
+    {
+        guard busCount > 0 else { return 0 }
+        return renderSpan(
+            main: outputs[0], routes: outputs, routeCount: busCount, offset: offset, frameCount: frameCount, waitingForFiles: true)
+    }
+
+    /// `renderAvailable(outputBuses:busCount:offset:frameCount:)` under its old labels. Render thread.
+    @available(*, deprecated, renamed: "renderAvailable(outputBuses:busCount:offset:frameCount:)")
     @inlinable @_noLocks
     public func renderAvailable(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, offset: Int, frameCount: Int)
         -> Int
     {
-        guard routeCount > 0 else { return 0 }
-        return renderSpan(
-            main: outputs[0], routes: outputs, routeCount: routeCount, offset: offset, frameCount: frameCount, waitingForFiles: true)
+        renderAvailable(outputBuses: outputs, busCount: routeCount, offset: offset, frameCount: frameCount)
     }
 
     /// Frames `offset ..< offset + frameCount` of `main` (and of `routes[r]`, r < `routeCount`).
@@ -383,8 +404,8 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
             }
             let at = (offset &+ done) &* ch
             routeTargets[0] = main + at
-            if routeCount > 1 {
-                for r in 1..<routeCount {
+            if outputBusCount > 1 {
+                for r in 1..<outputBusCount {
                     if let routes, r < given {
                         routeTargets[r] = routes[r] + at
                     } else {
@@ -419,21 +440,28 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         return n
     }
 
-    /// `renderWaitingForFiles(into:frameCount:)` for every route at once (see
-    /// `render(routes:routeCount:frameCount:)`). Blocks: never on a real-time thread.
-    public func renderWaitingForFiles(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
-        guard routeCount > 0 else { return }
+    /// `renderWaitingForFiles(into:frameCount:)` for every output bus at once (see
+    /// `render(outputBuses:busCount:frameCount:)`). Blocks: never on a real-time thread.
+    public func renderWaitingForFiles(outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int, frameCount: Int) {
+        guard busCount > 0 else { return }
         var done = 0
         while true {
-            done += renderAvailable(routes: outputs, routeCount: routeCount, offset: done, frameCount: frameCount - done)
+            done += renderAvailable(outputBuses: outputs, busCount: busCount, offset: done, frameCount: frameCount - done)
             if done >= frameCount { return }
             if !fileWorker.waitForProgress() {
                 _ = renderSpan(
-                    main: outputs[0], routes: outputs, routeCount: routeCount, offset: done, frameCount: frameCount - done,
+                    main: outputs[0], routes: outputs, routeCount: busCount, offset: done, frameCount: frameCount - done,
                     waitingForFiles: false)
                 return
             }
         }
+    }
+
+    /// `renderWaitingForFiles(outputBuses:busCount:frameCount:)` under its old labels. Blocks:
+    /// never on a real-time thread.
+    @available(*, deprecated, renamed: "renderWaitingForFiles(outputBuses:busCount:frameCount:)")
+    public func renderWaitingForFiles(routes outputs: UnsafePointer<UnsafeMutablePointer<Float>>, routeCount: Int, frameCount: Int) {
+        renderWaitingForFiles(outputBuses: outputs, busCount: routeCount, frameCount: frameCount)
     }
 
     /// The render thread when it is not real time (an offline loop, a host's pull render that

@@ -40,7 +40,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
     /// Floats from one bus's stretch of `scratch` to the next: `scratchFrames × channelCount`
     /// rounded up to a multiple of 16, so each stretch starts 64-byte aligned.
     let busStride: Int
-    /// Bus r's stretch of `scratch` (for `Renderer.render(routes:…)`).
+    /// Bus r's stretch of `scratch` (for `Renderer.render(outputBuses:…)`).
     let busScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     /// One `jack_port_t` per output channel of each output bus, bus-major: bus r's channel c
     /// is `outputPorts[r × channelCount + c]` (input ports for capture get a table of their own).
@@ -77,7 +77,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         lastFrameTime = functions.last_frame_time
         self.renderer = renderer
         self.channelCount = channelCount
-        busCount = renderer.routeCount
+        busCount = renderer.outputBusCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
         // Each bus's stretch starts on a 64-byte boundary (`audioBufferAlignment`).
         busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
@@ -136,7 +136,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
             if busCount == 1 {
                 renderer.render(into: scratch, frameCount: n)
             } else {
-                renderer.render(routes: busScratch, routeCount: busCount, frameCount: n)
+                renderer.render(outputBuses: busScratch, busCount: busCount, frameCount: n)
             }
             deinterleave(frameCount: n, nframes: nframes, offset: offset)
             offset &+= n

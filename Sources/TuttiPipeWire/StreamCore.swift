@@ -70,7 +70,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         captureRing = capture?.captureRing
         captureChannels = capture?.channelCount ?? 0
         channelCount = renderer.configuration.channelCount
-        outputBusCount = renderer.routeCount
+        outputBusCount = renderer.outputBusCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
         busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
         if outputBusCount > 1 {
@@ -89,7 +89,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let names = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
         buses = busDestinations.compactMap { bus in
-            guard let index = names.firstIndex(of: bus.name), index > 0, index < renderer.routeCount else { return nil }
+            guard let index = names.firstIndex(of: bus.name), index > 0, index < renderer.outputBusCount else { return nil }
             return BusFeed(
                 name: bus.name, index: index, destination: bus.target, channelCount: renderer.configuration.channelCount,
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
@@ -122,7 +122,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
-                renderer.render(routes: busScratch, routeCount: outputBusCount, frameCount: n)
+                renderer.render(outputBuses: busScratch, busCount: outputBusCount, frameCount: n)
                 let to = output + offset &* channelCount
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {

@@ -363,7 +363,7 @@ public final class OfflineRenderer {
                             busPointers[0] = out.baseAddress! + at
                             for r in 1..<busCount { busPointers[r] = busBuffers + (r - 1) * busStride + at }
                             engine.renderWaitingForFiles(
-                                routes: busPointers, routeCount: busCount, frameCount: Int(upTo - framePosition))
+                                outputBuses: busPointers, busCount: busCount, frameCount: Int(upTo - framePosition))
                         } else {
                             engine.renderWaitingForFiles(into: out.baseAddress! + at, frameCount: Int(upTo - framePosition))
                         }

@@ -196,7 +196,7 @@ import TuttiTestSupport
                     defer { targets.deallocate() }
                     targets[0] = s.baseAddress!
                     targets[1] = e.baseAddress! + done * 2
-                    reference.render(routes: targets, routeCount: 2, frameCount: n)
+                    reference.render(outputBuses: targets, busCount: 2, frameCount: n)
                 }
             }
             done += n

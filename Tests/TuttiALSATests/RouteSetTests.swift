@@ -34,7 +34,7 @@ private func routeReference(frames: Int) throws -> (main: [Float], cue: [Float])
     targets[1] = b
     while done < frames {
         let n = min(777, frames - done)
-        engine.render(routes: targets, routeCount: 2, frameCount: n)
+        engine.render(outputBuses: targets, busCount: 2, frameCount: n)
         for i in 0..<n * 2 {
             main[done * 2 + i] = a[i]
             cue[done * 2 + i] = b[i]

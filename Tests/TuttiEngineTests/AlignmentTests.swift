@@ -31,7 +31,7 @@ import TuttiTestSupport
 
         let buffer = try engine.addSource(.buffer(sineBuffer(330, seconds: 0.3)), bus: music, gain: 0.5, loop: true)
         let tone = try engine.addSource(.tone(frequency: 880, amplitude: 0.3), bus: voice, loop: true)
-        try engine.send(.setRoute(tone, route: 1))
+        try engine.send(.setOutputBus(tone, bus: 1))
         let stream = try engine.addSource(.stream(sampleRate: 44_100, channelCount: 1, capacityFrames: 32_768), bus: voice, gain: 0.4)
         let samples = musicLikeSamples(seconds: 0.5, rate: 44_100, channels: 1, seed: 3)
         let streamWriter = try #require(engine.stream(stream))
@@ -72,7 +72,7 @@ import TuttiTestSupport
         while done < Self.frames {
             let n = min(256, Self.frames - done)
             let at = [main + offset + done * ch, cue + offset + done * ch]
-            at.withUnsafeBufferPointer { engine.renderWaitingForFiles(routes: $0.baseAddress!, routeCount: 2, frameCount: n) }
+            at.withUnsafeBufferPointer { engine.renderWaitingForFiles(outputBuses: $0.baseAddress!, busCount: 2, frameCount: n) }
             done += n
         }
         return (

@@ -214,7 +214,7 @@ import TuttiTestSupport
             let main = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus)
             let cue = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus)
             let bell = try engine.addSource(.tone(frequency: 3_000, amplitude: 0.25), bus: ringer)
-            try engine.send(.setRoute(cue, route: 1))
+            try engine.send(.setOutputBus(cue, bus: 1))
             for s in [main, cue, bell] { try engine.send(.play(s)) }
             try engine.send(.setMasterVolume(gain: 0.5, rampFrames: 4_800), at: .frame(2_000))
             let ch = 2
@@ -225,7 +225,7 @@ import TuttiTestSupport
             while done < frames {
                 let n = min(256, frames - done)
                 let at = buffers.map { $0 + done * ch }
-                at.withUnsafeBufferPointer { engine.render(routes: $0.baseAddress!, routeCount: 2, frameCount: n) }
+                at.withUnsafeBufferPointer { engine.render(outputBuses: $0.baseAddress!, busCount: 2, frameCount: n) }
                 done += n
             }
             return buffers.map { Array(UnsafeBufferPointer(start: $0, count: frames * ch)) }

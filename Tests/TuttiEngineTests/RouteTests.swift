@@ -5,7 +5,7 @@ import TuttiTestSupport
 
 @testable import TuttiEngine
 
-/// Output routes: each source mixes into one route; `render(routes:…)` returns each route's
+/// Output buses: each source mixes into one bus; `render(outputBuses:…)` returns each bus's
 /// mix, `render(into:…)` main alone. Checked by measurement (tone levels, null tests).
 @Suite struct RouteTests {
     /// Renders `frameCount` frames of every route of `engine` in blocks of `block`.
@@ -19,7 +19,7 @@ import TuttiTestSupport
             while done < frameCount {
                 let n = min(block, frameCount - done)
                 let at = pointers.map { $0 + done * ch }
-                at.withUnsafeBufferPointer { engine.render(routes: $0.baseAddress!, routeCount: count, frameCount: n) }
+                at.withUnsafeBufferPointer { engine.render(outputBuses: $0.baseAddress!, busCount: count, frameCount: n) }
                 done += n
             }
         }
@@ -61,7 +61,7 @@ import TuttiTestSupport
             try engine.send(.setSourceGain(music, gain: 0.2, rampFrames: 9_000), at: .frame(7_000))
             if engine !== single {
                 let cue = try engine.addSource(.tone(frequency: 880, amplitude: 0.5), bus: bus, loop: true)
-                try engine.send(.setRoute(cue, route: 1))
+                try engine.send(.setOutputBus(cue, bus: 1))
                 try engine.send(.play(cue))
             }
             try engine.send(.setMasterVolume(gain: 0.5, rampFrames: 4_800), at: .frame(10_000))
@@ -80,7 +80,7 @@ import TuttiTestSupport
         let bus = try engine.addBus()
         let a = try engine.addSource(.tone(frequency: 500, amplitude: 0.4), bus: bus, loop: true)
         let b = try engine.addSource(.tone(frequency: 700, amplitude: 0.4), bus: bus, loop: true)
-        try engine.send(.setRoute(b, route: 1))
+        try engine.send(.setOutputBus(b, bus: 1))
         for id in [a, b] { try engine.send(.play(id)) }
         try engine.send(.setMasterVolume(gain: 0.25, rampFrames: 0))
         let out = renderRoutes(engine, frameCount: 24_000)
@@ -94,7 +94,7 @@ import TuttiTestSupport
         let bus = try engine.addBus()
         let a = try engine.addSource(.tone(frequency: 600, amplitude: 0.5), bus: bus, loop: true)
         try engine.send(.play(a))
-        try engine.send(.setRoute(a, route: 1), at: .frame(10_000))
+        try engine.send(.setOutputBus(a, bus: 1), at: .frame(10_000))
         let out = renderRoutes(engine, frameCount: 20_000, block: 512)
         let main = Analysis.channel(out[0], 0, of: 2)
         let cue = Analysis.channel(out[1], 0, of: 2)
@@ -116,9 +116,9 @@ import TuttiTestSupport
         let engine = try twoRouteEngine()
         let bus = try engine.addBus()
         let a = try engine.addSource(.tone(frequency: 600, amplitude: 0.5), bus: bus)
-        #expect(throws: TuttiError.self) { try engine.send(.setRoute(a, route: 2)) }
-        #expect(throws: TuttiError.self) { try engine.send(.setRoute(a, route: -1)) }
-        try engine.send(.setRoute(a, route: 1))
+        #expect(throws: TuttiError.self) { try engine.send(.setOutputBus(a, bus: 2)) }
+        #expect(throws: TuttiError.self) { try engine.send(.setOutputBus(a, bus: -1)) }
+        try engine.send(.setOutputBus(a, bus: 1))
         #expect(engine.configuration.outputBusIndex(named: "cue") == 1)
         #expect(engine.configuration.outputBusIndex(named: "booth") == nil)
     }
@@ -133,7 +133,7 @@ import TuttiTestSupport
         for i in 0..<24 {
             let kind: SourceKind = i % 3 == 0 ? .tone(frequency: 200 + Double(i), amplitude: 0.05) : .buffer(buffer)
             let id = try engine.addSource(kind, bus: bus, gain: 0.1, loop: true)
-            try engine.send(.setRoute(id, route: Int32(i % 3)))
+            try engine.send(.setOutputBus(id, bus: Int32(i % 3)))
             try engine.send(.play(id))
             ids.append(id)
         }
@@ -141,14 +141,14 @@ import TuttiTestSupport
         defer { for b in buffers { b.deallocate() } }
         try buffers.withUnsafeBufferPointer { pointers in
             let p = pointers.baseAddress!
-            for _ in 0..<8 { engine.render(routes: p, routeCount: 3, frameCount: 256) }
+            for _ in 0..<8 { engine.render(outputBuses: p, busCount: 3, frameCount: 256) }
             _ = engine.pollEvents()
             try engine.send(.setSourceGain(ids[1], gain: 0.05, rampFrames: 4_800), at: .frame(engine.framesRendered + 2_000))
-            try engine.send(.setRoute(ids[2], route: 0), at: .frame(engine.framesRendered + 3_000))
+            try engine.send(.setOutputBus(ids[2], bus: 0), at: .frame(engine.framesRendered + 3_000))
             let mallocs = countMallocs {
-                for _ in 0..<5_000 { engine.render(routes: p, routeCount: 3, frameCount: 256) }
+                for _ in 0..<5_000 { engine.render(outputBuses: p, busCount: 3, frameCount: 256) }
                 // Fewer buffers than routes: the rest mix into scratch.
-                for _ in 0..<1_000 { engine.render(routes: p, routeCount: 1, frameCount: 256) }
+                for _ in 0..<1_000 { engine.render(outputBuses: p, busCount: 1, frameCount: 256) }
             }
             #expect(mallocs == 0)
         }

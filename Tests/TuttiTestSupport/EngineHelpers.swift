@@ -51,7 +51,7 @@ public func twoRouteToneEngine() throws -> (engine: Engine, main: SourceID, cue:
     let bus = try engine.addBus()
     let deck = try engine.addSource(.tone(frequency: 440, amplitude: 0.5), bus: bus, loop: true)
     let preview = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: bus, loop: true)
-    try engine.send(.setRoute(preview, route: 1))
+    try engine.send(.setOutputBus(preview, bus: 1))
     try engine.send(.play(deck))
     try engine.send(.play(preview))
     return (engine, deck, preview)
