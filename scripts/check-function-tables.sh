@@ -2,7 +2,8 @@
 # The function tables opened at run time (Sources/TuttiALSA/ALSAFunctions.swift,
 # Sources/TuttiJACK/JACKFunctions.swift) give each dlsym'd function a hand-written
 # @convention(c) type: nothing links the C function, so no compiler compares the two. This
-# script does: for every `NAME = try library.function("SYMBOL")` of a table it writes
+# script does: for every `NAME = try library.function("SYMBOL")` of a table (JACK's:
+# `NAME = try jack("SUFFIX")`, the symbol `jack_SUFFIX`) it writes
 # `let _: <NAME's type> = SYMBOL` and type-checks the file against the C headers (the CALSA and
 # CJACK module maps; `swiftc -typecheck` links nothing). Any difference is a compile error
 # naming the symbol. About a second; Tests/TuttiALSATests/LibraryLoadingTests.swift runs it.
@@ -27,6 +28,8 @@ for path, module, aliases in tables:
     types = {m.group(1): " ".join(m.group(2).split())
              for m in re.finditer(r"public var (\w+):\s*((?:.|\n)*?)\n\s*(?=///|//|public|$)", text)}
     symbols = re.findall(r'(\w+) = try library\.function\("(\w+)"\)', text)
+    # JACK's table names each field's symbol through `jack("NAME")`: `jack_NAME`.
+    symbols += [(field, "jack_" + name) for field, name in re.findall(r'(\w+) = try jack\("(\w+)"\)', text)]
     if not symbols:
         sys.exit(f"check-function-tables: no `try library.function` in {path}")
     lines.append(f"import {module}")

@@ -14,7 +14,7 @@ import TuttiOutput
 /// finds its state through the handle it gets (see the tests' `MockDevice`).
 ///
 /// Value type: any thread. The backend copies it at creation.
-public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain code addresses
+public struct ALSAFunctions: SystemFunctionTable {
     /// An open PCM handle (`snd_pcm_t *`).
     public typealias PCM = OpaquePointer
     /// A count of frames (`snd_pcm_uframes_t`).
@@ -147,6 +147,8 @@ public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain
     public static let libraryFileName = "libasound.so.2"
     /// The Debian packages that install it (errors name them).
     public static let libraryPackages = "libasound2 (named libasound2t64 since Debian 13 and Ubuntu 24.04)"
+    /// The backend, as errors name it.
+    public static let backendName = "ALSA"
 
     /// The table of `library`'s functions (alsa-lib's names: `pcm_open` is `snd_pcm_open`); the
     /// two scheduling hooks are the real calls. Throws `.device` naming a function the library
@@ -209,20 +211,10 @@ public struct ALSAFunctions: @unchecked Sendable { // C function pointers: plain
         lock_memory = { mlockall(MCL_CURRENT | MCL_FUTURE) == 0 ? 0 : errno }
     }
 
-    /// Opens alsa-lib under `fileName` (default: ``libraryFileName``) and takes every function
-    /// of the table from it. A library that is not there is a `.device` error naming the
-    /// package to install. Opened anew each call: use ``system`` for the shared one. Any
-    /// thread, not real-time.
-    public static func load(fileName: String = libraryFileName) throws(TuttiError) -> ALSAFunctions {
-        try ALSAFunctions(library: SystemLibrary.open(fileName, backend: "ALSA", packages: libraryPackages))
-    }
-
-    private static let loaded: Result<ALSAFunctions, TuttiError> = {
-        do throws(TuttiError) { return .success(try load()) } catch { return .failure(error) }
-    }()
+    private static let loaded = loadOnce()
 
     /// The real alsa-lib, loaded on first use (once per process; thread-safe). Throws the
-    /// error of ``load(fileName:)`` when alsa-lib is not installed. Any thread, not real-time.
+    /// error of `load(fileName:)` when alsa-lib is not installed. Any thread, not real-time.
     public static var system: ALSAFunctions {
         get throws(TuttiError) { try loaded.get() }
     }

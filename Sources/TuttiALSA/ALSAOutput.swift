@@ -273,13 +273,13 @@ public final class ALSAOutput: OutputBackend, Sendable {
             events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
             if let capture {
                 // A reopened capture starts at two periods again: only growth is an event.
-                let slack = capture.slackFrames.pointee.load(ordering: .relaxed)
+                let slack = capture.counters.pointee.slackFrames.load(ordering: .relaxed)
                 let start = 2 * (capture.info.withLock { $0.negotiated?.periodFrames } ?? 0)
                 if slack > max(slackReported, start) {
                     emit(.captureSlackGrown(slackFrames: slack, addedLatencyFrames: slack - start))
                 }
                 slackReported = slack
-                let missing = capture.missingFrames.pointee.load(ordering: .relaxed)
+                let missing = capture.counters.pointee.missingFrames.load(ordering: .relaxed)
                 if missing > missingReported {
                     missingReported = missing
                     emit(.captureFramesMissing(total: missing))

@@ -344,7 +344,7 @@ final class BusSet: @unchecked Sendable { // render-side memory: its buses, hand
                     r.queue(frameCount: n, format: format, channelCount: channels, frameBytes: bytes)
                     if r.correctsClock { r.measure(delay: queued) }
                 } else {
-                    r.correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(n), ordering: .relaxed) }
+                    _ = r.correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(n), ordering: .relaxed) }
                 }
             }
         }

@@ -50,14 +50,8 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
     let input: InputSource
     let functions: ALSAFunctions
     let info: Mutex<Info>
-    /// Frames given to the input as silence because the PCM had none ready with the slack at
-    /// its maximum (data really late), once it had started delivering.
-    let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
-    /// The slack now kept, in frames (the fill at which reading starts; two periods at the
-    /// open, a period more for each short read, at most `maximumSlackFrames`). 0: not open.
-    let slackFrames: UnsafeMutablePointer<Atomic<Int>>
-    /// Capture overruns recovered.
-    let overrunCount: UnsafeMutablePointer<Atomic<Int>>
+    /// The counters the render thread keeps (one allocation, shared with `CaptureReader`).
+    let counters: UnsafeMutablePointer<CaptureCounters>
     private var pcm: OpaquePointer?
     private var linked = false
     private var negotiated: ALSANegotiated?
@@ -68,22 +62,14 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         self.input = input
         self.functions = functions
         info = Mutex(Info(device: device))
-        missingFrames = .allocate(capacity: 1)
-        missingFrames.initialize(to: Atomic(0))
-        overrunCount = .allocate(capacity: 1)
-        overrunCount.initialize(to: Atomic(0))
-        slackFrames = .allocate(capacity: 1)
-        slackFrames.initialize(to: Atomic(0))
+        counters = .allocate(capacity: 1)
+        counters.initialize(to: CaptureCounters())
     }
 
     deinit {
         freeBuffers()
-        missingFrames.deinitialize(count: 1)
-        missingFrames.deallocate()
-        overrunCount.deinitialize(count: 1)
-        overrunCount.deallocate()
-        slackFrames.deinitialize(count: 1)
-        slackFrames.deallocate()
+        counters.deinitialize(count: 1)
+        counters.deallocate()
     }
 
     /// The slack's bound for a capture of `periodFrames` at `sampleRate` in a buffer of
@@ -125,7 +111,7 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         floatBuffer = float
         deviceBuffer = n.format == .float32 ? UnsafeMutableRawPointer(float) : allocateAudioBytes(n.periodFrames * n.frameBytes)
         let maximum = CaptureSide.maximumSlack(periodFrames: n.periodFrames, sampleRate: n.sampleRate, bufferFrames: n.bufferFrames)
-        slackFrames.pointee.store(2 * n.periodFrames, ordering: .relaxed)
+        counters.pointee.slackFrames.store(2 * n.periodFrames, ordering: .relaxed)
         info.withLock {
             $0.negotiated = n
             $0.linked = linked
@@ -134,8 +120,7 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
         core.capture = CaptureReader(
             pcm: handle, linked: linked, format: n.format, periodFrames: n.periodFrames, frameBytes: n.frameBytes,
             deviceBuffer: deviceBuffer!, floatBuffer: float, ring: input.captureRing, channelCount: input.channelCount,
-            missingFrames: missingFrames, overrunCount: overrunCount, slackFrames: slackFrames, maximumSlackFrames: maximum,
-            seenXruns: core.xrunCount.load(ordering: .relaxed), functions: f)
+            counters: counters, maximumSlackFrames: maximum, seenXruns: core.xrunCount.load(ordering: .relaxed), functions: f)
         prepareForStart(core)
     }
 
@@ -224,6 +209,19 @@ final class CaptureSide: @unchecked Sendable { // render-side memory: the captur
     }
 }
 
+/// The capture's counters: the render thread adds to them, any thread reads them. One
+/// allocation owned by `CaptureSide` (atomics stay at a fixed address: ~Copyable).
+struct CaptureCounters: ~Copyable {
+    /// Frames given to the input as silence because the PCM had none ready with the slack at
+    /// its maximum (data really late), once it had started delivering.
+    let missingFrames = Atomic<Int64>(0)
+    /// The slack now kept, in frames (the fill at which reading starts; two periods at the
+    /// open, a period more for each short read, at most the reader's bound). 0: not open.
+    let slackFrames = Atomic<Int>(0)
+    /// Capture overruns recovered.
+    let overruns = Atomic<Int>(0)
+}
+
 /// The render thread's side of the capture: plain values and C function pointers (no
 /// reference counting). Belongs to the render thread while it runs (see `CaptureSide`).
 struct CaptureReader {
@@ -246,58 +244,42 @@ struct CaptureReader {
         case lost(Int32)
     }
 
+    /// The capture PCM, and whether it is linked to the playback (it starts and stops with it).
     let pcm: OpaquePointer
     let linked: Bool
+    /// The device's sample format and frame size, and a period in frames.
     let format: OutputSampleFormat
-    let periodFrames: Int
     let frameBytes: Int
+    let periodFrames: Int
+    /// A period as the device delivers it, and as floats (the same memory for float32).
     let deviceBuffer: UnsafeMutableRawPointer
     let floatBuffer: UnsafeMutablePointer<Float>
+    /// The input's ring (this thread writes it) and its channel count.
     let ring: SampleRing
     let channelCount: Int
-    let missingFrames: UnsafeMutablePointer<Atomic<Int64>>
-    let overrunCount: UnsafeMutablePointer<Atomic<Int>>
-    /// The slack kept (`CaptureSide.slackFrames`): this thread's copy, published to the atomic.
+    /// `CaptureSide.counters`: this thread adds to them.
+    let counters: UnsafeMutablePointer<CaptureCounters>
+    /// The slack kept (`CaptureCounters.slackFrames`): this thread's copy, published to the
+    /// atomic; and its bound.
     var slack: Int
-    let slackFrames: UnsafeMutablePointer<Atomic<Int>>
     let maximumSlackFrames: Int
     var phase = Phase.waitingForPlayback
     /// The render core's xrun count when last seen: a playback xrun restarts the capture.
     var seenXruns: Int
-    let readi: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
-    let availUpdate: @convention(c) (OpaquePointer?) -> snd_pcm_sframes_t
-    let pcmState: @convention(c) (OpaquePointer?) -> snd_pcm_state_t
-    let pcmStart: @convention(c) (OpaquePointer?) -> Int32
-    let pcmPrepare: @convention(c) (OpaquePointer?) -> Int32
-    let pcmDrop: @convention(c) (OpaquePointer?) -> Int32
+    /// The alsa-lib calls (C function pointers: no reference counting); this thread calls
+    /// `readi`, `avail_update`, `state`, `start`, `prepare` and `drop`.
+    let alsa: ALSAFunctions
 
     init(
         pcm: OpaquePointer, linked: Bool, format: OutputSampleFormat, periodFrames: Int, frameBytes: Int,
         deviceBuffer: UnsafeMutableRawPointer, floatBuffer: UnsafeMutablePointer<Float>, ring: SampleRing, channelCount: Int,
-        missingFrames: UnsafeMutablePointer<Atomic<Int64>>, overrunCount: UnsafeMutablePointer<Atomic<Int>>,
-        slackFrames: UnsafeMutablePointer<Atomic<Int>>, maximumSlackFrames: Int, seenXruns: Int, functions f: ALSAFunctions
+        counters: UnsafeMutablePointer<CaptureCounters>, maximumSlackFrames: Int, seenXruns: Int, functions: ALSAFunctions
     ) {
-        self.pcm = pcm
-        self.linked = linked
-        self.format = format
-        self.periodFrames = periodFrames
-        self.frameBytes = frameBytes
-        self.deviceBuffer = deviceBuffer
-        self.floatBuffer = floatBuffer
-        self.ring = ring
-        self.channelCount = channelCount
-        self.missingFrames = missingFrames
-        self.overrunCount = overrunCount
-        self.slackFrames = slackFrames
+        (self.pcm, self.linked, self.format, self.periodFrames, self.frameBytes) = (pcm, linked, format, periodFrames, frameBytes)
+        (self.deviceBuffer, self.floatBuffer, self.ring, self.channelCount) = (deviceBuffer, floatBuffer, ring, channelCount)
+        (self.counters, self.seenXruns, alsa) = (counters, seenXruns, functions)
         self.maximumSlackFrames = max(maximumSlackFrames, 2 * periodFrames)
         slack = 2 * periodFrames
-        self.seenXruns = seenXruns
-        readi = f.readi
-        availUpdate = f.avail_update
-        pcmState = f.state
-        pcmStart = f.start
-        pcmPrepare = f.prepare
-        pcmDrop = f.drop
     }
 
     /// The hook in `RenderCore.cycle`: feed the input for the `frameCount` frames (at most a
@@ -331,11 +313,11 @@ struct CaptureReader {
             restart()
         }
         if case .waitingForPlayback = phase {
-            let state = pcmState
+            let state = alsa.state
             let playbackState = _unsafePerformance { state(playback) }
             if playbackState == SND_PCM_STATE_RUNNING {
                 if !linked {
-                    let start = pcmStart
+                    let start = alsa.start
                     let rc = _unsafePerformance { start(device) }
                     // EBADFD: a plugin that started it already.
                     if rc < 0 && rc != -EBADFD { return .lost(rc) }
@@ -344,18 +326,18 @@ struct CaptureReader {
             }
         }
         if case .filling = phase {
-            let update = availUpdate
+            let update = alsa.avail_update
             let available = _unsafePerformance { update(device) }
             if available < 0 { return failed(Int32(truncatingIfNeeded: available), frameCount: n) }
             if available >= slack { phase = .delivering }
         } else if case .delivering = phase {
-            let update = availUpdate
+            let update = alsa.avail_update
             let available = _unsafePerformance { update(device) }
             if available < 0 { return failed(Int32(truncatingIfNeeded: available), frameCount: n) }
             if available < n && slack < maximumSlackFrames {
                 // Short: hold what the PCM has and run a period later from now on.
                 slack = min(slack &+ periodFrames, maximumSlackFrames)
-                slackFrames.pointee.store(slack, ordering: .relaxed)
+                counters.pointee.slackFrames.store(slack, ordering: .relaxed)
                 _ = ring.writeZeros(count: n &* channelCount)
                 return .ok
             }
@@ -364,7 +346,7 @@ struct CaptureReader {
             _ = ring.writeZeros(count: n &* channelCount)
             return .ok
         }
-        let readFrames = readi
+        let readFrames = alsa.readi
         let buffer = deviceBuffer
         let bytes = frameBytes
         var got = 0
@@ -382,7 +364,7 @@ struct CaptureReader {
         _ = ring.write(frames: UnsafePointer(floatBuffer), frameCount: got, channelCount: channelCount)
         if got < n {
             _ = ring.writeZeros(count: (n &- got) &* channelCount)
-            missingFrames.pointee.add(Int64(n &- got), ordering: .relaxed)
+            counters.pointee.missingFrames.add(Int64(n &- got), ordering: .relaxed)
         }
         return .ok
     }
@@ -392,9 +374,9 @@ struct CaptureReader {
     @_noLocks
     private mutating func failed(_ code: Int32, frameCount n: Int) -> Outcome {
         guard code == -EPIPE else { return .lost(code) }
-        overrunCount.pointee.add(1, ordering: .relaxed)
+        counters.pointee.overruns.add(1, ordering: .relaxed)
         // Linked: this prepares the playback too; both start again once it is refilled.
-        let prepare = pcmPrepare
+        let prepare = alsa.prepare
         let device = pcm
         let rc = _unsafePerformance { prepare(device) }
         if rc < 0 { return .lost(rc) }
@@ -408,8 +390,8 @@ struct CaptureReader {
     @_noLocks
     private mutating func restart() {
         if !linked {
-            let drop = pcmDrop
-            let prepare = pcmPrepare
+            let drop = alsa.drop
+            let prepare = alsa.prepare
             let device = pcm
             _ = _unsafePerformance { drop(device) }
             _ = _unsafePerformance { prepare(device) }
@@ -448,11 +430,11 @@ extension ALSAOutput {
     /// once it had started delivering. The capture's start-up and the periods that grew the
     /// slack are not counted (no captured frame was lost there); an overrun's period is counted
     /// in `captureOverrunCount`. Any thread (an atomic).
-    public var captureMissingFrames: Int64 { capture?.missingFrames.pointee.load(ordering: .relaxed) ?? 0 }
+    public var captureMissingFrames: Int64 { capture?.counters.pointee.missingFrames.load(ordering: .relaxed) ?? 0 }
     /// The capture's slack now, in frames: what the capture PCM holds before a period is read
     /// (two periods at the start; a period more after each short read). Any thread (an atomic);
     /// 0 without capture.
-    public var captureSlackFrames: Int { capture?.slackFrames.pointee.load(ordering: .relaxed) ?? 0 }
+    public var captureSlackFrames: Int { capture?.counters.pointee.slackFrames.load(ordering: .relaxed) ?? 0 }
     /// The bound of the slack, in frames: 100 ms rounded up to whole periods, no more than the
     /// capture buffer less two periods, at least two periods (0 without capture). Any thread.
     public var captureMaximumSlackFrames: Int { capture?.info.withLock { $0.maximumSlackFrames } ?? 0 }
@@ -460,8 +442,8 @@ extension ALSAOutput {
     /// the two periods it starts with (0 without capture). Any thread.
     public var captureAddedLatencyFrames: Int {
         guard let capture, let n = capture.info.withLock({ $0.negotiated }) else { return 0 }
-        return max(0, capture.slackFrames.pointee.load(ordering: .relaxed) - 2 * n.periodFrames)
+        return max(0, capture.counters.pointee.slackFrames.load(ordering: .relaxed) - 2 * n.periodFrames)
     }
     /// Capture overruns recovered (each is also counted in `xrunCount`). Any thread (an atomic).
-    public var captureOverrunCount: Int { capture?.overrunCount.pointee.load(ordering: .relaxed) ?? 0 }
+    public var captureOverrunCount: Int { capture?.counters.pointee.overruns.load(ordering: .relaxed) ?? 0 }
 }

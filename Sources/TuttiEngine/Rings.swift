@@ -59,7 +59,9 @@ public struct RingIndices: @unchecked Sendable { // render-side memory: SPSC ind
     public func release(_ n: Int) { head.pointee.store(head.pointee.load(ordering: .relaxed) &+ n, ordering: .releasing) }
 
     /// Filled slots (exact when the other side is idle).
-    public var count: Int { readable().count }
+    @inlinable public var count: Int {
+        @_noLocks get { readable().count }
+    }
 }
 
 /// Owns a ring's memory; lives on the control side. The elements start on an
@@ -203,6 +205,38 @@ public struct SampleRing: @unchecked Sendable { // render-side memory: an SPSC r
     /// Consumer: `n` samples of `readableSpan()` have been used.
     @inlinable @_noLocks
     public func release(_ n: Int) { indices.release(n) }
+
+    /// Consumer: copy up to `count` samples out (and release them); returns how many were
+    /// copied.
+    @inlinable @_noLocks
+    public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        let r = indices.readable()
+        let n = min(count, r.count)
+        let first = r.start & indices.mask
+        let head = min(n, indices.capacity &- first)
+        let base = elements
+        _unsafePerformance {
+            _ = memcpy(destination, base + first, head &* 4)
+            if n > head { _ = memcpy(destination + head, base, (n &- head) &* 4) }
+        }
+        indices.release(n)
+        return n
+    }
+}
+
+/// A `SampleRing` with the memory it uses, for a producer and a consumer outside the engine
+/// (a backend's feed from one real-time callback to another). The memory is freed when the
+/// last reference goes: keep it while either side uses `ring`. Allocates: control thread.
+public final class SampleRingBuffer: Sendable {
+    private let storage: RingStorage<Float>
+    /// The ring: a trivial value the producer and the consumer each keep a copy of.
+    public let ring: SampleRing
+
+    /// A ring of at least `capacity` samples (rounded up to a power of two). Control thread.
+    public init(capacity: Int) {
+        storage = RingStorage(capacity: capacity)
+        ring = SampleRing(storage)
+    }
 }
 
 extension UnsafeMutablePointer where Pointee == Atomic<Int> {

@@ -12,7 +12,7 @@ import TuttiOutput
 /// pointers (not closures) so JACK's process thread calls them without reference counting.
 ///
 /// Value type: any thread. A `JACKClient` keeps the table it was opened with.
-public struct JACKFunctions: @unchecked Sendable { // C function pointers: plain code addresses
+public struct JACKFunctions: SystemFunctionTable, @unchecked Sendable { // C functions; one raw code address
     /// A `jack_client_t *`.
     public typealias Client = OpaquePointer
     /// A `jack_port_t *`.
@@ -81,51 +81,45 @@ public struct JACKFunctions: @unchecked Sendable { // C function pointers: plain
     public static let libraryFileName = "libjack.so.0"
     /// The Debian package that installs it (errors name it).
     public static let libraryPackages = "libjack-jackd2-0"
+    /// The backend, as errors name it.
+    public static let backendName = "JACK"
 
     /// The table of `library`'s functions (libjack's names: `port_register` is
     /// `jack_port_register`). Throws `.device` naming a function the library lacks. Any
     /// thread, not real-time.
     public init(library: SystemLibrary) throws(TuttiError) {
+        // Every field is libjack's function of that name with the `jack_` prefix.
+        func jack<F>(_ name: String) throws(TuttiError) -> F { try library.function("jack_" + name) }
         client_open = try library.address("jack_client_open")
-        client_close = try library.function("jack_client_close")
-        get_client_name = try library.function("jack_get_client_name")
-        get_sample_rate = try library.function("jack_get_sample_rate")
-        get_buffer_size = try library.function("jack_get_buffer_size")
-        is_realtime = try library.function("jack_is_realtime")
-        client_real_time_priority = try library.function("jack_client_real_time_priority")
-        activate = try library.function("jack_activate")
-        set_process_callback = try library.function("jack_set_process_callback")
-        set_xrun_callback = try library.function("jack_set_xrun_callback")
-        set_buffer_size_callback = try library.function("jack_set_buffer_size_callback")
-        on_info_shutdown = try library.function("jack_on_info_shutdown")
-        set_error_function = try library.function("jack_set_error_function")
-        set_info_function = try library.function("jack_set_info_function")
-        port_register = try library.function("jack_port_register")
-        port_name = try library.function("jack_port_name")
-        port_by_name = try library.function("jack_port_by_name")
-        port_flags = try library.function("jack_port_flags")
-        get_ports = try library.function("jack_get_ports")
-        free = try library.function("jack_free")
-        connect = try library.function("jack_connect")
-        port_get_latency_range = try library.function("jack_port_get_latency_range")
-        port_get_buffer = try library.function("jack_port_get_buffer")
-        last_frame_time = try library.function("jack_last_frame_time")
+        client_close = try jack("client_close")
+        get_client_name = try jack("get_client_name")
+        get_sample_rate = try jack("get_sample_rate")
+        get_buffer_size = try jack("get_buffer_size")
+        is_realtime = try jack("is_realtime")
+        client_real_time_priority = try jack("client_real_time_priority")
+        activate = try jack("activate")
+        set_process_callback = try jack("set_process_callback")
+        set_xrun_callback = try jack("set_xrun_callback")
+        set_buffer_size_callback = try jack("set_buffer_size_callback")
+        on_info_shutdown = try jack("on_info_shutdown")
+        set_error_function = try jack("set_error_function")
+        set_info_function = try jack("set_info_function")
+        port_register = try jack("port_register")
+        port_name = try jack("port_name")
+        port_by_name = try jack("port_by_name")
+        port_flags = try jack("port_flags")
+        get_ports = try jack("get_ports")
+        free = try jack("free")
+        connect = try jack("connect")
+        port_get_latency_range = try jack("port_get_latency_range")
+        port_get_buffer = try jack("port_get_buffer")
+        last_frame_time = try jack("last_frame_time")
     }
 
-    /// Opens libjack under `fileName` (default: ``libraryFileName``) and takes every function
-    /// of the table from it. A library that is not there is a `.device` error naming the
-    /// package to install. Opened anew each call: use ``system`` for the shared one. Any
-    /// thread, not real-time.
-    public static func load(fileName: String = libraryFileName) throws(TuttiError) -> JACKFunctions {
-        try JACKFunctions(library: SystemLibrary.open(fileName, backend: "JACK", packages: libraryPackages))
-    }
-
-    private static let loaded: Result<JACKFunctions, TuttiError> = {
-        do throws(TuttiError) { return .success(try load()) } catch { return .failure(error) }
-    }()
+    private static let loaded = loadOnce()
 
     /// The real libjack, loaded on first use (once per process; thread-safe). Throws the
-    /// error of ``load(fileName:)`` when libjack is not installed. Any thread, not real-time.
+    /// error of `load(fileName:)` when libjack is not installed. Any thread, not real-time.
     public static var system: JACKFunctions {
         get throws(TuttiError) { try loaded.get() }
     }

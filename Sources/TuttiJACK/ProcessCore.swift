@@ -30,24 +30,16 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
     let renderer: Renderer
     let channelCount: Int
     /// The engine's output buses: one port group each (main first).
-    let busCount: Int
-    /// Interleaved render buffer (64-byte aligned), one stretch of `scratchFrames` per output bus
-    /// (`busStride` apart); cycles longer than `scratchFrames` are rendered in pieces (the
-    /// engine's output does not depend on block size), so any buffer size JACK picks later is
-    /// served without reallocating.
-    let scratch: UnsafeMutablePointer<Float>
-    let scratchFrames: Int
-    /// Floats from one bus's stretch of `scratch` to the next: `scratchFrames × channelCount`
-    /// rounded up to a multiple of 16, so each stretch starts 64-byte aligned.
-    let busStride: Int
-    /// Bus r's stretch of `scratch` (for `Renderer.render(outputBuses:…)`).
-    let busScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    var busCount: Int { buffers.busCount }
+    /// The render memory, one stretch per output bus; cycles longer than its capacity are
+    /// rendered in pieces, so any buffer size JACK picks later is served without reallocating.
+    let buffers: OutputBusBuffers
     /// One `jack_port_t` per output channel of each output bus, bus-major: bus r's channel c
     /// is `outputPorts[r × channelCount + c]` (input ports for capture get a table of their own).
     let outputPorts: UnsafeMutablePointer<OpaquePointer?>
     var client: OpaquePointer?
     /// Capture: the input fed from the input ports (nil: none), one port per its channel, and
-    /// an interleaving buffer of `scratchFrames`.
+    /// an interleaving buffer of `buffers.frameCapacity` frames.
     let capture: InputSource?
     let captureRing: SampleRing?
     let captureChannels: Int
@@ -77,14 +69,9 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         lastFrameTime = functions.last_frame_time
         self.renderer = renderer
         self.channelCount = channelCount
-        busCount = renderer.outputBusCount
-        scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        // Each bus's stretch starts on a 64-byte boundary (`audioBufferAlignment`).
-        busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        scratch = allocateAudio(Float.self, capacity: busStride * busCount)
-        scratch.initialize(repeating: 0, count: busStride * busCount)
-        busScratch = .allocate(capacity: busCount)
-        for r in 0..<busCount { (busScratch + r).initialize(to: scratch + r * busStride) }
+        let busCount = renderer.outputBusCount
+        buffers = OutputBusBuffers(
+            busCount: busCount, frameCapacity: min(1024, renderer.configuration.maxBlockFrames), channelCount: channelCount)
         outputPorts = .allocate(capacity: channelCount * busCount)
         outputPorts.initialize(repeating: nil, count: channelCount * busCount)
         self.capture = capture
@@ -92,8 +79,9 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         captureChannels = capture?.channelCount ?? 0
         inputPorts = .allocate(capacity: max(captureChannels, 1))
         inputPorts.initialize(repeating: nil, count: max(captureChannels, 1))
-        captureScratch = allocateAudio(Float.self, capacity: scratchFrames * max(captureChannels, 1))
-        captureScratch.initialize(repeating: 0, count: scratchFrames * max(captureChannels, 1))
+        let captureSamples = buffers.frameCapacity * max(captureChannels, 1)
+        captureScratch = allocateAudio(Float.self, capacity: captureSamples)
+        captureScratch.initialize(repeating: 0, count: captureSamples)
         shutdownReason = .allocate(capacity: ProcessCore.reasonCapacity)
         shutdownReason.initialize(repeating: 0, count: ProcessCore.reasonCapacity)
         self.wakeSupervisor = wakeSupervisor
@@ -102,8 +90,6 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
     }
 
     deinit {
-        deallocateAudio(scratch)
-        busScratch.deallocate()
         outputPorts.deallocate()
         inputPorts.deallocate()
         deallocateAudio(captureScratch)
@@ -131,12 +117,12 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         }
         var offset = 0
         while offset < rendered {
-            let n = min(rendered &- offset, scratchFrames)
+            let n = min(rendered &- offset, buffers.frameCapacity)
             if captureChannels > 0 { interleaveCapture(frameCount: n, nframes: nframes, offset: offset) }
             if busCount == 1 {
-                renderer.render(into: scratch, frameCount: n)
+                renderer.render(into: buffers.samples, frameCount: n)
             } else {
-                renderer.render(outputBuses: busScratch, busCount: busCount, frameCount: n)
+                renderer.render(outputBuses: buffers.table, busCount: buffers.busCount, frameCount: n)
             }
             deinterleave(frameCount: n, nframes: nframes, offset: offset)
             offset &+= n
@@ -173,7 +159,7 @@ final class ProcessCore: @unchecked Sendable { // render-side memory: the proces
         let channels = channelCount
         let getBuffer = portGetBuffer
         for r in 0..<busCount {
-            let source = scratch + r &* busStride
+            let source = buffers.bus(r)
             for c in 0..<channels {
                 let port = outputPorts[r &* channels &+ c]
                 guard let raw = _unsafePerformance({ getBuffer(port, nframes) }) else { continue }

@@ -3,7 +3,7 @@ import Glibc
 /// A pair of C functions bracketing the real-time part of each render cycle (e.g.
 /// `__rtsan_realtime_enter` / `__rtsan_realtime_exit`). Value type; the functions run on the
 /// backend's render thread and must be real-time safe.
-public struct RealtimeScope: @unchecked Sendable { // @convention(c) pointers: plain code addresses
+public struct RealtimeScope: Sendable {
     /// Called right before the render of a cycle.
     public var enter: @convention(c) () -> Void
     /// Called right after it (and the conversion or de-interleave).

@@ -47,3 +47,34 @@ public struct SystemLibrary: @unchecked Sendable { // a dlopen handle: dlsym is 
         return address
     }
 }
+
+/// A backend's table of C functions taken from its system library (`ALSAFunctions`,
+/// `JACKFunctions`): what the library is called and how the table is made from it; `load`
+/// comes with it. Value types: any thread.
+public protocol SystemFunctionTable: Sendable {
+    /// The library's file name, as `dlopen` finds it.
+    static var libraryFileName: String { get }
+    /// The Debian packages that install it (errors name them).
+    static var libraryPackages: String { get }
+    /// The backend, as errors name it (`ALSA`).
+    static var backendName: String { get }
+    /// The table of `library`'s functions; throws `.device` naming a function the library
+    /// lacks. Any thread, not real-time.
+    init(library: SystemLibrary) throws(TuttiError)
+}
+
+extension SystemFunctionTable {
+    /// Opens the library under `fileName` (default: `libraryFileName`) and takes every function
+    /// of the table from it. A library that is not there is a `.device` error naming the
+    /// package to install. Opened anew each call: a table's `system` is the shared one. Any
+    /// thread, not real-time.
+    public static func load(fileName: String = libraryFileName) throws(TuttiError) -> Self {
+        try Self(library: SystemLibrary.open(fileName, backend: backendName, packages: libraryPackages))
+    }
+
+    /// `load()`'s outcome, for a table's `system` (kept in a static let: loaded once per
+    /// process, thread-safe). Any thread, not real-time.
+    public static func loadOnce() -> Result<Self, TuttiError> {
+        do throws(TuttiError) { return .success(try load()) } catch { return .failure(error) }
+    }
+}

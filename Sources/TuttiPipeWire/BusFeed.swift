@@ -20,9 +20,10 @@ import TuttiEngine
 ///
 /// Threads: `push` and `measure` on PipeWire's data thread in main's callback (the producer:
 /// the controller and the resampler are its), `pull` on the data thread in the bus's callback
-/// (the consumer: `primed` is its); the ring's indices are atomics. `reset` on the control
-/// thread or the supervisor while no stream exists. The counters: any thread.
-final class BusFeed: @unchecked Sendable { // render-side memory: the ring, handed over by its atomic indices
+/// (the consumer: `primed` is its); the ring is the engine's `SampleRing` (its indices are
+/// atomics). `reset` on the control thread or the supervisor while no stream exists. The
+/// counters: any thread.
+final class BusFeed: @unchecked Sendable { // render-side memory: the producer's and the consumer's state, each touched by one callback
     /// The bus's name and its index among the renderer's output buses.
     let name: String
     let index: Int
@@ -30,11 +31,9 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     let destination: String
     let channelCount: Int
     let sampleRate: Double
-    let ring: UnsafeMutablePointer<Float>
-    let ringFrames: Int
-    /// Frames written and read since the last reset (the fill is their difference).
-    let written = Atomic<Int>(0)
-    let read = Atomic<Int>(0)
+    /// The interleaved frames between the two callbacks, and their memory.
+    private let ringBuffer: SampleRingBuffer
+    let ring: SampleRing
     /// The consumer asks the producer to restart the correction (after an underrun).
     let restartRequested = Atomic<Bool>(false)
 
@@ -67,7 +66,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// correction may let the fill sink by before it engages, so that it never runs dry.
     private let primeMarginFrames: Int
 
-    /// A feed for chunks of up to `maximumChunkFrames`, whose ring holds `ringFrames`, its
+    /// A feed for chunks of up to `maximumChunkFrames`, whose ring holds at least `ringFrames`, its
     /// correction updated every `controllerPeriod` frames (its dead band: half that).
     /// Allocates: control thread.
     init(
@@ -79,9 +78,8 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)
-        self.ringFrames = ringFrames
-        ring = allocateAudio(Float.self, capacity: ringFrames * channelCount)
-        ring.initialize(repeating: 0, count: ringFrames * channelCount)
+        ringBuffer = SampleRingBuffer(capacity: ringFrames * channelCount)
+        ring = ringBuffer.ring
         correction = BusClockCorrection(
             channelCount: channelCount, maximumInputFrames: maximumChunkFrames, periodFrames: controllerPeriod,
             sampleRate: Double(sampleRate))
@@ -90,21 +88,18 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
         primeMarginFrames = controllerPeriod / 2
     }
 
-    deinit { deallocateAudio(ring) }
-
     /// The clock correction's ratio now. Any thread.
     var clockRatio: Double { correction.clockRatio }
 
     /// Frames waiting in the ring now. Any thread.
-    var fill: Int { max(written.load(ordering: .acquiring) &- read.load(ordering: .acquiring), 0) }
+    var fill: Int { max(ring.indices.count, 0) / channelCount }
 
     /// Empties the ring (what it held counts as dropped) and restarts the correction. Only
     /// while no stream exists (no callback runs): control thread or supervisor.
     func reset() {
         let waiting = fill
         if waiting > 0 { correction.framesDropped.add(Int64(waiting), ordering: .relaxed) }
-        written.store(0, ordering: .releasing)
-        read.store(0, ordering: .releasing)
+        ring.release(ring.indices.count)
         restartRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
@@ -121,27 +116,13 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     @_noLocks
     func push(_ input: UnsafePointer<Float>, frameCount: Int) {
         let (frames, n) = correctionRef._withUnsafeGuaranteedRef { $0.resample(input, frameCount: frameCount) }
-        let w = written.load(ordering: .relaxed)
-        let free = ringFrames &- (w &- read.load(ordering: .acquiring))
-        let take = min(n, max(free, 0))
-        if take < n {
+        let stored = ring.write(frames: frames, frameCount: n, channelCount: channelCount)
+        if stored < n {
             correctionRef._withUnsafeGuaranteedRef {
-                $0.framesDropped.add(Int64(n &- take), ordering: .relaxed)
+                $0.framesDropped.add(Int64(n &- stored), ordering: .relaxed)
                 $0.restart()
             }
         }
-        let ch = channelCount
-        var at = w % ringFrames
-        var done = 0
-        while done < take {
-            let chunk = min(take &- done, ringFrames &- at)
-            let to = ring + at &* ch
-            let from = frames + done &* ch
-            for i in 0..<chunk &* ch { to[i] = from[i] }
-            done &+= chunk
-            at = (at &+ chunk) % ringFrames
-        }
-        written.store(w &+ take, ordering: .releasing)
     }
 
     /// One correction measurement after main's cycle of `cycleFrames`, at `now` (monotonic
@@ -178,8 +159,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     @_noLocks
     func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
         let ch = channelCount
-        let r = read.load(ordering: .relaxed)
-        let available = written.load(ordering: .acquiring) &- r
+        let available = ring.indices.readable().count / ch
         if !primed {
             guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {
                 output.update(repeating: 0, count: frameCount &* ch)
@@ -187,18 +167,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
             }
             primed = true
         }
-        let take = min(max(available, 0), frameCount)
-        var at = r % ringFrames
-        var done = 0
-        while done < take {
-            let chunk = min(take &- done, ringFrames &- at)
-            let to = output + done &* ch
-            let from = ring + at &* ch
-            for i in 0..<chunk &* ch { to[i] = from[i] }
-            done &+= chunk
-            at = (at &+ chunk) % ringFrames
-        }
-        read.store(r &+ take, ordering: .releasing)
+        let take = ring.read(into: output, count: min(available, frameCount) &* ch) / ch
         lastPullTime.store(now, ordering: .releasing)
         lastPullFrames.store(take, ordering: .releasing)
         framesPlayed.add(Int64(take), ordering: .relaxed)

@@ -91,22 +91,17 @@ final class ScriptedCapturePCM {
         let pcm = ScriptedCapturePCM()
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: period)
         defer { floats.deallocate() }
-        let missing = UnsafeMutablePointer<Atomic<Int64>>.allocate(capacity: 1)
-        missing.initialize(to: Atomic(0))
-        let overruns = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
-        overruns.initialize(to: Atomic(0))
-        let slack = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
-        slack.initialize(to: Atomic(2 * period))
+        let counters = UnsafeMutablePointer<CaptureCounters>.allocate(capacity: 1)
+        counters.initialize(to: CaptureCounters())
+        counters.pointee.slackFrames.store(2 * period, ordering: .relaxed)
         defer {
-            missing.deallocate()
-            overruns.deallocate()
-            slack.deallocate()
+            counters.deinitialize(count: 1)
+            counters.deallocate()
         }
         var reader = CaptureReader(
             pcm: pcm.handle, linked: false, format: .float32, periodFrames: period, frameBytes: 4,
             deviceBuffer: UnsafeMutableRawPointer(floats), floatBuffer: floats, ring: ring, channelCount: 1,
-            missingFrames: missing, overrunCount: overruns, slackFrames: slack, maximumSlackFrames: maximumSlackFrames,
-            seenXruns: 0, functions: ScriptedCapturePCM.functions)
+            counters: counters, maximumSlackFrames: maximumSlackFrames, seenXruns: 0, functions: ScriptedCapturePCM.functions)
         var input: [Float] = []
         for frames in deliveries {
             pcm.deliver(frames)
@@ -123,7 +118,10 @@ final class ScriptedCapturePCM {
             }
         }
         #expect(input.count == deliveries.count * period, "one input frame per rendered frame")
-        return (input, reader, missing.pointee.load(ordering: .relaxed), slack.pointee.load(ordering: .relaxed), pcm)
+        return (
+            input, reader, counters.pointee.missingFrames.load(ordering: .relaxed), counters.pointee.slackFrames.load(ordering: .relaxed),
+            pcm
+        )
     }
 
     /// Runs of exact zeros after the first sound: (start, length), all of them.
