@@ -6,14 +6,16 @@
 //
 // jack_client_open is variadic (the server name travels as an extra argument): Swift can
 // neither call it nor a pointer to it. These fixed-argument forms call it through `open_fn`,
-// its address (dlsym).
+// its address (dlsym), held as a function pointer of no arguments (a plain code address that
+// Swift can hold) and cast back to its real type here.
 typedef jack_client_t *(*tutti_jack_client_open_fn)(const char *client_name, jack_options_t options, jack_status_t *status, ...);
+typedef void (*tutti_jack_untyped_fn)(void);
 
-static inline jack_client_t *tutti_jack_client_open(void *open_fn, const char *client_name, unsigned int options, jack_status_t *status) {
+static inline jack_client_t *tutti_jack_client_open(tutti_jack_untyped_fn open_fn, const char *client_name, unsigned int options, jack_status_t *status) {
     return ((tutti_jack_client_open_fn)open_fn)(client_name, (jack_options_t)options, status);
 }
 
 static inline jack_client_t *tutti_jack_client_open_server(
-    void *open_fn, const char *client_name, unsigned int options, jack_status_t *status, const char *server_name) {
+    tutti_jack_untyped_fn open_fn, const char *client_name, unsigned int options, jack_status_t *status, const char *server_name) {
     return ((tutti_jack_client_open_fn)open_fn)(client_name, (jack_options_t)(options | JackServerName), status, server_name);
 }

@@ -4,7 +4,7 @@ import CTuttiKernels
 /// tests (every variant against the Swift references) and benchmarks. The render path uses
 /// `Kernels`, which calls the variant chosen at load time (`KernelVariant.active`).
 /// Immutable; any thread.
-public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvertible { // a static C table
+public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvertible { // render-side memory: a static C table
     /// The variant's level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512.
     public let level: Int
     @usableFromInline let table: UnsafePointer<tk_kernels>

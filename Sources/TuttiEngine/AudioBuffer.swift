@@ -2,7 +2,7 @@ import TuttiDSP
 
 /// Decoded, immutable interleaved audio. Built and freed on the control side; the render
 /// thread reads it through a raw pointer while the engine keeps the buffer alive.
-public final class AudioBuffer: @unchecked Sendable { // immutable samples read through a pointer
+public final class AudioBuffer: @unchecked Sendable { // render-side memory: immutable samples the render thread reads
     /// Frames per second of the samples (Hz).
     public let sampleRate: Double
     /// Samples per frame (interleaved).

@@ -27,7 +27,7 @@ public enum StreamWriteOutcome: Equatable, Sendable {
 ///
 /// Thread: `write` and `isLive` from any thread; `publish`, `revoke` and `takeObject` from the
 /// control thread (the one `Engine` serialises).
-public final class SourceDirectory: @unchecked Sendable { // render-shared slots: atomics and writer counts
+public final class SourceDirectory: @unchecked Sendable { // render-side memory: slots of atomics and writer counts
     // @unchecked: `entries` is raw memory holding only `Atomic` values; every access is an
     // atomic operation, and the memory lives as long as the directory.
     struct Entry: ~Copyable {

@@ -6,7 +6,7 @@ import Glibc
 /// A POSIX semaphore at a fixed address, so a real-time thread or a JACK callback can post it
 /// through `raw` (`sem_post` is async-signal-safe and never blocks). Any thread posts; one
 /// waits at a time.
-package final class Semaphore: @unchecked Sendable { // a sem_t at a fixed address: sem_* calls are thread-safe
+package final class Semaphore: @unchecked Sendable { // render-side memory: a sem_t the render thread posts (thread-safe)
     /// The semaphore itself, for a real-time thread's `sem_post` (never moves, freed in deinit).
     package let raw: UnsafeMutablePointer<sem_t>
 

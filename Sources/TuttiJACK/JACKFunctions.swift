@@ -12,7 +12,7 @@ import TuttiOutput
 /// pointers (not closures) so JACK's process thread calls them without reference counting.
 ///
 /// Value type: any thread. A `JACKClient` keeps the table it was opened with.
-public struct JACKFunctions: SystemFunctionTable, @unchecked Sendable { // C functions; one raw code address
+public struct JACKFunctions: SystemFunctionTable {
     /// A `jack_client_t *`.
     public typealias Client = OpaquePointer
     /// A `jack_port_t *`.
@@ -20,10 +20,10 @@ public struct JACKFunctions: SystemFunctionTable, @unchecked Sendable { // C fun
     /// A message handler (`jack_set_error_function`).
     public typealias MessageFunction = @convention(c) (UnsafePointer<CChar>?) -> Void
 
-    /// The address of libjack's `jack_client_open`. It is variadic, which Swift can neither
-    /// call nor type: ``openClient(_:options:status:serverName:)`` calls it through the CJACK
-    /// shim's fixed-argument forms.
-    public var client_open: UnsafeMutableRawPointer
+    /// libjack's `jack_client_open`, held as a C function of no arguments: it is variadic,
+    /// which Swift can neither call nor type. ``openClient(_:options:status:serverName:)``
+    /// calls it through the CJACK shim's fixed-argument forms, which cast it back.
+    public var client_open: @convention(c) () -> Void
     /// Calls libjack's `jack_client_close`.
     public var client_close: @convention(c) (Client?) -> Int32
     /// Calls libjack's `jack_get_client_name`.
@@ -90,7 +90,7 @@ public struct JACKFunctions: SystemFunctionTable, @unchecked Sendable { // C fun
     public init(library: SystemLibrary) throws(TuttiError) {
         // Every field is libjack's function of that name with the `jack_` prefix.
         func jack<F>(_ name: String) throws(TuttiError) -> F { try library.function("jack_" + name) }
-        client_open = try library.address("jack_client_open")
+        client_open = unsafeBitCast(try library.address("jack_client_open"), to: (@convention(c) () -> Void).self)
         client_close = try jack("client_close")
         get_client_name = try jack("get_client_name")
         get_sample_rate = try jack("get_sample_rate")

@@ -6,8 +6,10 @@ import TuttiEngine
 /// installed, and a backend whose library is missing fails when asked for, with an error
 /// naming the package to install. The library stays loaded for the life of the process.
 ///
-/// Value type: any thread (`dlopen` and `dlsym` are thread-safe). Not on a render thread.
-public struct SystemLibrary: @unchecked Sendable { // a dlopen handle: dlsym is thread-safe
+/// Value type, kept by the call that opens it to fill a function table (not `Sendable`: the
+/// tables it fills are); `dlopen` and `dlsym` are thread-safe, so any thread, not a render
+/// thread.
+public struct SystemLibrary {
     /// The `dlopen` handle.
     public let handle: UnsafeMutableRawPointer
     /// The file name it was opened by (`libasound.so.2`).

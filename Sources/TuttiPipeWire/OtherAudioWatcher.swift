@@ -198,7 +198,8 @@ private func sinksChanged(
 }
 
 /// A `tpw_watcher` address (every call on it goes through the C shim, which takes the
-/// watcher's loop lock).
-private struct WatcherHandle: @unchecked Sendable { // a C address: the shim locks the watcher's loop on every call
+/// watcher's loop lock). Not `Sendable`: it stays inside the watcher's `Mutex` (taken out
+/// only to be closed). Control thread.
+private struct WatcherHandle {
     let pointer: OpaquePointer
 }

@@ -702,6 +702,6 @@ func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> 
 /// A `pw_stream` address. `Sendable`: every call on it goes through the C shim, which takes
 /// the stream's thread-loop lock, so the control thread and the supervisor may hold it in turn
 /// (`PipeWireOutput.control` passes it).
-private struct StreamHandle: @unchecked Sendable { // pw_stream pointer, used on the loop thread
+private struct StreamHandle: @unchecked Sendable { // render-side memory: a pw_stream; the shim locks its loop on each call
     let pointer: OpaquePointer
 }
