@@ -210,17 +210,17 @@ public struct SampleRing: @unchecked Sendable { // render-side memory: an SPSC r
     /// copied.
     @inlinable @_noLocks
     public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
-        let r = indices.readable()
-        let n = min(count, r.count)
-        let first = r.start & indices.mask
-        let head = min(n, indices.capacity &- first)
-        let base = elements
-        _unsafePerformance {
-            _ = memcpy(destination, base + first, head &* 4)
-            if n > head { _ = memcpy(destination + head, base, (n &- head) &* 4) }
+        var done = 0
+        // At most two contiguous spans (the ring wraps once).
+        while done < count {
+            let span = readableSpan()
+            let n = min(span.count, count &- done)
+            if n == 0 { break }
+            _unsafePerformance { _ = memcpy(destination + done, span.pointer, n &* 4) }
+            release(n)
+            done &+= n
         }
-        indices.release(n)
-        return n
+        return done
     }
 }
 
