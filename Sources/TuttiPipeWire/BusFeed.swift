@@ -40,6 +40,10 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
 
     /// Cycles of the bus stream that found no free buffer to fill.
     let missedCycles = Atomic<Int>(0)
+    /// Graph cycles the bus stream was not called in, or ended too late for (`tpw_gap_fn`), and
+    /// their frames: the bus's sink got nothing from it then.
+    let lostCycles = Atomic<Int>(0)
+    let lostFrames = Atomic<Int64>(0)
     /// Bus cycles the ring could not fill (completed with silence).
     let underruns = Atomic<Int>(0)
     /// Silent frames played in those cycles.
@@ -94,6 +98,12 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
 
     /// The clock correction's ratio now. Any thread.
     var clockRatio: Double { correction.clockRatio }
+
+    /// The bus's xruns: its stream's cycles without a buffer, its ring's underruns and the
+    /// graph cycles its stream lost. Any thread.
+    var xrunCount: Int {
+        missedCycles.load(ordering: .relaxed) + underruns.load(ordering: .relaxed) + lostCycles.load(ordering: .relaxed)
+    }
 
     /// Frames waiting in the ring now. Any thread.
     var fill: Int { max(written.load(ordering: .acquiring) &- read.load(ordering: .acquiring), 0) }

@@ -339,6 +339,7 @@ struct Play: ParsableCommand {
         if let pipewire = output as? PipeWireOutput, capture != nil {
             say(
                 "capture: \(pipewire.capturedFrames) frames, \(pipewire.captureMissedCycles) cycles without a buffer, "
+                    + "\(pipewire.captureLostCycles) cycles lost (\(pipewire.captureLostFrames) frames), "
                     + "\(pipewire.captureDroppedFrames) frames dropped")
         }
         let streams = playback.fileStreamUnderruns
@@ -405,10 +406,11 @@ struct Play: ParsableCommand {
         do throws(TuttiError) {
             rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.outputBuses)
         } catch {
-            guard self.backend == .pipewire, error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
-            throw TuttiError(.device, "\(error.message) \(PipeWireListing.wayOut)")
+            // PipeWire's probe checks the daemon, the targets and the capture node: its errors
+            // under the options' names.
+            guard self.backend == .pipewire else { throw error }
+            throw PipeWireListing.inCLIWords(error, busFlag: busOutputFlag)
         }
-        if self.backend == .pipewire { try checkPipeWireTarget(settings, buses: engine.outputBuses) }
         return rate
     }
 

@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiEngine
+import TuttiOutput
+import TuttiTestSupport
+
+@testable import TuttiPipeWire
+
+/// A graph cycle the stream gave nothing to is an xrun: counted (`lostCycles`, `lostFrames`,
+/// in `xrunCount` and the status) and an `xrun` event, never silent. Against a private daemon:
+/// a callback late on purpose (`stallNextCycle`), and none without one.
+@Suite(.serialized) struct PipeWireLostCycleTests {
+    /// The engine's tone (440 Hz, 0.5 on main) plays through a stream at node.latency
+    /// 1024/48000 (21.3 ms cycles); one process callback then sleeps 120 ms (5.6 cycles): the
+    /// cycles it lost are counted — the late one and those the graph ran without it (its
+    /// wake-ups coalesced) — with their frames, each is an `xrun` event, and the recording of
+    /// the sink's monitor holds a gap of about that many frames.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aLateCallbackIsCountedAndEvented() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.clientName = "tutti-lost"
+        settings.periodFrames = 1_024
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let recording = try PipeWireServer.Recording(server)
+        try output.start(frameLimit: Int64(2 * 48_000))
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 24_000, Date() < deadline { usleep(5_000) }
+        let before = output.lostCycles
+        output.stallNextCycle(microseconds: 120_000)
+        #expect(output.waitUntilFinished(timeoutSeconds: 30))
+        let status = output.status
+        let lost = output.lostCycles - before
+        let lostFrames = output.lostFrames
+        output.stop(drain: true)
+        let left = try recording.finish()
+
+        // 120 ms = 5.6 cycles of 1024 frames: the late cycle and the 4 or 5 the graph ran
+        // without the stream.
+        #expect((5...7).contains(lost), "lost \(lost) cycles (\(lostFrames) frames)")
+        #expect(lostFrames >= Int64(lost - 1) * 1_024 && lostFrames <= Int64(lost) * 1_024, "\(lostFrames) frames in \(lost) cycles")
+        #expect(status.xrunCount == output.xrunCount && output.xrunCount >= lost)
+        #expect(status.buses.first?.xrunCount == status.xrunCount)
+        // Each is an xrun event, in order.
+        #expect(
+            collector.waitFor(5) { events in events.contains(.xrun(total: output.xrunCount)) },
+            "events: \(collector.events.filter(\.isXrun))")
+        #expect(collector.events.filter(\.isXrun) == (1...output.xrunCount).map { .xrun(total: $0) })
+        // The sink got nothing from the stream for about those frames (± a cycle).
+        let span = try #require(Measure.played(left), "the recording is silent")
+        let gaps = Measure.zeroRunFrames(left, in: span)
+        #expect(abs(gaps - Int(lostFrames)) <= 1_024, "\(gaps) frames in gaps in the recording, \(lostFrames) reported lost")
+    }
+
+    /// Without a disturbance, 3 s of play at node.latency 2048/48000 lose no cycle: the count
+    /// stays 0, no xrun event comes, and the recording has no gap.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func undisturbedPlayLosesNoCycle() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.periodFrames = 2_048
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let recording = try PipeWireServer.Recording(server)
+        try output.start(frameLimit: Int64(3 * 48_000))
+        #expect(output.waitUntilFinished(timeoutSeconds: 30))
+        let (lost, xruns) = (output.lostCycles, output.xrunCount)
+        output.stop(drain: true)
+        let left = try recording.finish()
+        let span = try #require(Measure.played(left), "the recording is silent")
+        let gap = Measure.longestZeroRun(left, in: span)
+        #expect(lost == 0 && xruns == 0, "lost \(lost) cycles, \(xruns) xruns; longest zero run in the recording \(gap)")
+        #expect(collector.events.filter(\.isXrun).isEmpty)
+        #expect(gap < 4, "a run of \(gap) zero samples with \(lost) cycles reported lost")
+    }
+}
