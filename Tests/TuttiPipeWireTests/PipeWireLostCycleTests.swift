@@ -81,4 +81,85 @@ import TuttiTestSupport
         #expect(collector.events.filter(\.isXrun).isEmpty)
         #expect(gap < 4, "a run of \(gap) zero samples with \(lost) cycles reported lost")
     }
+
+    /// Main and bus "cue" (each to its own null sink) at 1024-frame cycles; main's callback
+    /// then sleeps 120 ms, which holds the bus stream's too (one data thread): the bus's lost
+    /// cycles are counted, its xruns (`status`, `bus(cue, xrun)` events) include them, and the
+    /// frames its sink got nothing for are what it reports — lost plus silence inserted.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aBusStreamsLostCyclesAreCountedAndEvented() throws {
+        let server = try PipeWireServer(extraSinks: ["cuesink"])
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings()
+        settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
+        settings.periodFrames = 1_024
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let cueRecording = try PipeWireServer.Recording(server, name: "cue", target: "cuesink")
+        try output.start(frameLimit: Int64(3 * 48_000))
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 48_000, Date() < deadline { usleep(5_000) }
+        output.stallNextCycle(microseconds: 120_000)
+        #expect(output.waitUntilFinished(timeoutSeconds: 30))
+        let status = output.status
+        output.stop(drain: true)
+        let clock = try #require(output.busClocks.first)
+        usleep(500_000)
+        let cue = try cueRecording.finish()
+        let cueXruns = try #require(status.buses.last?.xrunCount)
+        let span = try #require(Measure.played(cue), "cue's sink is silent")
+        let gaps = Measure.zeroRunFrames(cue, in: span)
+        #expect(clock.lostCycles >= 4, "\(clock)")
+        #expect(cueXruns == clock.lostCycles + clock.underruns + clock.missedCycles)
+        #expect(collector.waitFor(5) { $0.contains(.bus("cue", .xrun(total: cueXruns))) })
+        #expect(gaps > 0 && abs(gaps - Int(clock.lostFrames + clock.framesInserted)) <= 1_024, "\(gaps) frames in gaps, \(clock)")
+    }
+
+    /// The capture stream (the sink's monitor into a mono input) loses the cycles main's late
+    /// callback held it through (one data thread) too: counted (`captureLostCycles`, in
+    /// `xrunCount`) and evented. The engine did not render in them either, so the take keeps
+    /// one frame per rendered frame.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theCaptureStreamsLostCyclesAreCountedAndEvented() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 2))
+        let bus = try engine.addBus()
+        let tone = try engine.addSource(.tone(frequency: 1_000, amplitude: 0.5), bus: bus)
+        let frames = 2 * 48_000
+        let mic = try engine.addSource(.input(channelCount: 1, capacityFrames: 1 << 15, tapCapacityFrames: 2 * frames), bus: bus, gain: 0)
+        try engine.send(.play(tone))
+        try engine.send(.play(mic))
+        let input = try #require(engine.input(mic))
+        let collector = Collector()
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.periodFrames = 1_024
+        settings.capture = input
+        settings.captureSources = [PipeWireServer.sink + ".monitor"]
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        try output.start(frameLimit: Int64(frames))
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 48_000, Date() < deadline { usleep(5_000) }
+        output.stallNextCycle(microseconds: 120_000)
+        #expect(output.waitUntilFinished(timeoutSeconds: 30))
+        output.stop()
+        var recorded = [Float](repeating: 0, count: 2 * frames)
+        let n = recorded.withUnsafeMutableBufferPointer { input.readRecorded(into: $0) }
+        let take = Array(recorded[0..<n])
+        let first = try #require(take.firstIndex { $0 != 0 }, "the take is silent")
+        // One recorded frame per rendered frame (the engine skipped the lost cycles as the
+        // capture did); the only silence in it is the sink's own gap (main's lost cycles, which
+        // the monitor gives back a loopback later), never more.
+        #expect(n == frames, "recorded \(n) frames")
+        #expect(Measure.zeroRunFrames(take, in: first..<n) <= Int(output.lostFrames))
+        #expect((4...7).contains(output.captureLostCycles), "capture lost \(output.captureLostCycles) cycles")
+        #expect(
+            output.captureLostFrames >= Int64(output.captureLostCycles - 1) * 1_024
+                && output.captureLostFrames <= Int64(output.captureLostCycles) * 1_024)
+        #expect(output.xrunCount == output.lostCycles + output.captureLostCycles + output.captureMissedCycles)
+        #expect(collector.waitFor(5) { $0.contains(.xrun(total: output.xrunCount)) })
+    }
 }
