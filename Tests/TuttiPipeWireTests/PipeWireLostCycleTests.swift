@@ -50,7 +50,7 @@ import TuttiTestSupport
         #expect(
             collector.waitFor(5) { events in events.contains(.xrun(total: output.xrunCount)) },
             "events: \(collector.events.filter(\.isXrun))")
-        #expect(collector.events.filter(\.isXrun) == (1...output.xrunCount).map { .xrun(total: $0) })
+        #expect(collector.events.filter(\.isXrun) == (0..<output.xrunCount).map { .xrun(total: $0 + 1) })
         // The sink got nothing from the stream for about those frames (± a cycle).
         let span = try #require(Measure.played(left), "the recording is silent")
         let gaps = Measure.zeroRunFrames(left, in: span)
