@@ -406,10 +406,19 @@ struct Play: ParsableCommand {
         do throws(TuttiError) {
             rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.outputBuses)
         } catch {
-            // PipeWire's probe checks the daemon, the targets and the capture node: its errors
-            // under the options' names.
+            // PipeWire's probe checks the daemon and the targets: its errors under the options'
+            // names.
             guard self.backend == .pipewire else { throw error }
             throw PipeWireListing.inCLIWords(error, busFlag: busOutputFlag)
+        }
+        // The capture node (not in the probe's settings): the library's check, under
+        // --capture-device.
+        if self.backend == .pipewire, let node = captureSources.first {
+            do throws(TuttiError) {
+                try PipeWireOutput.checkCaptureSource(node)
+            } catch {
+                throw PipeWireListing.inCLIWords(error)
+            }
         }
         return rate
     }
