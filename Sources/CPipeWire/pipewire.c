@@ -14,6 +14,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <spa/param/audio/format-utils.h>
@@ -249,6 +250,53 @@ const char *tpw_library_version(void) { return loaded ? p_pw_get_library_version
 
 // ---- One stream ----
 
+/// What a stream's process callback remembers of its last cycle, to see the cycles lost since
+/// (its data thread's only).
+struct tpw_cycle_watch {
+    uint64_t ticks;    // the graph position of the last cycle (pw_time.ticks: continuous across a
+                       // change of driver)
+    uint64_t duration; // its length in graph ticks (0: unknown; the next cycle is not checked)
+};
+
+/// The start of a cycle of `stream` (at `rate` frames per second): its timing into `t` (0 when
+/// unknown) and, when the graph's position moved by more than the last cycle's length, the
+/// cycles and frames (at `rate`) the graph ran without this stream. pw_stream_get_time_n is
+/// callable from the process callback (a sequence-counted copy: no lock, no system call).
+static void watch_begin(struct tpw_cycle_watch *w, struct pw_stream *stream, uint32_t rate, struct tpw_time *t, uint32_t *cycles,
+                        uint64_t *frames) {
+    *cycles = 0;
+    *frames = 0;
+    if (p_pw_stream_get_time_n(stream, t, sizeof *t) < 0 || t->rate.num == 0 || t->rate.denom == 0) {
+        memset(t, 0, sizeof *t);
+        w->duration = 0;
+        return;
+    }
+    uint64_t d = w->duration;
+    // Half a cycle of tolerance: a resampling stream's cycles vary by a frame.
+    if (d > 0 && t->ticks > w->ticks + d + d / 2) {
+        uint64_t lost = t->ticks - w->ticks - d;
+        *cycles = (uint32_t)((lost + d / 2) / d);
+        *frames = lost * rate * (uint64_t)t->rate.num / t->rate.denom;
+    }
+    w->ticks = t->ticks;
+}
+
+/// The end of a cycle of `frames` frames at `rate` that began with timing `t`: remembers its
+/// length in graph ticks; true when it ends after the next cycle's start (the driver found the
+/// node unfinished: what it rendered missed its cycle).
+static bool watch_end(struct tpw_cycle_watch *w, const struct tpw_time *t, uint32_t frames, uint32_t rate) {
+    if (t->rate.num == 0 || t->rate.denom == 0 || rate == 0 || frames == 0) {
+        w->duration = 0;
+        return false;
+    }
+    w->duration = (uint64_t)frames * t->rate.denom / ((uint64_t)rate * t->rate.num);
+    if (t->now <= 0) return false;
+    int64_t next = t->now + (int64_t)(w->duration * 1000000000ull * t->rate.num / t->rate.denom);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); // the vDSO's: no call into the kernel
+    return (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec > next;
+}
+
 struct tpw_stream {
     struct pw_thread_loop *loop;
     struct pw_context *context;
@@ -271,6 +319,10 @@ struct tpw_stream {
     struct tpw_bus *buses;
     uint32_t bus_count;
     tpw_bus_fn bus_render;
+    tpw_gap_fn gap;
+    struct tpw_cycle_watch watch;         // main's
+    struct tpw_cycle_watch capture_watch; // the capture stream's
+    _Atomic uint32_t stall_us;            // tpw_test_stall
 };
 
 /// One output bus's playback stream, on the stream's connection and data loop.
@@ -281,6 +333,7 @@ struct tpw_bus {
     struct spa_hook listener;
     _Atomic int state;
     char error[256]; // written on the loop thread with the loop lock held
+    struct tpw_cycle_watch watch;
 };
 
 static void on_state_changed(void *data, enum tpw_stream_state old, enum tpw_stream_state state, const char *error) {
@@ -295,8 +348,16 @@ static void on_state_changed(void *data, enum tpw_stream_state old, enum tpw_str
 // lock or system call: dequeue/queue are lock-free in libpipewire.
 static void on_process(void *data) {
     struct tpw_stream *s = data;
+    struct tpw_time t;
+    uint32_t lost_cycles;
+    uint64_t lost_frames;
+    watch_begin(&s->watch, s->stream, s->rate, &t, &lost_cycles, &lost_frames);
+    if (lost_cycles > 0 && s->gap) s->gap(s->user, -1, lost_cycles, lost_frames);
+    uint32_t stall = atomic_exchange_explicit(&s->stall_us, 0, memory_order_relaxed);
+    if (stall > 0) usleep(stall); // tpw_test_stall only
     struct tpw_buffer *b = p_pw_stream_dequeue_buffer(s->stream);
     if (!b) {
+        s->watch.duration = 0;
         s->render(s->user, NULL, 0); // no free buffer: an underrun, counted by the callback
         return;
     }
@@ -315,6 +376,7 @@ static void on_process(void *data) {
     d->chunk->size = frames * stride;
     b->size = frames;
     p_pw_stream_queue_buffer(s->stream, b);
+    if (watch_end(&s->watch, &t, frames, s->rate) && s->gap) s->gap(s->user, -1, 1, frames);
 }
 
 static const struct tpw_stream_events stream_events = {
@@ -335,8 +397,14 @@ static void on_capture_state_changed(void *data, enum tpw_stream_state old, enum
 // (no allocation, lock or system call), then given back.
 static void on_capture_process(void *data) {
     struct tpw_stream *s = data;
+    struct tpw_time t;
+    uint32_t lost_cycles;
+    uint64_t lost_frames;
+    watch_begin(&s->capture_watch, s->capture, s->rate, &t, &lost_cycles, &lost_frames);
+    if (lost_cycles > 0 && s->gap) s->gap(s->user, -2, lost_cycles, lost_frames);
     struct tpw_buffer *b = p_pw_stream_dequeue_buffer(s->capture);
     if (!b) {
+        s->capture_watch.duration = 0;
         s->capture_fn(s->user, NULL, 0);
         return;
     }
@@ -346,7 +414,9 @@ static void on_capture_process(void *data) {
         uint32_t offset = d->chunk->offset < d->maxsize ? d->chunk->offset : d->maxsize;
         uint32_t size = d->chunk->size < d->maxsize - offset ? d->chunk->size : d->maxsize - offset;
         s->capture_fn(s->user, (const float *)((const uint8_t *)d->data + offset), size / stride);
+        if (watch_end(&s->capture_watch, &t, size / stride, s->rate) && s->gap) s->gap(s->user, -2, 1, size / stride);
     } else {
+        s->capture_watch.duration = 0;
         s->capture_fn(s->user, NULL, 0);
     }
     p_pw_stream_queue_buffer(s->capture, b);
@@ -365,8 +435,14 @@ static void on_bus_state_changed(void *data, enum tpw_stream_state old, enum tpw
 static void on_bus_process(void *data) {
     struct tpw_bus *bus = data;
     struct tpw_stream *s = bus->owner;
+    struct tpw_time t;
+    uint32_t lost_cycles;
+    uint64_t lost_frames;
+    watch_begin(&bus->watch, bus->stream, s->rate, &t, &lost_cycles, &lost_frames);
+    if (lost_cycles > 0 && s->gap) s->gap(s->user, (int32_t)bus->index, lost_cycles, lost_frames);
     struct tpw_buffer *b = p_pw_stream_dequeue_buffer(bus->stream);
     if (!b) {
+        bus->watch.duration = 0;
         s->bus_render(s->user, bus->index, NULL, 0);
         return;
     }
@@ -384,6 +460,7 @@ static void on_bus_process(void *data) {
     d->chunk->size = frames * stride;
     b->size = frames;
     p_pw_stream_queue_buffer(bus->stream, b);
+    if (watch_end(&bus->watch, &t, frames, s->rate) && s->gap) s->gap(s->user, (int32_t)bus->index, 1, frames);
 }
 
 static const struct tpw_stream_events bus_events = {
@@ -420,6 +497,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         return NULL;
     }
     s->render = config->render;
+    s->gap = config->gap;
     s->user = config->user;
     s->rate = config->rate;
     s->channels = config->channels;
@@ -640,6 +718,8 @@ int tpw_bus_latency(tpw_stream *s, uint32_t bus, int64_t *frames, uint32_t *grap
     if (bus >= s->bus_count || !s->buses[bus].stream) return -1;
     return stream_latency(s, s->buses[bus].stream, frames, graph_rate);
 }
+
+void tpw_test_stall(tpw_stream *s, uint32_t microseconds) { atomic_store_explicit(&s->stall_us, microseconds, memory_order_relaxed); }
 
 uint32_t tpw_node_id(tpw_stream *s) {
     p_pw_thread_loop_lock(s->loop);

@@ -39,6 +39,10 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
 
     /// Cycles of the bus stream that found no free buffer to fill.
     let missedCycles = Atomic<Int>(0)
+    /// Graph cycles the bus stream was not called in, or ended too late for (`tpw_gap_fn`), and
+    /// their frames: the bus's sink got nothing from it then.
+    let lostCycles = Atomic<Int>(0)
+    let lostFrames = Atomic<Int64>(0)
     /// Bus cycles the ring could not fill (completed with silence).
     let underruns = Atomic<Int>(0)
     /// Silent frames played in those cycles.
@@ -90,6 +94,12 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
 
     /// The clock correction's ratio now. Any thread.
     var clockRatio: Double { correction.clockRatio }
+
+    /// The bus's xruns: its stream's cycles without a buffer, its ring's underruns and the
+    /// graph cycles its stream lost. Any thread.
+    var xrunCount: Int {
+        missedCycles.load(ordering: .relaxed) + underruns.load(ordering: .relaxed) + lostCycles.load(ordering: .relaxed)
+    }
 
     /// Frames waiting in the ring now. Any thread.
     var fill: Int { max(ring.indices.count, 0) / channelCount }

@@ -87,15 +87,16 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Connects to the PipeWire daemon at `remote` (its socket: a name in the runtime
     /// directory or an absolute path; nil: the default) and creates the stream as `settings`
     /// say (see `OutputBackend`); nothing plays before `start`. A library that cannot be
-    /// loaded, a daemon that does not answer, a capture node it does not have
-    /// (`checkCaptureSource`) or a setting PipeWire cannot honour throw `TuttiError` (`device`,
-    /// `invalidArgument`). Control thread.
+    /// loaded, a daemon that does not answer, a sink named for main or a bus that it does not
+    /// have (`checkTargets`), a capture node it does not have (`checkCaptureSource`) or a
+    /// setting PipeWire cannot honour throw `TuttiError` (`device`, `invalidArgument`).
+    /// Control thread.
     public init(
         renderer: Renderer, settings: OutputSettings, remote: String?, log: (@Sendable (String) -> Void)?,
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
         try Self.check(settings, busNames: renderer.configuration.outputBuses)
-        try Self.checkCaptureSource(settings, remote: remote)
+        try Self.checkNodes(settings, busNames: renderer.configuration.outputBuses, remote: remote)
         self.renderer = renderer
         self.settings = settings
         self.remote = remote
@@ -187,11 +188,46 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         throw TuttiError(.device, "captureSources \"\(node)\": \(what) (\(listed))")
     }
 
-    /// `checkCaptureSource(_:remote:)` for `captureSources[0]`; none (the default source):
-    /// nothing to check. Control thread.
-    static func checkCaptureSource(_ settings: OutputSettings, remote: String?) throws(TuttiError) {
-        guard let node = settings.captureSources.first else { return }
-        try checkCaptureSource(node, remote: remote)
+    /// Whether every sink `settings` name is one of the daemon's at `remote` (nil: the default
+    /// daemon), by its `node.name` or `object.serial`: main's target (`device`, or
+    /// `busDestinations` of the first of `busNames`) and each bus past main's
+    /// (`busDestinations`). Else `device`, naming the setting and the node and listing the
+    /// sinks — WirePlumber would otherwise play that stream to the default sink, or leave it
+    /// unlinked. No target named: nothing to check (no round trip). A daemon that does not
+    /// answer is `device` too. `init` and `probe` check so (a reconnect does not: a sink may
+    /// come back later than the daemon). Blocks for a round trip to the daemon: any thread but
+    /// a real-time one.
+    public static func checkTargets(_ settings: OutputSettings, busNames: [String], remote: String? = nil) throws(TuttiError) {
+        let named = namedSinks(settings, busNames: busNames)
+        guard !named.isEmpty else { return }
+        try checkTargets(named, sinks: PipeWireDevices.list(remote: remote).filter(\.isSink))
+    }
+
+    /// The sinks `settings` name, each with the setting that names it.
+    private static func namedSinks(_ settings: OutputSettings, busNames: [String]) -> [(setting: String, node: String)] {
+        let main = busNames.first ?? "main"
+        var named: [(setting: String, node: String)] = []
+        if let node = settings.busDestinations[main]?.first {
+            named.append(("busDestinations[\"\(main)\"]", node))
+        } else if let device = settings.device {
+            named.append(("device", device))
+        }
+        for bus in busTargets(settings, busNames: busNames) { named.append(("busDestinations[\"\(bus.name)\"]", bus.target)) }
+        return named
+    }
+
+    private static func checkTargets(_ named: [(setting: String, node: String)], sinks: [PipeWireNodeInfo]) throws(TuttiError) {
+        for (setting, node) in named where !sinks.contains(where: { $0.isNamed(by: node) }) {
+            let listed = sinks.isEmpty ? "the daemon has none" : "the sinks: " + sinks.map(\.name).joined(separator: ", ")
+            throw TuttiError(.device, "\(setting) \"\(node)\": no PipeWire sink has that node.name or object.serial (\(listed))")
+        }
+    }
+
+    /// `checkTargets`, then `checkCaptureSource(_:remote:)` for `captureSources[0]` (none: the
+    /// default source, nothing to check). Control thread.
+    static func checkNodes(_ settings: OutputSettings, busNames: [String], remote: String?) throws(TuttiError) {
+        try checkTargets(settings, busNames: busNames, remote: remote)
+        if let node = settings.captureSources.first { try checkCaptureSource(node, remote: remote) }
     }
 
     /// Loads the library, connects to the daemon, creates the (unconnected) stream.
@@ -227,7 +263,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                                     user: core.map { Unmanaged.passUnretained($0).toOpaque() },
                                     capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
                                     capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture, bus_count: UInt32(buses.count),
-                                    buses: nil, bus_render: pipeWireBusRender)
+                                    buses: nil, bus_render: pipeWireBusRender, gap: pipeWireGap)
                                 return busConfigs.withUnsafeBufferPointer { list in
                                     config.buses = list.baseAddress
                                     return tpw_open(&config, &message, message.count)
@@ -246,7 +282,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// PipeWire plays at the engine's rate (the stream converts to the graph's): nil. Checks
     /// the settings, loads the library and connects to the daemon once (a daemon that does not
-    /// answer, or a capture node it does not have, is a `device` error). Control thread.
+    /// answer, a sink it does not have (`checkTargets`) or a capture node it does not have is a
+    /// `device` error). Control thread.
     public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String]) throws(TuttiError) -> Int? {
         try probe(settings, channelCount: channelCount, busNames: busNames, remote: nil)
     }
@@ -256,7 +293,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public static func probe(_ settings: OutputSettings, channelCount: Int, busNames: [String], remote: String?) throws(TuttiError) -> Int?
     {
         try check(settings, busNames: busNames)
-        try checkCaptureSource(settings, remote: remote)
+        try checkNodes(settings, busNames: busNames, remote: remote)
         let stream = try open(settings, busNames: busNames, rate: 48_000, channels: channelCount, remote: remote, core: nil)
         tpw_close(stream)
         return nil
@@ -265,10 +302,32 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// One node (name or serial): the whole text. Any thread.
     public static func destinations(parsing text: String) -> [String] { [text] }
 
-    /// Xruns: process cycles that found no free buffer to fill (the stream's underruns; a
-    /// graph cycle the daemon ran without the stream's data is not seen here), plus capture
-    /// cycles that brought no buffer (`captureMissedCycles`). Any thread.
-    public var xrunCount: Int { core.missedCycles.load(ordering: .relaxed) + core.captureMissedCycles.load(ordering: .relaxed) }
+    /// Xruns: main's process cycles that found no free buffer to fill (the stream's
+    /// underruns), graph cycles main's stream lost (`lostCycles`), capture cycles that brought
+    /// no buffer (`captureMissedCycles`) and graph cycles the capture stream lost
+    /// (`captureLostCycles`). Each is an `xrun` event too. Any thread.
+    public var xrunCount: Int {
+        core.missedCycles.load(ordering: .relaxed) + core.lostCycles.load(ordering: .relaxed)
+            + core.captureMissedCycles.load(ordering: .relaxed) + core.captureLostCycles.load(ordering: .relaxed)
+    }
+
+    /// Graph cycles main's stream gave nothing to since `start`: cycles the graph ran without
+    /// calling its process callback (the stream's graph position, `pw_time.ticks`, moved by
+    /// more than the last cycle's length: the callback was late and PipeWire coalesced its
+    /// wake-ups) and cycles whose callback ended after the next cycle's start (too late for the
+    /// graph). The sink played no frame of Tutti's then (a gap); the engine does not skip, so
+    /// the output runs that much later. Counted in `xrunCount`. Any thread.
+    public var lostCycles: Int { core.lostCycles.load(ordering: .relaxed) }
+
+    /// The frames of `lostCycles` (at the engine's rate). Any thread.
+    public var lostFrames: Int64 { core.lostFrames.load(ordering: .relaxed) }
+
+    /// Graph cycles the capture stream lost likewise (the input got silence for them). Counted
+    /// in `xrunCount`. Any thread.
+    public var captureLostCycles: Int { core.captureLostCycles.load(ordering: .relaxed) }
+
+    /// The frames of `captureLostCycles` (at the engine's rate). Any thread.
+    public var captureLostFrames: Int64 { core.captureLostFrames.load(ordering: .relaxed) }
 
     /// Capture cycles that brought no buffer (the capture stream's underruns: the input got
     /// nothing for that cycle and its render side filled the gap with silence). Any thread.
@@ -316,7 +375,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let others = core.buses.enumerated().map { k, feed in
             OutputBusStatus(
                 name: feed.name, destination: feed.destination,
-                xrunCount: feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed),
+                xrunCount: feed.xrunCount,
                 latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
                 framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost)
         }
@@ -335,13 +394,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.correction.framesCorrected.load(ordering: .relaxed),
                 framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
                 framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), underruns: feed.underruns.load(ordering: .relaxed),
-                missedCycles: feed.missedCycles.load(ordering: .relaxed), ringFrames: feed.fill)
+                missedCycles: feed.missedCycles.load(ordering: .relaxed), ringFrames: feed.fill,
+                lostCycles: feed.lostCycles.load(ordering: .relaxed), lostFrames: feed.lostFrames.load(ordering: .relaxed))
         }
     }
 
     /// The graph's rate in frames per second as the stream last reported it (0 before it
     /// runs; the stream converts from the engine's rate when they differ). Any thread.
     public var graphRate: Int { timing.withLock { $0.graphRate } }
+
+    /// Tests only: main's next process cycle sleeps `microseconds` before rendering (a callback
+    /// late on purpose: `lostCycles` counts what it cost). Any thread.
+    func stallNextCycle(microseconds: UInt32) {
+        guard let stream else { return }
+        tpw_test_stall(stream, microseconds)
+    }
 
     /// Events since the last call, in order. Control thread.
     public func pollEvents() -> [OutputEvent] { events.poll() }
@@ -544,10 +611,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             if stopping { break }
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
-            // A bus's xruns (its stream's cycles without a buffer, its ring's underruns), as
-            // ALSA reports a route's: `bus(NAME, xrun(total:))`.
+            // A bus's xruns (its stream's cycles without a buffer, its ring's underruns, the
+            // graph cycles its stream lost), as ALSA reports a route's: `bus(NAME, xrun(total:))`.
             for (k, feed) in core.buses.enumerated() {
-                let total = feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed)
+                let total = feed.xrunCount
                 while busXruns[k] < total {
                     busXruns[k] += 1
                     events.emit(.bus(feed.name, .xrun(total: busXruns[k])))
@@ -669,11 +736,16 @@ public struct PipeWireBusClock: Sendable, Equatable {
     public var missedCycles: Int
     /// Frames waiting in the ring now.
     public var ringFrames: Int
+    /// Graph cycles the bus stream gave nothing to (the graph ran without calling it, or its
+    /// callback ended too late), as `PipeWireOutput.lostCycles` for main.
+    public var lostCycles: Int
+    /// The frames of `lostCycles`.
+    public var lostFrames: Int64
 
     /// A bus clock of these values.
     public init(
         name: String, clockRatio: Double, framesCorrected: Int64, framesPlayed: Int64, framesInserted: Int64, framesDropped: Int64,
-        underruns: Int, missedCycles: Int, ringFrames: Int
+        underruns: Int, missedCycles: Int, ringFrames: Int, lostCycles: Int = 0, lostFrames: Int64 = 0
     ) {
         self.name = name
         self.clockRatio = clockRatio
@@ -684,6 +756,8 @@ public struct PipeWireBusClock: Sendable, Equatable {
         self.underruns = underruns
         self.missedCycles = missedCycles
         self.ringFrames = ringFrames
+        self.lostCycles = lostCycles
+        self.lostFrames = lostFrames
     }
 }
 

@@ -17,6 +17,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let clock = CallbackClock()
     /// Cycles that found no free buffer to fill (the stream's underruns).
     let missedCycles = Atomic<Int>(0)
+    /// Graph cycles main's stream gave nothing to (`tpw_gap_fn`: cycles the graph ran without
+    /// calling it, and a callback that ended after the next cycle's start), and their frames.
+    let lostCycles = Atomic<Int>(0)
+    let lostFrames = Atomic<Int64>(0)
     /// Frames PipeWire asked for in the last cycle (the quantum, at the stream's rate).
     let cycleFrames = Atomic<Int>(0)
     /// The thread that ran the last cycle (its `pthread_t`; 0 before the first): PipeWire's
@@ -50,6 +54,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let captureChannels: Int
     /// Capture cycles that had no filled buffer (the capture stream's underruns).
     let captureMissedCycles = Atomic<Int>(0)
+    /// Graph cycles the capture stream was not called in, or ended too late for, and their
+    /// frames (captured data the input never got: it plays silence for them).
+    let captureLostCycles = Atomic<Int>(0)
+    let captureLostFrames = Atomic<Int64>(0)
     /// Captured frames the input's ring had no room for (lost: counted, never waited for).
     let captureDroppedFrames = Atomic<Int64>(0)
     /// Captured frames given to the input's ring.
@@ -197,6 +205,34 @@ extension StreamCore {
             feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds())
         }
     }
+}
+
+extension StreamCore {
+    /// Graph cycles stream `stream` lost (-1 main, -2 capture, 0… a bus past main), counted.
+    /// PipeWire's data thread.
+    @_noLocks
+    func lost(stream: Int, cycles: Int, frames: Int64) {
+        switch stream {
+        case -1:
+            lostCycles.add(cycles, ordering: .relaxed)
+            lostFrames.add(frames, ordering: .relaxed)
+        case -2:
+            captureLostCycles.add(cycles, ordering: .relaxed)
+            captureLostFrames.add(frames, ordering: .relaxed)
+        default:
+            guard stream >= 0, stream < busCount else { return }
+            busSlots[stream]._withUnsafeGuaranteedRef { feed in
+                feed.lostCycles.add(cycles, ordering: .relaxed)
+                feed.lostFrames.add(frames, ordering: .relaxed)
+            }
+        }
+    }
+}
+
+/// The C gap callback: `user` is the `StreamCore` (nil for a probe's stream).
+let pipeWireGap: tpw_gap_fn = { user, stream, cycles, frames in
+    guard let user else { return }
+    Unmanaged<StreamCore>.fromOpaque(user).takeUnretainedValue().lost(stream: Int(stream), cycles: Int(cycles), frames: Int64(frames))
 }
 
 /// The C bus callback: `user` is the `StreamCore` (nil for a probe's stream).

@@ -83,13 +83,32 @@ enum PipeWireListing {
 
     /// A PipeWire library error as the CLI says it: a daemon that does not answer gets `wayOut`;
     /// an unknown capture node (`PipeWireOutput.checkCaptureSource`) is named by its option,
-    /// `--capture-device`, and gets where the nodes are listed; anything else as it is.
-    static func inCLIWords(_ error: TuttiError) -> TuttiError {
-        if error.message.hasPrefix("no PipeWire daemon answers") { return TuttiError(error.code, "\(error.message) \(wayOut)") }
+    /// `--capture-device`, and an unknown sink (`PipeWireOutput.checkTargets`) by its own —
+    /// `--target NODE` for `device`, `BUSFLAG BUS=NODE` for `busDestinations["BUS"]` (`busFlag`:
+    /// `--bus-output`, or `--route` when that was given) — each with where the nodes are
+    /// listed; anything else as it is.
+    static func inCLIWords(_ error: TuttiError, busFlag: String = "--bus-output") -> TuttiError {
+        let message = error.message
+        let lists = "`tutti devices --backend pipewire` lists them"
+        if message.hasPrefix("no PipeWire daemon answers") { return TuttiError(error.code, "\(message) \(wayOut)") }
         let capture = "captureSources "
-        guard error.message.hasPrefix(capture) else { return error }
-        let rest = error.message.dropFirst(capture.count)
-        return TuttiError(error.code, "--capture-device \(rest); `tutti devices --backend pipewire` lists them")
+        if message.hasPrefix(capture) {
+            return TuttiError(error.code, "--capture-device \(message.dropFirst(capture.count)); \(lists)")
+        }
+        // `device "NODE": REST (…)` or `busDestinations["BUS"] "NODE": REST (…)`.
+        guard message.hasSuffix(")"), let end = message.range(of: "\": ") else { return error }
+        let head = message[..<end.lowerBound]
+        let rest = message[end.upperBound...].dropLast()
+        let option: String
+        if head.hasPrefix("device \"") {
+            option = "--target \(head.dropFirst("device \"".count))"
+        } else if head.hasPrefix("busDestinations[\""), let close = head.range(of: "\"] \"") {
+            let bus = head[head.index(head.startIndex, offsetBy: "busDestinations[\"".count)..<close.lowerBound]
+            option = "\(busFlag) \(bus)=\(head[close.upperBound...])"
+        } else {
+            return error
+        }
+        return TuttiError(error.code, "\(option): \(rest); \(lists))")
     }
 
     /// One line per node, indented; "(none)" for none.

@@ -339,6 +339,7 @@ struct Play: ParsableCommand {
         if let pipewire = output as? PipeWireOutput, capture != nil {
             say(
                 "capture: \(pipewire.capturedFrames) frames, \(pipewire.captureMissedCycles) cycles without a buffer, "
+                    + "\(pipewire.captureLostCycles) cycles lost (\(pipewire.captureLostFrames) frames), "
                     + "\(pipewire.captureDroppedFrames) frames dropped")
         }
         let streams = playback.fileStreamUnderruns
@@ -405,10 +406,20 @@ struct Play: ParsableCommand {
         do throws(TuttiError) {
             rate = try backend.probe(settings, channelCount: engine.channelCount, busNames: engine.outputBuses)
         } catch {
-            guard self.backend == .pipewire, error.message.hasPrefix("no PipeWire daemon answers") else { throw error }
-            throw TuttiError(.device, "\(error.message) \(PipeWireListing.wayOut)")
+            // PipeWire's probe checks the daemon and the targets: its errors under the options'
+            // names.
+            guard self.backend == .pipewire else { throw error }
+            throw PipeWireListing.inCLIWords(error, busFlag: busOutputFlag)
         }
-        if self.backend == .pipewire { try checkPipeWireTarget(settings, buses: engine.outputBuses) }
+        // The capture node (not in the probe's settings): the library's check, under
+        // --capture-device.
+        if self.backend == .pipewire, let node = captureSources.first {
+            do throws(TuttiError) {
+                try PipeWireOutput.checkCaptureSource(node)
+            } catch {
+                throw PipeWireListing.inCLIWords(error)
+            }
+        }
         return rate
     }
 

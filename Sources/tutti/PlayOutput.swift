@@ -179,41 +179,6 @@ extension Play {
         return settings
     }
 
-    /// With PipeWire: the target main plays to (`--target`, or `--bus-output main=NODE`), and
-    /// each other output bus's (`--bus-output NAME=NODE`), must name a sink of the daemon (its
-    /// `node.name` or `object.serial`), else it is an error listing the sinks (WirePlumber would
-    /// otherwise play to the default sink, or nowhere). No target: the default sink, nothing to
-    /// check. `--capture-device NODE` must be one of its sources, or a sink's "SINK.monitor"
-    /// (the library's check, `PipeWireOutput.checkCaptureSource`, under the option's name).
-    func checkPipeWireTarget(_ settings: OutputSettings, buses: [String]) throws {
-        if let node = captureSources.first {
-            do throws(TuttiError) {
-                try PipeWireOutput.checkCaptureSource(node)
-            } catch {
-                throw PipeWireListing.inCLIWords(error)
-            }
-        }
-        let main = buses.first ?? "main"
-        var targets: [(option: String, node: String)] = []
-        if let fromBus = settings.busDestinations[main]?.first {
-            targets.append(("\(busOutputFlag) \(main)=\(fromBus)", fromBus))
-        } else if let device = settings.device {
-            targets.append(("--target \(device)", device))
-        }
-        for bus in buses.dropFirst() {
-            if let node = settings.busDestinations[bus]?.first { targets.append(("\(busOutputFlag) \(bus)=\(node)", node)) }
-        }
-        guard !targets.isEmpty else { return }
-        let sinks = try PipeWireListing.nodes().filter(\.isSink)
-        for (option, target) in targets where !sinks.contains(where: { $0.isNamed(by: target) }) {
-            let names = sinks.isEmpty ? "the daemon has none" : "the sinks: " + sinks.map(\.name).joined(separator: ", ")
-            throw TuttiError(
-                .device,
-                "\(option): no PipeWire sink has that node.name or object.serial (\(names); `tutti devices --backend pipewire` lists them)"
-            )
-        }
-    }
-
     /// Where the capture comes from: ALSA `--capture-device` (none: the output's PCM), JACK
     /// the `--capture-from` ports, PipeWire `--capture-device` (a source node; none: the
     /// default source).

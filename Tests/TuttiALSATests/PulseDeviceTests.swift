@@ -135,4 +135,60 @@ struct PulseDeviceTests {
         #expect(c.events.contains { $0.isStallEnded })
         #expect(output.framesWritten == 3 * 48_000)
     }
+
+    /// The output starved through the pulse plugin: the control side holds the render horizon
+    /// for 300 ms, longer than the plugin's buffer, so the server's stream runs dry and the sink
+    /// plays silence. The plugin says so (EPIPE from `snd_pcm_writei`): an xrun, counted and an
+    /// `xrun` event — and the sink's monitor (recorded by `parec`) holds that gap, once.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/parec"), "parec (pulseaudio-utils) is not installed"))
+    func aStarvedOutputIsAnXrunThroughThePulsePlugin() throws {
+        let server = try PulseServer()
+        let (engine, _, _) = try twoRouteToneEngine()
+        let c = Collector()
+        let output = try ALSAOutput(engine: engine, configuration: configuration(server), log: c.log, onEvent: c.onEvent)
+        let reference = server.directory + "/monitor.raw"
+        let parec = try spawnChild(
+            [
+                "/usr/bin/parec", "--server=unix:\(server.socket)", "-d", "nullsink.monitor", "--format=float32le", "--rate=48000",
+                "--channels=1", "--raw", "--latency-msec=50",
+            ], stdout: reference, stderr: .discard)
+        usleep(300_000)
+        try output.start(frameLimit: 3 * 48_000)
+        let deadline = monotonic() + 20
+        while output.framesRendered < 48_000, monotonic() < deadline { engine.pollEvents() }
+        output.renderHorizon = output.framesRendered
+        usleep(300_000)
+        output.renderHorizon = .max
+        while !output.waitUntilFinished(timeoutSeconds: 0.05), monotonic() < deadline { engine.pollEvents() }
+        output.stop(drain: true)
+        usleep(200_000)
+        Glibc.kill(parec, SIGTERM)
+        var status: Int32 = 0
+        waitpid(parec, &status, 0)
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: reference))) ?? Data()
+        let monitor = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+
+        let xruns = output.xrunCount
+        #expect(xruns >= 1, "the starved output reported no xrun")
+        #expect(c.waitFor(1) { xruns > 0 && $0.contains(.xrun(total: xruns)) }, "\(c.events.filter(\.isXrun))")
+        // The gap in the sink: the longest run of near-silence inside the tone (PulseAudio mixes
+        // in s16, so "silent" is below its step), about the 300 ms held (less the buffer).
+        let first = try #require(monitor.firstIndex { abs($0) > 1e-3 }, "the monitor is silent")
+        let last = try #require(monitor.lastIndex { abs($0) > 1e-3 })
+        var run = 0
+        var longest = 0
+        var runs = 0
+        for v in monitor[first...last] {
+            if abs(v) < 1e-4 {
+                run += 1
+                if run == 64 { runs += 1 }
+            } else {
+                run = 0
+            }
+            longest = max(longest, run)
+        }
+        print("pulse starved 300 ms: \(xruns) xruns, monitor gap \(longest) frames in \(runs) runs of 64 or more")
+        #expect(longest >= 4_800 && longest <= 300 * 48, "longest silence \(longest) frames")
+        #expect(runs <= xruns, "\(runs) silences in the sink for \(xruns) xruns reported")
+    }
 }

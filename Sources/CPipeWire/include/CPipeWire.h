@@ -32,6 +32,16 @@ typedef void (*tpw_capture_fn)(void *user, const float *samples, uint32_t frames
 /// buffer to fill.
 typedef void (*tpw_bus_fn)(void *user, uint32_t bus, float *samples, uint32_t frames);
 
+/// Graph cycles stream `stream` lost (-1 main, -2 capture, 0… a bus past main by its index in
+/// `buses`), seen in its process callback on PipeWire's data thread: `cycles` cycles of
+/// `frames` frames in all (at the stream's rate) in which it gave the graph nothing — cycles
+/// the graph ran without calling it (its position, `pw_time.ticks`, moved by more than the
+/// last cycle's length: the driver went on while it was late, its wake-ups coalesced), and the
+/// cycle whose callback ended after the next cycle's start (too late for the graph: PipeWire
+/// counts an xrun of the node). No allocation, lock or system call (clock_gettime is the
+/// vDSO's).
+typedef void (*tpw_gap_fn)(void *user, int32_t stream, uint32_t cycles, uint64_t frames);
+
 /// One more playback stream on the same connection, for an output bus past main (strings are
 /// copied).
 typedef struct tpw_bus_config {
@@ -66,6 +76,8 @@ typedef struct tpw_config {
     uint32_t bus_count;
     const tpw_bus_config *buses;
     tpw_bus_fn bus_render;
+    // Lost cycles of every stream (NULL: not reported).
+    tpw_gap_fn gap;
 } tpw_config;
 
 typedef struct tpw_stream tpw_stream;
@@ -110,6 +122,11 @@ int tpw_latency(tpw_stream *stream, int64_t *frames, uint32_t *graph_rate);
 
 /// The stream's node id in the graph (SPA_ID_INVALID before it is connected).
 uint32_t tpw_node_id(tpw_stream *stream);
+
+/// Tests only: the next cycle of main's stream sleeps `microseconds` in its process callback
+/// before rendering (a callback late on purpose, to check that the cycles it loses are
+/// reported). Any thread.
+void tpw_test_stall(tpw_stream *stream, uint32_t microseconds);
 
 /// Destroys the stream (no render callback runs after it returns), disconnects, stops the
 /// loop thread and frees everything. NULL is ignored.
