@@ -207,15 +207,6 @@ public struct PeakLimiter {
         return PeakLimiter.step(&reduction, release: release, toward: needed, smallest: &unused)
     }
 
-    /// `i % span` for i ≥ 0, without a division when i < 2 × span (always, for the queue's
-    /// indices: head < span and count ≤ span).
-    @inlinable @inline(__always) @_noLocks
-    static func wrapped(_ i: Int, _ span: Int) -> Int {
-        if i < span { return i }
-        if i < span &* 2 { return i &- span }
-        return i % span
-    }
-
     /// `step(toward:)` on a reduction `r` held in a local, also lowering `smallest` to the
     /// gain it returns.
     @inlinable @inline(__always) @_noLocks
