@@ -394,10 +394,11 @@ public struct PeakLimiter {
                 let w = UnsafeRawPointer(g + o).loadUnaligned(as: SIMD4<Float>.self)
                 v.replace(with: w, where: w .< v)
             }
+            let group = v[0]
             let carried = SIMD4<Float>(repeating: m)
             v.replace(with: carried, where: carried .< v)
             UnsafeMutableRawPointer(suffix + i).storeBytes(of: v, as: SIMD4<Float>.self)
-            m = v[0]
+            m = group < m ? group : m
         }
         while i > 0 {
             i &-= 1
@@ -470,9 +471,11 @@ public struct PeakLimiter {
                     let w = UnsafeRawPointer(p - o).loadUnaligned(as: SIMD4<Float>.self)
                     v.replace(with: w, where: w .< v)
                 }
+                // The carry on its own (one comparison per four frames on the chain).
+                let group = v[3]
                 let carried = SIMD4<Float>(repeating: prefix)
                 v.replace(with: carried, where: carried .< v)
-                prefix = v[3]
+                prefix = group < prefix ? group : prefix
                 let s = UnsafeRawPointer(after + j).loadUnaligned(as: SIMD4<Float>.self)
                 v.replace(with: s, where: s .< v)
                 UnsafeMutableRawPointer(out + j).storeBytes(of: v, as: SIMD4<Float>.self)
