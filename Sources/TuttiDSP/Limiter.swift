@@ -338,7 +338,8 @@ public struct PeakLimiter {
             pos &+= seg
             k &+= seg
             if pos == span {
-                PeakLimiter.completeBlock(blockGains, suffixMinima, span: span)
+                // The block is the window of its last frame, a frame of this chunk: all 1s.
+                suffixMinima.update(repeating: 1, count: span)
                 pos = 0
                 prefixMinimum = 1
             }
