@@ -410,21 +410,24 @@ public struct PeakLimiter {
     }
 
     /// One chunk of the stereo path with lookahead (at most `gainChunkFrames` frames), in
-    /// passes; returns the smallest gain applied.
+    /// passes; returns the smallest gain applied. Every value is the per-frame loop's, bit for
+    /// bit:
     ///
     /// 1. The needed gains, four frames per vector step (`stereoNeededGains`).
-    /// 2. Per frame: the window minimum (`blockGains`, `suffixMinima`: two comparisons, no
-    ///    queue), the envelope taken as r ← max(r × release, 1 − minimum) (one multiplication
-    ///    and one comparison on the chain, where the per-frame step has its 1e-6 cut and its
-    ///    comparison through 1 − r), and the average's count and running sum as the per-frame
-    ///    loop keeps them (the same double additions in the same order), on that envelope.
-    /// 3. The envelope checked, four frames per vector step: from each frame's incoming
-    ///    reduction, the per-frame step's reduction and gain must equal the ones taken. When a
-    ///    frame's do not (the reduction falling below 1e-6, a comparison the rounding of 1 − x
-    ///    decides differently), the chunk's envelope and average are done again frame by frame
-    ///    with `step`, from the chunk's incoming state.
-    /// 4. The averages (sum / (L + 1), the same double division, then to float, at most 1).
-    /// 5. The delay line and the gains applied, four frames per vector step (the same product
+    /// 2. The window minima by blocks of L + 1 frames (`blockGains`, `suffixMinima`,
+    ///    `prefixMinimum`; no queue), four frames per vector step, and 1 − each.
+    /// 3. The envelope taken as r ← max(r × release, 1 − minimum) (one multiplication and one
+    ///    comparison on the chain, where the per-frame step also has its 1e-6 cut and compares
+    ///    through 1 − r), as four chains over the chunk's quarters, each taken on from the end
+    ///    of the one before until it meets its own values.
+    /// 4. Four frames per vector step: the per-frame step from each frame's incoming reduction
+    ///    must give the reduction taken; its gains go into the averaging window
+    ///    (`gainHistory`), whose count of gains below 1 is kept and must not return to 0. Then,
+    ///    while the running sum is exact (see the comment there), the sums four at a time and
+    ///    the averages (a reciprocal multiplication, divided when near a float midpoint).
+    ///    When a check fails: the envelope and the average frame by frame with `step` from the
+    ///    chunk's incoming state, or the sums alone in order.
+    /// 5. The delay line and the gains applied, two frames per vector step (the same product
     ///    and clamp; a frame at gain 1 is the delayed sample as it was).
     @inlinable @_noLocks
     mutating func stereoLimitChunk(_ x: UnsafeMutablePointer<Float>, frameCount count: Int) -> Float {
