@@ -86,6 +86,35 @@ public struct PeakLimiter {
     @usableFromInline let gainScratch: UnsafeMutablePointer<Float>
     /// Frames per pass of the stereo path with lookahead (the size of `gainScratch`).
     @usableFromInline static let gainChunkFrames = 256
+    // The stereo path with lookahead keeps the sliding minimum and the averaging window in
+    // forms of its own (the per-frame loop's queue and ring stay untouched by it):
+    // - the sliding minimum by blocks of L + 1 frames (van Herk / Gil-Werman): the needed
+    //   gains of the current block so far (`blockGains`), the current block's running minimum
+    //   (`prefixMinimum`) and the suffix minima of the block before (`suffixMinima`, L + 2
+    //   entries, the last 1); a window of L + 1 frames is the end of the previous block and the
+    //   start of the current one, so its minimum is min(suffixMinima[p + 1], prefixMinimum)
+    //   at position p: exact, whatever the order;
+    // - the released gains of the last L + 1 frames, then the chunk's (`gainHistory`, linear:
+    //   entry k is the frame L + 1 before entry L + 1 + k).
+    @usableFromInline let blockGains: UnsafeMutablePointer<Float>
+    @usableFromInline let suffixMinima: UnsafeMutablePointer<Float>
+    @usableFromInline var prefixMinimum: Float = 1
+    @usableFromInline var blockPosition = 0
+    /// The window minimum of the last frame processed (the stereo path with lookahead).
+    @usableFromInline var lastMinimum: Float = 1
+    @usableFromInline let gainHistory: UnsafeMutablePointer<Float>
+    /// Per-frame scratch of a chunk: window minima, reductions (entry 0 the chunk's incoming
+    /// one, entry k + 1 after frame k) and running sums of the average.
+    @usableFromInline let minimumScratch: UnsafeMutablePointer<Float>
+    @usableFromInline let reductionScratch: UnsafeMutablePointer<Float>
+    @usableFromInline let sumScratch: UnsafeMutablePointer<Double>
+    /// Chunks the stereo path with lookahead limited (not at rest), and of those the ones whose
+    /// envelope and average it did again frame by frame, or whose running sums it added in
+    /// order (see `stereoLimitChunk`). Tests read them to see that each way was taken; the
+    /// control side, between `process` calls.
+    @usableFromInline package var chunksLimited = 0
+    @usableFromInline package var chunksRedone = 0
+    @usableFromInline package var chunksSummedInOrder = 0
 
     /// Its largest gain reduction during the last `process` call: the smallest linear gain
     /// (≤ 1) it applied to any frame it output then; 1 when it left the audio untouched. Only
@@ -115,6 +144,19 @@ public struct PeakLimiter {
         windowSum = Double(l + 1)
         gainScratch = allocateAudio(Float.self, capacity: PeakLimiter.gainChunkFrames)
         gainScratch.initialize(repeating: 1, count: PeakLimiter.gainChunkFrames)
+        let chunk = PeakLimiter.gainChunkFrames
+        blockGains = allocateAudio(Float.self, capacity: l + 4)
+        blockGains.initialize(repeating: 1, count: l + 4)
+        suffixMinima = allocateAudio(Float.self, capacity: l + 2)
+        suffixMinima.initialize(repeating: 1, count: l + 2)
+        gainHistory = allocateAudio(Float.self, capacity: l + 1 + chunk)
+        gainHistory.initialize(repeating: 1, count: l + 1 + chunk)
+        minimumScratch = allocateAudio(Float.self, capacity: chunk)
+        minimumScratch.initialize(repeating: 1, count: chunk)
+        reductionScratch = allocateAudio(Float.self, capacity: chunk + 1)
+        reductionScratch.initialize(repeating: 0, count: chunk + 1)
+        sumScratch = allocateAudio(Double.self, capacity: chunk)
+        sumScratch.initialize(repeating: 0, count: chunk)
     }
 
     /// The lookahead delay line's first byte (64-byte aligned: `allocateAudio`). Tests and
@@ -128,13 +170,22 @@ public struct PeakLimiter {
         minGains.deallocate()
         window.deallocate()
         deallocateAudio(gainScratch)
+        deallocateAudio(blockGains)
+        deallocateAudio(suffixMinima)
+        deallocateAudio(gainHistory)
+        deallocateAudio(minimumScratch)
+        deallocateAudio(reductionScratch)
+        deallocateAudio(sumScratch)
     }
 
     /// The lookahead's sliding minimum as it stands after the last frame processed: the
     /// smallest needed gain of that frame and the L before it (1 before any frame), and how
-    /// many entries its queue holds (at most L + 1). For tests; the control side, between
-    /// `process` calls.
-    package var lookaheadMinimum: (gain: Float, queued: Int) { (minCount > 0 ? minGains[minHead] : 1, minCount) }
+    /// many entries it holds (at most L + 1: the per-frame loop's queue, or the frames in the
+    /// window for the stereo path). For tests; the control side, between `process` calls.
+    package var lookaheadMinimum: (gain: Float, queued: Int) {
+        if channelCount == 2 && !perFrameReference { return (lastMinimum, Int(min(frame, Int64(lookaheadFrames + 1)))) }
+        return (minCount > 0 ? minGains[minHead] : 1, minCount)
+    }
 
     /// The gain frame `f` of `buffer` needs: ceiling / its largest absolute sample, or 1.
     @inlinable @inline(__always) @_noLocks
@@ -154,15 +205,6 @@ public struct PeakLimiter {
     mutating func step(toward needed: Float) -> Float {
         var unused: Float = 1
         return PeakLimiter.step(&reduction, release: release, toward: needed, smallest: &unused)
-    }
-
-    /// `i % span` for i ≥ 0, without a division when i < 2 × span (always, for the queue's
-    /// indices: head < span and count ≤ span).
-    @inlinable @inline(__always) @_noLocks
-    static func wrapped(_ i: Int, _ span: Int) -> Int {
-        if i < span { return i }
-        if i < span &* 2 { return i &- span }
-        return i % span
     }
 
     /// `step(toward:)` on a reduction `r` held in a local, also lowering `smallest` to the
@@ -258,95 +300,489 @@ public struct PeakLimiter {
         }
     }
 
-    /// `processWithLookahead` for two channels, `gainChunkFrames` frames at a time: the needed
-    /// gains (`stereoNeededGains`), then per frame the sliding minimum, the envelope and the
-    /// average (the same operations in the same order, the state in locals), then the delay
-    /// line and the gains applied.
+    /// `processWithLookahead` for two channels, `gainChunkFrames` frames at a time. A chunk
+    /// at rest (reduction 0, every gain of the averaging window 1) with no sample over the
+    /// ceiling is the delayed input, untouched (`stereoRestChunk`); any other goes through
+    /// `stereoLimitChunk`. The output and the meter are the per-frame loop's, bit for bit.
     @inlinable @_noLocks
     mutating func processStereoWithLookahead(_ buffer: UnsafeMutablePointer<Float>, frameCount n: Int) {
-        let l = lookaheadFrames
-        let span = l &+ 1
-        let spanD = Double(span)
-        let rel = release
-        let gains = gainScratch
-        let minFrames = self.minFrames
-        let minGains = self.minGains
-        let window = self.window
-        let delay = self.delay
-        var r = reduction
-        var minHead = self.minHead
-        var minCount = self.minCount
-        var windowIndex = self.windowIndex
-        var windowSum = self.windowSum
-        var windowBelowOne = self.windowBelowOne
-        var frame = self.frame
-        var delayIndex = self.delayIndex
         var smallest: Float = 1
         var start = 0
         while start < n {
             let count = min(n &- start, PeakLimiter.gainChunkFrames)
             let x = buffer + 2 &* start
-            stereoNeededGains(x, frameCount: count, into: gains)
-            for k in 0..<count {
-                let needed = gains[k]
-                // Sliding minimum of the needed gains over the last L + 1 frames, as the
-                // per-frame loop keeps it (the expired head first; at most L + 1 entries, so
-                // `% span` is one subtraction: see `wrapped`).
-                if minCount > 0 && minFrames[minHead] <= frame &- Int64(span) {
-                    minHead = minHead &+ 1 == span ? 0 : minHead &+ 1
-                    minCount &-= 1
-                }
-                while minCount > 0 {
-                    let back = PeakLimiter.wrapped(minHead &+ minCount &- 1, span)
-                    if minGains[back] < needed { break }
-                    minCount &-= 1
-                }
-                let slot = PeakLimiter.wrapped(minHead &+ minCount, span)
-                minFrames[slot] = frame
-                minGains[slot] = needed
-                minCount &+= 1
-                var unused: Float = 1
-                let g = PeakLimiter.step(&r, release: rel, toward: minGains[minHead], smallest: &unused)
-                // Average of the released gains over L + 1 frames: glides down before a peak.
-                let old = window[windowIndex]
-                if old < 1 { windowBelowOne &-= 1 }
-                if g < 1 { windowBelowOne &+= 1 }
-                window[windowIndex] = g
-                windowIndex = windowIndex &+ 1 == span ? 0 : windowIndex &+ 1
-                var gain: Float = 1
-                if windowBelowOne == 0 {
-                    windowSum = spanD
-                } else {
-                    windowSum += Double(g) - Double(old)
-                    gain = min(Float(windowSum / spanD), 1)
-                }
-                if gain < smallest { smallest = gain }
-                gains[k] = gain
-                frame &+= 1
-            }
-            // Out goes the frame from L frames ago; in goes this one.
-            for k in 0..<count {
-                let gain = gains[k]
-                let d = delay + 2 &* delayIndex
-                let x0 = d[0]
-                let x1 = d[1]
-                d[0] = x[2 &* k]
-                d[1] = x[2 &* k &+ 1]
-                x[2 &* k] = gain == 1 ? x0 : clamp(x0 * gain)
-                x[2 &* k &+ 1] = gain == 1 ? x1 : clamp(x1 * gain)
-                delayIndex = delayIndex &+ 1 == l ? 0 : delayIndex &+ 1
+            if reduction == 0 && windowBelowOne == 0 && !PeakLimiter.anyOver(x, count: 2 &* count, ceiling: ceiling) {
+                stereoRestChunk(x, frameCount: count)
+            } else {
+                let s = stereoLimitChunk(x, frameCount: count)
+                if s < smallest { smallest = s }
             }
             start &+= count
         }
-        reduction = r
-        self.minHead = minHead
-        self.minCount = minCount
-        self.windowIndex = windowIndex
-        self.windowSum = windowSum
-        self.windowBelowOne = windowBelowOne
-        self.frame = frame
-        self.delayIndex = delayIndex
         meterGain = smallest
+    }
+
+    /// A chunk at rest with no sample over the ceiling: every needed gain is 1, and so is every
+    /// window minimum (a reduction of 0 after a frame means its window's minimum was 1: a
+    /// smaller one sets the reduction to 1 − it > 0), every released gain and every average;
+    /// the output is the delayed input, bit for bit. The sliding minimum takes the chunk's
+    /// needed gains (1); the averaging window already holds only 1s (none below 1).
+    @inlinable @_noLocks
+    mutating func stereoRestChunk(_ x: UnsafeMutablePointer<Float>, frameCount count: Int) {
+        let span = lookaheadFrames &+ 1
+        var pos = blockPosition
+        var k = 0
+        while k < count {
+            let seg = min(count &- k, span &- pos)
+            (blockGains + pos).update(repeating: 1, count: seg)
+            pos &+= seg
+            k &+= seg
+            if pos == span {
+                // The block is the window of its last frame, a frame of this chunk: all 1s.
+                suffixMinima.update(repeating: 1, count: span)
+                pos = 0
+                prefixMinimum = 1
+            }
+        }
+        blockPosition = pos
+        lastMinimum = 1
+        frame &+= Int64(count)
+        // The delay line: out goes the frame from L frames ago, in goes this one.
+        let l = lookaheadFrames
+        var di = delayIndex
+        var f = 0
+        while f < count {
+            let seg = min(count &- f, l &- di)
+            let d = delay + 2 &* di
+            let xs = x + 2 &* f
+            var j = 0
+            while j &+ 4 <= seg {
+                let held = UnsafeRawPointer(d + 2 &* j).loadUnaligned(as: SIMD8<Float>.self)
+                let input = UnsafeRawPointer(xs + 2 &* j).loadUnaligned(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(d + 2 &* j).storeBytes(of: input, as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(xs + 2 &* j).storeBytes(of: held, as: SIMD8<Float>.self)
+                j &+= 4
+            }
+            while j < seg {
+                let h0 = d[2 &* j]
+                let h1 = d[2 &* j &+ 1]
+                d[2 &* j] = xs[2 &* j]
+                d[2 &* j &+ 1] = xs[2 &* j &+ 1]
+                xs[2 &* j] = h0
+                xs[2 &* j &+ 1] = h1
+                j &+= 1
+            }
+            f &+= seg
+            di &+= seg
+            if di == l { di = 0 }
+        }
+        delayIndex = di
+    }
+
+    /// The suffix minima of a completed block of `span` needed gains: entry i the smallest of
+    /// entries i… (entry `span` stays 1).
+    @inlinable @inline(__always) @_noLocks
+    static func completeBlock(_ gains: UnsafeMutablePointer<Float>, _ suffix: UnsafeMutablePointer<Float>, span: Int) {
+        var m: Float = 1
+        var i = span
+        while i >= 4 {
+            i &-= 4
+            // Lane j: the smallest of entries i + j … i + j + 3 (past the block's end, the
+            // three 1s that follow it), then of those and the ones after the four.
+            let g = gains + i
+            var v = UnsafeRawPointer(g).loadUnaligned(as: SIMD4<Float>.self)
+            for o in 1...3 {
+                let w = UnsafeRawPointer(g + o).loadUnaligned(as: SIMD4<Float>.self)
+                v.replace(with: w, where: w .< v)
+            }
+            let group = v[0]
+            let carried = SIMD4<Float>(repeating: m)
+            v.replace(with: carried, where: carried .< v)
+            UnsafeMutableRawPointer(suffix + i).storeBytes(of: v, as: SIMD4<Float>.self)
+            m = group < m ? group : m
+        }
+        while i > 0 {
+            i &-= 1
+            let v = gains[i]
+            m = v < m ? v : m
+            suffix[i] = m
+        }
+    }
+
+    /// One chunk of the stereo path with lookahead (at most `gainChunkFrames` frames), in
+    /// passes; returns the smallest gain applied. Every value is the per-frame loop's, bit for
+    /// bit:
+    ///
+    /// 1. The needed gains, four frames per vector step (`stereoNeededGains`).
+    /// 2. The window minima by blocks of L + 1 frames (`blockGains`, `suffixMinima`,
+    ///    `prefixMinimum`; no queue), four frames per vector step, and 1 − each.
+    /// 3. The envelope taken as r ← max(r × release, 1 − minimum) (one multiplication and one
+    ///    comparison on the chain, where the per-frame step also has its 1e-6 cut and compares
+    ///    through 1 − r), as four chains over the chunk's quarters, each taken on from the end
+    ///    of the one before until it meets its own values.
+    /// 4. Four frames per vector step: the per-frame step from each frame's incoming reduction
+    ///    must give the reduction taken; its gains go into the averaging window
+    ///    (`gainHistory`), whose count of gains below 1 is kept and must not return to 0. Then,
+    ///    while the running sum is exact (see the comment there), the sums four at a time and
+    ///    the averages (a reciprocal multiplication, divided when near a float midpoint).
+    ///    When a check fails: the envelope and the average frame by frame with `step` from the
+    ///    chunk's incoming state, or the sums alone in order.
+    /// 5. The delay line and the gains applied, two frames per vector step (the same product
+    ///    and clamp; a frame at gain 1 is the delayed sample as it was).
+    @inlinable @_noLocks
+    mutating func stereoLimitChunk(_ x: UnsafeMutablePointer<Float>, frameCount count: Int) -> Float {
+        let gains = gainScratch
+        stereoNeededGains(x, frameCount: count, into: gains)
+        let span = lookaheadFrames &+ 1
+        let spanD = Double(span)
+        let rel = release
+        let mins = minimumScratch
+        let rs = reductionScratch
+        let history = gainHistory
+        let sums = sumScratch
+        let blockGains = self.blockGains
+        let suffix = self.suffixMinima
+        // Pass 2: the window minima, four frames per vector step: the running minimum of the
+        // current block (a scan: two shifted minima and the carry), then the smaller of it and
+        // the previous block's suffix minimum.
+        var pos = blockPosition
+        var prefix = prefixMinimum
+        var k = 0
+        while k < count {
+            let seg = min(count &- k, span &- pos)
+            let needed = gains + k
+            let stored = blockGains + pos
+            let after = suffix + (pos &+ 1)
+            let out = mins + k
+            // The first three frames of the segment one by one (what comes before them in
+            // `gains` is another block's, or outside the chunk); then four per step, lane j
+            // the smallest of needed gains j − 3 … j (all of this block: those before the
+            // four are in `prefix` already), of `prefix`, and of the suffix minimum.
+            var j = 0
+            while j < min(seg, 3) {
+                let v = needed[j]
+                stored[j] = v
+                prefix = v < prefix ? v : prefix
+                let s = after[j]
+                out[j] = s < prefix ? s : prefix
+                j &+= 1
+            }
+            while j &+ 4 <= seg {
+                let p = needed + j
+                var v = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(stored + j).storeBytes(of: v, as: SIMD4<Float>.self)
+                for o in 1...3 {
+                    let w = UnsafeRawPointer(p - o).loadUnaligned(as: SIMD4<Float>.self)
+                    v.replace(with: w, where: w .< v)
+                }
+                // The carry on its own (one comparison per four frames on the chain).
+                let group = v[3]
+                let carried = SIMD4<Float>(repeating: prefix)
+                v.replace(with: carried, where: carried .< v)
+                prefix = group < prefix ? group : prefix
+                let s = UnsafeRawPointer(after + j).loadUnaligned(as: SIMD4<Float>.self)
+                v.replace(with: s, where: s .< v)
+                UnsafeMutableRawPointer(out + j).storeBytes(of: v, as: SIMD4<Float>.self)
+                j &+= 4
+            }
+            while j < seg {
+                let v = needed[j]
+                stored[j] = v
+                prefix = v < prefix ? v : prefix
+                let s = after[j]
+                out[j] = s < prefix ? s : prefix
+                j &+= 1
+            }
+            pos &+= seg
+            k &+= seg
+            if pos == span {
+                PeakLimiter.completeBlock(blockGains, suffix, span: span)
+                pos = 0
+                prefix = 1
+            }
+        }
+        blockPosition = pos
+        prefixMinimum = prefix
+        lastMinimum = mins[count &- 1]
+        // Pass 3: the envelope taken, r ← max(r × release, 1 − minimum) (pass 4 checks it
+        // against the per-frame step), as four chains over the four quarters of the chunk at
+        // once: the second, third and fourth start from 0 (as if no reduction came in), then
+        // each is taken on from the true end of the one before until it meets its own values
+        // (from there on the two are the same recurrence from the same value: the reduction
+        // set by a drop forgets what came before; a release that never meets is taken on to
+        // the quarter's end, as one chain would).
+        for f in 0..<count { gains[f] = 1 - mins[f] }
+        let cs = gains
+        let r0 = reduction
+        rs[0] = r0
+        if count >= 32 {
+            let q = count >> 2
+            var a = r0
+            var b: Float = 0
+            var c: Float = 0
+            var d: Float = 0
+            for i in 0..<q {
+                let ma = a * rel
+                let mb = b * rel
+                let mc = c * rel
+                let md = d * rel
+                let ca = cs[i]
+                let cb = cs[q &+ i]
+                let cc = cs[2 &* q &+ i]
+                let cd = cs[3 &* q &+ i]
+                a = ma < ca ? ca : ma
+                b = mb < cb ? cb : mb
+                c = mc < cc ? cc : mc
+                d = md < cd ? cd : md
+                rs[1 &+ i] = a
+                rs[1 &+ q &+ i] = b
+                rs[1 &+ 2 &* q &+ i] = c
+                rs[1 &+ 3 &* q &+ i] = d
+            }
+            for i in (4 &* q)..<count {
+                let m = d * rel
+                d = m < cs[i] ? cs[i] : m
+                rs[1 &+ i] = d
+            }
+            for start in stride(from: q, to: 4 &* q, by: q) {
+                var t = rs[start]
+                for i in start..<count {
+                    let m = t * rel
+                    t = m < cs[i] ? cs[i] : m
+                    if t == rs[1 &+ i] { break }
+                    rs[1 &+ i] = t
+                }
+            }
+        } else {
+            var r = r0
+            for i in 0..<count {
+                let m = r * rel
+                r = m < cs[i] ? cs[i] : m
+                rs[1 &+ i] = r
+            }
+        }
+        // Pass 4, four frames per vector step: the per-frame step from each frame's incoming
+        // reduction must give the reduction taken; its gain goes into the averaging window,
+        // whose count of gains below 1 (a scan of +1 per gain below 1 entering, −1 per one
+        // leaving) must not return to 0 (the per-frame loop then resets the sum to L + 1).
+        // The running sum is taken as exact: while the incoming sum is a multiple of 2^−38
+        // below 4096 and every gain entering or leaving is at least 2^−15 (a multiple of
+        // 2^−38), every partial sum is a multiple of 2^−38 below 2^13, 51 bits: no addition
+        // rounds, in the per-frame loop's order or any other, so the sums are added four at a
+        // time. Then the averages (the same double division, to float, at most 1) and the
+        // meter. When a check fails, the sums (or the envelope and the sums) are done again
+        // frame by frame in the per-frame loop's order.
+        let below0 = windowBelowOne
+        let sum0 = windowSum
+        var redo = false
+        var inexact = !(sum0 >= 0 && sum0 < 4096 && Double(Int64(sum0 * 0x1p38)) == sum0 * 0x1p38)
+        // Some gain of the chunk is 1 (only then can the count return to 0: a window holding
+        // a gain below 1 counts it).
+        var someAtOne = false
+        // Σ (gain below 1 entering) − (gain below 1 leaving).
+        var change = 0
+        var sum = sum0
+        var smallest: Float = 1
+        var f = 0
+        if span >= 4 {
+            // The envelope checked and the gains into the window.
+            var wrong = SIMD4<Int32>()
+            var entering = SIMD4<Int32>()
+            var leaving = SIMD4<Int32>()
+            var lowest = SIMD4<Float>(repeating: 1)
+            let tiny = SIMD4<Float>(repeating: 1e-6)
+            let one = SIMD4<Float>(repeating: 1)
+            let zero = SIMD4<Float>()
+            while f &+ 4 <= count {
+                let before = UnsafeRawPointer(rs + f).loadUnaligned(as: SIMD4<Float>.self)
+                let taken = UnsafeRawPointer(rs + (f &+ 1)).loadUnaligned(as: SIMD4<Float>.self)
+                let minimum = UnsafeRawPointer(mins + f).loadUnaligned(as: SIMD4<Float>.self)
+                let old = UnsafeRawPointer(history + f).loadUnaligned(as: SIMD4<Float>.self)
+                var m = before * rel
+                m.replace(with: zero, where: m .< tiny)
+                // The step's gain: 1 − m, or the minimum when smaller; its reduction: m, or
+                // 1 − the minimum.
+                let u = 1 - m
+                var g = u
+                g.replace(with: minimum, where: minimum .< g)
+                m.replace(with: 1 - minimum, where: minimum .< u)
+                UnsafeMutableRawPointer(history + (span &+ f)).storeBytes(of: g, as: SIMD4<Float>.self)
+                wrong |= unsafeBitCast(m, to: SIMD4<Int32>.self) ^ unsafeBitCast(taken, to: SIMD4<Int32>.self)
+                // A true lane of a mask is −1.
+                entering &+= unsafeBitCast(g .< one, to: SIMD4<Int32>.self)
+                leaving &+= unsafeBitCast(old .< one, to: SIMD4<Int32>.self)
+                lowest.replace(with: g, where: g .< lowest)
+                lowest.replace(with: old, where: old .< lowest)
+                f &+= 4
+            }
+            redo = wrong != SIMD4<Int32>()
+            inexact = inexact || any(lowest .< SIMD4(repeating: 0x1p-15))
+            let enteringCount = -Int(entering[0] &+ entering[1] &+ entering[2] &+ entering[3])
+            someAtOne = enteringCount < f
+            change = enteringCount &+ Int(leaving[0] &+ leaving[1] &+ leaving[2] &+ leaving[3])
+            // The running sums (exact: see above; the carry is one addition per four frames)
+            // and the averages.
+            if !inexact && !redo {
+                var least = SIMD4<Float>(repeating: 1)
+                let spans = SIMD2<Double>(repeating: spanD)
+                let inverse = SIMD2<Double>(repeating: 1 / spanD)
+                let near = SIMD4<Int32>(repeating: 32)
+                let none = SIMD4<Int32>()
+                var k = 0
+                while k < f {
+                    let g0 = UnsafeRawPointer(history + (span &+ k)).loadUnaligned(as: SIMD2<Float>.self)
+                    let g1 = UnsafeRawPointer(history + (span &+ k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
+                    let old0 = UnsafeRawPointer(history + k).loadUnaligned(as: SIMD2<Float>.self)
+                    let old1 = UnsafeRawPointer(history + (k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
+                    let dl = SIMD2<Double>(Double(g0[0]), Double(g0[1])) - SIMD2<Double>(Double(old0[0]), Double(old0[1]))
+                    let dh = SIMD2<Double>(Double(g1[0]), Double(g1[1])) - SIMD2<Double>(Double(old1[0]), Double(old1[1]))
+                    let pl = SIMD2<Double>(dl[0], dl[0] + dl[1])
+                    let ph = SIMD2<Double>(dh[0], dh[0] + dh[1]) + pl[1]
+                    let sl = pl + sum
+                    let sh = ph + sum
+                    sum += ph[1]
+                    // sum × (1 / (L + 1)) is within 2 ulps of the quotient, so both round to
+                    // the same float unless a midpoint between two floats is near: then divide.
+                    var ql = sl * inverse
+                    var qh = sh * inverse
+                    let wl = unsafeBitCast(ql, to: SIMD4<Int32>.self)
+                    let wh = unsafeBitCast(qh, to: SIMD4<Int32>.self)
+                    let t = (SIMD4<Int32>(wl[0], wl[2], wh[0], wh[2]) & 0x1FFF_FFFF) &- 0x0FFF_FFF0
+                    if any((t .>= none) .& (t .<= near)) {
+                        ql = sl / spans
+                        qh = sh / spans
+                    }
+                    var average = SIMD4<Float>(Float(ql[0]), Float(ql[1]), Float(qh[0]), Float(qh[1]))
+                    average.replace(with: one, where: one .< average)
+                    least.replace(with: average, where: average .< least)
+                    UnsafeMutableRawPointer(gains + k).storeBytes(of: average, as: SIMD4<Float>.self)
+                    k &+= 4
+                }
+                smallest = min(min(least[0], least[1]), min(least[2], least[3]))
+            }
+        }
+        while f < count {
+            var step = rs[f]
+            var unused: Float = 1
+            let g = PeakLimiter.step(&step, release: rel, toward: mins[f], smallest: &unused)
+            if step.bitPattern != rs[f &+ 1].bitPattern { redo = true }
+            history[span &+ f] = g
+            let old = history[f]
+            if old < 1 { change &-= 1 }
+            if g < 1 { change &+= 1 } else { someAtOne = true }
+            if g < 0x1p-15 || old < 0x1p-15 { inexact = true }
+            sum += Double(g) - Double(old)
+            let q = Float(sum / spanD)
+            let gain = q < 1 ? q : 1
+            gains[f] = gain
+            if gain < smallest { smallest = gain }
+            f &+= 1
+        }
+        if someAtOne && !redo {
+            // The count frame by frame: it must not return to 0.
+            var below = below0
+            for f in 0..<count {
+                let previous = below
+                if history[f] < 1 { below &-= 1 }
+                if history[span &+ f] < 1 { below &+= 1 }
+                if below == 0 && previous != 0 {
+                    redo = true
+                    break
+                }
+            }
+        }
+        var r = rs[count]
+        var belowNow = below0 &+ change
+        chunksLimited &+= 1
+        if redo || inexact {
+            sum = sum0
+            if redo {
+                chunksRedone &+= 1
+                // The envelope and the average frame by frame, as the per-frame loop.
+                r = r0
+                belowNow = below0
+                for f in 0..<count {
+                    var unused: Float = 1
+                    let g = PeakLimiter.step(&r, release: rel, toward: mins[f], smallest: &unused)
+                    history[span &+ f] = g
+                    let old = history[f]
+                    if old < 1 { belowNow &-= 1 }
+                    if g < 1 { belowNow &+= 1 }
+                    if belowNow == 0 {
+                        sum = spanD
+                    } else {
+                        sum += Double(g) - Double(old)
+                    }
+                    sums[f] = sum
+                }
+            } else {
+                chunksSummedInOrder &+= 1
+                // The sums alone, in order (the envelope and the count were right; the count
+                // never returned to 0, so the per-frame loop never reset the sum).
+                for f in 0..<count {
+                    sum += Double(history[span &+ f]) - Double(history[f])
+                    sums[f] = sum
+                }
+            }
+            smallest = 1
+            for f in 0..<count {
+                let q = Float(sums[f] / spanD)
+                let gain = q < 1 ? q : 1
+                gains[f] = gain
+                if gain < smallest { smallest = gain }
+            }
+        }
+        reduction = r
+        windowBelowOne = belowNow
+        windowSum = sum
+        frame &+= Int64(count)
+        // The averaging window moves on: its last L + 1 gains to the front.
+        for i in 0..<span { history[i] = history[i &+ count] }
+        // Pass 5: out goes the frame from L frames ago, scaled; in goes this one.
+        let l = lookaheadFrames
+        let cv = SIMD4<Float>(repeating: ceiling)
+        let ncv = -cv
+        let one = SIMD4<Float>(repeating: 1)
+        var di = delayIndex
+        f = 0
+        while f < count {
+            let seg = min(count &- f, l &- di)
+            let d = delay + 2 &* di
+            let xs = x + 2 &* f
+            let gs = gains + f
+            var j = 0
+            while j &+ 2 <= seg {
+                // Two frames per step (4-lane vectors: wider ones split into halves with
+                // masks the baseline x86-64 build handles poorly).
+                let held = UnsafeRawPointer(d + 2 &* j).loadUnaligned(as: SIMD4<Float>.self)
+                let input = UnsafeRawPointer(xs + 2 &* j).loadUnaligned(as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(d + 2 &* j).storeBytes(of: input, as: SIMD4<Float>.self)
+                let g2 = UnsafeRawPointer(gs + j).loadUnaligned(as: SIMD2<Float>.self)
+                let g4 = SIMD4(g2[0], g2[0], g2[1], g2[1])
+                // The clamp as two selects on the product (a NaN stays: no comparison holds).
+                var out = held * g4
+                out.replace(with: cv, where: cv .< out)
+                out.replace(with: ncv, where: out .< ncv)
+                out.replace(with: held, where: g4 .== one)
+                UnsafeMutableRawPointer(xs + 2 &* j).storeBytes(of: out, as: SIMD4<Float>.self)
+                j &+= 2
+            }
+            while j < seg {
+                let gain = gs[j]
+                let h0 = d[2 &* j]
+                let h1 = d[2 &* j &+ 1]
+                d[2 &* j] = xs[2 &* j]
+                d[2 &* j &+ 1] = xs[2 &* j &+ 1]
+                xs[2 &* j] = gain == 1 ? h0 : clamp(h0 * gain)
+                xs[2 &* j &+ 1] = gain == 1 ? h1 : clamp(h1 * gain)
+                j &+= 1
+            }
+            f &+= seg
+            di &+= seg
+            if di == l { di = 0 }
+        }
+        delayIndex = di
+        return smallest
     }
 
     /// `processWithoutLookahead` for two channels, eight frames per step in one pass: their

@@ -4,8 +4,10 @@ import TuttiDSP
 
 /// The stereo paths of `PeakLimiter` (without lookahead one pass of eight frames per step: the
 /// needed gains, the envelope as a chain with a frame-by-frame redo, the gains applied; with
-/// lookahead the needed gains four frames per vector step, the queue and the average with the
-/// state in locals) give the same output and the same meter as the per-frame loops, bit for
+/// lookahead a chunk at rest passed through the delay line, any other in passes: the sliding
+/// minimum by blocks, the envelope as four chains checked against the per-frame step, the
+/// average's sums four at a time while exact, with a frame-by-frame redo or sums in order when
+/// a check fails) give the same output and the same meter as the per-frame loops, bit for
 /// bit, on the same input cut into the same blocks. The at-rest scan both share sees every
 /// sample over the ceiling.
 @Suite struct LimiterStereoPathTests {
@@ -20,6 +22,7 @@ import TuttiDSP
             return Float(Int32(truncatingIfNeeded: rng >> 32)) / Float(Int32.max)
         }
         var x = [Float](repeating: 0, count: 2 * frames)
+        var level: Float = 1
         for f in 0..<frames {
             let t = Double(f) / Double(rate)
             let s = Float(sin(2 * Double.pi * 110 * t))
@@ -40,20 +43,31 @@ import TuttiDSP
                 let slow = Float(1.5 * sin(2 * Double.pi * 3 * t))
                 x[2 * f] = slow
                 x[2 * f + 1] = -slow * 0.9
-            default: // Infinities, NaNs and values a hair either side of the ceiling.
+            case 4: // Infinities, NaNs and values a hair either side of the ceiling.
                 let r = random()
                 x[2 * f] = f % 997 == 5 ? .infinity : (f % 1_009 == 9 ? .nan : r * 1.2)
                 x[2 * f + 1] = f % 1_013 == 11 ? -.infinity : Float(0.891_250_9).nextUp * (r < 0 ? -1 : 1)
+            case 5: // Noise whose level crosses the ceiling on and off at random (stretches of
+                // 1 to 2,000 frames between 0.3 and 1.6).
+                if f == 0 || random() > 0.999 { level = 0.95 + 0.65 * random() }
+                x[2 * f] = random() * level
+                x[2 * f + 1] = random() * level * 0.8
+            default: // Bursts far over the ceiling (gains near 1e−12) between quiet stretches.
+                let on = (f / 1_700) % 3 == 1
+                x[2 * f] = random() * (on ? 1e12 : 0.2)
+                x[2 * f + 1] = random() * (on ? 3 : 0.1)
             }
         }
         return x
     }
 
-    @Test(arguments: [0, 1.0 / 48_000, 5.0 / 48_000, 0.005])
+    @Test(arguments: [0, 1.0 / 48_000, 2.0 / 48_000, 3.0 / 48_000, 5.0 / 48_000, 0.005])
     func theStereoPathsMatchThePerFrameLoopsBitForBit(lookaheadSeconds: Double) {
-        let blockSizes = [256, 1, 7, 0, 255, 257, 1_000, 3, 64, 4_096]
+        let blockSizes = [256, 1, 7, 0, 255, 257, 1_000, 3, 64, 4_096, 31, 33]
         var limitedBlocks = 0
-        for kind in 0..<5 {
+        // Chunks the stereo path with lookahead limited, redid frame by frame, summed in order.
+        var chunks = (limited: 0, redone: 0, summedInOrder: 0)
+        for kind in 0..<7 {
             let input = Self.material(kind: kind)
             for releaseSeconds in [0.1, 0.001, 0] {
                 for ceilingDB in [-1.0, -6, 0] {
@@ -89,11 +103,21 @@ import TuttiDSP
                         mismatch = "sample \(i): \(a[i]) vs \(b[i])"
                     }
                     #expect(mismatch == nil, "kind \(kind), release \(releaseSeconds) s, ceiling \(ceilingDB) dB: \(mismatch ?? "")")
+                    chunks.limited += fast.chunksLimited
+                    chunks.redone += fast.chunksRedone
+                    chunks.summedInOrder += fast.chunksSummedInOrder
                 }
             }
         }
         // The material made it limit (the comparison is not between two untouched copies).
         #expect(limitedBlocks > 100, "\(limitedBlocks) blocks limited")
+        // With lookahead, every way through a chunk was taken: vector sums, a frame-by-frame
+        // redo (the reduction cut to 0 below 1e-6, the window's count back to 0), sums in
+        // order (gains below 2^−15).
+        if lookaheadSeconds > 0 {
+            #expect(chunks.limited > chunks.redone + chunks.summedInOrder + 100, "\(chunks)")
+            #expect(chunks.redone > 0 && chunks.summedInOrder > 0, "\(chunks)")
+        }
     }
 
     /// At rest, a block whose samples are all at or below the ceiling (or NaN) stays as it is,
