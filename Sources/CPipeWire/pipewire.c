@@ -505,8 +505,9 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
             b->owner = s;
             b->index = k;
             struct pw_properties *bprops = p_pw_properties_new(
-                "media.type", "Audio", "media.category", "Playback", "media.role", config->media_role, "node.name", c->node_name,
-                "application.name", config->node_name, NULL);
+                "media.type", "Audio", "media.category", "Playback", "media.role", c->media_role ? c->media_role : config->media_role,
+                "node.name", c->node_name, "media.name", c->media_name ? c->media_name : c->node_name, "application.name",
+                config->node_name, NULL);
             if (bprops && config->latency) p_pw_properties_set(bprops, "node.latency", config->latency);
             if (bprops && c->target) p_pw_properties_set(bprops, "target.object", c->target);
             b->stream = bprops ? p_pw_stream_new(s->core, c->node_name, bprops) : NULL;

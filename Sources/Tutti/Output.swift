@@ -90,6 +90,16 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// headset sink is the `headphones` route), from the output's event thread. Default true;
     /// ALSA and JACK see no other applications and ignore it. See docs/backends.md.
     public var watchOtherAudio = true
+    /// One stream for the whole mix (`.single`, the default), or one per session
+    /// (`.perSession`, PipeWire only: ALSA and JACK refuse it with `invalidArgument`): each
+    /// session that exists when the output starts plays through a stream of its own,
+    /// `node.name` "tutti-SESSION", `media.name` the session's name, `media.role` its
+    /// `SessionHandle.mediaRole` (its category's role from the table in docs/backends.md, or
+    /// its override), fed from main's cycle; main's stream keeps the call audio, system
+    /// sounds and sessions added later. The policy still decides everything the engine
+    /// renders; the streams only let the desktop see each session. An engine with master
+    /// effects or a limiter refuses it (`invalidArgument`: they act on the sum).
+    public var streams = StreamLayout.single
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
     @available(*, deprecated, renamed: "busDestinations")
@@ -187,6 +197,7 @@ extension OutputConfiguration {
         settings.busDestinations = busDestinations
         settings.reconnect = reconnect
         settings.watchOtherAudio = watchOtherAudio
+        settings.streams = streams
         return settings
     }
 }
@@ -214,6 +225,11 @@ extension AudioEngine {
         // Main's stream announces the role the sessions share, at start (docs/backends.md).
         let sessions = try withCore { (s) throws(TuttiError) in s.policy.sessions.map(\.configuration) }
         settings.mediaRole = MediaRole.forMix(of: sessions).rawValue
+        if configuration.streams == .perSession {
+            // A stream per session that has output, with its role (at start: docs/backends.md).
+            let streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() }
+            settings.sessionStreams = streams.map { SessionStream(name: $0.name, busSlot: $0.busSlot, mediaRole: $0.mediaRole.rawValue) }
+        }
         // `.auto` is decided here, before the output lock (it connects to the sound servers).
         let backend = configuration.backend.resolved(jackServer: configuration.device)
         try output.withLock { (running: inout (any OutputBackend)?) throws(TuttiError) in

@@ -23,9 +23,13 @@ import TuttiEngine
 /// (the consumer: `primed` is its); the ring's indices are atomics. `reset` on the control
 /// thread or the supervisor while no stream exists. The counters: any thread.
 final class BusFeed: @unchecked Sendable { // render-side memory: the ring, handed over by its atomic indices
-    /// The bus's name and its index among the renderer's output buses.
+    /// The bus's name and its index among the renderer's output buses (a session's feed:
+    /// the session's name, and 0).
     let name: String
     let index: Int
+    /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
+    /// mix it plays; -1 for an output bus past main.
+    let sessionSlot: Int
     /// Its stream's `target.object`.
     let destination: String
     let channelCount: Int
@@ -72,10 +76,11 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// Allocates: control thread.
     init(
         name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
-        controllerPeriod: Int
+        controllerPeriod: Int, sessionSlot: Int = -1
     ) {
         self.name = name
         self.index = index
+        self.sessionSlot = sessionSlot
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)

@@ -15,7 +15,11 @@ import TuttiOutput
 /// stream of its own on the same connection (`node.name` "CLIENT-BUS", the same role and
 /// latency, `target.object` its destination), fed from main's callback through a ring with
 /// clock correction (`BusFeed`, `busClocks`); a bus past main without one is rendered and
-/// dropped. With
+/// dropped. With `streams` `.perSession`, each of `sessionStreams` plays likewise through a
+/// stream of its own (`node.name` "CLIENT-SESSION", `media.name` the session, its
+/// `media.role`, main's target), fed with its engine bus's mix (main is rendered split by bus,
+/// `Renderer.render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)`; main's
+/// stream plays the rest); the set is fixed when it opens. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
 /// "SINK.monitor"; nil: the default source).
@@ -95,6 +99,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
         try Self.check(settings, busNames: renderer.configuration.outputBuses)
+        try Self.checkSessionStreams(settings, renderer: renderer)
         try Self.checkCaptureSource(settings, remote: remote)
         self.renderer = renderer
         self.settings = settings
@@ -103,7 +108,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         core = StreamCore(
             renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
             busDestinations: Self.busTargets(settings, busNames: renderer.configuration.outputBuses),
-            busPeriodFrames: settings.periodFrames ?? 1_024)
+            busPeriodFrames: settings.periodFrames ?? 1_024, sessionStreams: Self.sessionStreams(settings),
+            sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default")
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
@@ -122,6 +128,32 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// node. A bus past main without one is rendered and dropped (no stream). Any thread.
     static func busTargets(_ settings: OutputSettings, busNames: [String]) -> [(name: String, target: String)] {
         busNames.dropFirst().compactMap { name in settings.busDestinations[name]?.first.map { (name, $0) } }
+    }
+
+    /// The sessions that play through streams of their own: `sessionStreams` with `streams`
+    /// `.perSession`, else none. Any thread.
+    static func sessionStreams(_ settings: OutputSettings) -> [SessionStream] {
+        settings.streams == .perSession ? settings.sessionStreams : []
+    }
+
+    /// Per-session streams need an engine whose main can be split by bus (no master effect
+    /// chain, no limiter: `Renderer.supportsBusMixes`) and session streams on buses it has,
+    /// each once: else `invalidArgument`.
+    static func checkSessionStreams(_ settings: OutputSettings, renderer: Renderer) throws(TuttiError) {
+        guard settings.streams == .perSession else { return }
+        if !renderer.supportsBusMixes {
+            throw TuttiError(
+                .invalidArgument,
+                "streams per-session: the engine has a master effect chain or a limiter, which act on the sum of the sessions "
+                    + "(a stream per session cannot carry its share); remove them or play one stream")
+        }
+        var seen = Set<Int>()
+        for session in settings.sessionStreams {
+            guard session.busSlot >= 0, session.busSlot < renderer.configuration.maxBuses, seen.insert(session.busSlot).inserted else {
+                throw TuttiError(
+                    .invalidArgument, "sessionStreams: session \"\(session.name)\" has bus slot \(session.busSlot), not a bus of its own")
+            }
+        }
     }
 
     /// The checks before anything is opened: what PipeWire cannot honour is `invalidArgument`
@@ -204,17 +236,23 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var message = [CChar](repeating: 0, count: 512)
         // Each bus stream's node.name ("CLIENT-BUS") and target, as C strings for tpw_open
         // (which copies them).
-        let buses = busTargets(settings, busNames: busNames)
-        var texts: [String] = []
-        for bus in buses { texts += ["\(settings.clientName)-\(bus.name)", bus.target] }
-        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { strdup($0) }
+        // Then each session's stream (`streams` .perSession): node.name "CLIENT-SESSION",
+        // media.name the session, its role, main's target.
+        let busList = busTargets(settings, busNames: busNames)
+        let sessions = sessionStreams(settings)
+        var texts: [String?] = []
+        for bus in busList { texts += ["\(settings.clientName)-\(bus.name)", bus.target, nil, nil] }
+        for session in sessions { texts += ["\(settings.clientName)-\(session.name)", target, session.mediaRole, session.name] }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
         defer { for p in cStrings { free(p) } }
         var busConfigs: [tpw_bus_config] = []
-        for k in 0..<buses.count {
-            let node: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k])
-            let target: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k + 1])
-            busConfigs.append(tpw_bus_config(node_name: node, target: target))
+        for k in 0..<(busList.count + sessions.count) {
+            busConfigs.append(
+                tpw_bus_config(
+                    node_name: UnsafePointer(cStrings[4 * k]), target: UnsafePointer(cStrings[4 * k + 1]),
+                    media_role: UnsafePointer(cStrings[4 * k + 2]), media_name: UnsafePointer(cStrings[4 * k + 3])))
         }
+        let buses = busConfigs
         let opened: OpaquePointer? = settings.clientName.withCString { name in
             settings.mediaRole.withCString { role in
                 withOptionalCString(target) { target in

@@ -55,6 +55,12 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Captured frames given to the input's ring.
     let capturedFrames = Atomic<Int64>(0)
 
+    /// Per engine bus slot below `sessionMixCount`: the buffer a session with a stream of its
+    /// own gets its mix in (nil: that bus mixes into main); nil without session streams.
+    let sessionMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
+    let sessionMixCount: Int
+    let sessionMixStorage: UnsafeMutablePointer<Float>?
+
     /// Frames a bus's ring holds: 4 of PipeWire's largest quanta (8192 frames) at most.
     static let busRingFrames = 32_768
 
@@ -63,7 +69,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// two updates of their clock correction. Allocates: control thread.
     init(
         renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
-        busPeriodFrames: Int = 1_024
+        busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default"
     ) {
         self.renderer = renderer
         self.capture = capture
@@ -73,7 +79,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         outputBusCount = renderer.outputBusCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
         busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        if outputBusCount > 1 {
+        let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < renderer.configuration.maxBuses }
+        if outputBusCount > 1 || !sessions.isEmpty {
             let s = allocateAudio(Float.self, capacity: busStride * outputBusCount)
             s.initialize(repeating: 0, count: busStride * outputBusCount)
             let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outputBusCount)
@@ -88,12 +95,35 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         hasScope = scope != nil
         let names = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
-        buses = busDestinations.compactMap { bus in
+        let busFeeds = busDestinations.compactMap { bus -> BusFeed? in
             guard let index = names.firstIndex(of: bus.name), index > 0, index < renderer.outputBusCount else { return nil }
             return BusFeed(
                 name: bus.name, index: index, destination: bus.target, channelCount: renderer.configuration.channelCount,
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
                 controllerPeriod: busPeriodFrames)
+        }
+        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`).
+        let sessionFeeds = sessions.map { session in
+            BusFeed(
+                name: session.name, index: 0, destination: sessionTarget, channelCount: renderer.configuration.channelCount,
+                sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
+                controllerPeriod: busPeriodFrames, sessionSlot: session.busSlot)
+        }
+        buses = busFeeds + sessionFeeds
+        if sessions.isEmpty {
+            sessionMixes = nil
+            sessionMixCount = 0
+            sessionMixStorage = nil
+        } else {
+            let count = (sessions.map(\.busSlot).max() ?? 0) + 1
+            let storage = allocateAudio(Float.self, capacity: busStride * sessions.count)
+            storage.initialize(repeating: 0, count: busStride * sessions.count)
+            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: count)
+            table.initialize(repeating: nil, count: count)
+            for (k, session) in sessions.enumerated() { table[session.busSlot] = storage + k * busStride }
+            sessionMixes = table
+            sessionMixCount = count
+            sessionMixStorage = storage
         }
         busCount = buses.count
         busSlots = .allocate(capacity: max(buses.count, 1))
@@ -104,6 +134,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         if let scratch { deallocateAudio(scratch) }
         busScratch?.deallocate()
         busSlots.deallocate()
+        sessionMixes?.deallocate()
+        if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
     }
 
     // MARK: PipeWire's data thread
@@ -119,14 +151,29 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let feeds = busSlots
         let feedCount = busCount
         if let busScratch, let scratch {
+            let mixes = sessionMixes
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
-                renderer.render(outputBuses: busScratch, busCount: outputBusCount, frameCount: n)
+                if let mixes {
+                    // Each session's mix to its own stream; main's stream plays the rest.
+                    renderer.render(
+                        outputBuses: busScratch, busCount: outputBusCount, busMixes: mixes, busMixCount: sessionMixCount,
+                        joiningMain: false, frameCount: n)
+                } else {
+                    renderer.render(outputBuses: busScratch, busCount: outputBusCount, frameCount: n)
+                }
                 let to = output + offset &* channelCount
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {
-                    feeds[k]._withUnsafeGuaranteedRef { $0.push(busScratch[$0.index], frameCount: n) }
+                    feeds[k]._withUnsafeGuaranteedRef { feed in
+                        let slot = feed.sessionSlot
+                        if slot >= 0, let mixes {
+                            feed.push(mixes[slot].unsafelyUnwrapped, frameCount: n)
+                        } else {
+                            feed.push(busScratch[feed.index], frameCount: n)
+                        }
+                    }
                 }
                 offset &+= n
             }

@@ -37,6 +37,8 @@ typedef void (*tpw_bus_fn)(void *user, uint32_t bus, float *samples, uint32_t fr
 typedef struct tpw_bus_config {
     const char *node_name; // node.name ("CLIENT-BUS")
     const char *target;    // target.object (a node name or serial); NULL: the default sink
+    const char *media_role; // media.role; NULL: main's
+    const char *media_name; // media.name; NULL: node_name
 } tpw_bus_config;
 
 /// What one stream is opened with (strings are copied; NULL: not set).

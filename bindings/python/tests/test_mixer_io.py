@@ -434,6 +434,18 @@ def test_watch_other_audio_is_on_by_default_and_passed_through(engine, music):
     engine.stop_output()
 
 
+def test_streams_default_single_and_per_session_is_pipewire_only(engine, music):
+    from tutti import _native
+
+    config = _native.init_struct(_native.OutputConfig, tutti._lib.tutti_output_config_init_size)
+    assert config.streams == tutti.constants.TUTTI_STREAMS_SINGLE and config.reserved1 == 0
+    with pytest.raises(tutti.InvalidArgumentError, match="per-session"):
+        engine.start_output(device="null", streams="per-session")  # ALSA plays one mix
+    assert not engine.output_running
+    with pytest.raises(ValueError, match="streams"):
+        engine.start_output(device="null", streams="both")
+
+
 def _pipewire_tools():
     import shutil
 
