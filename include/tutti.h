@@ -1163,7 +1163,8 @@ typedef struct tutti_output_config {
                            with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), each session that has
                            output when the output starts plays through a stream of its own, node.name
                            "tutti-SESSION", media.name the session's id, media.role its role (the table
-                           in docs/backends.md, or tutti_session_set_media_role's); main's stream keeps
+                           in docs/backends.md, or tutti_session_set_media_role's, announced again when
+                           it changes while playing); main's stream keeps
                            the call audio, system sounds and later sessions; the streams add up to the
                            single-stream mix. ALSA, JACK, or an engine with master effects or a limiter:
                            INVALID_ARGUMENT. Other values: INVALID_ARGUMENT */

@@ -191,6 +191,7 @@ struct tpw_node_methods {
     X(void, pw_stream_add_listener, (struct pw_stream *stream, struct spa_hook *listener, const struct tpw_stream_events *events, void *data)) \
     X(int, pw_stream_connect, (struct pw_stream *stream, enum spa_direction direction, uint32_t target_id, uint32_t flags, const struct spa_pod **params, uint32_t n_params)) \
     X(void, pw_stream_destroy, (struct pw_stream *stream)) \
+    X(int, pw_stream_update_properties, (struct pw_stream *stream, const struct spa_dict *dict)) \
     X(uint32_t, pw_stream_get_node_id, (struct pw_stream *stream)) \
     X(struct tpw_buffer *, pw_stream_dequeue_buffer, (struct pw_stream *stream)) \
     X(int, pw_stream_queue_buffer, (struct pw_stream *stream, struct tpw_buffer *buffer)) \
@@ -604,6 +605,16 @@ int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
         p_pw_thread_loop_unlock(s->loop);
     }
     return atomic_load_explicit(&b->state, memory_order_acquire);
+}
+
+int tpw_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {
+    if (bus >= s->bus_count || !s->buses[bus].stream || !role) return -1;
+    struct spa_dict_item items[] = {SPA_DICT_ITEM_INIT("media.role", role)};
+    struct spa_dict dict = SPA_DICT_INIT(items, 1);
+    p_pw_thread_loop_lock(s->loop);
+    int rc = p_pw_stream_update_properties(s->buses[bus].stream, &dict);
+    p_pw_thread_loop_unlock(s->loop);
+    return rc < 0 ? -1 : 0;
 }
 
 int tpw_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }

@@ -95,8 +95,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// session that exists when the output starts plays through a stream of its own,
     /// `node.name` "tutti-SESSION", `media.name` the session's name, `media.role` its
     /// `SessionHandle.mediaRole` (its category's role from the table in docs/backends.md, or
-    /// its override), fed from main's cycle; main's stream keeps the call audio, system
-    /// sounds and sessions added later. The policy still decides everything the engine
+    /// its override; announced again when it changes while playing), fed from main's cycle;
+    /// main's stream keeps the call audio, system sounds and sessions added later. The policy still decides everything the engine
     /// renders; the streams only let the desktop see each session. An engine with master
     /// effects or a limiter refuses it (`invalidArgument`: they act on the sum).
     public var streams = StreamLayout.single
@@ -295,6 +295,18 @@ extension AudioEngine {
         guard let stopped else { return }
         stopped.stop(drain: drain)
         renderOwner.store(0, ordering: .releasing)
+    }
+
+    /// With a PipeWire output playing a stream per session (`OutputConfiguration.streams`):
+    /// each such stream announces its session's role now (`SessionHandle.mediaRole`), e.g.
+    /// after `setMediaRole` or `setCategory`. Nothing otherwise. Any thread but a real-time one.
+    func announceSessionRoles() {
+        let streams: [(name: String, busSlot: Int, mediaRole: MediaRole)]
+        do { streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() } } catch { return }
+        output.withLock { running in
+            guard let pipeWire = running as? PipeWireOutput else { return }
+            for stream in streams { pipeWire.setSessionMediaRole(stream.mediaRole.rawValue, session: stream.name) }
+        }
     }
 
     /// Whether an output runs. Any thread but a real-time one (takes the output's lock).

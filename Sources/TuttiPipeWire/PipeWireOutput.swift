@@ -72,6 +72,9 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// And each bus stream's (`core.buses` order).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0, busLatencyFrames: [Int]()))
     private let lost = Atomic<Bool>(false)
+    /// Each session stream's `media.role` as last announced, by session name (a reopened
+    /// stream announces it too).
+    private let sessionRoles: Mutex<[String: String]>
     /// Other applications' streams, from `start` (with `settings.watchOtherAudio`) to `stop`.
     private let watcher = Mutex<OtherAudioWatcher?>(nil)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
@@ -104,6 +107,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         self.renderer = renderer
         self.settings = settings
         self.remote = remote
+        sessionRoles = Mutex(Dictionary(settings.sessionStreams.map { ($0.name, $0.mediaRole) }, uniquingKeysWith: { a, _ in a }))
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         core = StreamCore(
             renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
@@ -377,6 +381,29 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
+    /// Announces `role` as the `media.role` of session `session`'s stream
+    /// (`pw_stream_update_properties`: the node's properties change where the session manager
+    /// and `pw-dump` see them; a stream reopened after a lost daemon announces it too). False
+    /// when that session has no stream of its own (`streams` `.single`, or a session made after
+    /// the output opened). Control thread (any thread but PipeWire's).
+    @discardableResult
+    public func setSessionMediaRole(_ role: String, session: String) -> Bool {
+        guard let k = core.buses.firstIndex(where: { $0.sessionSlot >= 0 && $0.name == session }) else { return false }
+        let changed = sessionRoles.withLock { roles -> Bool in
+            guard roles[session] != role else { return false }
+            roles[session] = role
+            return true
+        }
+        guard changed else { return true }
+        // Under the control lock, so the supervisor cannot close the stream meanwhile: the call
+        // takes only PipeWire's loop lock, which never waits for this one.
+        control.withLock { state in
+            guard let stream = state.stream?.pointer else { return }
+            _ = role.withCString { tpw_bus_set_role(stream, UInt32(k), $0) }
+        }
+        return true
+    }
+
     /// The graph's rate in frames per second as the stream last reported it (0 before it
     /// runs; the stream converts from the engine's rate when they differ). Any thread.
     public var graphRate: Int { timing.withLock { $0.graphRate } }
@@ -647,8 +674,13 @@ extension PipeWireOutput {
         var lastFailure = ""
         while !stopping {
             do throws(TuttiError) {
+                var current = settings
+                let roles = sessionRoles.withLock { $0 }
+                for k in current.sessionStreams.indices {
+                    current.sessionStreams[k].mediaRole = roles[current.sessionStreams[k].name] ?? "Music"
+                }
                 let s = try Self.open(
-                    settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
+                    current, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
                     channels: renderer.configuration.channelCount, remote: remote, core: core)
                 do throws(TuttiError) {
                     try connect(s)

@@ -33,9 +33,9 @@ import TuttiTestSupport
         defer { server.stop() }
         let engine = try AudioEngine()
         _ = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
-        _ = try engine.makeSession(SessionConfiguration(id: "world", category: .ambient))
+        let world = try engine.makeSession(SessionConfiguration(id: "world", category: .ambient))
         _ = try engine.makeSession(SessionConfiguration(id: "chat", category: .playAndRecord))
-        _ = try engine.makeSession(SessionConfiguration(id: "film", category: .playback, mediaRole: .movie))
+        let film = try engine.makeSession(SessionConfiguration(id: "film", category: .playback, mediaRole: .movie))
         var configuration = OutputConfiguration()
         configuration.backend = .pipewire
         configuration.device = PipeWireServer.sink
@@ -58,6 +58,19 @@ import TuttiTestSupport
         }
         #expect(nodes["tutti"] != nil)
         #expect(nodes.keys.filter { $0.hasPrefix("tutti") }.count == expected.count + 1, "\(nodes.keys.sorted())")
+
+        // A role set while playing is announced on the session's own stream; back to the
+        // table (nil): Music for a playback session; a category change moves the role too.
+        try film.setMediaRole(.game)
+        #expect(eventually(10) { (try? Self.streams(server))?["tutti-film"]?["media.role"] == "Game" })
+        try film.setMediaRole(nil)
+        #expect(eventually(10) { (try? Self.streams(server))?["tutti-film"]?["media.role"] == "Music" })
+        try world.setCategory(.playAndRecord)
+        #expect(eventually(10) { (try? Self.streams(server))?["tutti-world"]?["media.role"] == "Communication" })
+        nodes = (try? Self.streams(server)) ?? [:]
+        print("pw-dump after the role changes:", nodes.keys.sorted().map { "\($0) \(nodes[$0]?["media.role"] ?? "-")" })
+        // Main's role stays what it announced at start.
+        #expect(nodes["tutti"]?["media.role"] == "Music")
     }
 
     /// An engine with a limiter cannot give each session its share (the limiter acts on the

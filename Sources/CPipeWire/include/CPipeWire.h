@@ -96,6 +96,11 @@ int tpw_state(tpw_stream *stream, char *error, size_t error_size);
 /// index out of range.
 int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
 
+/// Sets bus stream `bus`'s media.role (pw_stream_update_properties: the node's properties
+/// change, as the session manager sees them). 0, or -1 for a bus it does not have. Takes the
+/// thread loop's lock: any thread but PipeWire's.
+int tpw_bus_set_role(tpw_stream *stream, uint32_t bus, const char *role);
+
 /// Bus stream `bus`'s timing, as tpw_latency's. 0, or -1 before it runs.
 int tpw_bus_latency(tpw_stream *stream, uint32_t bus, int64_t *frames, uint32_t *graph_rate);
 
