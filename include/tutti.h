@@ -1164,7 +1164,7 @@ typedef struct tutti_output_config {
                            output when the output starts plays through a stream of its own, node.name
                            "tutti-SESSION", media.name the session's id, media.role its role (the table
                            in docs/backends.md, or tutti_session_set_media_role's, announced again when
-                           it changes while playing); main's stream keeps
+                           it changes while playing; closed when the session is removed); main's stream keeps
                            the call audio, system sounds and later sessions; the streams add up to the
                            single-stream mix. ALSA, JACK, or an engine with master effects or a limiter:
                            INVALID_ARGUMENT. Other values: INVALID_ARGUMENT */

@@ -281,6 +281,7 @@ struct tpw_bus {
     struct pw_stream *stream;
     struct spa_hook listener;
     _Atomic int state;
+    _Atomic int closed; // tpw_bus_close ran: reads as streaming from then on
     char error[256]; // written on the loop thread with the loop lock held
 };
 
@@ -573,6 +574,7 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     int bus_rc = 0;
     uint32_t failed_bus = 0;
     for (uint32_t k = 0; rc >= 0 && capture_rc >= 0 && k < s->bus_count; k++) {
+        if (!s->buses[k].stream) continue; // closed (tpw_bus_close)
         // The same format as main's (the builder's pod is read, not consumed, by connect).
         bus_rc = p_pw_stream_connect(s->buses[k].stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1);
         if (bus_rc < 0) {
@@ -604,7 +606,22 @@ int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
         copy(error, error_size, b->error);
         p_pw_thread_loop_unlock(s->loop);
     }
+    if (atomic_load_explicit(&b->closed, memory_order_acquire)) return 3;
     return atomic_load_explicit(&b->state, memory_order_acquire);
+}
+
+int tpw_bus_close(tpw_stream *s, uint32_t bus) {
+    if (bus >= s->bus_count) return -1;
+    struct tpw_bus *b = &s->buses[bus];
+    // Closed on purpose: reads as streaming from now on, so no one takes it for a lost stream.
+    atomic_store_explicit(&b->closed, 1, memory_order_release);
+    p_pw_thread_loop_lock(s->loop);
+    if (b->stream) {
+        p_pw_stream_destroy(b->stream);
+        b->stream = NULL;
+    }
+    p_pw_thread_loop_unlock(s->loop);
+    return 0;
 }
 
 int tpw_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {

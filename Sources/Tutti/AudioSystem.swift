@@ -168,11 +168,11 @@ package final class AudioSystem {
     package func sessionID(named name: String) -> SessionID? { sessionIDs[name] }
 
     /// A stream for each session with output (`OutputSettings.sessionStreams`), in the order
-    /// they were added: its name, its bus slot, its effective `media.role`. Control thread.
-    package func sessionStreams() -> [(name: String, busSlot: Int, mediaRole: MediaRole)] {
+    /// they were added: its name, its engine bus, its effective `media.role`. Control thread.
+    package func sessionStreams() -> [(name: String, bus: BusID, mediaRole: MediaRole)] {
         policy.sessions.compactMap { session in
             guard let role = session.configuration.effectiveMediaRole, let id = sessionIDs[session.id] else { return nil }
-            return (session.id, id.bus.slot, role)
+            return (session.id, id.bus, role)
         }
     }
 

@@ -228,7 +228,7 @@ extension AudioEngine {
         if configuration.streams == .perSession {
             // A stream per session that has output, with its role (at start: docs/backends.md).
             let streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() }
-            settings.sessionStreams = streams.map { SessionStream(name: $0.name, busSlot: $0.busSlot, mediaRole: $0.mediaRole.rawValue) }
+            settings.sessionStreams = streams.map { SessionStream(name: $0.name, bus: $0.bus, mediaRole: $0.mediaRole.rawValue) }
         }
         // `.auto` is decided here, before the output lock (it connects to the sound servers).
         let backend = configuration.backend.resolved(jackServer: configuration.device)
@@ -301,7 +301,7 @@ extension AudioEngine {
     /// each such stream announces its session's role now (`SessionHandle.mediaRole`), e.g.
     /// after `setMediaRole` or `setCategory`. Nothing otherwise. Any thread but a real-time one.
     func announceSessionRoles() {
-        let streams: [(name: String, busSlot: Int, mediaRole: MediaRole)]
+        let streams: [(name: String, bus: BusID, mediaRole: MediaRole)]
         do { streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() } } catch { return }
         output.withLock { running in
             guard let pipeWire = running as? PipeWireOutput else { return }

@@ -377,6 +377,16 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
             busMixes: busMixes, busMixCount: Swift.min(busMixCount, maxBuses))
     }
 
+    /// Render thread: whether bus `id` is in the graph now (its slot holds that generation).
+    /// A backend playing a bus's mix on a stream of its own asks it before a render, to stop
+    /// splitting a bus that has gone (its slot may be given to another).
+    @inlinable @_noLocks
+    public func hasBus(_ id: BusID) -> Bool {
+        let b = id.slot
+        guard b >= 0, b < maxBuses, busOccupied[b] else { return false }
+        return buses[b].id.rawValue == id.rawValue
+    }
+
     /// Whether `render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)` can split main
     /// by bus: no master effect chain and no limiter (nonlinear stages on the sum). Any thread.
     public var supportsBusMixes: Bool { configuration.effects == nil && configuration.limiter == nil }

@@ -151,15 +151,19 @@ public struct SessionStream: Sendable, Equatable {
     /// The session's name (its scene id): the stream's `media.name`, and `node.name`
     /// "CLIENT-NAME".
     public var name: String
-    /// The slot of the engine bus the session mixes on (`BusID.slot`).
-    public var busSlot: Int
+    /// The engine bus the session mixes on. Once that bus has left the engine (the session was
+    /// removed) the stream is closed.
+    public var bus: BusID
     /// The stream's `media.role` (e.g. "Music", "Game", "Communication", "Notification").
     public var mediaRole: String
 
+    /// The slot of `bus`.
+    public var busSlot: Int { bus.slot }
+
     /// A session stream of these values.
-    public init(name: String, busSlot: Int, mediaRole: String) {
+    public init(name: String, bus: BusID, mediaRole: String) {
         self.name = name
-        self.busSlot = busSlot
+        self.bus = bus
         self.mediaRole = mediaRole
     }
 }

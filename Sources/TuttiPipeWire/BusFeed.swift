@@ -30,6 +30,14 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
     /// mix it plays; -1 for an output bus past main.
     let sessionSlot: Int
+    /// A session's feed: its engine bus (`BusID.rawValue`), and whether it is waiting for
+    /// the bus to appear in the renderer (0), playing it (1) or done, the bus gone (2): the
+    /// data thread's. `ended` tells the supervisor, which then closes the stream.
+    let sessionBus: UInt64
+    @exclusivity(unchecked) var sessionState = 0
+    let ended = Atomic<Bool>(false)
+    /// The session's bus has gone: nothing is pushed any more. Data thread.
+    var isEnded: Bool { @_noLocks get { sessionState == 2 } }
     /// Its stream's `target.object`.
     let destination: String
     let channelCount: Int
@@ -76,11 +84,12 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the ring, hand
     /// Allocates: control thread.
     init(
         name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
-        controllerPeriod: Int, sessionSlot: Int = -1
+        controllerPeriod: Int, sessionSlot: Int = -1, sessionBus: UInt64 = 0
     ) {
         self.name = name
         self.index = index
         self.sessionSlot = sessionSlot
+        self.sessionBus = sessionBus
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)

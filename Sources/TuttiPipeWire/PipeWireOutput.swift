@@ -62,6 +62,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var stream: StreamHandle?
         var started = false
         var schedulingNote = "not started"
+        /// The session streams (`core.buses` indices) closed for good.
+        var closedSessionStreams = Set<Int>()
     }
     private let control = Mutex(ControlState())
     private var stream: OpaquePointer? { control.withLock { $0.stream?.pointer } }
@@ -381,6 +383,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
+    /// Closes the stream of each session whose bus has left the engine (the data thread saw it
+    /// go: `BusFeed.ended`), once; one log line each. Supervisor thread.
+    private func closeEndedSessionStreams() {
+        for (k, feed) in core.buses.enumerated() where feed.sessionSlot >= 0 && feed.ended.load(ordering: .acquiring) {
+            let closed = control.withLock { state -> Bool in
+                guard let stream = state.stream?.pointer, !state.closedSessionStreams.contains(k) else { return false }
+                // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
+                _ = tpw_bus_close(stream, UInt32(k))
+                state.closedSessionStreams.insert(k)
+                return true
+            }
+            if closed { log("session \(feed.name) was removed: its stream is closed") }
+        }
+    }
+
     /// Announces `role` as the `media.role` of session `session`'s stream
     /// (`pw_stream_update_properties`: the node's properties change where the session manager
     /// and `pw-dump` see them; a stream reopened after a lost daemon announces it too). False
@@ -566,7 +583,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             // the buffer its stream took last cycle, which its driver may not have played yet).
             var latency = t.latencyFrames
             let cycle = core.cycleFrames.load(ordering: .relaxed)
-            for (k, feed) in core.buses.enumerated() {
+            for (k, feed) in core.buses.enumerated() where !feed.ended.load(ordering: .acquiring) {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
             core.clock.finishAndPlayOut(
@@ -607,6 +624,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
+            closeEndedSessionStreams()
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
             // A bus's xruns (its stream's cycles without a buffer, its ring's underruns), as
@@ -682,6 +700,8 @@ extension PipeWireOutput {
                 let s = try Self.open(
                     current, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
                     channels: renderer.configuration.channelCount, remote: remote, core: core)
+                // Sessions removed meanwhile keep their streams closed.
+                for (k, feed) in core.buses.enumerated() where feed.ended.load(ordering: .acquiring) { _ = tpw_bus_close(s, UInt32(k)) }
                 do throws(TuttiError) {
                     try connect(s)
                 } catch {

@@ -58,6 +58,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Per engine bus slot below `sessionMixCount`: the buffer a session with a stream of its
     /// own gets its mix in (nil: that bus mixes into main); nil without session streams.
     let sessionMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
+    /// What each cycle hands the renderer: `sessionMixes` without the sessions whose bus has
+    /// gone (their slot mixes into main again). The data thread's.
+    let renderMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
     let sessionMixCount: Int
     let sessionMixStorage: UnsafeMutablePointer<Float>?
 
@@ -107,11 +110,12 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             BusFeed(
                 name: session.name, index: 0, destination: sessionTarget, channelCount: renderer.configuration.channelCount,
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
-                controllerPeriod: busPeriodFrames, sessionSlot: session.busSlot)
+                controllerPeriod: busPeriodFrames, sessionSlot: session.busSlot, sessionBus: session.bus.rawValue)
         }
         buses = busFeeds + sessionFeeds
         if sessions.isEmpty {
             sessionMixes = nil
+            renderMixes = nil
             sessionMixCount = 0
             sessionMixStorage = nil
         } else {
@@ -122,6 +126,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             table.initialize(repeating: nil, count: count)
             for (k, session) in sessions.enumerated() { table[session.busSlot] = storage + k * busStride }
             sessionMixes = table
+            let copy = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: count)
+            copy.initialize(from: table, count: count)
+            renderMixes = copy
             sessionMixCount = count
             sessionMixStorage = storage
         }
@@ -135,6 +142,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         busScratch?.deallocate()
         busSlots.deallocate()
         sessionMixes?.deallocate()
+        renderMixes?.deallocate()
         if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
     }
 
@@ -151,7 +159,30 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let feeds = busSlots
         let feedCount = busCount
         if let busScratch, let scratch {
-            let mixes = sessionMixes
+            let mixes = renderMixes
+            if let all = sessionMixes, let mixes {
+                // A session whose bus has gone (removed) stops being split: its slot mixes into
+                // main again (another session may take it), and its stream is closed.
+                for k in 0..<feedCount {
+                    let (slot, bus, state) = feeds[k]._withUnsafeGuaranteedRef { ($0.sessionSlot, $0.sessionBus, $0.sessionState) }
+                    if slot < 0 { continue }
+                    var next = state
+                    if state != 2 {
+                        if renderer.hasBus(BusID(rawValue: bus)) {
+                            next = 1
+                        } else if state == 1 {
+                            next = 2
+                        }
+                    }
+                    if next != state {
+                        feeds[k]._withUnsafeGuaranteedRef {
+                            $0.sessionState = next
+                            if next == 2 { $0.ended.store(true, ordering: .releasing) }
+                        }
+                    }
+                    mixes[slot] = next == 2 ? nil : all[slot]
+                }
+            }
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
@@ -167,6 +198,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {
                     feeds[k]._withUnsafeGuaranteedRef { feed in
+                        if feed.isEnded { return }
                         let slot = feed.sessionSlot
                         if slot >= 0, let mixes {
                             feed.push(mixes[slot].unsafelyUnwrapped, frameCount: n)
@@ -191,7 +223,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 while offset < frameCount {
                     let n = min(frameCount &- offset, scratchFrames)
                     silence.update(repeating: 0, count: n &* channelCount)
-                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.push(silence, frameCount: n) } }
+                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.push(silence, frameCount: n) } } }
                     offset &+= n
                 }
             }
@@ -199,7 +231,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         if feedCount > 0, clock.phase.load(ordering: .acquiring) != .idle {
             // clock_gettime(CLOCK_MONOTONIC) is answered in the vDSO: no call into the kernel.
             let now = monotonicNanoseconds()
-            for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.measure(cycleFrames: frameCount, now: now) } }
+            for k in 0..<feedCount {
+                feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.measure(cycleFrames: frameCount, now: now) } }
+            }
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)

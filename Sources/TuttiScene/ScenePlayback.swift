@@ -35,7 +35,7 @@ public final class ScenePlayback {
     var liveRenderer: OfflineRenderer { live }
     /// The live graph's sessions that have output, in scene order: each its id, the slot of
     /// its engine bus and its effective media role (a stream per session). Control thread.
-    package var sessionStreams: [(name: String, busSlot: Int, mediaRole: MediaRole)] { live.system.sessionStreams() }
+    package var sessionStreams: [(name: String, bus: BusID, mediaRole: MediaRole)] { live.system.sessionStreams() }
     /// Shadow commands queued for the live engine so far.
     private var forwarded = 0
 

@@ -252,7 +252,7 @@ struct Play: ParsableCommand {
         let playback = try ScenePlayback(scene: scene)
         if settings.streams == .perSession {
             settings.sessionStreams = playback.sessionStreams.map {
-                SessionStream(name: $0.name, busSlot: $0.busSlot, mediaRole: $0.mediaRole.rawValue)
+                SessionStream(name: $0.name, bus: $0.bus, mediaRole: $0.mediaRole.rawValue)
             }
         }
         let journal = try events.map { try LiveJournal(path: $0, warn: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) }) }

@@ -32,8 +32,8 @@ import TuttiTestSupport
         settings.watchOtherAudio = false
         settings.streams = .perSession
         settings.sessionStreams = [
-            SessionStream(name: "low", busSlot: buses[0].slot, mediaRole: "Music"),
-            SessionStream(name: "high", busSlot: buses[1].slot, mediaRole: "Game"),
+            SessionStream(name: "low", bus: buses[0], mediaRole: "Music"),
+            SessionStream(name: "high", bus: buses[1], mediaRole: "Game"),
         ]
         let collector = Collector()
         let output = try PipeWireOutput(

@@ -32,7 +32,7 @@ import TuttiTestSupport
         let server = try PipeWireServer()
         defer { server.stop() }
         let engine = try AudioEngine()
-        _ = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
+        let song = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
         let world = try engine.makeSession(SessionConfiguration(id: "world", category: .ambient))
         _ = try engine.makeSession(SessionConfiguration(id: "chat", category: .playAndRecord))
         let film = try engine.makeSession(SessionConfiguration(id: "film", category: .playback, mediaRole: .movie))
@@ -71,6 +71,18 @@ import TuttiTestSupport
         print("pw-dump after the role changes:", nodes.keys.sorted().map { "\($0) \(nodes[$0]?["media.role"] ?? "-")" })
         // Main's role stays what it announced at start.
         #expect(nodes["tutti"]?["media.role"] == "Music")
+
+        // A session removed: its stream leaves the graph once its bus has gone; the others and
+        // main play on (no reconnect), and a session made later plays in main's stream.
+        try song.remove()
+        #expect(eventually(10) { (try? Self.streams(server))?["tutti-song"] == nil })
+        _ = try engine.makeSession(SessionConfiguration(id: "late", category: .playback))
+        usleep(300_000)
+        nodes = (try? Self.streams(server)) ?? [:]
+        print("pw-dump after removing song:", nodes.keys.sorted())
+        #expect(Set(nodes.keys.filter { $0.hasPrefix("tutti") }) == ["tutti", "tutti-chat", "tutti-film", "tutti-world"])
+        #expect(engine.isOutputRunning)
+        #expect(!engine.pollEvents().contains { if case .deviceLost = $0.kind { true } else { false } })
     }
 
     /// An engine with a limiter cannot give each session its share (the limiter acts on the

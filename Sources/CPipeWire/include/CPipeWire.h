@@ -96,6 +96,12 @@ int tpw_state(tpw_stream *stream, char *error, size_t error_size);
 /// index out of range.
 int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
 
+/// Destroys bus stream `bus` (its node leaves the graph; its callback never runs again), the
+/// others and main playing on; tpw_bus_state then reads 3 (streaming) for it, tpw_connect
+/// skips it. 0, or -1 for a bus it does not have. Takes the thread loop's lock: any thread but
+/// PipeWire's.
+int tpw_bus_close(tpw_stream *stream, uint32_t bus);
+
 /// Sets bus stream `bus`'s media.role (pw_stream_update_properties: the node's properties
 /// change, as the session manager sees them). 0, or -1 for a bus it does not have. Takes the
 /// thread loop's lock: any thread but PipeWire's.
