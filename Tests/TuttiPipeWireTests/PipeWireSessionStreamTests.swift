@@ -166,6 +166,30 @@ extension PlayPipeWireCommandTests {
         for session in ["world", "song", "voice"] { #expect(err.contains("session stream \(session) on"), "\(err)") }
     }
 
+    /// A scene with a limiter cannot play a stream per session: exit 1 with the library's
+    /// message, nothing left playing.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func playRefusesPerSessionStreamsWithALimiter() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-sessions-limiter")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scene = """
+            {"duration": 2, "engine": {"limiter": {"ceiling": -1}},
+             "sessions": [{"id": "song", "category": "playback"}],
+             "sources": [{"id": "tune", "session": "song", "tone": {"frequency": 500, "amplitude": 0.1}, "loop": true}],
+             "events": [{"at": 0.0, "session": "song", "action": "activate"}, {"at": 0.0, "source": "tune", "action": "play"}]}
+            """
+        try scene.write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
+        let result = try Tool.run(
+            [
+                Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--no-mpris",
+                "--streams", "per-session",
+            ], environment: server.clientEnvironment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("streams per-session: the engine has a master effect chain or a limiter"), "\(result.stderr)")
+    }
+
     /// `--streams per-session` with ALSA or JACK is a usage error (exit 64) naming the option.
     @Test func perSessionStreamsAreForPipeWire() throws {
         for backend in ["alsa", "jack"] {
