@@ -1161,11 +1161,12 @@ typedef struct tutti_output_config {
     uint32_t reserved1; /* the watch_other_audio layout's tail padding: never read; leave it as init set it (0) */
     uint32_t streams;   /* TUTTI_STREAMS_SINGLE (default): one stream carries the mix. TUTTI_STREAMS_PER_SESSION:
                            with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), each session that has
-                           output when the output starts plays through a stream of its own, node.name
+                           output plays through a stream of its own (those made while playing too, up to
+                           8 more), node.name
                            "tutti-SESSION", media.name the session's id, media.role its role (the table
                            in docs/backends.md, or tutti_session_set_media_role's, announced again when
                            it changes while playing; closed when the session is removed); main's stream keeps
-                           the call audio, system sounds and later sessions; the streams add up to the
+                           the call audio and system sounds; the streams add up to the
                            single-stream mix. ALSA, JACK, or an engine with master effects or a limiter:
                            INVALID_ARGUMENT. Other values: INVALID_ARGUMENT */
 } tutti_output_config;

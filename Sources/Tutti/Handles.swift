@@ -48,7 +48,7 @@ public struct SessionHandle: Hashable, Sendable {
     public func setCategory(_ category: Category, mode: Mode? = nil, options: Set<CategoryOption> = []) throws(TuttiError) {
         try perform { name in .setCategory(session: name, category: category, mode: mode, options: options) }
         // Its role may follow its category: a stream of its own announces it.
-        engine.announceSessionRoles()
+        engine.announceSessionStreams()
     }
 
     /// Activate (rules 2.1–2.3: may interrupt others; `denied` during a phone call or from the
@@ -215,7 +215,7 @@ public struct SessionHandle: Hashable, Sendable {
     /// removed session. Control thread (any thread; the engine's lock is taken).
     public func setMediaRole(_ role: MediaRole?) throws(TuttiError) {
         try engine.withCore { (s) throws(TuttiError) in try s.setSessionMediaRole(id, role) }
-        engine.announceSessionRoles()
+        engine.announceSessionStreams()
     }
 
     /// Rule 10: another session is heard, or a phone call is in progress.

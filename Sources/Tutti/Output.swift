@@ -92,13 +92,15 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var watchOtherAudio = true
     /// One stream for the whole mix (`.single`, the default), or one per session
     /// (`.perSession`, PipeWire only: ALSA and JACK refuse it with `invalidArgument`): each
-    /// session that exists when the output starts plays through a stream of its own,
+    /// session with output plays through a stream of its own (those made while playing too,
+    /// up to `PipeWireOutput.spareSessionStreams` more; a removed session's stream closes),
     /// `node.name` "tutti-SESSION", `media.name` the session's name, `media.role` its
     /// `SessionHandle.mediaRole` (its category's role from the table in docs/backends.md, or
     /// its override; announced again when it changes while playing), fed from main's cycle;
-    /// main's stream keeps the call audio, system sounds and sessions added later. The policy still decides everything the engine
-    /// renders; the streams only let the desktop see each session. An engine with master
-    /// effects or a limiter refuses it (`invalidArgument`: they act on the sum).
+    /// main's stream keeps the call audio and system sounds. The policy still decides
+    /// everything the engine renders; the streams only let the desktop see each session. An
+    /// engine with master effects or a limiter refuses it (`invalidArgument`: they act on the
+    /// sum).
     public var streams = StreamLayout.single
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
@@ -298,14 +300,18 @@ extension AudioEngine {
     }
 
     /// With a PipeWire output playing a stream per session (`OutputConfiguration.streams`):
-    /// each such stream announces its session's role now (`SessionHandle.mediaRole`), e.g.
-    /// after `setMediaRole` or `setCategory`. Nothing otherwise. Any thread but a real-time one.
-    func announceSessionRoles() {
+    /// each session with output that has no stream yet gets one (`PipeWireOutput.addSessionStream`,
+    /// while spares last), and each stream announces its session's role now
+    /// (`SessionHandle.mediaRole`), e.g. after `makeSession`, `setMediaRole` or `setCategory`.
+    /// Nothing otherwise. Any thread but a real-time one.
+    func announceSessionStreams() {
         let streams: [(name: String, bus: BusID, mediaRole: MediaRole)]
         do { streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() } } catch { return }
         output.withLock { running in
             guard let pipeWire = running as? PipeWireOutput else { return }
-            for stream in streams { pipeWire.setSessionMediaRole(stream.mediaRole.rawValue, session: stream.name) }
+            for stream in streams where !pipeWire.setSessionMediaRole(stream.mediaRole.rawValue, session: stream.name) {
+                pipeWire.addSessionStream(stream.name, bus: stream.bus, role: stream.mediaRole.rawValue)
+            }
         }
     }
 

@@ -126,7 +126,8 @@ public struct OutputSettings: Sendable {
     public var streams: StreamLayout = .single
     /// With `streams` `.perSession`: the sessions that get a stream of their own, each the
     /// engine bus it mixes on, its name and its `media.role`. `AudioEngine.startOutput` and
-    /// `tutti play` set it from the sessions that exist when the output opens.
+    /// `tutti play` set it from the sessions that exist when the output opens (PipeWire adds
+    /// later ones with `PipeWireOutput.addSessionStream`).
     public var sessionStreams: [SessionStream] = []
     /// Called on the render thread right before and after each cycle's render (e.g. the
     /// RealtimeSanitizer's hooks); nil: nothing.

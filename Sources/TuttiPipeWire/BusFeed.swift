@@ -24,16 +24,19 @@ import TuttiEngine
 /// thread or the supervisor while no stream exists. The counters: any thread.
 final class BusFeed: @unchecked Sendable { // render-side memory: the ring, handed over by its atomic indices
     /// The bus's name and its index among the renderer's output buses (a session's feed:
-    /// the session's name, and 0).
-    let name: String
+    /// the session's name, and 0). A spare session feed gets its name, slot, bus and buffer on
+    /// the control thread before it is made live (`StreamCore.activateSession`).
+    var name: String
     let index: Int
     /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
     /// mix it plays; -1 for an output bus past main.
-    let sessionSlot: Int
+    @exclusivity(unchecked) var sessionSlot: Int
+    /// A session's feed: the buffer the renderer writes its bus's mix into (nil otherwise).
+    @exclusivity(unchecked) var mixBuffer: UnsafeMutablePointer<Float>?
     /// A session's feed: its engine bus (`BusID.rawValue`), and whether it is waiting for
     /// the bus to appear in the renderer (0), playing it (1) or done, the bus gone (2): the
     /// data thread's. `ended` tells the supervisor, which then closes the stream.
-    let sessionBus: UInt64
+    @exclusivity(unchecked) var sessionBus: UInt64
     @exclusivity(unchecked) var sessionState = 0
     let ended = Atomic<Bool>(false)
     /// The session's bus has gone: nothing is pushed any more. Data thread.

@@ -19,7 +19,8 @@ import TuttiOutput
 /// stream of its own (`node.name` "CLIENT-SESSION", `media.name` the session, its
 /// `media.role`, main's target), fed with its engine bus's mix (main is rendered split by bus,
 /// `Renderer.render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)`; main's
-/// stream plays the rest); the set is fixed when it opens. With
+/// stream plays the rest); sessions made later get streams from spares
+/// (`addSessionStream`), a removed session's stream is closed. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
 /// "SINK.monitor"; nil: the default source).
@@ -62,7 +63,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var stream: StreamHandle?
         var started = false
         var schedulingNote = "not started"
-        /// The session streams (`core.buses` indices) closed for good.
+        /// The session streams (`core.liveBuses` indices) closed for good.
         var closedSessionStreams = Set<Int>()
     }
     private let control = Mutex(ControlState())
@@ -71,7 +72,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
-    /// And each bus stream's (`core.buses` order).
+    /// And each bus stream's (`core.liveBuses` order).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0, busLatencyFrames: [Int]()))
     private let lost = Atomic<Bool>(false)
     /// Each session stream's `media.role` as last announced, by session name (a reopened
@@ -115,7 +116,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
             busDestinations: Self.busTargets(settings, busNames: renderer.configuration.outputBuses),
             busPeriodFrames: settings.periodFrames ?? 1_024, sessionStreams: Self.sessionStreams(settings),
-            sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default")
+            sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default",
+            spareSessionStreams: settings.streams == .perSession ? Self.spareSessionStreams : 0)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
@@ -232,9 +234,16 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         try checkCaptureSource(node, remote: remote)
     }
 
-    /// Loads the library, connects to the daemon, creates the (unconnected) stream.
+    /// Session streams that can be added while playing (`addSessionStream`), past those open
+    /// at start.
+    public static let spareSessionStreams = 8
+
+    /// Loads the library, connects to the daemon, creates the (unconnected) stream, with a
+    /// session stream for each of `sessions` (nil: `sessionStreams(settings)`) and room for
+    /// `core`'s spare feeds.
     private static func open(
-        _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?
+        _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?,
+        sessions given: [SessionStream]? = nil
     ) throws(TuttiError) -> OpaquePointer {
         let target = target(settings, busNames: busNames)
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
@@ -245,7 +254,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         // Then each session's stream (`streams` .perSession): node.name "CLIENT-SESSION",
         // media.name the session, its role, main's target.
         let busList = busTargets(settings, busNames: busNames)
-        let sessions = sessionStreams(settings)
+        let sessions = given ?? sessionStreams(settings)
         var texts: [String?] = []
         for bus in busList { texts += ["\(settings.clientName)-\(bus.name)", bus.target, nil, nil] }
         for session in sessions { texts += ["\(settings.clientName)-\(session.name)", target, session.mediaRole, session.name] }
@@ -271,7 +280,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                                     user: core.map { Unmanaged.passUnretained($0).toOpaque() },
                                     capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
                                     capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture, bus_count: UInt32(buses.count),
-                                    buses: nil, bus_render: pipeWireBusRender)
+                                    buses: nil, bus_render: pipeWireBusRender,
+                                    bus_capacity: UInt32(max(busConfigs.count, core?.buses.count ?? 0)))
                                 return busConfigs.withUnsafeBufferPointer { list in
                                     config.buses = list.baseAddress
                                     return tpw_open(&config, &message, message.count)
@@ -357,7 +367,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
             framesDropped: 0, isLost: isLost)
         let busLatency = timing.withLock { $0.busLatencyFrames }
-        let others = core.buses.enumerated().map { k, feed in
+        let others = core.liveBuses.enumerated().map { k, feed in
             OutputBusStatus(
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed),
@@ -374,7 +384,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// The clock correction of each bus past main that plays through its own stream, in bus
     /// order (empty without one). Any thread.
     public var busClocks: [PipeWireBusClock] {
-        core.buses.map { feed in
+        core.liveBuses.map { feed in
             PipeWireBusClock(
                 name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.correction.framesCorrected.load(ordering: .relaxed),
                 framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
@@ -383,10 +393,50 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
+    /// Gives session `session`, on engine bus `bus`, a stream of its own while playing (a spare
+    /// feed, `spareSessionStreams` of them; the stream made by `tpw_bus_add` on PipeWire's
+    /// loop, connected at once; `node.name` "CLIENT-SESSION", `media.role` `role`). False
+    /// when the layout is `.single`, the session has one, no spare is left or PipeWire
+    /// refuses (logged): the session then plays in main's stream. Control thread.
+    @discardableResult
+    public func addSessionStream(_ session: String, bus: BusID, role: String) -> Bool {
+        guard settings.streams == .perSession else { return false }
+        if core.liveBuses.contains(where: { $0.sessionSlot >= 0 && $0.sessionBus == bus.rawValue }) { return false }
+        return control.withLock { state -> Bool in
+            // Under the control lock: the supervisor neither closes nor reopens the stream meanwhile.
+            guard let k = core.prepareSpare(name: session, bus: bus) else {
+                log("session \(session): no spare stream left (\(Self.spareSessionStreams)); it plays in main's stream")
+                return false
+            }
+            if let stream = state.stream?.pointer {
+                var message = [CChar](repeating: 0, count: 256)
+                let target = Self.target(settings, busNames: renderer.configuration.outputBuses)
+                let added = "\(settings.clientName)-\(session)".withCString { node in
+                    withOptionalCString(target) { target in
+                        role.withCString { role in
+                            session.withCString { name in
+                                var config = tpw_bus_config(node_name: node, target: target, media_role: role, media_name: name)
+                                return tpw_bus_add(stream, &config, &message, message.count)
+                            }
+                        }
+                    }
+                }
+                guard added == Int32(k) else {
+                    if added >= 0 { _ = tpw_bus_close(stream, UInt32(added)) }
+                    log("session \(session): its stream could not be added (\(text(message))); it plays in main's stream")
+                    return false
+                }
+            }
+            sessionRoles.withLock { $0[session] = role }
+            core.makeLive(k)
+            return true
+        }
+    }
+
     /// Closes the stream of each session whose bus has left the engine (the data thread saw it
     /// go: `BusFeed.ended`), once; one log line each. Supervisor thread.
     private func closeEndedSessionStreams() {
-        for (k, feed) in core.buses.enumerated() where feed.sessionSlot >= 0 && feed.ended.load(ordering: .acquiring) {
+        for (k, feed) in core.liveBuses.enumerated() where feed.sessionSlot >= 0 && feed.ended.load(ordering: .acquiring) {
             let closed = control.withLock { state -> Bool in
                 guard let stream = state.stream?.pointer, !state.closedSessionStreams.contains(k) else { return false }
                 // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
@@ -401,11 +451,13 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Announces `role` as the `media.role` of session `session`'s stream
     /// (`pw_stream_update_properties`: the node's properties change where the session manager
     /// and `pw-dump` see them; a stream reopened after a lost daemon announces it too). False
-    /// when that session has no stream of its own (`streams` `.single`, or a session made after
-    /// the output opened). Control thread (any thread but PipeWire's).
+    /// when that session has no stream of its own (`streams` `.single`, no spare was left when
+    /// it was made, or it was removed). Control thread (any thread but PipeWire's).
     @discardableResult
     public func setSessionMediaRole(_ role: String, session: String) -> Bool {
-        guard let k = core.buses.firstIndex(where: { $0.sessionSlot >= 0 && $0.name == session }) else { return false }
+        guard
+            let k = core.liveBuses.firstIndex(where: { $0.sessionSlot >= 0 && $0.name == session && !$0.ended.load(ordering: .acquiring) })
+        else { return false }
         let changed = sessionRoles.withLock { roles -> Bool in
             guard roles[session] != role else { return false }
             roles[session] = role
@@ -536,10 +588,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             let state = tpw_state(stream, &message, message.count)
             if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
             var busesRunning = true
-            for k in core.buses.indices {
+            for k in core.liveBuses.indices {
                 let busState = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 if busState < 0 {
-                    throw TuttiError(.device, "PipeWire stream of bus \(core.buses[k].name) failed: \(text(message))")
+                    throw TuttiError(.device, "PipeWire stream of bus \(core.liveBuses[k].name) failed: \(text(message))")
                 }
                 if busState != 3 { busesRunning = false }
             }
@@ -583,7 +635,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             // the buffer its stream took last cycle, which its driver may not have played yet).
             var latency = t.latencyFrames
             let cycle = core.cycleFrames.load(ordering: .relaxed)
-            for (k, feed) in core.buses.enumerated() where !feed.ended.load(ordering: .acquiring) {
+            for (k, feed) in core.liveBuses.enumerated() where !feed.ended.load(ordering: .acquiring) {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
             core.clock.finishAndPlayOut(
@@ -605,7 +657,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var rate: UInt32 = 0
         guard tpw_latency(stream, &frames, &rate) == 0 else { return }
         var buses = [Int]()
-        for k in core.buses.indices {
+        for k in core.liveBuses.indices {
             var busFrames: Int64 = 0
             var busRate: UInt32 = 0
             buses.append(tpw_bus_latency(stream, UInt32(k), &busFrames, &busRate) == 0 ? Int(busFrames) : 0)
@@ -621,6 +673,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
         var busXruns = [Int](repeating: 0, count: core.buses.count)
+        var streamed = Set<Int>()
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
@@ -629,7 +682,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             events.reportXruns(total: xrunCount)
             // A bus's xruns (its stream's cycles without a buffer, its ring's underruns), as
             // ALSA reports a route's: `bus(NAME, xrun(total:))`.
-            for (k, feed) in core.buses.enumerated() {
+            for (k, feed) in core.liveBuses.enumerated() {
                 let total = feed.missedCycles.load(ordering: .relaxed) + feed.underruns.load(ordering: .relaxed)
                 while busXruns[k] < total {
                     busXruns[k] += 1
@@ -655,11 +708,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 reconnect(reason: reason.isEmpty ? "the stream was disconnected" : reason)
                 continue
             }
-            if let stream, let k = core.buses.indices.first(where: { tpw_bus_state(stream, UInt32($0), nil, 0) < 2 }) {
+            // A session stream added while playing is not lost while it is still connecting:
+            // only once it has streamed (or failed).
+            if let stream {
+                for k in core.liveBuses.indices where tpw_bus_state(stream, UInt32(k), nil, 0) >= 2 { streamed.insert(k) }
+            }
+            if let stream,
+                let k = core.liveBuses.indices.first(where: { k in
+                    let state = tpw_bus_state(stream, UInt32(k), nil, 0)
+                    return state < 0 || (state < 2 && (k < core.firstSpare || streamed.contains(k)))
+                })
+            {
                 _ = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 let said = text(message)
                 let reason = said.isEmpty ? "its stream was disconnected" : said
-                reconnect(reason: "bus \(core.buses[k].name): \(reason)")
+                reconnect(reason: "bus \(core.liveBuses[k].name): \(reason)")
                 continue
             }
             if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
@@ -687,21 +750,22 @@ extension PipeWireOutput {
             core.dataThread.store(0, ordering: .releasing) // that thread has ended
         }
         // The buses' rings start empty with the new streams (what they held is dropped, counted).
-        for feed in core.buses { feed.reset() }
+        for feed in core.liveBuses { feed.reset() }
         var backoff = ReconnectBackoff(settings.reconnect)
         var lastFailure = ""
         while !stopping {
             do throws(TuttiError) {
-                var current = settings
+                // The session streams live now (those added while playing included), each with
+                // the role it announced last; the ended ones are closed again below.
                 let roles = sessionRoles.withLock { $0 }
-                for k in current.sessionStreams.indices {
-                    current.sessionStreams[k].mediaRole = roles[current.sessionStreams[k].name] ?? "Music"
+                let sessions = core.liveBuses.filter { $0.sessionSlot >= 0 }.map {
+                    SessionStream(name: $0.name, bus: BusID(rawValue: $0.sessionBus), mediaRole: roles[$0.name] ?? "Music")
                 }
                 let s = try Self.open(
-                    current, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
-                    channels: renderer.configuration.channelCount, remote: remote, core: core)
+                    settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
+                    channels: renderer.configuration.channelCount, remote: remote, core: core, sessions: sessions)
                 // Sessions removed meanwhile keep their streams closed.
-                for (k, feed) in core.buses.enumerated() where feed.ended.load(ordering: .acquiring) { _ = tpw_bus_close(s, UInt32(k)) }
+                for (k, feed) in core.liveBuses.enumerated() where feed.ended.load(ordering: .acquiring) { _ = tpw_bus_close(s, UInt32(k)) }
                 do throws(TuttiError) {
                     try connect(s)
                 } catch {

@@ -55,14 +55,19 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Captured frames given to the input's ring.
     let capturedFrames = Atomic<Int64>(0)
 
-    /// Per engine bus slot below `sessionMixCount`: the buffer a session with a stream of its
-    /// own gets its mix in (nil: that bus mixes into main); nil without session streams.
-    let sessionMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
-    /// What each cycle hands the renderer: `sessionMixes` without the sessions whose bus has
-    /// gone (their slot mixes into main again). The data thread's.
+    /// What each cycle hands the renderer, per engine bus slot below `sessionMixCount`: the
+    /// buffer of the live session feed on that bus (nil: the bus mixes into main). Rebuilt by
+    /// the data thread every cycle; nil without session streams.
     let renderMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
     let sessionMixCount: Int
+    /// One mix buffer per session feed (live or spare), `busStride` apart.
     let sessionMixStorage: UnsafeMutablePointer<Float>?
+    /// The feeds in use (`buses.prefix(liveCount)`): output buses, then sessions in the order
+    /// their streams were made; the rest are spares for sessions made while playing. Raised
+    /// by the control thread once a spare is ready and its stream exists.
+    let liveCount = Atomic<Int>(0)
+    /// The feeds in use. Any thread.
+    var liveBuses: ArraySlice<BusFeed> { buses.prefix(liveCount.load(ordering: .acquiring)) }
 
     /// Frames a bus's ring holds: 4 of PipeWire's largest quanta (8192 frames) at most.
     static let busRingFrames = 32_768
@@ -72,7 +77,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// two updates of their clock correction. Allocates: control thread.
     init(
         renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
-        busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default"
+        busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default",
+        spareSessionStreams: Int = 0
     ) {
         self.renderer = renderer
         self.capture = capture
@@ -82,8 +88,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         outputBusCount = renderer.outputBusCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
         busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < renderer.configuration.maxBuses }
-        if outputBusCount > 1 || !sessions.isEmpty {
+        let slotLimit = min(renderer.configuration.maxBuses, Self.maxSessionSlots)
+        let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < slotLimit }
+        let sessionFeedCount = sessions.count + spareSessionStreams
+        if outputBusCount > 1 || sessionFeedCount > 0 {
             let s = allocateAudio(Float.self, capacity: busStride * outputBusCount)
             s.initialize(repeating: 0, count: busStride * outputBusCount)
             let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outputBusCount)
@@ -105,43 +113,66 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
                 controllerPeriod: busPeriodFrames)
         }
-        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`).
-        let sessionFeeds = sessions.map { session in
+        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`),
+        // then the spares (their streams are added by `tpw_bus_add` when they are used).
+        let sessionFeeds = (0..<sessionFeedCount).map { k in
             BusFeed(
-                name: session.name, index: 0, destination: sessionTarget, channelCount: renderer.configuration.channelCount,
-                sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
-                controllerPeriod: busPeriodFrames, sessionSlot: session.busSlot, sessionBus: session.bus.rawValue)
+                name: k < sessions.count ? sessions[k].name : "", index: 0, destination: sessionTarget,
+                channelCount: renderer.configuration.channelCount, sampleRate: rate,
+                maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
+                controllerPeriod: busPeriodFrames, sessionSlot: k < sessions.count ? sessions[k].busSlot : -1,
+                sessionBus: k < sessions.count ? sessions[k].bus.rawValue : 0)
         }
         buses = busFeeds + sessionFeeds
-        if sessions.isEmpty {
-            sessionMixes = nil
+        firstSpare = busFeeds.count + sessions.count
+        if sessionFeedCount == 0 {
             renderMixes = nil
             sessionMixCount = 0
             sessionMixStorage = nil
         } else {
-            let count = (sessions.map(\.busSlot).max() ?? 0) + 1
-            let storage = allocateAudio(Float.self, capacity: busStride * sessions.count)
-            storage.initialize(repeating: 0, count: busStride * sessions.count)
-            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: count)
-            table.initialize(repeating: nil, count: count)
-            for (k, session) in sessions.enumerated() { table[session.busSlot] = storage + k * busStride }
-            sessionMixes = table
-            let copy = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: count)
-            copy.initialize(from: table, count: count)
-            renderMixes = copy
-            sessionMixCount = count
+            let storage = allocateAudio(Float.self, capacity: busStride * sessionFeedCount)
+            storage.initialize(repeating: 0, count: busStride * sessionFeedCount)
+            for (k, feed) in sessionFeeds.enumerated() { feed.mixBuffer = storage + k * busStride }
+            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: slotLimit)
+            table.initialize(repeating: nil, count: slotLimit)
+            renderMixes = table
+            sessionMixCount = slotLimit
             sessionMixStorage = storage
         }
         busCount = buses.count
         busSlots = .allocate(capacity: max(buses.count, 1))
         for (k, b) in buses.enumerated() { (busSlots + k).initialize(to: .passUnretained(b)) }
+        liveCount.store(firstSpare, ordering: .releasing)
     }
+
+    /// The engine bus slots a session stream may use (below the engine's `maxBuses`).
+    static let maxSessionSlots = 256
+    /// The first spare session feed (`buses`); spares are used in order.
+    let firstSpare: Int
+
+    /// Prepares the next spare feed for session `name` on `bus` (its ring emptied, its
+    /// correction restarted): its index in `buses`, or nil when none is left or the bus's
+    /// slot is past `maxSessionSlots`. The caller adds its stream, then `makeLive`. Control
+    /// thread.
+    func prepareSpare(name: String, bus: BusID) -> Int? {
+        let k = liveCount.load(ordering: .acquiring)
+        guard k < buses.count, k >= firstSpare, bus.slot >= 0, bus.slot < sessionMixCount else { return nil }
+        let feed = buses[k]
+        feed.name = name
+        feed.sessionSlot = bus.slot
+        feed.sessionBus = bus.rawValue
+        feed.sessionState = 0
+        feed.reset()
+        return k
+    }
+
+    /// Feed `k` (prepared) takes part from the data thread's next cycle. Control thread.
+    func makeLive(_ k: Int) { liveCount.store(k + 1, ordering: .releasing) }
 
     deinit {
         if let scratch { deallocateAudio(scratch) }
         busScratch?.deallocate()
         busSlots.deallocate()
-        sessionMixes?.deallocate()
         renderMixes?.deallocate()
         if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
     }
@@ -157,14 +188,16 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let grant = clock.beginCycle(frameCount: frameCount)
         let rendered = grant.count
         let feeds = busSlots
-        let feedCount = busCount
+        let feedCount = liveCount.load(ordering: .acquiring)
         if let busScratch, let scratch {
             let mixes = renderMixes
-            if let all = sessionMixes, let mixes {
+            if let mixes {
                 // A session whose bus has gone (removed) stops being split: its slot mixes into
                 // main again (another session may take it), and its stream is closed.
                 for k in 0..<feedCount {
-                    let (slot, bus, state) = feeds[k]._withUnsafeGuaranteedRef { ($0.sessionSlot, $0.sessionBus, $0.sessionState) }
+                    let (slot, bus, state, buffer) = feeds[k]._withUnsafeGuaranteedRef {
+                        ($0.sessionSlot, $0.sessionBus, $0.sessionState, $0.mixBuffer)
+                    }
                     if slot < 0 { continue }
                     var next = state
                     if state != 2 {
@@ -180,7 +213,11 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                             if next == 2 { $0.ended.store(true, ordering: .releasing) }
                         }
                     }
-                    mixes[slot] = next == 2 ? nil : all[slot]
+                    if next == 2 {
+                        if mixes[slot] == buffer { mixes[slot] = nil }
+                    } else {
+                        mixes[slot] = buffer
+                    }
                 }
             }
             var offset = 0
@@ -200,8 +237,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                     feeds[k]._withUnsafeGuaranteedRef { feed in
                         if feed.isEnded { return }
                         let slot = feed.sessionSlot
-                        if slot >= 0, let mixes {
-                            feed.push(mixes[slot].unsafelyUnwrapped, frameCount: n)
+                        if slot >= 0, let buffer = feed.mixBuffer {
+                            feed.push(buffer, frameCount: n)
                         } else {
                             feed.push(busScratch[feed.index], frameCount: n)
                         }
@@ -265,10 +302,15 @@ extension StreamCore {
 
 extension StreamCore {
     /// One cycle of bus stream `bus` (its index in `buses`): `frameCount` frames from its ring
-    /// into `output` (NULL: the cycle found no free buffer, counted). PipeWire's data thread.
+    /// into `output` (NULL: the cycle found no free buffer, counted); silence from a feed not
+    /// live yet (a session stream just added). PipeWire's data thread.
     @_noLocks
     func pullBus(_ bus: Int, into output: UnsafeMutablePointer<Float>?, frameCount: Int) {
         guard bus >= 0, bus < busCount else { return }
+        if bus >= liveCount.load(ordering: .acquiring) {
+            output?.update(repeating: 0, count: frameCount &* channelCount)
+            return
+        }
         let mainCycle = cycleFrames.load(ordering: .relaxed)
         busSlots[bus]._withUnsafeGuaranteedRef { feed in
             guard let output else {

@@ -41,6 +41,11 @@ import TuttiTestSupport
         let recording = try PipeWireServer.Recording(server, name: "sum")
         let frames = 4 * 48_000
         try output.start(frameLimit: Int64(frames))
+        // A session made while playing: a stream of its own from the spares.
+        let lateBus = try engine.addBus()
+        let late = try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: lateBus, loop: true)
+        try engine.send(.play(late))
+        #expect(output.addSessionStream("late", bus: lateBus, role: "Notification"))
         let finished = output.waitUntilFinished(timeoutSeconds: 60)
         let status = output.status
         output.stop(drain: true)
@@ -49,14 +54,16 @@ import TuttiTestSupport
         let sum = try recording.finish()
 
         #expect(finished)
-        #expect(status.buses.map(\.name) == ["main", "low", "high"])
-        #expect(clocks.map(\.name) == ["low", "high"])
-        for clock in clocks {
+        #expect(status.buses.map(\.name) == ["main", "low", "high", "late"])
+        #expect(clocks.map(\.name) == ["low", "high", "late"])
+        for clock in clocks.prefix(2) {
             #expect(clock.framesDropped == 0 && clock.framesInserted == 0 && clock.underruns == 0, "\(clock)")
             #expect(clock.framesPlayed >= Int64(frames), "\(clock)")
         }
         let span = try #require(Measure.played(sum), "the sink is silent")
-        for (frequency, amplitude) in tones {
+        let lateClock = try #require(clocks.last)
+        #expect(lateClock.framesDropped == 0 && lateClock.underruns == 0, "\(lateClock)")
+        for (frequency, amplitude) in tones + [(3_300, 0.15)] {
             let tone = Measure.medianTone(sum, in: span, low: frequency - 40, high: frequency + 40)
             print("per-session streams at the sink: \(frequency) Hz amplitude \(tone.amplitude) (rendered \(amplitude))")
             #expect(abs(tone.frequency - frequency) < 1, "\(frequency): \(tone.frequency)")

@@ -73,14 +73,25 @@ import TuttiTestSupport
         #expect(nodes["tutti"]?["media.role"] == "Music")
 
         // A session removed: its stream leaves the graph once its bus has gone; the others and
-        // main play on (no reconnect), and a session made later plays in main's stream.
+        // main play on (no reconnect).
         try song.remove()
         #expect(eventually(10) { (try? Self.streams(server))?["tutti-song"] == nil })
-        _ = try engine.makeSession(SessionConfiguration(id: "late", category: .playback))
-        usleep(300_000)
         nodes = (try? Self.streams(server)) ?? [:]
         print("pw-dump after removing song:", nodes.keys.sorted())
         #expect(Set(nodes.keys.filter { $0.hasPrefix("tutti") }) == ["tutti", "tutti-chat", "tutti-film", "tutti-world"])
+        // Sessions made while playing get a stream each (from the spares), with their role; a
+        // new "song" (the removed one's name, maybe its bus slot) gets a new stream; a
+        // recording session none.
+        _ = try engine.makeSession(SessionConfiguration(id: "late", category: .ambient))
+        _ = try engine.makeSession(SessionConfiguration(id: "song", category: .playback, mediaRole: .notification))
+        _ = try engine.makeSession(SessionConfiguration(id: "mic", category: .record))
+        #expect(
+            eventually(10) {
+                nodes = (try? Self.streams(server)) ?? [:]
+                return nodes["tutti-late"]?["media.role"] == "Game" && nodes["tutti-song"]?["media.role"] == "Notification"
+            }, "\(nodes)")
+        print("pw-dump after making late and song:", nodes.keys.sorted().map { "\($0) \(nodes[$0]?["media.role"] ?? "-")" })
+        #expect(nodes["tutti-mic"] == nil)
         #expect(engine.isOutputRunning)
         #expect(!engine.pollEvents().contains { if case .deviceLost = $0.kind { true } else { false } })
     }

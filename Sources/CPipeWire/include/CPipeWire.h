@@ -68,6 +68,9 @@ typedef struct tpw_config {
     uint32_t bus_count;
     const tpw_bus_config *buses;
     tpw_bus_fn bus_render;
+    // Room for bus streams in all, those added later by tpw_bus_add included (below
+    // bus_count: bus_count).
+    uint32_t bus_capacity;
 } tpw_config;
 
 typedef struct tpw_stream tpw_stream;
@@ -95,6 +98,12 @@ int tpw_state(tpw_stream *stream, char *error, size_t error_size);
 /// Bus stream `bus`'s state, as tpw_state's (with a buffer, its last error). -1 for a bus
 /// index out of range.
 int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
+
+/// Adds a bus stream (index: the next, returned) as tpw_open makes them, connected at once
+/// when tpw_connect ran; its callback is `bus_render` with that index. -1 with `error` set
+/// when the room (`bus_capacity`) is used up or PipeWire refuses. Takes the thread loop's
+/// lock: any thread but PipeWire's.
+int tpw_bus_add(tpw_stream *stream, const tpw_bus_config *config, char *error, size_t error_size);
 
 /// Destroys bus stream `bus` (its node leaves the graph; its callback never runs again), the
 /// others and main playing on; tpw_bus_state then reads 3 (streaming) for it, tpw_connect
