@@ -1155,7 +1155,27 @@ typedef struct tutti_output_config {
                                    tutti_system_set_other_audio does (default 1); 0 = do not watch (other
                                    apps' audio stays what the host sets). ALSA and JACK see no other apps
                                    and ignore it. Other values than 0 and 1: INVALID_ARGUMENT */
+    /* Streams per session (added after watch_other_audio, read only when struct_size covers it). The
+     * watch_other_audio layout's sizeof holds 4 bytes of tail padding on LP64: the new field starts
+     * past them, so a caller built against that header keeps the default. */
+    uint32_t reserved1; /* the watch_other_audio layout's tail padding: never read; leave it as init set it (0) */
+    uint32_t streams;   /* TUTTI_STREAMS_SINGLE (default): one stream carries the mix. TUTTI_STREAMS_PER_SESSION:
+                           with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), each session that has
+                           output plays through a stream of its own (those made while playing too, up to
+                           8 more), node.name
+                           "tutti-SESSION", media.name the session's id, media.role its role (the table
+                           in docs/backends.md, or tutti_session_set_media_role's, announced again when
+                           it changes while playing; closed when the session is removed); main's stream keeps
+                           the call audio and system sounds; the streams add up to the
+                           single-stream mix. ALSA, JACK, or an engine with master effects or a limiter:
+                           INVALID_ARGUMENT. Other values: INVALID_ARGUMENT */
 } tutti_output_config;
+
+/* tutti_output_config.streams */
+enum {
+    TUTTI_STREAMS_SINGLE = 0,     /* one stream (per output bus) for the whole mix */
+    TUTTI_STREAMS_PER_SESSION = 1 /* PipeWire: one stream per session, with its media.role */
+};
 
 /* Sets the defaults (ALSA "default", backend periods, no MPRIS, other apps watched) and struct_size. NULL
  * is ignored. Any thread. */

@@ -192,6 +192,7 @@ struct tpw_node_methods {
     X(void, pw_stream_add_listener, (struct pw_stream *stream, struct spa_hook *listener, const struct tpw_stream_events *events, void *data)) \
     X(int, pw_stream_connect, (struct pw_stream *stream, enum spa_direction direction, uint32_t target_id, uint32_t flags, const struct spa_pod **params, uint32_t n_params)) \
     X(void, pw_stream_destroy, (struct pw_stream *stream)) \
+    X(int, pw_stream_update_properties, (struct pw_stream *stream, const struct spa_dict *dict)) \
     X(uint32_t, pw_stream_get_node_id, (struct pw_stream *stream)) \
     X(struct tpw_buffer *, pw_stream_dequeue_buffer, (struct pw_stream *stream)) \
     X(int, pw_stream_queue_buffer, (struct pw_stream *stream, struct tpw_buffer *buffer)) \
@@ -317,13 +318,25 @@ struct tpw_stream {
     _Atomic int capture_state;
     // Output buses past main: one playback stream each (NULL / 0: none).
     struct tpw_bus *buses;
-    uint32_t bus_count;
+    _Atomic uint32_t bus_count; // grows under the loop lock (tpw_bus_add), up to bus_capacity
+    uint32_t bus_capacity;
     tpw_bus_fn bus_render;
     tpw_gap_fn gap;
     struct tpw_cycle_watch watch;         // main's
     struct tpw_cycle_watch capture_watch; // the capture stream's
     _Atomic uint32_t stall_us;            // tpw_test_stall
+    // What a bus stream added later is made with (copies), and whether tpw_connect ran.
+    char *app_name;
+    char *main_role;
+    char *latency;
+    bool connected;
 };
+
+static char *dup_or_null(const char *text) { return text ? strdup(text) : NULL; }
+
+/// Creates bus stream `k` (not connected) from `c`. With the loop lock held. 0, or -1 with
+/// `error` set.
+static int make_bus(struct tpw_stream *s, uint32_t k, const tpw_bus_config *c, char *error, size_t error_size);
 
 /// One output bus's playback stream, on the stream's connection and data loop.
 struct tpw_bus {
@@ -332,6 +345,7 @@ struct tpw_bus {
     struct pw_stream *stream;
     struct spa_hook listener;
     _Atomic int state;
+    _Atomic int closed; // tpw_bus_close ran: reads as streaming from then on
     char error[256]; // written on the loop thread with the loop lock held
     struct tpw_cycle_watch watch;
 };
@@ -567,39 +581,49 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         s->capture_channels = config->capture_channels;
         p_pw_stream_add_listener(s->capture, &s->capture_listener, &capture_events, s);
     }
-    if (config->bus_count > 0 && config->buses && config->bus_render) {
-        s->buses = calloc(config->bus_count, sizeof *s->buses);
+    s->app_name = dup_or_null(config->node_name);
+    s->main_role = dup_or_null(config->media_role);
+    s->latency = dup_or_null(config->latency);
+    uint32_t capacity = config->bus_capacity > config->bus_count ? config->bus_capacity : config->bus_count;
+    if (capacity > 0 && config->bus_render) {
+        s->buses = calloc(capacity, sizeof *s->buses);
         if (!s->buses) {
             p_pw_thread_loop_unlock(s->loop);
             copy(error, error_size, "out of memory");
             tpw_close(s);
             return NULL;
         }
-        s->bus_count = config->bus_count;
+        s->bus_capacity = capacity;
         s->bus_render = config->bus_render;
-        for (uint32_t k = 0; k < config->bus_count; k++) {
-            const tpw_bus_config *c = &config->buses[k];
-            struct tpw_bus *b = &s->buses[k];
-            b->owner = s;
-            b->index = k;
-            struct pw_properties *bprops = p_pw_properties_new(
-                "media.type", "Audio", "media.category", "Playback", "media.role", config->media_role, "node.name", c->node_name,
-                "application.name", config->node_name, NULL);
-            if (bprops && config->latency) p_pw_properties_set(bprops, "node.latency", config->latency);
-            if (bprops && c->target) p_pw_properties_set(bprops, "target.object", c->target);
-            b->stream = bprops ? p_pw_stream_new(s->core, c->node_name, bprops) : NULL;
-            if (!b->stream) {
-                int e = errno;
+        for (uint32_t k = 0; config->buses && k < config->bus_count; k++) {
+            if (make_bus(s, k, &config->buses[k], error, error_size) < 0) {
                 p_pw_thread_loop_unlock(s->loop);
-                snprintf(error, error_size, "pw_stream_new failed for the stream of %s (%s)", c->node_name, strerror(e));
                 tpw_close(s);
                 return NULL;
             }
-            p_pw_stream_add_listener(b->stream, &b->listener, &bus_events, b);
+            atomic_store_explicit(&s->bus_count, k + 1, memory_order_release);
         }
     }
     p_pw_thread_loop_unlock(s->loop);
     return s;
+}
+
+static int make_bus(struct tpw_stream *s, uint32_t k, const tpw_bus_config *c, char *error, size_t error_size) {
+    struct tpw_bus *b = &s->buses[k];
+    b->owner = s;
+    b->index = k;
+    struct pw_properties *bprops = p_pw_properties_new(
+        "media.type", "Audio", "media.category", "Playback", "media.role", c->media_role ? c->media_role : s->main_role, "node.name",
+        c->node_name, "media.name", c->media_name ? c->media_name : c->node_name, "application.name", s->app_name, NULL);
+    if (bprops && s->latency) p_pw_properties_set(bprops, "node.latency", s->latency);
+    if (bprops && c->target) p_pw_properties_set(bprops, "target.object", c->target);
+    b->stream = bprops ? p_pw_stream_new(s->core, c->node_name, bprops) : NULL;
+    if (!b->stream) {
+        snprintf(error, error_size, "pw_stream_new failed for the stream of %s (%s)", c->node_name, strerror(errno));
+        return -1;
+    }
+    p_pw_stream_add_listener(b->stream, &b->listener, &bus_events, b);
+    return 0;
 }
 
 /// The channel positions of `channels` channels: the usual layouts up to 8, else AUX0….
@@ -649,6 +673,7 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     int bus_rc = 0;
     uint32_t failed_bus = 0;
     for (uint32_t k = 0; rc >= 0 && capture_rc >= 0 && k < s->bus_count; k++) {
+        if (!s->buses[k].stream) continue; // closed (tpw_bus_close)
         // The same format as main's (the builder's pod is read, not consumed, by connect).
         bus_rc = p_pw_stream_connect(s->buses[k].stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1);
         if (bus_rc < 0) {
@@ -669,7 +694,45 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
         snprintf(error, error_size, "pw_stream_connect failed for the capture stream (%s)", strerror(-capture_rc));
         return -1;
     }
+    p_pw_thread_loop_lock(s->loop);
+    s->connected = true;
+    p_pw_thread_loop_unlock(s->loop);
     return 0;
+}
+
+int tpw_bus_add(tpw_stream *s, const tpw_bus_config *c, char *error, size_t error_size) {
+    if (!s->buses || !c || !c->node_name) {
+        copy(error, error_size, "this stream was opened without room for more bus streams");
+        return -1;
+    }
+    uint8_t storage[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(storage, sizeof storage);
+    struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_F32, .rate = s->rate, .channels = s->channels};
+    positions(s->channels, info.position);
+    const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
+    const uint32_t flags = TPW_STREAM_FLAG_AUTOCONNECT | TPW_STREAM_FLAG_MAP_BUFFERS | TPW_STREAM_FLAG_RT_PROCESS;
+    p_pw_thread_loop_lock(s->loop);
+    uint32_t k = atomic_load_explicit(&s->bus_count, memory_order_relaxed);
+    if (k >= s->bus_capacity) {
+        p_pw_thread_loop_unlock(s->loop);
+        snprintf(error, error_size, "no room for another bus stream (%u)", s->bus_capacity);
+        return -1;
+    }
+    if (make_bus(s, k, c, error, error_size) < 0) {
+        p_pw_thread_loop_unlock(s->loop);
+        return -1;
+    }
+    int rc = s->connected ? p_pw_stream_connect(s->buses[k].stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1) : 0;
+    if (rc < 0) {
+        p_pw_stream_destroy(s->buses[k].stream);
+        s->buses[k].stream = NULL;
+        p_pw_thread_loop_unlock(s->loop);
+        snprintf(error, error_size, "pw_stream_connect failed for the stream of %s (%s)", c->node_name, strerror(-rc));
+        return -1;
+    }
+    atomic_store_explicit(&s->bus_count, k + 1, memory_order_release);
+    p_pw_thread_loop_unlock(s->loop);
+    return (int)k;
 }
 
 int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
@@ -680,7 +743,32 @@ int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
         copy(error, error_size, b->error);
         p_pw_thread_loop_unlock(s->loop);
     }
+    if (atomic_load_explicit(&b->closed, memory_order_acquire)) return 3;
     return atomic_load_explicit(&b->state, memory_order_acquire);
+}
+
+int tpw_bus_close(tpw_stream *s, uint32_t bus) {
+    if (bus >= s->bus_count) return -1;
+    struct tpw_bus *b = &s->buses[bus];
+    // Closed on purpose: reads as streaming from now on, so no one takes it for a lost stream.
+    atomic_store_explicit(&b->closed, 1, memory_order_release);
+    p_pw_thread_loop_lock(s->loop);
+    if (b->stream) {
+        p_pw_stream_destroy(b->stream);
+        b->stream = NULL;
+    }
+    p_pw_thread_loop_unlock(s->loop);
+    return 0;
+}
+
+int tpw_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {
+    if (bus >= s->bus_count || !s->buses[bus].stream || !role) return -1;
+    struct spa_dict_item items[] = {SPA_DICT_ITEM_INIT("media.role", role)};
+    struct spa_dict dict = SPA_DICT_INIT(items, 1);
+    p_pw_thread_loop_lock(s->loop);
+    int rc = p_pw_stream_update_properties(s->buses[bus].stream, &dict);
+    p_pw_thread_loop_unlock(s->loop);
+    return rc < 0 ? -1 : 0;
 }
 
 int tpw_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }
@@ -748,6 +836,9 @@ void tpw_close(tpw_stream *s) {
     if (s->context) p_pw_context_destroy(s->context);
     if (s->loop) p_pw_thread_loop_destroy(s->loop);
     free(s->buses);
+    free(s->app_name);
+    free(s->main_role);
+    free(s->latency);
     free(s);
 }
 

@@ -144,6 +144,8 @@ public final class AudioEngine: Sendable {
     /// name, an option the category does not take), `capacity` (`maxSessions`). Any thread.
     public func makeSession(_ configuration: SessionConfiguration) throws(TuttiError) -> SessionHandle {
         let id = try withCore { (s) throws(TuttiError) in try s.addSession(configuration) }
+        // A running output with a stream per session gives it one.
+        announceSessionStreams()
         return SessionHandle(engine: self, id: id)
     }
 

@@ -167,6 +167,15 @@ package final class AudioSystem {
     /// The id of a live session by name. Control thread.
     package func sessionID(named name: String) -> SessionID? { sessionIDs[name] }
 
+    /// A stream for each session with output (`OutputSettings.sessionStreams`), in the order
+    /// they were added: its name, its engine bus, its effective `media.role`. Control thread.
+    package func sessionStreams() -> [(name: String, bus: BusID, mediaRole: MediaRole)] {
+        policy.sessions.compactMap { session in
+            guard let role = session.configuration.effectiveMediaRole, let id = sessionIDs[session.id] else { return nil }
+            return (session.id, id.bus, role)
+        }
+    }
+
     // MARK: Sources
 
     /// Register a source of `session` (stopped at its start). `name` must be unique (the

@@ -20,6 +20,7 @@
 @_exported import struct TuttiEngine.TuttiError
 @_exported import protocol TuttiOutput.OutputBackend
 @_exported import struct TuttiOutput.ReconnectPolicy
+@_exported import enum TuttiOutput.StreamLayout
 @_exported import enum TuttiPolicy.Category
 @_exported import enum TuttiPolicy.CategoryOption
 @_exported import enum TuttiPolicy.ContentType

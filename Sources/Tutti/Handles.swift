@@ -47,6 +47,8 @@ public struct SessionHandle: Hashable, Sendable {
     /// current one. Throws `invalidArgument` for an option the category does not take.
     public func setCategory(_ category: Category, mode: Mode? = nil, options: Set<CategoryOption> = []) throws(TuttiError) {
         try perform { name in .setCategory(session: name, category: category, mode: mode, options: options) }
+        // Its role may follow its category: a stream of its own announces it.
+        engine.announceSessionStreams()
     }
 
     /// Activate (rules 2.1–2.3: may interrupt others; `denied` during a phone call or from the
@@ -207,11 +209,13 @@ public struct SessionHandle: Hashable, Sendable {
     /// back to the role its category, mode and content give; docs/backends.md, "Media roles").
     /// It changes what streams opened afterwards announce: main's stream decides its role when
     /// the output starts (`MediaRole.forMix(of:)`), so a running output keeps the role it
-    /// announced. Not a policy decision: nothing rendered changes and nothing is journaled.
+    /// announced; the session's own stream (`OutputConfiguration.streams` `.perSession`, on
+    /// PipeWire) announces the new role at once (`pw_stream_update_properties`). Not a policy decision: nothing rendered changes and nothing is journaled.
     /// A session without output keeps none (`mediaRole` stays nil). Errors: `notFound` for a
     /// removed session. Control thread (any thread; the engine's lock is taken).
     public func setMediaRole(_ role: MediaRole?) throws(TuttiError) {
         try engine.withCore { (s) throws(TuttiError) in try s.setSessionMediaRole(id, role) }
+        engine.announceSessionStreams()
     }
 
     /// Rule 10: another session is heard, or a phone call is in progress.

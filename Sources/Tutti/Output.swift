@@ -90,6 +90,18 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// headset sink is the `headphones` route), from the output's event thread. Default true;
     /// ALSA and JACK see no other applications and ignore it. See docs/backends.md.
     public var watchOtherAudio = true
+    /// One stream for the whole mix (`.single`, the default), or one per session
+    /// (`.perSession`, PipeWire only: ALSA and JACK refuse it with `invalidArgument`): each
+    /// session with output plays through a stream of its own (those made while playing too,
+    /// up to `PipeWireOutput.spareSessionStreams` more; a removed session's stream closes),
+    /// `node.name` "tutti-SESSION", `media.name` the session's name, `media.role` its
+    /// `SessionHandle.mediaRole` (its category's role from the table in docs/backends.md, or
+    /// its override; announced again when it changes while playing), fed from main's cycle;
+    /// main's stream keeps the call audio and system sounds. The policy still decides
+    /// everything the engine renders; the streams only let the desktop see each session. An
+    /// engine with master effects or a limiter refuses it (`invalidArgument`: they act on the
+    /// sum).
+    public var streams = StreamLayout.single
 
     /// Deprecated: `busDestinations` (the named output mixes are output buses now).
     @available(*, deprecated, renamed: "busDestinations")
@@ -187,6 +199,7 @@ extension OutputConfiguration {
         settings.busDestinations = busDestinations
         settings.reconnect = reconnect
         settings.watchOtherAudio = watchOtherAudio
+        settings.streams = streams
         return settings
     }
 }
@@ -214,6 +227,11 @@ extension AudioEngine {
         // Main's stream announces the role the sessions share, at start (docs/backends.md).
         let sessions = try withCore { (s) throws(TuttiError) in s.policy.sessions.map(\.configuration) }
         settings.mediaRole = MediaRole.forMix(of: sessions).rawValue
+        if configuration.streams == .perSession {
+            // A stream per session that has output, with its role (at start: docs/backends.md).
+            let streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() }
+            settings.sessionStreams = streams.map { SessionStream(name: $0.name, bus: $0.bus, mediaRole: $0.mediaRole.rawValue) }
+        }
         // `.auto` is decided here, before the output lock (it connects to the sound servers).
         let backend = configuration.backend.resolved(jackServer: configuration.device)
         try output.withLock { (running: inout (any OutputBackend)?) throws(TuttiError) in
@@ -279,6 +297,22 @@ extension AudioEngine {
         guard let stopped else { return }
         stopped.stop(drain: drain)
         renderOwner.store(0, ordering: .releasing)
+    }
+
+    /// With a PipeWire output playing a stream per session (`OutputConfiguration.streams`):
+    /// each session with output that has no stream yet gets one (`PipeWireOutput.addSessionStream`,
+    /// while spares last), and each stream announces its session's role now
+    /// (`SessionHandle.mediaRole`), e.g. after `makeSession`, `setMediaRole` or `setCategory`.
+    /// Nothing otherwise. Any thread but a real-time one.
+    func announceSessionStreams() {
+        let streams: [(name: String, bus: BusID, mediaRole: MediaRole)]
+        do { streams = try withCore { (s) throws(TuttiError) in s.sessionStreams() } } catch { return }
+        output.withLock { running in
+            guard let pipeWire = running as? PipeWireOutput else { return }
+            for stream in streams where !pipeWire.setSessionMediaRole(stream.mediaRole.rawValue, session: stream.name) {
+                pipeWire.addSessionStream(stream.name, bus: stream.bus, role: stream.mediaRole.rawValue)
+            }
+        }
     }
 
     /// Whether an output runs. Any thread but a real-time one (takes the output's lock).

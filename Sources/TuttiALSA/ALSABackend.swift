@@ -45,6 +45,9 @@ extension ALSAOutput {
         if settings.leaveUnconnected {
             throw TuttiError(.invalidArgument, "leaveUnconnected: an ALSA PCM is always connected")
         }
+        if settings.streams != .single {
+            throw TuttiError(.invalidArgument, "streams per-session: PipeWire only (an ALSA PCM plays one mix)")
+        }
         for (name, pcms) in settings.busDestinations.sorted(by: { $0.key < $1.key }) where pcms.count != 1 {
             throw TuttiError(.invalidArgument, "busDestinations[\"\(name)\"]: ALSA takes one PCM per output bus, got \(pcms.count)")
         }

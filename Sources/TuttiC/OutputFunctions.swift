@@ -79,6 +79,16 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
             }
             output.watchOtherAudio = c.watch_other_audio == 1
         }
+        // Past the watch_other_audio layout's padded sizeof (`reserved1` is that padding).
+        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.streams)! + MemoryLayout<UInt32>.size {
+            switch c.streams {
+            case UInt32(TUTTI_STREAMS_SINGLE): output.streams = .single
+            case UInt32(TUTTI_STREAMS_PER_SESSION): output.streams = .perSession
+            default:
+                throw TuttiError(
+                    .invalidArgument, "config->streams must be TUTTI_STREAMS_SINGLE or TUTTI_STREAMS_PER_SESSION, got \(c.streams)")
+            }
+        }
         try engine.startOutput(output)
     }
 }

@@ -73,6 +73,11 @@ extension Renderer {
         // `||`'s right side is an autoclosure: a plain Bool there captures no reference.
         let busChains = anyBusEffects
         if masterBuffers != nil || busChains { finishEffects(frameCount: n, systemRamping: systemRamping) }
+        // Per-bus mixes join main (never with a limiter or master stage: see `renderSpan`).
+        if busMixActive, busMixJoins {
+            let base = busMixBase
+            for b in 0..<busMixSeen where busMixGiven[b] { Kernels.add(routeTargets[0], routeTargets[base &+ b], count: n &* channelCount) }
+        }
         // The limiter is the last stage: what it outputs is what the caller gets.
         if let limiters {
             for r in 0..<outputBusCount { limiters[r].process(routeTargets[r], frameCount: n) }
@@ -96,7 +101,7 @@ extension Renderer {
             renderKeySource(&sources[i], frameCount: n)
         } else if sounding {
             if masterBuffers == nil, !anyBusEffects {
-                let settled = renderSource(&sources[i], into: routeTargets[sources[i].route], frameCount: n)
+                let settled = renderSource(&sources[i], into: routeTargets[mixIndex(sources[i])], frameCount: n)
                 if settled, epoch == planEpoch, sources[i].tailPosition < 0 { makePlan(i) }
             } else {
                 renderSourceThroughEffects(&sources[i], frameCount: n)
@@ -220,7 +225,7 @@ extension Renderer {
         p.pointee.data = sources[i].bufferData
         p.pointee.end = sources[i].wrapFrame(count: sources[i].bufferFrames)
         p.pointee.since = framePosition
-        p.pointee.route = sources[i].route
+        p.pointee.route = mixIndex(sources[i])
         // An endless loop whose next wrap is at its loop end (not a position past it).
         p.pointee.wraps = false
         if sources[i].loop, sources[i].loopsLeft < 0, p.pointee.end == sources[i].loopEnd, sources[i].loopEnd > sources[i].loopStart {
@@ -260,7 +265,7 @@ extension Renderer {
     func renderKeySource(_ node: inout SourceNode, frameCount n: Int) {
         let b = node.bus.slot
         let count = n &* channelCount
-        var target = routeTargets[node.route]
+        var target = routeTargets[mixIndex(node)]
         var gainSlot = -1
         // No `||` (its autoclosure would capture self: reference counting).
         var staged = anyBusEffects
@@ -320,6 +325,15 @@ extension Renderer {
         }
     }
 
+    /// Where `node` mixes in `routeTargets`: its bus's entry for main (main itself unless the
+    /// span splits main by bus), its route's otherwise.
+    @inlinable @inline(__always) @_noLocks
+    func mixIndex(_ node: SourceNode) -> Int {
+        let b = node.bus.slot
+        if node.route == 0, b >= 0, b < busMixSeen { return busMixBase &+ b }
+        return node.route
+    }
+
     /// Some bus has an effect chain.
     @inlinable var anyBusEffects: Bool {
         @_noLocks get { busEffectCount > 0 }
@@ -338,7 +352,7 @@ extension Renderer {
         } else if let masterBuffers, !buses[b].isRinger {
             renderSource(&node, into: masterBuffers + route &* routeStride, frameCount: n)
         } else {
-            renderSource(&node, into: routeTargets[route], frameCount: n)
+            renderSource(&node, into: routeTargets[mixIndex(node)], frameCount: n)
         }
     }
 
@@ -354,7 +368,7 @@ extension Renderer {
                 guard let chain = busEffects[b] else { continue }
                 chain.pointee.process(frameCount: n)
                 if let host = busHostEffects[b] { host.pointee.process(chain.pointee.buffer, frameCount: n, channelCount: ch) }
-                var dst = routeTargets[0]
+                var dst = routeTargets[busMixBase &+ b]
                 if let masterBuffers, !buses[b].isRinger { dst = masterBuffers }
                 if busRamping[b] {
                     Kernels.mixAddGains(dst, chain.pointee.buffer, gains: busGains + b &* busGainStride, frameCount: n, channelCount: ch)

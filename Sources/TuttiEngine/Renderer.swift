@@ -26,7 +26,22 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     public var routeCount: Int { outputBusCount }
     /// Where each route mixes the current chunk: the caller's buffers, or `routeScratch`
     /// for routes the caller did not ask for (mixed and dropped, so sources advance alike).
+    /// Past `maxOutputBusCount` entries, one per bus (`busMixBase + slot`): where the main-bus
+    /// sources of that bus mix — main's own pointer, or the caller's per-bus mix while a
+    /// render call splits them (`render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)`).
     @usableFromInline let routeTargets: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// The index in `routeTargets` of bus 0's mix target.
+    @usableFromInline let busMixBase = EngineConfiguration.maxOutputBusCount
+    /// Per bus: the current chunk mixes it into the caller's buffer of its own (joined to main
+    /// at the end of the chunk).
+    @usableFromInline let busMixGiven: UnsafeMutablePointer<Bool>
+    /// The current span splits main into per-bus mixes.
+    @usableFromInline @exclusivity(unchecked) var busMixActive = false
+    /// The current span adds the per-bus mixes to main at the end of each chunk.
+    @usableFromInline @exclusivity(unchecked) var busMixJoins = true
+    /// The highest `busHighWater` so far: the bus entries of `routeTargets` kept current
+    /// (a settled plan may hold one of them).
+    @usableFromInline @exclusivity(unchecked) var busMixSeen = 0
     /// One chunk per route past main (`maxBlockFrames × channelCount` each, `routeStride`
     /// apart so each starts on an `audioBufferAlignment` boundary).
     @usableFromInline let routeScratch: UnsafeMutablePointer<Float>
@@ -165,8 +180,10 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         busGainStride = alignedAudioStride(configuration.maxBlockFrames, of: Float.self)
         routeScratch = allocateAudio(Float.self, capacity: max(outputBusCount - 1, 1) * routeChunk)
         routeScratch.initialize(repeating: 0, count: max(outputBusCount - 1, 1) * routeChunk)
-        routeTargets = .allocate(capacity: EngineConfiguration.maxOutputBusCount)
-        routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxOutputBusCount)
+        routeTargets = .allocate(capacity: EngineConfiguration.maxOutputBusCount + configuration.maxBuses)
+        routeTargets.initialize(repeating: routeScratch, count: EngineConfiguration.maxOutputBusCount + configuration.maxBuses)
+        busMixGiven = .allocate(capacity: configuration.maxBuses)
+        busMixGiven.initialize(repeating: false, count: configuration.maxBuses)
         pending = PendingCommands(capacity: commands.indices.capacity)
         let placeholder = SourceNode(
             id: SourceID(rawValue: 0), bus: BusID(rawValue: 0), content: .silence, gain: 0, loop: false, fadeOutFrames: 0)
@@ -259,6 +276,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         deallocateAudio(keyScratch)
         deallocateAudio(routeScratch)
         routeTargets.deallocate()
+        busMixGiven.deallocate()
         if let limiters {
             for r in 0..<outputBusCount { limiters[r].deallocate() }
             limiters.deinitialize(count: outputBusCount).deallocate()
@@ -335,6 +353,44 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         renderSpan(main: output, routes: nil, routeCount: 1, offset: 0, frameCount: frameCount, waitingForFiles: waitingForFiles)
     }
 
+    /// Render thread: `render(outputBuses:busCount:frameCount:)` with main split by bus:
+    /// for each bus slot `b` below `busMixCount` whose `busMixes[b]` is not nil, what that
+    /// bus mixes into main (its sources and its effect chain after its bus factor: gate × bus
+    /// gain × duck × its class's volume) is written to `busMixes[b]` (`frameCount` interleaved
+    /// frames) and, with `joiningMain`, joins main at the end of each block; the other buses
+    /// mix into main directly. Joined, main equals the sum of the per-bus mixes and the rest
+    /// within float rounding (the sum's order differs); not joined, main holds only the rest
+    /// (what a backend playing each mix through a stream of its own plays on main's stream;
+    /// the level meter then sees only the rest). Every bus not split mixes as without it. An
+    /// engine with a master effect chain or a limiter (`supportsBusMixes` false) cannot be
+    /// split (its stages act on the sum): the per-bus mixes are silence and main is rendered
+    /// whole. A bus slot (`BusID.slot`) with no bus gets silence.
+    @inlinable @_noLocks
+    public func render(
+        outputBuses outputs: UnsafePointer<UnsafeMutablePointer<Float>>, busCount: Int,
+        busMixes: UnsafePointer<UnsafeMutablePointer<Float>?>, busMixCount: Int, joiningMain: Bool = true, frameCount: Int
+    ) {
+        guard busCount > 0 else { return }
+        busMixJoins = joiningMain
+        _ = renderSpan(
+            main: outputs[0], routes: outputs, routeCount: busCount, offset: 0, frameCount: frameCount, waitingForFiles: false,
+            busMixes: busMixes, busMixCount: Swift.min(busMixCount, maxBuses))
+    }
+
+    /// Render thread: whether bus `id` is in the graph now (its slot holds that generation).
+    /// A backend playing a bus's mix on a stream of its own asks it before a render, to stop
+    /// splitting a bus that has gone (its slot may be given to another).
+    @inlinable @_noLocks
+    public func hasBus(_ id: BusID) -> Bool {
+        let b = id.slot
+        guard b >= 0, b < maxBuses, busOccupied[b] else { return false }
+        return buses[b].id.rawValue == id.rawValue
+    }
+
+    /// Whether `render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)` can split main
+    /// by bus: no master effect chain and no limiter (nonlinear stages on the sum). Any thread.
+    public var supportsBusMixes: Bool { configuration.effects == nil && configuration.limiter == nil }
+
     /// Render thread: render every output bus at once — `outputs[b]` receives `frameCount`
     /// interleaved frames of bus `b` (`configuration.outputBuses[b]`, 0 = main), for `b` below
     /// `busCount`; buses the engine has past `busCount` are mixed into scratch and dropped,
@@ -381,7 +437,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @inlinable @_noLocks
     func renderSpan(
         main: UnsafeMutablePointer<Float>, routes: UnsafePointer<UnsafeMutablePointer<Float>>?, routeCount given: Int, offset: Int,
-        frameCount: Int, waitingForFiles: Bool
+        frameCount: Int, waitingForFiles: Bool, busMixes: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil, busMixCount: Int = 0
     ) -> Int {
         takeCommands()
         let spanStart = framePosition
@@ -410,6 +466,28 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
                         routeTargets[r] = routes[r] + at
                     } else {
                         routeTargets[r] = routeScratch + (r &- 1) &* routeStride
+                    }
+                }
+            }
+            // Each bus's main-bus sources mix into main, or into the caller's mix of that bus.
+            let base = busMixBase
+            busMixSeen = Swift.max(busMixSeen, busHighWater)
+            for b in 0..<busMixSeen {
+                routeTargets[base &+ b] = routeTargets[0]
+                busMixGiven[b] = false
+            }
+            busMixActive = false
+            if let busMixes {
+                var splitting = masterBuffers == nil
+                if limiters != nil { splitting = false }
+                for b in 0..<busMixCount {
+                    guard let mix = busMixes[b] else { continue }
+                    let target = mix + at
+                    target.update(repeating: 0, count: n &* ch)
+                    if splitting, b < busMixSeen {
+                        routeTargets[base &+ b] = target
+                        busMixGiven[b] = true
+                        busMixActive = true
                     }
                 }
             }

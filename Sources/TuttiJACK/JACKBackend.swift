@@ -48,6 +48,9 @@ extension JACKOutput {
             throw TuttiError(.invalidArgument, "realtimePriority: the JACK server schedules its process thread")
         }
         if settings.lockMemory { throw TuttiError(.invalidArgument, "lockMemory is for a backend with its own render thread (ALSA)") }
+        if settings.streams != .single {
+            throw TuttiError(.invalidArgument, "streams per-session: PipeWire only (JACK's ports carry no media role)")
+        }
         let main = busNames.first ?? "main"
         if settings.leaveUnconnected, settings.busDestinations[main] != nil {
             throw TuttiError(.invalidArgument, "leaveUnconnected and busDestinations[\"\(main)\"] exclude each other")

@@ -120,12 +120,53 @@ public struct OutputSettings: Sendable {
     /// The `media.role` of main's stream (PipeWire; ALSA and JACK ignore it). Default "Music";
     /// `AudioEngine.startOutput` sets it from the engine's sessions (`MediaRole.forMix(of:)`).
     public var mediaRole = "Music"
+    /// One stream for the whole mix (`.single`, the default) or one per session
+    /// (`.perSession`: PipeWire only, for the sessions in `sessionStreams`; ALSA and JACK
+    /// refuse it). See docs/backends.md, "Streams per session".
+    public var streams: StreamLayout = .single
+    /// With `streams` `.perSession`: the sessions that get a stream of their own, each the
+    /// engine bus it mixes on, its name and its `media.role`. `AudioEngine.startOutput` and
+    /// `tutti play` set it from the sessions that exist when the output opens (PipeWire adds
+    /// later ones with `PipeWireOutput.addSessionStream`).
+    public var sessionStreams: [SessionStream] = []
     /// Called on the render thread right before and after each cycle's render (e.g. the
     /// RealtimeSanitizer's hooks); nil: nothing.
     public var realtimeScope: RealtimeScope?
 
     /// The defaults above: the backend's default device, main bus only.
     public init(device: String? = nil) { self.device = device }
+}
+
+/// How an output lays the mix out in streams a sound server shows. Value type: any thread.
+public enum StreamLayout: String, Sendable, CaseIterable {
+    /// One stream (per output bus) carries everything.
+    case single
+    /// Each session plays through a stream of its own (PipeWire), named after it, with its
+    /// `media.role`; main's stream keeps what belongs to no session.
+    case perSession = "per-session"
+}
+
+/// A session that plays through a stream of its own (`OutputSettings.sessionStreams`). Value
+/// type: any thread.
+public struct SessionStream: Sendable, Equatable {
+    /// The session's name (its scene id): the stream's `media.name`, and `node.name`
+    /// "CLIENT-NAME".
+    public var name: String
+    /// The engine bus the session mixes on. Once that bus has left the engine (the session was
+    /// removed) the stream is closed.
+    public var bus: BusID
+    /// The stream's `media.role` (e.g. "Music", "Game", "Communication", "Notification").
+    public var mediaRole: String
+
+    /// The slot of `bus`.
+    public var busSlot: Int { bus.slot }
+
+    /// A session stream of these values.
+    public init(name: String, bus: BusID, mediaRole: String) {
+        self.name = name
+        self.bus = bus
+        self.mediaRole = mediaRole
+    }
 }
 
 /// Sample formats a device can be written in (the engine's byte order, little endian). Value

@@ -24,9 +24,24 @@ import TuttiEngine
 /// atomics). `reset` on the control thread or the supervisor while no stream exists. The
 /// counters: any thread.
 final class BusFeed: @unchecked Sendable { // render-side memory: the producer's and the consumer's state, each touched by one callback
-    /// The bus's name and its index among the renderer's output buses.
-    let name: String
+    /// The bus's name and its index among the renderer's output buses (a session's feed:
+    /// the session's name, and 0). A spare session feed gets its name, slot, bus and buffer on
+    /// the control thread before it is made live (`StreamCore.activateSession`).
+    var name: String
     let index: Int
+    /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
+    /// mix it plays; -1 for an output bus past main.
+    @exclusivity(unchecked) var sessionSlot: Int
+    /// A session's feed: the buffer the renderer writes its bus's mix into (nil otherwise).
+    @exclusivity(unchecked) var mixBuffer: UnsafeMutablePointer<Float>?
+    /// A session's feed: its engine bus (`BusID.rawValue`), and whether it is waiting for
+    /// the bus to appear in the renderer (0), playing it (1) or done, the bus gone (2): the
+    /// data thread's. `ended` tells the supervisor, which then closes the stream.
+    @exclusivity(unchecked) var sessionBus: UInt64
+    @exclusivity(unchecked) var sessionState = 0
+    let ended = Atomic<Bool>(false)
+    /// The session's bus has gone: nothing is pushed any more. Data thread.
+    var isEnded: Bool { @_noLocks get { sessionState == 2 } }
     /// Its stream's `target.object`.
     let destination: String
     let channelCount: Int
@@ -75,10 +90,12 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// Allocates: control thread.
     init(
         name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
-        controllerPeriod: Int
+        controllerPeriod: Int, sessionSlot: Int = -1, sessionBus: UInt64 = 0
     ) {
         self.name = name
         self.index = index
+        self.sessionSlot = sessionSlot
+        self.sessionBus = sessionBus
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)

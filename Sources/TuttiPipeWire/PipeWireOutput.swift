@@ -15,7 +15,12 @@ import TuttiOutput
 /// stream of its own on the same connection (`node.name` "CLIENT-BUS", the same role and
 /// latency, `target.object` its destination), fed from main's callback through a ring with
 /// clock correction (`BusFeed`, `busClocks`); a bus past main without one is rendered and
-/// dropped. With
+/// dropped. With `streams` `.perSession`, each of `sessionStreams` plays likewise through a
+/// stream of its own (`node.name` "CLIENT-SESSION", `media.name` the session, its
+/// `media.role`, main's target), fed with its engine bus's mix (main is rendered split by bus,
+/// `Renderer.render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)`; main's
+/// stream plays the rest); sessions made later get streams from spares
+/// (`addSessionStream`), a removed session's stream is closed. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
 /// "SINK.monitor"; nil: the default source).
@@ -58,6 +63,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var stream: StreamHandle?
         var started = false
         var schedulingNote = "not started"
+        /// The session streams (`core.liveBuses` indices) closed for good.
+        var closedSessionStreams = Set<Int>()
     }
     private let control = Mutex(ControlState())
     private var stream: OpaquePointer? { control.withLock { $0.stream?.pointer } }
@@ -65,9 +72,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
-    /// And each bus stream's (`core.buses` order).
+    /// And each bus stream's (`core.liveBuses` order).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0, busLatencyFrames: [Int]()))
     private let lost = Atomic<Bool>(false)
+    /// Each session stream's `media.role` as last announced, by session name (a reopened
+    /// stream announces it too).
+    private let sessionRoles: Mutex<[String: String]>
     /// Other applications' streams, from `start` (with `settings.watchOtherAudio`) to `stop`.
     private let watcher = Mutex<OtherAudioWatcher?>(nil)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
@@ -96,15 +106,19 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         onEvent: (@Sendable (OutputEvent) -> Void)?
     ) throws(TuttiError) {
         try Self.check(settings, busNames: renderer.configuration.outputBuses)
+        try Self.checkSessionStreams(settings, renderer: renderer)
         try Self.checkNodes(settings, busNames: renderer.configuration.outputBuses, remote: remote)
         self.renderer = renderer
         self.settings = settings
         self.remote = remote
+        sessionRoles = Mutex(Dictionary(settings.sessionStreams.map { ($0.name, $0.mediaRole) }, uniquingKeysWith: { a, _ in a }))
         self.log = log ?? { message in _ = "tutti: pipewire: \(message)\n".withCString { write(2, $0, strlen($0)) } }
         core = StreamCore(
             renderer: renderer, scope: settings.realtimeScope, capture: settings.capture,
             busDestinations: Self.busTargets(settings, busNames: renderer.configuration.outputBuses),
-            busPeriodFrames: settings.periodFrames ?? 1_024)
+            busPeriodFrames: settings.periodFrames ?? 1_024, sessionStreams: Self.sessionStreams(settings),
+            sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default",
+            spareSessionStreams: settings.streams == .perSession ? Self.spareSessionStreams : 0)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
@@ -123,6 +137,32 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// node. A bus past main without one is rendered and dropped (no stream). Any thread.
     static func busTargets(_ settings: OutputSettings, busNames: [String]) -> [(name: String, target: String)] {
         busNames.dropFirst().compactMap { name in settings.busDestinations[name]?.first.map { (name, $0) } }
+    }
+
+    /// The sessions that play through streams of their own: `sessionStreams` with `streams`
+    /// `.perSession`, else none. Any thread.
+    static func sessionStreams(_ settings: OutputSettings) -> [SessionStream] {
+        settings.streams == .perSession ? settings.sessionStreams : []
+    }
+
+    /// Per-session streams need an engine whose main can be split by bus (no master effect
+    /// chain, no limiter: `Renderer.supportsBusMixes`) and session streams on buses it has,
+    /// each once: else `invalidArgument`.
+    static func checkSessionStreams(_ settings: OutputSettings, renderer: Renderer) throws(TuttiError) {
+        guard settings.streams == .perSession else { return }
+        if !renderer.supportsBusMixes {
+            throw TuttiError(
+                .invalidArgument,
+                "streams per-session: the engine has a master effect chain or a limiter, which act on the sum of the sessions "
+                    + "(a stream per session cannot carry its share); remove them or play one stream")
+        }
+        var seen = Set<Int>()
+        for session in settings.sessionStreams {
+            guard session.busSlot >= 0, session.busSlot < renderer.configuration.maxBuses, seen.insert(session.busSlot).inserted else {
+                throw TuttiError(
+                    .invalidArgument, "sessionStreams: session \"\(session.name)\" has bus slot \(session.busSlot), not a bus of its own")
+            }
+        }
     }
 
     /// The checks before anything is opened: what PipeWire cannot honour is `invalidArgument`
@@ -230,9 +270,16 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         if let node = settings.captureSources.first { try checkCaptureSource(node, remote: remote) }
     }
 
-    /// Loads the library, connects to the daemon, creates the (unconnected) stream.
+    /// Session streams that can be added while playing (`addSessionStream`), past those open
+    /// at start.
+    public static let spareSessionStreams = 8
+
+    /// Loads the library, connects to the daemon, creates the (unconnected) stream, with a
+    /// session stream for each of `sessions` (nil: `sessionStreams(settings)`) and room for
+    /// `core`'s spare feeds.
     private static func open(
-        _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?
+        _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?,
+        sessions given: [SessionStream]? = nil
     ) throws(TuttiError) -> OpaquePointer {
         let target = target(settings, busNames: busNames)
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
@@ -240,17 +287,23 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var message = [CChar](repeating: 0, count: 512)
         // Each bus stream's node.name ("CLIENT-BUS") and target, as C strings for tpw_open
         // (which copies them).
-        let buses = busTargets(settings, busNames: busNames)
-        var texts: [String] = []
-        for bus in buses { texts += ["\(settings.clientName)-\(bus.name)", bus.target] }
-        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { strdup($0) }
+        // Then each session's stream (`streams` .perSession): node.name "CLIENT-SESSION",
+        // media.name the session, its role, main's target.
+        let busList = busTargets(settings, busNames: busNames)
+        let sessions = given ?? sessionStreams(settings)
+        var texts: [String?] = []
+        for bus in busList { texts += ["\(settings.clientName)-\(bus.name)", bus.target, nil, nil] }
+        for session in sessions { texts += ["\(settings.clientName)-\(session.name)", target, session.mediaRole, session.name] }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
         defer { for p in cStrings { free(p) } }
         var busConfigs: [tpw_bus_config] = []
-        for k in 0..<buses.count {
-            let node: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k])
-            let target: UnsafePointer<CChar>? = UnsafePointer(cStrings[2 * k + 1])
-            busConfigs.append(tpw_bus_config(node_name: node, target: target))
+        for k in 0..<(busList.count + sessions.count) {
+            busConfigs.append(
+                tpw_bus_config(
+                    node_name: UnsafePointer(cStrings[4 * k]), target: UnsafePointer(cStrings[4 * k + 1]),
+                    media_role: UnsafePointer(cStrings[4 * k + 2]), media_name: UnsafePointer(cStrings[4 * k + 3])))
         }
+        let buses = busConfigs
         let opened: OpaquePointer? = settings.clientName.withCString { name in
             settings.mediaRole.withCString { role in
                 withOptionalCString(target) { target in
@@ -263,7 +316,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                                     user: core.map { Unmanaged.passUnretained($0).toOpaque() },
                                     capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
                                     capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture, bus_count: UInt32(buses.count),
-                                    buses: nil, bus_render: pipeWireBusRender, gap: pipeWireGap)
+                                    buses: nil, bus_render: pipeWireBusRender, gap: pipeWireGap,
+                                    bus_capacity: UInt32(max(busConfigs.count, core?.buses.count ?? 0)))
                                 return busConfigs.withUnsafeBufferPointer { list in
                                     config.buses = list.baseAddress
                                     return tpw_open(&config, &message, message.count)
@@ -372,7 +426,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
             framesDropped: 0, isLost: isLost)
         let busLatency = timing.withLock { $0.busLatencyFrames }
-        let others = core.buses.enumerated().map { k, feed in
+        let others = core.liveBuses.enumerated().map { k, feed in
             OutputBusStatus(
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.xrunCount,
@@ -389,7 +443,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// The clock correction of each bus past main that plays through its own stream, in bus
     /// order (empty without one). Any thread.
     public var busClocks: [PipeWireBusClock] {
-        core.buses.map { feed in
+        core.liveBuses.map { feed in
             PipeWireBusClock(
                 name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.correction.framesCorrected.load(ordering: .relaxed),
                 framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
@@ -397,6 +451,86 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 missedCycles: feed.missedCycles.load(ordering: .relaxed), ringFrames: feed.fill,
                 lostCycles: feed.lostCycles.load(ordering: .relaxed), lostFrames: feed.lostFrames.load(ordering: .relaxed))
         }
+    }
+
+    /// Gives session `session`, on engine bus `bus`, a stream of its own while playing (a spare
+    /// feed, `spareSessionStreams` of them; the stream made by `tpw_bus_add` on PipeWire's
+    /// loop, connected at once; `node.name` "CLIENT-SESSION", `media.role` `role`). False
+    /// when the layout is `.single`, the session has one, no spare is left or PipeWire
+    /// refuses (logged): the session then plays in main's stream. Control thread.
+    @discardableResult
+    public func addSessionStream(_ session: String, bus: BusID, role: String) -> Bool {
+        guard settings.streams == .perSession else { return false }
+        if core.liveBuses.contains(where: { $0.sessionSlot >= 0 && $0.sessionBus == bus.rawValue }) { return false }
+        return control.withLock { state -> Bool in
+            // Under the control lock: the supervisor neither closes nor reopens the stream meanwhile.
+            guard let k = core.prepareSpare(name: session, bus: bus) else {
+                log("session \(session): no spare stream left (\(Self.spareSessionStreams)); it plays in main's stream")
+                return false
+            }
+            if let stream = state.stream?.pointer {
+                var message = [CChar](repeating: 0, count: 256)
+                let target = Self.target(settings, busNames: renderer.configuration.outputBuses)
+                let added = "\(settings.clientName)-\(session)".withCString { node in
+                    withOptionalCString(target) { target in
+                        role.withCString { role in
+                            session.withCString { name in
+                                var config = tpw_bus_config(node_name: node, target: target, media_role: role, media_name: name)
+                                return tpw_bus_add(stream, &config, &message, message.count)
+                            }
+                        }
+                    }
+                }
+                guard added == Int32(k) else {
+                    if added >= 0 { _ = tpw_bus_close(stream, UInt32(added)) }
+                    log("session \(session): its stream could not be added (\(text(message))); it plays in main's stream")
+                    return false
+                }
+            }
+            sessionRoles.withLock { $0[session] = role }
+            core.makeLive(k)
+            return true
+        }
+    }
+
+    /// Closes the stream of each session whose bus has left the engine (the data thread saw it
+    /// go: `BusFeed.ended`), once; one log line each. Supervisor thread.
+    private func closeEndedSessionStreams() {
+        for (k, feed) in core.liveBuses.enumerated() where feed.sessionSlot >= 0 && feed.ended.load(ordering: .acquiring) {
+            let closed = control.withLock { state -> Bool in
+                guard let stream = state.stream?.pointer, !state.closedSessionStreams.contains(k) else { return false }
+                // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
+                _ = tpw_bus_close(stream, UInt32(k))
+                state.closedSessionStreams.insert(k)
+                return true
+            }
+            if closed { log("session \(feed.name) was removed: its stream is closed") }
+        }
+    }
+
+    /// Announces `role` as the `media.role` of session `session`'s stream
+    /// (`pw_stream_update_properties`: the node's properties change where the session manager
+    /// and `pw-dump` see them; a stream reopened after a lost daemon announces it too). False
+    /// when that session has no stream of its own (`streams` `.single`, no spare was left when
+    /// it was made, or it was removed). Control thread (any thread but PipeWire's).
+    @discardableResult
+    public func setSessionMediaRole(_ role: String, session: String) -> Bool {
+        guard
+            let k = core.liveBuses.firstIndex(where: { $0.sessionSlot >= 0 && $0.name == session && !$0.ended.load(ordering: .acquiring) })
+        else { return false }
+        let changed = sessionRoles.withLock { roles -> Bool in
+            guard roles[session] != role else { return false }
+            roles[session] = role
+            return true
+        }
+        guard changed else { return true }
+        // Under the control lock, so the supervisor cannot close the stream meanwhile: the call
+        // takes only PipeWire's loop lock, which never waits for this one.
+        control.withLock { state in
+            guard let stream = state.stream?.pointer else { return }
+            _ = role.withCString { tpw_bus_set_role(stream, UInt32(k), $0) }
+        }
+        return true
     }
 
     /// The graph's rate in frames per second as the stream last reported it (0 before it
@@ -521,10 +655,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             let state = tpw_state(stream, &message, message.count)
             if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
             var busesRunning = true
-            for k in core.buses.indices {
+            for k in core.liveBuses.indices {
                 let busState = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 if busState < 0 {
-                    throw TuttiError(.device, "PipeWire stream of bus \(core.buses[k].name) failed: \(text(message))")
+                    throw TuttiError(.device, "PipeWire stream of bus \(core.liveBuses[k].name) failed: \(text(message))")
                 }
                 if busState != 3 { busesRunning = false }
             }
@@ -568,7 +702,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             // the buffer its stream took last cycle, which its driver may not have played yet).
             var latency = t.latencyFrames
             let cycle = core.cycleFrames.load(ordering: .relaxed)
-            for (k, feed) in core.buses.enumerated() {
+            for (k, feed) in core.liveBuses.enumerated() where !feed.ended.load(ordering: .acquiring) {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
             core.clock.finishAndPlayOut(
@@ -590,7 +724,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var rate: UInt32 = 0
         guard tpw_latency(stream, &frames, &rate) == 0 else { return }
         var buses = [Int]()
-        for k in core.buses.indices {
+        for k in core.liveBuses.indices {
             var busFrames: Int64 = 0
             var busRate: UInt32 = 0
             buses.append(tpw_bus_latency(stream, UInt32(k), &busFrames, &busRate) == 0 ? Int(busFrames) : 0)
@@ -606,14 +740,16 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
         var busXruns = [Int](repeating: 0, count: core.buses.count)
+        var streamed = Set<Int>()
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
+            closeEndedSessionStreams()
             let now = monotonicSeconds()
             events.reportXruns(total: xrunCount)
             // A bus's xruns (its stream's cycles without a buffer, its ring's underruns, the
             // graph cycles its stream lost), as ALSA reports a route's: `bus(NAME, xrun(total:))`.
-            for (k, feed) in core.buses.enumerated() {
+            for (k, feed) in core.liveBuses.enumerated() {
                 let total = feed.xrunCount
                 while busXruns[k] < total {
                     busXruns[k] += 1
@@ -639,11 +775,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 reconnect(reason: reason.isEmpty ? "the stream was disconnected" : reason)
                 continue
             }
-            if let stream, let k = core.buses.indices.first(where: { tpw_bus_state(stream, UInt32($0), nil, 0) < 2 }) {
+            // A session stream added while playing is not lost while it is still connecting:
+            // only once it has streamed (or failed).
+            if let stream {
+                for k in core.liveBuses.indices where tpw_bus_state(stream, UInt32(k), nil, 0) >= 2 { streamed.insert(k) }
+            }
+            if let stream,
+                let k = core.liveBuses.indices.first(where: { k in
+                    let state = tpw_bus_state(stream, UInt32(k), nil, 0)
+                    return state < 0 || (state < 2 && (k < core.firstSpare || streamed.contains(k)))
+                })
+            {
                 _ = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 let said = text(message)
                 let reason = said.isEmpty ? "its stream was disconnected" : said
-                reconnect(reason: "bus \(core.buses[k].name): \(reason)")
+                reconnect(reason: "bus \(core.liveBuses[k].name): \(reason)")
                 continue
             }
             if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
@@ -671,14 +817,22 @@ extension PipeWireOutput {
             core.dataThread.store(0, ordering: .releasing) // that thread has ended
         }
         // The buses' rings start empty with the new streams (what they held is dropped, counted).
-        for feed in core.buses { feed.reset() }
+        for feed in core.liveBuses { feed.reset() }
         var backoff = ReconnectBackoff(settings.reconnect)
         var lastFailure = ""
         while !stopping {
             do throws(TuttiError) {
+                // The session streams live now (those added while playing included), each with
+                // the role it announced last; the ended ones are closed again below.
+                let roles = sessionRoles.withLock { $0 }
+                let sessions = core.liveBuses.filter { $0.sessionSlot >= 0 }.map {
+                    SessionStream(name: $0.name, bus: BusID(rawValue: $0.sessionBus), mediaRole: roles[$0.name] ?? "Music")
+                }
                 let s = try Self.open(
                     settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
-                    channels: renderer.configuration.channelCount, remote: remote, core: core)
+                    channels: renderer.configuration.channelCount, remote: remote, core: core, sessions: sessions)
+                // Sessions removed meanwhile keep their streams closed.
+                for (k, feed) in core.liveBuses.enumerated() where feed.ended.load(ordering: .acquiring) { _ = tpw_bus_close(s, UInt32(k)) }
                 do throws(TuttiError) {
                     try connect(s)
                 } catch {

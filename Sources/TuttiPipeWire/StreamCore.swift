@@ -63,6 +63,20 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Captured frames given to the input's ring.
     let capturedFrames = Atomic<Int64>(0)
 
+    /// What each cycle hands the renderer, per engine bus slot below `sessionMixCount`: the
+    /// buffer of the live session feed on that bus (nil: the bus mixes into main). Rebuilt by
+    /// the data thread every cycle; nil without session streams.
+    let renderMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
+    let sessionMixCount: Int
+    /// One mix buffer per session feed (live or spare), `busStride` apart.
+    let sessionMixStorage: UnsafeMutablePointer<Float>?
+    /// The feeds in use (`buses.prefix(liveCount)`): output buses, then sessions in the order
+    /// their streams were made; the rest are spares for sessions made while playing. Raised
+    /// by the control thread once a spare is ready and its stream exists.
+    let liveCount = Atomic<Int>(0)
+    /// The feeds in use. Any thread.
+    var liveBuses: ArraySlice<BusFeed> { buses.prefix(liveCount.load(ordering: .acquiring)) }
+
     /// Frames a bus's ring holds: 4 of PipeWire's largest quanta (8192 frames) at most.
     static let busRingFrames = 32_768
 
@@ -71,7 +85,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// two updates of their clock correction. Allocates: control thread.
     init(
         renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
-        busPeriodFrames: Int = 1_024
+        busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default",
+        spareSessionStreams: Int = 0
     ) {
         self.renderer = renderer
         self.capture = capture
@@ -81,7 +96,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         outputBusCount = renderer.outputBusCount
         scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
         busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
-        if outputBusCount > 1 {
+        let slotLimit = min(renderer.configuration.maxBuses, Self.maxSessionSlots)
+        let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < slotLimit }
+        let sessionFeedCount = sessions.count + spareSessionStreams
+        if outputBusCount > 1 || sessionFeedCount > 0 {
             let s = allocateAudio(Float.self, capacity: busStride * outputBusCount)
             s.initialize(repeating: 0, count: busStride * outputBusCount)
             let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outputBusCount)
@@ -96,22 +114,75 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         hasScope = scope != nil
         let names = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
-        buses = busDestinations.compactMap { bus in
+        let busFeeds = busDestinations.compactMap { bus -> BusFeed? in
             guard let index = names.firstIndex(of: bus.name), index > 0, index < renderer.outputBusCount else { return nil }
             return BusFeed(
                 name: bus.name, index: index, destination: bus.target, channelCount: renderer.configuration.channelCount,
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
                 controllerPeriod: busPeriodFrames)
         }
+        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`),
+        // then the spares (their streams are added by `tpw_bus_add` when they are used).
+        let sessionFeeds = (0..<sessionFeedCount).map { k in
+            BusFeed(
+                name: k < sessions.count ? sessions[k].name : "", index: 0, destination: sessionTarget,
+                channelCount: renderer.configuration.channelCount, sampleRate: rate,
+                maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
+                controllerPeriod: busPeriodFrames, sessionSlot: k < sessions.count ? sessions[k].busSlot : -1,
+                sessionBus: k < sessions.count ? sessions[k].bus.rawValue : 0)
+        }
+        buses = busFeeds + sessionFeeds
+        firstSpare = busFeeds.count + sessions.count
+        if sessionFeedCount == 0 {
+            renderMixes = nil
+            sessionMixCount = 0
+            sessionMixStorage = nil
+        } else {
+            let storage = allocateAudio(Float.self, capacity: busStride * sessionFeedCount)
+            storage.initialize(repeating: 0, count: busStride * sessionFeedCount)
+            for (k, feed) in sessionFeeds.enumerated() { feed.mixBuffer = storage + k * busStride }
+            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: slotLimit)
+            table.initialize(repeating: nil, count: slotLimit)
+            renderMixes = table
+            sessionMixCount = slotLimit
+            sessionMixStorage = storage
+        }
         busCount = buses.count
         busSlots = .allocate(capacity: max(buses.count, 1))
         for (k, b) in buses.enumerated() { (busSlots + k).initialize(to: .passUnretained(b)) }
+        liveCount.store(firstSpare, ordering: .releasing)
     }
+
+    /// The engine bus slots a session stream may use (below the engine's `maxBuses`).
+    static let maxSessionSlots = 256
+    /// The first spare session feed (`buses`); spares are used in order.
+    let firstSpare: Int
+
+    /// Prepares the next spare feed for session `name` on `bus` (its ring emptied, its
+    /// correction restarted): its index in `buses`, or nil when none is left or the bus's
+    /// slot is past `maxSessionSlots`. The caller adds its stream, then `makeLive`. Control
+    /// thread.
+    func prepareSpare(name: String, bus: BusID) -> Int? {
+        let k = liveCount.load(ordering: .acquiring)
+        guard k < buses.count, k >= firstSpare, bus.slot >= 0, bus.slot < sessionMixCount else { return nil }
+        let feed = buses[k]
+        feed.name = name
+        feed.sessionSlot = bus.slot
+        feed.sessionBus = bus.rawValue
+        feed.sessionState = 0
+        feed.reset()
+        return k
+    }
+
+    /// Feed `k` (prepared) takes part from the data thread's next cycle. Control thread.
+    func makeLive(_ k: Int) { liveCount.store(k + 1, ordering: .releasing) }
 
     deinit {
         if let scratch { deallocateAudio(scratch) }
         busScratch?.deallocate()
         busSlots.deallocate()
+        renderMixes?.deallocate()
+        if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
     }
 
     // MARK: PipeWire's data thread
@@ -125,16 +196,61 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let grant = clock.beginCycle(frameCount: frameCount)
         let rendered = grant.count
         let feeds = busSlots
-        let feedCount = busCount
+        let feedCount = liveCount.load(ordering: .acquiring)
         if let busScratch, let scratch {
+            let mixes = renderMixes
+            if let mixes {
+                // A session whose bus has gone (removed) stops being split: its slot mixes into
+                // main again (another session may take it), and its stream is closed.
+                for k in 0..<feedCount {
+                    let (slot, bus, state, buffer) = feeds[k]._withUnsafeGuaranteedRef {
+                        ($0.sessionSlot, $0.sessionBus, $0.sessionState, $0.mixBuffer)
+                    }
+                    if slot < 0 { continue }
+                    var next = state
+                    if state != 2 {
+                        if renderer.hasBus(BusID(rawValue: bus)) {
+                            next = 1
+                        } else if state == 1 {
+                            next = 2
+                        }
+                    }
+                    if next != state {
+                        feeds[k]._withUnsafeGuaranteedRef {
+                            $0.sessionState = next
+                            if next == 2 { $0.ended.store(true, ordering: .releasing) }
+                        }
+                    }
+                    if next == 2 {
+                        if mixes[slot] == buffer { mixes[slot] = nil }
+                    } else {
+                        mixes[slot] = buffer
+                    }
+                }
+            }
             var offset = 0
             while offset < rendered {
                 let n = min(rendered &- offset, scratchFrames)
-                renderer.render(outputBuses: busScratch, busCount: outputBusCount, frameCount: n)
+                if let mixes {
+                    // Each session's mix to its own stream; main's stream plays the rest.
+                    renderer.render(
+                        outputBuses: busScratch, busCount: outputBusCount, busMixes: mixes, busMixCount: sessionMixCount,
+                        joiningMain: false, frameCount: n)
+                } else {
+                    renderer.render(outputBuses: busScratch, busCount: outputBusCount, frameCount: n)
+                }
                 let to = output + offset &* channelCount
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {
-                    feeds[k]._withUnsafeGuaranteedRef { $0.push(busScratch[$0.index], frameCount: n) }
+                    feeds[k]._withUnsafeGuaranteedRef { feed in
+                        if feed.isEnded { return }
+                        let slot = feed.sessionSlot
+                        if slot >= 0, let buffer = feed.mixBuffer {
+                            feed.push(buffer, frameCount: n)
+                        } else {
+                            feed.push(busScratch[feed.index], frameCount: n)
+                        }
+                    }
                 }
                 offset &+= n
             }
@@ -152,7 +268,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 while offset < frameCount {
                     let n = min(frameCount &- offset, scratchFrames)
                     silence.update(repeating: 0, count: n &* channelCount)
-                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.push(silence, frameCount: n) } }
+                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.push(silence, frameCount: n) } } }
                     offset &+= n
                 }
             }
@@ -160,7 +276,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         if feedCount > 0, clock.phase.load(ordering: .acquiring) != .idle {
             // clock_gettime(CLOCK_MONOTONIC) is answered in the vDSO: no call into the kernel.
             let now = monotonicNanoseconds()
-            for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { $0.measure(cycleFrames: frameCount, now: now) } }
+            for k in 0..<feedCount {
+                feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.measure(cycleFrames: frameCount, now: now) } }
+            }
         }
         if hasScope { _unsafePerformance { exit() } }
         cycleFrames.store(frameCount, ordering: .relaxed)
@@ -192,10 +310,15 @@ extension StreamCore {
 
 extension StreamCore {
     /// One cycle of bus stream `bus` (its index in `buses`): `frameCount` frames from its ring
-    /// into `output` (NULL: the cycle found no free buffer, counted). PipeWire's data thread.
+    /// into `output` (NULL: the cycle found no free buffer, counted); silence from a feed not
+    /// live yet (a session stream just added). PipeWire's data thread.
     @_noLocks
     func pullBus(_ bus: Int, into output: UnsafeMutablePointer<Float>?, frameCount: Int) {
         guard bus >= 0, bus < busCount else { return }
+        if bus >= liveCount.load(ordering: .acquiring) {
+            output?.update(repeating: 0, count: frameCount &* channelCount)
+            return
+        }
         let mainCycle = cycleFrames.load(ordering: .relaxed)
         busSlots[bus]._withUnsafeGuaranteedRef { feed in
             guard let output else {

@@ -33,6 +33,9 @@ public final class ScenePlayback {
     private let live: OfflineRenderer
     /// The live graph's renderer (its input sources are what a backend captures into).
     var liveRenderer: OfflineRenderer { live }
+    /// The live graph's sessions that have output, in scene order: each its id, the slot of
+    /// its engine bus and its effective media role (a stream per session). Control thread.
+    package var sessionStreams: [(name: String, bus: BusID, mediaRole: MediaRole)] { live.system.sessionStreams() }
     /// Shadow commands queued for the live engine so far.
     private var forwarded = 0
 

@@ -36,7 +36,8 @@ struct Play: ParsableCommand {
             With --backend pipewire it plays main as one PipeWire stream at the scene's rate \
             (PipeWire resamples), rendered in the stream's process callback, to --target NODE \
             (default: the default sink), and each other output bus given --bus-output NAME=NODE as a \
-            stream of its own to that sink (clock-corrected; a bus without one is not played); other apps' running PipeWire playback streams are \
+            stream of its own to that sink (clock-corrected; a bus without one is not played); --streams per-session gives each \
+            session with output a stream of its own (tutti-SESSION, its media.role; docs/backends.md); other apps' running PipeWire playback streams are \
             then applied as the `other` control line (journalled as otherAudioChanged), and the \
             sink it plays to going away, or the stream moving to another sink, as the `route` \
             control line (oldDeviceUnavailable pauses media sessions; a headphones or headset \
@@ -142,6 +143,14 @@ struct Play: ParsableCommand {
         ))
     var noMPRIS = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --backend pipewire (or auto): single (default) or per-session streams.",
+            discussion:
+                "per-session: each session of the scene that has output plays through a PipeWire stream of its own, node.name NAME-SESSION (NAME: the client name), media.name the session's id, media.role its category's role from the table in docs/backends.md or its \"mediaRole\"; main's stream keeps the call audio and system sounds. The policy still decides everything rendered; the streams add up to the single-stream mix. A usage error with --backend alsa or jack; refused for a scene with engine effects or a limiter (they act on the sum)."
+        ))
+    var streams = StreamLayout.single
+
     @Flag(
         name: .customLong("no-watch-other-audio"),
         help: ArgumentHelp(
@@ -241,6 +250,11 @@ struct Play: ParsableCommand {
             scene.engine.sampleRate = rate
         }
         let playback = try ScenePlayback(scene: scene)
+        if settings.streams == .perSession {
+            settings.sessionStreams = playback.sessionStreams.map {
+                SessionStream(name: $0.name, bus: $0.bus, mediaRole: $0.mediaRole.rawValue)
+            }
+        }
         let journal = try events.map { try LiveJournal(path: $0, warn: { FileHandle.standardError.write(Data("tutti: \($0)\n".utf8)) }) }
         let rate = scene.engine.sampleRate
         let total = seconds.map { min(playback.totalFrames, Int64(($0 * Double(rate)).rounded())) } ?? playback.totalFrames
@@ -253,9 +267,13 @@ struct Play: ParsableCommand {
             log: { FileHandle.standardError.write(Data("tutti: \(name): \($0)\n".utf8)) }, onEvent: nil)
         let status = output.status
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \(status)")
-        for bus in status.buses.dropFirst() {
+        // The session streams (--streams per-session) are the last entries, after the buses'.
+        let sessionStreamCount = settings.streams == .perSession ? settings.sessionStreams.count : 0
+        let entries = status.buses.count
+        func label(_ k: Int) -> String { k >= entries - sessionStreamCount ? "session stream" : "output bus" }
+        for (k, bus) in status.buses.enumerated().dropFirst() {
             say(
-                "output bus \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
+                "\(label(k)) \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
             )
         }
         if let capture { say("capturing input \(capture.id) from \(captureDescription(output, channels: capture.source.channelCount))") }
@@ -345,9 +363,9 @@ struct Play: ParsableCommand {
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         // Main first; then each other output bus on the same line.
-        let others = end.buses.dropFirst().map { bus in
+        let others = end.buses.enumerated().dropFirst().map { k, bus in
             String(
-                format: "; output bus %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", bus.name,
+                format: "; %@ %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", label(k), bus.name,
                 bus.destination.isEmpty ? "(unconnected)" : bus.destination, bus.xrunCount,
                 Double(bus.latencyFrames) / Double(rate) * 1000, bus.framesDropped)
         }

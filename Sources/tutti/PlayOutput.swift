@@ -4,6 +4,9 @@ import Tutti
 import TuttiOutput
 import TuttiPipeWire
 
+/// `--streams` of `tutti play`: "single" or "per-session".
+extension StreamLayout: ExpressibleByArgument {}
+
 /// `--backend` of `tutti play` and `tutti devices`: a backend's name as the library spells it
 /// (an unknown one lists the known ones).
 extension OutputConfiguration.Backend: ExpressibleByArgument {
@@ -54,7 +57,7 @@ extension Play {
     /// of pipewire, jack, alsa whose own options are given); nil: none does (auto then takes
     /// the first that works). Options of another backend are then usage errors naming it.
     var namedBackend: OutputConfiguration.Backend? {
-        if target != nil { return .pipewire }
+        if target != nil || streams == .perSession { return .pipewire }
         if jack.name != "tutti" || jack.server != nil || jack.noConnect || !jack.connect.isEmpty || !jack.captureFrom.isEmpty {
             return .jack
         }
@@ -65,6 +68,9 @@ extension Play {
     /// Usage errors (exit 64): options of the other backend, contradictions.
     func validateBackendOptions() throws {
         if backend != .pipewire, target != nil { throw ValidationError("--target is for --backend pipewire") }
+        if backend != .pipewire, streams == .perSession {
+            throw ValidationError("--streams per-session is for --backend pipewire (\(backend.name) plays one mix, with no media role)")
+        }
         if backend == .pipewire {
             try jack.rejectWithoutJACK()
             if mlock { throw ValidationError("--mlock is for --backend alsa") }
@@ -164,6 +170,7 @@ extension Play {
         case .pipewire:
             settings.periodFrames = period
             settings.realtimePriority = noRealtime ? nil : 50
+            settings.streams = streams
         case .auto:
             preconditionFailure("auto is resolved before the output settings are made")
         }

@@ -47,6 +47,8 @@ typedef void (*tpw_gap_fn)(void *user, int32_t stream, uint32_t cycles, uint64_t
 typedef struct tpw_bus_config {
     const char *node_name; // node.name ("CLIENT-BUS")
     const char *target;    // target.object (a node name or serial); NULL: the default sink
+    const char *media_role; // media.role; NULL: main's
+    const char *media_name; // media.name; NULL: node_name
 } tpw_bus_config;
 
 /// What one stream is opened with (strings are copied; NULL: not set).
@@ -78,6 +80,9 @@ typedef struct tpw_config {
     tpw_bus_fn bus_render;
     // Lost cycles of every stream (NULL: not reported).
     tpw_gap_fn gap;
+    // Room for bus streams in all, those added later by tpw_bus_add included (below
+    // bus_count: bus_count).
+    uint32_t bus_capacity;
 } tpw_config;
 
 typedef struct tpw_stream tpw_stream;
@@ -105,6 +110,23 @@ int tpw_state(tpw_stream *stream, char *error, size_t error_size);
 /// Bus stream `bus`'s state, as tpw_state's (with a buffer, its last error). -1 for a bus
 /// index out of range.
 int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
+
+/// Adds a bus stream (index: the next, returned) as tpw_open makes them, connected at once
+/// when tpw_connect ran; its callback is `bus_render` with that index. -1 with `error` set
+/// when the room (`bus_capacity`) is used up or PipeWire refuses. Takes the thread loop's
+/// lock: any thread but PipeWire's.
+int tpw_bus_add(tpw_stream *stream, const tpw_bus_config *config, char *error, size_t error_size);
+
+/// Destroys bus stream `bus` (its node leaves the graph; its callback never runs again), the
+/// others and main playing on; tpw_bus_state then reads 3 (streaming) for it, tpw_connect
+/// skips it. 0, or -1 for a bus it does not have. Takes the thread loop's lock: any thread but
+/// PipeWire's.
+int tpw_bus_close(tpw_stream *stream, uint32_t bus);
+
+/// Sets bus stream `bus`'s media.role (pw_stream_update_properties: the node's properties
+/// change, as the session manager sees them). 0, or -1 for a bus it does not have. Takes the
+/// thread loop's lock: any thread but PipeWire's.
+int tpw_bus_set_role(tpw_stream *stream, uint32_t bus, const char *role);
 
 /// Bus stream `bus`'s timing, as tpw_latency's. 0, or -1 before it runs.
 int tpw_bus_latency(tpw_stream *stream, uint32_t bus, int64_t *frames, uint32_t *graph_rate);

@@ -434,6 +434,18 @@ def test_watch_other_audio_is_on_by_default_and_passed_through(engine, music):
     engine.stop_output()
 
 
+def test_streams_default_single_and_per_session_is_pipewire_only(engine, music):
+    from tutti import _native
+
+    config = _native.init_struct(_native.OutputConfig, tutti._lib.tutti_output_config_init_size)
+    assert config.streams == tutti.constants.TUTTI_STREAMS_SINGLE and config.reserved1 == 0
+    with pytest.raises(tutti.InvalidArgumentError, match="per-session"):
+        engine.start_output(device="null", streams="per-session")  # ALSA plays one mix
+    assert not engine.output_running
+    with pytest.raises(ValueError, match="streams"):
+        engine.start_output(device="null", streams="both")
+
+
 def _pipewire_tools():
     import shutil
 
@@ -503,6 +515,74 @@ def test_watch_other_audio_decides_whether_pw_play_reaches_the_policy(engine, mu
             assert player.poll() is None, "pw-play ended before the check: the test proves nothing"
             assert engine.other_audio().other_audio_playing == watch
             assert engine.other_audio_clients() == (["pw-play"] if watch else [])
+        finally:
+            engine.stop_output()
+    finally:
+        for child in reversed(children):
+            child.terminate()
+            child.wait()
+
+
+@pytest.mark.skipif(
+    None in _pipewire_tools() or __import__("shutil").which("pw-dump") is None,
+    reason="needs pipewire, wireplumber, pw-cli, pw-dump and dbus-daemon",
+)
+def test_per_session_streams_show_each_session_with_its_role(engine, music, tmp_path, monkeypatch):
+    """A private PipeWire daemon: start_output(streams="per-session") gives each session a
+    stream "tutti-ID" with its media.role (pw-dump), and a role set while playing is announced."""
+    import json
+    import subprocess
+    import time
+
+    pipewire, wireplumber, _, pw_cli, dbus_daemon = _pipewire_tools()
+    pw_dump = __import__("shutil").which("pw-dump")
+    run, home, conf = tmp_path / "run", tmp_path / "home", tmp_path / "config" / "pipewire" / "pipewire.conf.d"
+    for folder in (run, home, conf):
+        folder.mkdir(parents=True)
+    run.chmod(0o700)
+    (conf / "null.conf").write_text(
+        'context.objects = [ { factory = adapter args = { factory.name = support.null-audio-sink node.name = "testsink" '
+        'media.class = "Audio/Sink" object.linger = true audio.position = [ FL FR ] audio.rate = 48000 } } ]\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIPEWIRE_")}
+    env.update(XDG_RUNTIME_DIR=str(run), HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    children = []
+
+    def wait_for(what, ready, seconds=30.0):
+        deadline = time.monotonic() + seconds
+        while not ready():
+            assert time.monotonic() < deadline, f"{what} was not ready within {seconds} s"
+            time.sleep(0.05)
+
+    def cli(*args) -> str:
+        return subprocess.run([pw_cli, *args], env=env, capture_output=True, text=True).stdout
+
+    def roles() -> dict:
+        dump = json.loads(subprocess.run([pw_dump], env=env, capture_output=True, text=True).stdout or "[]")
+        props = [o.get("info", {}).get("props", {}) for o in dump if o.get("type") == "PipeWire:Interface:Node"]
+        return {p["node.name"]: p.get("media.role") for p in props if p.get("media.class") == "Stream/Output/Audio"}
+
+    try:
+        bus = subprocess.Popen([dbus_daemon, "--session", "--nofork", "--nopidfile", f"--address=unix:path={tmp_path}/bus"])
+        children.append(bus)
+        wait_for("dbus-daemon", lambda: (tmp_path / "bus").exists())
+        env["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={tmp_path}/bus"
+        children.append(subprocess.Popen([pipewire], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for("pipewire", lambda: "id: 0" in cli("info", "0"))
+        children.append(subprocess.Popen([wireplumber], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for("wireplumber", lambda: 'application.name = "WirePlumber"' in cli("ls", "Client"))
+        for key in ("XDG_RUNTIME_DIR", "HOME", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS"):
+            monkeypatch.setenv(key, env[key])
+        monkeypatch.delenv("PIPEWIRE_REMOTE", raising=False)
+
+        engine.session("world", tutti.Category.AMBIENT)
+        music.tone(440.0, 0.2).play()
+        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_other_audio=False, streams="per-session")
+        try:
+            wait_for("the session streams", lambda: {"tutti-music", "tutti-world"} <= roles().keys(), seconds=10)
+            seen = roles()
+            assert seen["tutti-music"] == "Music" and seen["tutti-world"] == "Game", seen
+            music.media_role = "Movie"
+            wait_for("the new role", lambda: roles().get("tutti-music") == "Movie", seconds=10)
         finally:
             engine.stop_output()
     finally:

@@ -1008,6 +1008,7 @@ class Engine:
         mpris: bool = False,
         watch_other_audio: bool = True,
         routes: Union[Mapping[str, str], str, None] = None,
+        streams: str = "single",
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
@@ -1020,7 +1021,10 @@ class Engine:
         commands; without a session bus the output plays anyway). ``watch_other_audio``: with
         PipeWire, follow other apps' running playback streams and hand them to the policy as
         ``set_other_audio`` does (False: other apps' audio stays what the host sets; ALSA and
-        JACK ignore it). DeviceError says why a device cannot be opened."""
+        JACK ignore it). ``streams``: "single" (one stream for the mix) or "per-session" (PipeWire:
+        each session with output plays through a stream of its own, named after it, with its
+        media role; docs/backends.md, "Streams per session"; ALSA, JACK, master effects or a
+        limiter: InvalidArgumentError). DeviceError says why a device cannot be opened."""
         config = init_struct(_OutputConfig, lib.tutti_output_config_init_size)
         config.backend = _int(backend, -(1 << 31), (1 << 31) - 1, "backend")
         config.device = _name(device, "device")
@@ -1041,6 +1045,10 @@ class Engine:
         config.routes = _name(bus_destinations, "bus_destinations")  # the C field keeps its first name
         config.mpris = 1 if mpris else 0
         config.watch_other_audio = 1 if watch_other_audio else 0
+        layouts = {"single": C.TUTTI_STREAMS_SINGLE, "per-session": C.TUTTI_STREAMS_PER_SESSION}
+        if streams not in layouts:
+            raise ValueError(f'start_output: streams must be "single" or "per-session", got {streams!r}')
+        config.streams = layouts[streams]
         _check(lib.tutti_output_start(self.ptr, ctypes.byref(config)))
 
     def stop_output(self, drain: bool = False) -> None:

@@ -216,8 +216,9 @@ class Effect(Structure):
 
 
 class OutputConfig(Structure):
-    """tutti_output_config, the fifth layout (capture, then routes, then mpris, then
-    watch_other_audio past the mpris layout's tail padding, reserved0)."""
+    """tutti_output_config, the sixth layout (capture, then routes, then mpris, then
+    watch_other_audio past the mpris layout's tail padding, reserved0, then streams past the
+    watch_other_audio layout's, reserved1)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -231,6 +232,8 @@ class OutputConfig(Structure):
         ("mpris", c_uint32),
         ("reserved0", c_uint32),
         ("watch_other_audio", c_uint32),
+        ("reserved1", c_uint32),
+        ("streams", c_uint32),
     ]
 
 
