@@ -38,12 +38,11 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let buses: [BusFeed]
     let busSlots: UnsafeMutablePointer<Unmanaged<BusFeed>>
     let busCount: Int
-    /// Per-bus render scratch for an engine with several output buses (nil with one: main is
-    /// rendered straight into PipeWire's buffer).
-    let scratch: UnsafeMutablePointer<Float>?
-    let scratchFrames: Int
-    let busStride: Int
-    let busScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
+    /// The render memory per output bus, used when the engine has several output buses or
+    /// session streams (`splitsOutput`); otherwise main is rendered straight into PipeWire's
+    /// buffer.
+    let buffers: OutputBusBuffers
+    let splitsOutput: Bool
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
@@ -68,7 +67,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// the data thread every cycle; nil without session streams.
     let renderMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
     let sessionMixCount: Int
-    /// One mix buffer per session feed (live or spare), `busStride` apart.
+    /// One mix buffer per session feed (live or spare), `buffers.strideSamples` apart.
     let sessionMixStorage: UnsafeMutablePointer<Float>?
     /// The feeds in use (`buses.prefix(liveCount)`): output buses, then sessions in the order
     /// their streams were made; the rest are spares for sessions made while playing. Raised
@@ -94,22 +93,13 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         captureChannels = capture?.channelCount ?? 0
         channelCount = renderer.configuration.channelCount
         outputBusCount = renderer.outputBusCount
-        scratchFrames = min(1024, renderer.configuration.maxBlockFrames)
-        busStride = alignedAudioStride(scratchFrames * channelCount, of: Float.self)
+        buffers = OutputBusBuffers(
+            busCount: outputBusCount, frameCapacity: min(1024, renderer.configuration.maxBlockFrames), channelCount: channelCount)
+        let busStride = buffers.strideSamples
         let slotLimit = min(renderer.configuration.maxBuses, Self.maxSessionSlots)
         let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < slotLimit }
         let sessionFeedCount = sessions.count + spareSessionStreams
-        if outputBusCount > 1 || sessionFeedCount > 0 {
-            let s = allocateAudio(Float.self, capacity: busStride * outputBusCount)
-            s.initialize(repeating: 0, count: busStride * outputBusCount)
-            let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outputBusCount)
-            for r in 0..<outputBusCount { (table + r).initialize(to: s + r * busStride) }
-            scratch = s
-            busScratch = table
-        } else {
-            scratch = nil
-            busScratch = nil
-        }
+        splitsOutput = outputBusCount > 1 || sessionFeedCount > 0
         self.scope = scope ?? .inactive
         hasScope = scope != nil
         let names = renderer.configuration.outputBuses
@@ -178,8 +168,6 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     func makeLive(_ k: Int) { liveCount.store(k + 1, ordering: .releasing) }
 
     deinit {
-        if let scratch { deallocateAudio(scratch) }
-        busScratch?.deallocate()
         busSlots.deallocate()
         renderMixes?.deallocate()
         if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
@@ -197,7 +185,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let rendered = grant.count
         let feeds = busSlots
         let feedCount = liveCount.load(ordering: .acquiring)
-        if let busScratch, let scratch {
+        if splitsOutput {
+            let busScratch = buffers.table
+            let scratch = buffers.samples
             let mixes = renderMixes
             if let mixes {
                 // A session whose bus has gone (removed) stops being split: its slot mixes into
@@ -230,7 +220,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             }
             var offset = 0
             while offset < rendered {
-                let n = min(rendered &- offset, scratchFrames)
+                let n = min(rendered &- offset, buffers.frameCapacity)
                 if let mixes {
                     // Each session's mix to its own stream; main's stream plays the rest.
                     renderer.render(
@@ -262,11 +252,11 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             (output + rendered &* channelCount).update(repeating: 0, count: (frameCount &- rendered) &* channelCount)
             // The buses get the same silence (their streams stay in step with main's), once
             // rendering has begun (before, the bus streams wait for their first frames).
-            if feedCount > 0, let scratch, clock.phase.load(ordering: .acquiring) != .idle {
-                let silence = scratch + busStride &* (outputBusCount &- 1) // a bus's scratch, cleared here
+            if feedCount > 0, splitsOutput, clock.phase.load(ordering: .acquiring) != .idle {
+                let silence = buffers.bus(outputBusCount &- 1) // a bus's scratch, cleared here
                 var offset = rendered
                 while offset < frameCount {
-                    let n = min(frameCount &- offset, scratchFrames)
+                    let n = min(frameCount &- offset, buffers.frameCapacity)
                     silence.update(repeating: 0, count: n &* channelCount)
                     for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.push(silence, frameCount: n) } } }
                     offset &+= n
