@@ -27,8 +27,11 @@ static inline float tk_mul_add(float g, float s, float d) {
 /// `mix_add` and `mix_add_pair` are `add_fn`, `mix_fn` and `pair_fn` (static functions of the
 /// same file, so they are called directly or inlined: no indirect call per source), with the
 /// variant's target attribute `attr`. One entry's chunk is exactly the call the Swift slot
-/// loop makes for it: the same bytes.
-#define TK_DEFINE_MIX_SETTLED(name, attr, add_fn, mix_fn, pair_fn)                                                                   \
+/// loop makes for it: the same bytes. `prefetch` (a constant) asks, while an entry mixes, for
+/// the next one's first samples (1) and its node's position line (2): a jump to another
+/// buffer no hardware prefetcher foresees. Only where measured faster (AVX-512: 3; with the
+/// AVX2 kernels it measured no better, docs/performance.md).
+#define TK_DEFINE_MIX_SETTLED(name, attr, add_fn, mix_fn, pair_fn, prefetch)                                                                   \
     attr static inline __attribute__((always_inline)) void name##_one(const tk_settled_entry *e, float *dst, const float *src,      \
                                                                       size_t frames, size_t channels) {                            \
         switch (e->kind) {                                                                                                          \
@@ -44,6 +47,16 @@ static inline float tk_mul_add(float g, float s, float d) {
         const ptrdiff_t ch = (ptrdiff_t)channels;                                                                                   \
         for (size_t k = first; k < count; k++) {                                                                                    \
             tk_settled_entry *e = entries + k;                                                                                      \
+            if (prefetch && k + 1 < count) {                                                                                        \
+                /* The next source's first samples and its node's line: a jump no prefetcher sees. */                               \
+                const tk_settled_entry *next = e + 1;                                                                               \
+                const float *ahead = next->data + next->position * ch;                                                              \
+                if (prefetch & 1) {                                                                                                 \
+                    __builtin_prefetch(ahead, 0, 3);                                                                                \
+                    __builtin_prefetch(ahead + 16, 0, 3);                                                                           \
+                }                                                                                                                   \
+                if (prefetch & 2) __builtin_prefetch(next->node_position, 1, 3);                                                    \
+            }                                                                                                                       \
             const ptrdiff_t position = e->position;                                                                                 \
             const ptrdiff_t before = e->end - position;                                                                             \
             float *dst = targets[e->route];                                                                                         \

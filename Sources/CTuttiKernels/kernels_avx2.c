@@ -99,7 +99,7 @@ TK_AVX2 static void mix_add_sample_gains_avx2(float *dst, const float *src, cons
     for (; i < count; i++) dst[i] = tk_mul_add(gains[i], src[i], dst[i]);
 }
 
-TK_DEFINE_MIX_SETTLED(mix_settled_avx2, TK_AVX2, add_avx2, mix_add_avx2, mix_add_pair_avx2)
+TK_DEFINE_MIX_SETTLED(mix_settled_avx2, TK_AVX2, add_avx2, mix_add_avx2, mix_add_pair_avx2, 0)
 
 /// Eight lanes of |bits| at a time, two vectors per step (non-negative lanes: the signed max
 /// and compare order them as unsigned).

@@ -107,7 +107,7 @@ TK_AVX512 static void mix_add_sample_gains_avx512(float *dst, const float *src, 
     }
 }
 
-TK_DEFINE_MIX_SETTLED(mix_settled_avx512, TK_AVX512, add_avx512, mix_add_avx512, mix_add_pair_avx512)
+TK_DEFINE_MIX_SETTLED(mix_settled_avx512, TK_AVX512, add_avx512, mix_add_avx512, mix_add_pair_avx512, 3)
 
 /// Sixteen lanes of |bits| at a time, the tail through a lane mask (masked-off lanes load 0:
 /// neither a peak nor a clip).

@@ -41,7 +41,7 @@ static void mix_add_sample_gains_scalar(float *dst, const float *src, const floa
     }
 }
 
-TK_DEFINE_MIX_SETTLED(mix_settled_scalar, , add_scalar, mix_add_scalar, mix_add_pair_scalar)
+TK_DEFINE_MIX_SETTLED(mix_settled_scalar, , add_scalar, mix_add_scalar, mix_add_pair_scalar, 0)
 
 static uint32_t meter_scalar(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
     size_t over = 0;

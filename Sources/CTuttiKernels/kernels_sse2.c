@@ -94,7 +94,7 @@ TK_SSE2 static void mix_add_sample_gains_sse2(float *dst, const float *src, cons
     }
 }
 
-TK_DEFINE_MIX_SETTLED(mix_settled_sse2, TK_SSE2, add_sse2, mix_add_sse2, mix_add_pair_sse2)
+TK_DEFINE_MIX_SETTLED(mix_settled_sse2, TK_SSE2, add_sse2, mix_add_sse2, mix_add_pair_sse2, 0)
 
 /// Four lanes of |bits| at a time (SSE2 has no 32-bit max: a compare and a select; the lanes
 /// are non-negative once the sign is cleared, so the signed compare orders them as unsigned).
