@@ -23,6 +23,71 @@ static inline float tk_mul_add(float g, float s, float d) {
     return d + p;
 }
 
+/// Defines `static size_t name(...)`: the `mix_settled` kernel of a variant whose `add`,
+/// `mix_add` and `mix_add_pair` are `add_fn`, `mix_fn` and `pair_fn` (static functions of the
+/// same file, so they are called directly or inlined: no indirect call per source), with the
+/// variant's target attribute `attr`. One entry's chunk is exactly the call the Swift slot
+/// loop makes for it: the same bytes. `prefetch` (a constant) asks, while an entry mixes, for
+/// the next one's first samples (1) and its node's position line (2): a jump to another
+/// buffer no hardware prefetcher foresees. Only where measured faster (AVX-512: 3; with the
+/// AVX2 kernels it measured no better, docs/performance.md).
+#define TK_DEFINE_MIX_SETTLED(name, attr, add_fn, mix_fn, pair_fn, prefetch)                                                                   \
+    attr static inline __attribute__((always_inline)) void name##_one(const tk_settled_entry *e, float *dst, const float *src,      \
+                                                                      size_t frames, size_t channels) {                            \
+        switch (e->kind) {                                                                                                          \
+        case 1: add_fn(dst, src, frames * channels); break;                                                                         \
+        case 2: mix_fn(dst, src, frames * channels, e->gain_left); break;                                                           \
+        case 3: pair_fn(dst, src, frames, e->gain_left, e->gain_right); break;                                                      \
+        default: break;                                                                                                             \
+        }                                                                                                                           \
+    }                                                                                                                               \
+    attr static size_t name(tk_settled_entry *entries, size_t first, size_t count, float *const *targets, size_t frames,            \
+                            size_t channels, int64_t frame, int64_t *wrapped_at) {                                                  \
+        const ptrdiff_t n = (ptrdiff_t)frames;                                                                                      \
+        const ptrdiff_t ch = (ptrdiff_t)channels;                                                                                   \
+        for (size_t k = first; k < count; k++) {                                                                                    \
+            tk_settled_entry *e = entries + k;                                                                                      \
+            if (prefetch && k + 1 < count) {                                                                                        \
+                /* The next source's first samples and its node's line: a jump no prefetcher sees. */                               \
+                const tk_settled_entry *next = e + 1;                                                                               \
+                const float *ahead = next->data + next->position * ch;                                                              \
+                if (prefetch & 1) {                                                                                                 \
+                    __builtin_prefetch(ahead, 0, 3);                                                                                \
+                    __builtin_prefetch(ahead + 16, 0, 3);                                                                           \
+                }                                                                                                                   \
+                if (prefetch & 2) __builtin_prefetch(next->node_position, 1, 3);                                                    \
+            }                                                                                                                       \
+            const ptrdiff_t position = e->position;                                                                                 \
+            const ptrdiff_t before = e->end - position;                                                                             \
+            float *dst = targets[e->route];                                                                                         \
+            if (n < before) {                                                                                                       \
+                name##_one(e, dst, e->data + position * ch, frames, channels);                                                      \
+                e->position = position + n;                                                                                         \
+                *e->node_position = position + n;                                                                                   \
+                continue;                                                                                                           \
+            }                                                                                                                       \
+            /* Reaches its end: an endless loop wraps (once), anything else is the caller's. */                                     \
+            const ptrdiff_t after = n - before;                                                                                     \
+            if (!e->wraps || after >= e->end - e->loop_start) return k;                                                             \
+            if (before > 0) name##_one(e, dst, e->data + position * ch, (size_t)before, channels);                                  \
+            if (after > 0) name##_one(e, dst + before * ch, e->data + e->loop_start * ch, (size_t)after, channels);                 \
+            e->position = e->loop_start + after;                                                                                    \
+            *e->node_position = e->loop_start + after;                                                                              \
+            e->since = frame;                                                                                                       \
+            *wrapped_at = frame;                                                                                                    \
+        }                                                                                                                           \
+        return count;                                                                                                               \
+    }
+
+/// The meter's one sample: |sample| as bits (the sign cleared; floats order as their bits).
+static inline uint32_t tk_meter_bits(float sample) {
+    union {
+        float f;
+        uint32_t u;
+    } v = {.f = sample};
+    return v.u & 0x7FFFFFFFu;
+}
+
 /// One sample to a `bits`-bit code: the arithmetic of TuttiDSP's `TPDFQuantizer`, step by
 /// step (multiply, add the dither, add ±0.5, clamp, truncate), so every variant agrees.
 static inline int32_t tk_quantize_one(float sample, const float *dither, size_t i, float scale) {

@@ -99,6 +99,48 @@ TK_AVX2 static void mix_add_sample_gains_avx2(float *dst, const float *src, cons
     for (; i < count; i++) dst[i] = tk_mul_add(gains[i], src[i], dst[i]);
 }
 
+TK_DEFINE_MIX_SETTLED(mix_settled_avx2, TK_AVX2, add_avx2, mix_add_avx2, mix_add_pair_avx2, 0)
+
+/// Eight lanes of |bits| at a time, two vectors per step (non-negative lanes: the signed max
+/// and compare order them as unsigned).
+TK_AVX2 static uint32_t meter_avx2(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
+    size_t i = 0;
+    size_t over = 0;
+    if (count >= 8) {
+        const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF);
+        const __m256i one = _mm256_set1_epi32(0x3F800000);
+        __m256i pa = _mm256_setzero_si256(), pb = _mm256_setzero_si256();
+        __m256i ca = _mm256_setzero_si256(), cb = _mm256_setzero_si256();
+        for (; i + 16 <= count; i += 16) {
+            const __m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(samples + i)), magnitude);
+            const __m256i b = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(samples + i + 8)), magnitude);
+            pa = _mm256_max_epi32(pa, a);
+            pb = _mm256_max_epi32(pb, b);
+            ca = _mm256_sub_epi32(ca, _mm256_cmpgt_epi32(a, one));
+            cb = _mm256_sub_epi32(cb, _mm256_cmpgt_epi32(b, one));
+        }
+        for (; i + 8 <= count; i += 8) {
+            const __m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(samples + i)), magnitude);
+            pa = _mm256_max_epi32(pa, a);
+            ca = _mm256_sub_epi32(ca, _mm256_cmpgt_epi32(a, one));
+        }
+        uint32_t p[8], c[8];
+        _mm256_storeu_si256((__m256i *)p, _mm256_max_epi32(pa, pb));
+        _mm256_storeu_si256((__m256i *)c, _mm256_add_epi32(ca, cb));
+        for (int l = 0; l < 8; l++) {
+            if (p[l] > peak_bits) peak_bits = p[l];
+            over += c[l];
+        }
+    }
+    for (; i < count; i++) {
+        const uint32_t bits = tk_meter_bits(samples[i]);
+        if (bits > peak_bits) peak_bits = bits;
+        over += bits > 0x3F800000u;
+    }
+    *clipped += over;
+    return peak_bits;
+}
+
 /// Eight samples to codes (int32 lanes): the scalar steps, lane by lane.
 TK_AVX2 static inline __m256i quantize8_avx2(const float *src, const float *dither, size_t i, __m256 scale, __m256 min_code,
                                              __m256 max_code) {
@@ -150,6 +192,8 @@ const tk_kernels tk_avx2_kernels = {
     .mix_add_gains = mix_add_gains_avx2,
     .mix_add_pair = mix_add_pair_avx2,
     .mix_add_sample_gains = mix_add_sample_gains_avx2,
+    .mix_settled = mix_settled_avx2,
+    .meter = meter_avx2,
     .quantize_s16 = quantize_s16_avx2,
     .quantize_s24 = quantize_s24_avx2,
     .quantize_s32 = quantize_s32_avx2,

@@ -107,6 +107,35 @@ TK_AVX512 static void mix_add_sample_gains_avx512(float *dst, const float *src, 
     }
 }
 
+TK_DEFINE_MIX_SETTLED(mix_settled_avx512, TK_AVX512, add_avx512, mix_add_avx512, mix_add_pair_avx512, 3)
+
+/// Sixteen lanes of |bits| at a time, the tail through a lane mask (masked-off lanes load 0:
+/// neither a peak nor a clip).
+TK_AVX512 static uint32_t meter_avx512(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
+    const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
+    const __m512i one = _mm512_set1_epi32(0x3F800000);
+    __m512i pa = _mm512_setzero_si512(), pb = _mm512_setzero_si512();
+    size_t over = 0;
+    size_t i = 0;
+    for (; i + 32 <= count; i += 32) {
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(samples + i), magnitude);
+        const __m512i b = _mm512_and_si512(_mm512_loadu_si512(samples + i + 16), magnitude);
+        pa = _mm512_max_epi32(pa, a);
+        pb = _mm512_max_epi32(pb, b);
+        over += (size_t)__builtin_popcount((unsigned)_mm512_cmpgt_epi32_mask(a, one));
+        over += (size_t)__builtin_popcount((unsigned)_mm512_cmpgt_epi32_mask(b, one));
+    }
+    for (; i < count; i += 16) {
+        const __mmask16 m = tail_mask(count - i < 16 ? count - i : 16);
+        const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi32(m, samples + i), magnitude);
+        pa = _mm512_max_epi32(pa, a);
+        over += (size_t)__builtin_popcount((unsigned)_mm512_cmpgt_epi32_mask(a, one));
+    }
+    const uint32_t top = (uint32_t)_mm512_reduce_max_epi32(_mm512_max_epi32(pa, pb));
+    *clipped += over;
+    return top > peak_bits ? top : peak_bits;
+}
+
 /// Up to sixteen samples (lanes in `m`) to codes: the scalar steps, lane by lane.
 TK_AVX512 static inline __m512i quantize16_avx512(const float *src, const float *dither, size_t i, __mmask16 m, __m512 scale,
                                                   __m512 min_code, __m512 max_code) {
@@ -153,6 +182,8 @@ const tk_kernels tk_avx512_kernels = {
     .mix_add_gains = mix_add_gains_avx512,
     .mix_add_pair = mix_add_pair_avx512,
     .mix_add_sample_gains = mix_add_sample_gains_avx512,
+    .mix_settled = mix_settled_avx512,
+    .meter = meter_avx512,
     .quantize_s16 = quantize_s16_avx512,
     .quantize_s24 = quantize_s24_avx512,
     .quantize_s32 = quantize_s32_avx512,

@@ -41,6 +41,19 @@ static void mix_add_sample_gains_scalar(float *dst, const float *src, const floa
     }
 }
 
+TK_DEFINE_MIX_SETTLED(mix_settled_scalar, , add_scalar, mix_add_scalar, mix_add_pair_scalar, 0)
+
+static uint32_t meter_scalar(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
+    size_t over = 0;
+    for (size_t i = 0; i < count; i++) {
+        const uint32_t bits = tk_meter_bits(samples[i]);
+        if (bits > peak_bits) peak_bits = bits;
+        over += bits > 0x3F800000u;
+    }
+    *clipped += over;
+    return peak_bits;
+}
+
 static void quantize_s16_scalar(int16_t *dst, const float *src, const float *dither, size_t count) {
     for (size_t i = 0; i < count; i++) dst[i] = (int16_t)tk_quantize_one(src[i], dither, i, 32768.0f);
 }
@@ -62,6 +75,8 @@ const tk_kernels tk_scalar_kernels = {
     .mix_add_gains = mix_add_gains_scalar,
     .mix_add_pair = mix_add_pair_scalar,
     .mix_add_sample_gains = mix_add_sample_gains_scalar,
+    .mix_settled = mix_settled_scalar,
+    .meter = meter_scalar,
     .quantize_s16 = quantize_s16_scalar,
     .quantize_s24 = quantize_s24_scalar,
     .quantize_s32 = quantize_s32_scalar,

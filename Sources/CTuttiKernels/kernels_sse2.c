@@ -94,6 +94,41 @@ TK_SSE2 static void mix_add_sample_gains_sse2(float *dst, const float *src, cons
     }
 }
 
+TK_DEFINE_MIX_SETTLED(mix_settled_sse2, TK_SSE2, add_sse2, mix_add_sse2, mix_add_pair_sse2, 0)
+
+/// Four lanes of |bits| at a time (SSE2 has no 32-bit max: a compare and a select; the lanes
+/// are non-negative once the sign is cleared, so the signed compare orders them as unsigned).
+TK_SSE2 static uint32_t meter_sse2(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
+    size_t i = 0;
+    size_t over = 0;
+    if (count >= 4) {
+        const __m128i magnitude = _mm_set1_epi32(0x7FFFFFFF);
+        const __m128i one = _mm_set1_epi32(0x3F800000);
+        __m128i peaks = _mm_setzero_si128();
+        __m128i clips = _mm_setzero_si128();
+        for (; i + 4 <= count; i += 4) {
+            const __m128i bits = _mm_and_si128(_mm_loadu_si128((const __m128i *)(samples + i)), magnitude);
+            const __m128i greater = _mm_cmpgt_epi32(bits, peaks);
+            peaks = _mm_or_si128(_mm_and_si128(greater, bits), _mm_andnot_si128(greater, peaks));
+            clips = _mm_sub_epi32(clips, _mm_cmpgt_epi32(bits, one));
+        }
+        uint32_t p[4], c[4];
+        _mm_storeu_si128((__m128i *)p, peaks);
+        _mm_storeu_si128((__m128i *)c, clips);
+        for (int l = 0; l < 4; l++) {
+            if (p[l] > peak_bits) peak_bits = p[l];
+            over += c[l];
+        }
+    }
+    for (; i < count; i++) {
+        const uint32_t bits = tk_meter_bits(samples[i]);
+        if (bits > peak_bits) peak_bits = bits;
+        over += bits > 0x3F800000u;
+    }
+    *clipped += over;
+    return peak_bits;
+}
+
 /// Four samples to codes (int32 lanes): the scalar steps, lane by lane.
 TK_SSE2 static inline __m128i quantize4_sse2(const float *src, const float *dither, size_t i, __m128 scale, __m128 min_code,
                                              __m128 max_code) {
@@ -144,6 +179,8 @@ const tk_kernels tk_sse2_kernels = {
     .mix_add_gains = mix_add_gains_sse2,
     .mix_add_pair = mix_add_pair_sse2,
     .mix_add_sample_gains = mix_add_sample_gains_sse2,
+    .mix_settled = mix_settled_sse2,
+    .meter = meter_sse2,
     .quantize_s16 = quantize_s16_sse2,
     .quantize_s24 = quantize_s24_sse2,
     .quantize_s32 = quantize_s32_sse2,

@@ -76,6 +76,21 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         table.pointee.mix_add_sample_gains!(dst, src, gains, count)
     }
 
+    /// The dense settled list's chunk (`Kernels.mixSettled`) with this variant: returns the
+    /// index of the first entry not mixed, `count` when none.
+    @inlinable public func mixSettled(
+        _ entries: UnsafeMutablePointer<Kernels.SettledEntry>, from first: Int, count: Int,
+        targets: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, channelCount: Int, frame: Int64, wrappedAt: inout Int64
+    ) -> Int {
+        let t = UnsafeRawPointer(targets).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self)
+        return table.pointee.mix_settled!(entries, first, count, t, frameCount, channelCount, frame, &wrappedAt)
+    }
+
+    /// The output meter (`Kernels.meter`) with this variant.
+    @inlinable public func meter(_ samples: UnsafePointer<Float>, count: Int, peakBits: UInt32, clipped: inout Int) -> UInt32 {
+        table.pointee.meter!(samples, count, peakBits, &clipped)
+    }
+
     /// `count` samples to 16-bit codes, adding `dither[i]` (code units; nil: none).
     @inlinable public func quantizeS16(
         _ dst: UnsafeMutablePointer<Int16>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int

@@ -28,6 +28,48 @@ public enum Kernels {
         _unsafePerformance { tk_add(dst, src, count) }
     }
 
+    /// One source of the renderer's dense settled list, as the C batch kernel reads it
+    /// (`tk_settled_entry`): its data, position, end, loop start, output bus, gains and kind,
+    /// and where its node keeps the position. Trivial value; render thread.
+    public typealias SettledEntry = tk_settled_entry
+
+    /// The dense settled list's chunk in one call of the active variant: entries `first…` of
+    /// `entries`, in order, each mixed into `targets[route]` over `frameCount` frames as one
+    /// `add` / `mixAdd` / `mixAddPair` call per entry would mix it (the same bytes), its
+    /// position (and its node's) moved on; an endless loop reaching its end wraps once (then
+    /// `wrappedAt` is set to `frame`). Returns the index of the first entry it did not mix
+    /// (it reaches its end without wrapping there), `count` when none. Real-time safe.
+    @inlinable @inline(__always) @_noLocks
+    public static func mixSettled(
+        _ entries: UnsafeMutablePointer<SettledEntry>, from first: Int, count: Int, targets: UnsafePointer<UnsafeMutablePointer<Float>>,
+        frameCount: Int, channelCount: Int, frame: Int64, wrappedAt: inout Int64
+    ) -> Int {
+        let t = UnsafeRawPointer(targets).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self)
+        return _unsafePerformance { tk_mix_settled(entries, first, count, t, frameCount, channelCount, frame, &wrappedAt) }
+    }
+
+    /// The output meter over `count` samples: the larger of `peakBits` and the largest
+    /// |sample| as bits (the sign cleared: floats order as their bits), `clipped` increased
+    /// by the samples beyond full scale (|bits| above 1.0's). Integer operations, the same in
+    /// every variant. Real-time safe.
+    @inlinable @inline(__always) @_noLocks
+    public static func meter(_ samples: UnsafePointer<Float>, count: Int, peakBits: UInt32, clipped: inout Int) -> UInt32 {
+        _unsafePerformance { tk_meter(samples, count, peakBits, &clipped) }
+    }
+
+    /// Scalar reference of `meter`.
+    @inlinable public static func meterReference(_ samples: UnsafePointer<Float>, count: Int, peakBits: UInt32, clipped: inout Int)
+        -> UInt32
+    {
+        var peak = peakBits
+        for i in 0..<count {
+            let bits = samples[i].bitPattern & 0x7FFF_FFFF
+            peak = Swift.max(peak, bits)
+            if bits > 0x3F80_0000 { clipped += 1 }
+        }
+        return peak
+    }
+
     /// The active variant's three settled-mix kernels (`add`, `mixAdd`, `mixAddPair`), read
     /// once so a loop over many sources calls them without reloading the table for each.
     /// Trivial value; any thread (the table never changes after load).

@@ -287,38 +287,13 @@ import TuttiDSP
 }
 
 /// One source of the renderer's dense settled list (`Renderer.settledList`): its slot, its
-/// settled plan's mix, and its position kept here (stored back to the node as it moves, so
-/// the node always holds it). The list holds every occupied slot, in slot order (the mix
-/// adds sources in the same order either way: the same samples), and is walked instead of
-/// the slots while every occupied source is settled and no plan was invalidated since it was
+/// settled plan's mix, its position kept here and written to its node as it moves (through
+/// `node_position`, so the node always holds it), in the C layout the batch kernel reads
+/// (`Kernels.mixSettled`). The list holds every occupied slot, in slot order (the mix adds
+/// sources in the same order either way: the same samples), and is walked instead of the
+/// slots while every occupied source is settled and no plan was invalidated since it was
 /// made (`Renderer.settledEpoch`). Trivial value; render thread.
-@usableFromInline struct SettledEntry {
-    @usableFromInline var slot: Int
-    @usableFromInline var position: Int
-    /// The plan's fields (`SettledPlan`).
-    @usableFromInline var end: Int
-    @usableFromInline var data: UnsafePointer<Float>?
-    @usableFromInline var route: Int
-    @usableFromInline var gainLeft: Float
-    @usableFromInline var gainRight: Float
-    @usableFromInline var kind: UInt8
-    @usableFromInline var wraps: Bool
-    @usableFromInline var loopStart: Int
-
-    /// Empty (slot 0, no data): never walked before the list is made.
-    @inlinable init() {
-        slot = 0
-        position = 0
-        end = 0
-        data = nil
-        route = 0
-        gainLeft = 0
-        gainRight = 0
-        kind = 0
-        wraps = false
-        loopStart = 0
-    }
-}
+@usableFromInline typealias SettledEntry = Kernels.SettledEntry
 
 /// Render-side state of a bus: gate × duck × bus gain, applied to each of its sources on
 /// their way to the master (with the volume of its class). Thread: the render thread once

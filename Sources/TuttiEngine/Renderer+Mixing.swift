@@ -122,19 +122,23 @@ extension Renderer {
     func makeSettledList(epoch: Int) {
         var count = 0
         var since = Int64.min
+        let nodes = UnsafeMutableRawPointer(sources)
+        let stride = MemoryLayout<SourceNode>.stride
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             // Field by field in place (no initializer call on the render path).
             let e = settledList + count
             e.pointee.slot = i
             e.pointee.position = sources[i].position
+            e.pointee.node_position = (nodes + (i &* stride &+ nodePositionOffset)).assumingMemoryBound(to: Int.self)
             e.pointee.end = plans[i].end
             e.pointee.data = plans[i].data
             e.pointee.route = plans[i].route
-            e.pointee.gainLeft = plans[i].gainLeft
-            e.pointee.gainRight = plans[i].gainRight
+            e.pointee.gain_left = plans[i].gainLeft
+            e.pointee.gain_right = plans[i].gainRight
             e.pointee.kind = plans[i].kind
-            e.pointee.wraps = plans[i].wraps
-            e.pointee.loopStart = plans[i].loopStart
+            e.pointee.wraps = plans[i].wraps ? 1 : 0
+            e.pointee.loop_start = plans[i].loopStart
+            e.pointee.since = plans[i].since
             since = Swift.max(since, plans[i].since)
             count &+= 1
         }
@@ -143,50 +147,36 @@ extension Renderer {
         settledEpoch = epoch
     }
 
-    /// The chunk while the dense settled list holds: one tight loop over it, the kernels read
-    /// once. A source reaching its wrap wraps as the slot loop wraps it (an endless loop) or
-    /// takes its slow path in its turn (the list is dropped: the slots are walked again from
-    /// the next chunk); the sources mix in slot order either way.
+    /// The chunk while the dense settled list holds: the active variant's batch kernel
+    /// (`Kernels.mixSettled`) mixes the entries in C, in order, one call for all of them — an
+    /// endless loop reaching its end wraps there as the slot loop wraps it. A source reaching
+    /// its end otherwise takes its slow path in its turn (the list is dropped: the slots are
+    /// walked again from the next chunk) and the kernel goes on from the next entry; the
+    /// sources mix in slot order either way.
     @inlinable @_noLocks
     func mixSettledList(frameCount n: Int, epoch: Int) {
-        let kernels = Kernels.SettledKernels()
-        let ch = channelCount
+        let count = settledCount
         let list = settledList
-        let targets = routeTargets
-        let nodes = sources
-        for k in 0..<settledCount {
-            let e = list + k
-            let position = e.pointee.position
-            let before = e.pointee.end &- position
-            let data = e.pointee.data.unsafelyUnwrapped
-            let output = targets[e.pointee.route]
-            if n < before {
-                let src = data + position &* ch
-                switch e.pointee.kind {
-                case 1: kernels.add(output, src, count: n &* ch)
-                case 2: kernels.mixAdd(output, src, count: n &* ch, gain: e.pointee.gainLeft)
-                case 3: kernels.mixAddPair(output, src, frameCount: n, gainLeft: e.pointee.gainLeft, gainRight: e.pointee.gainRight)
-                default: break
-                }
-                e.pointee.position = position &+ n
-                nodes[e.pointee.slot].position = position &+ n
-                continue
-            }
-            let i = e.pointee.slot
-            let after = n &- before
-            if e.pointee.wraps, after < e.pointee.end &- e.pointee.loopStart {
-                if before > 0 { mixSettled(plans[i], from: data + position &* ch, into: output, frameCount: before) }
-                let start = e.pointee.loopStart
-                if after > 0 { mixSettled(plans[i], from: data + start &* ch, into: output + before &* ch, frameCount: after) }
-                e.pointee.position = start &+ after
-                nodes[i].position = start &+ after
-                plans[i].since = framePosition
-                settledSince = framePosition
-                continue
-            }
+        var wrappedAt = Int64.min
+        var k = 0
+        while true {
+            k = Kernels.mixSettled(
+                list, from: k, count: count, targets: routeTargets, frameCount: n, channelCount: channelCount, frame: framePosition,
+                wrappedAt: &wrappedAt)
+            if k >= count { break }
+            let i = list[k].slot
             plans[i].epoch = 0
             settledEpoch = 0
             renderSlot(i, frameCount: n, epoch: epoch)
+            k &+= 1
+        }
+        // A wrap moved a position: published again (`publish` looks at the entries whose
+        // `since` is not before the call).
+        if wrappedAt != Int64.min { settledSince = wrappedAt }
+        if settledEpoch == 0 {
+            // The list is dropped but the other plans may hold: their `since` as the entries
+            // have it (moved by a wrap), for the slot loop's publish.
+            for j in 0..<count { plans[list[j].slot].since = list[j].since }
         }
     }
 

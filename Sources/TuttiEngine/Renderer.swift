@@ -71,6 +71,9 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     /// The latest `SettledPlan.since` of the list's sources (moved by a wrap): a render call
     /// that started after it has no source status to publish while the list holds.
     @usableFromInline @exclusivity(unchecked) var settledSince: Int64 = 0
+    /// Bytes from a `SourceNode` to its `position` (where a list entry's `node_position`
+    /// points, so the batch kernel moves the node's position with the entry's).
+    @usableFromInline let nodePositionOffset: Int
     @usableFromInline let buses: UnsafeMutablePointer<BusNode>
     @usableFromInline let busOccupied: UnsafeMutablePointer<Bool>
     @usableFromInline @exclusivity(unchecked) var busHighWater = 0
@@ -193,6 +196,7 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         plans.initialize(repeating: SettledPlan(), count: maxSources)
         settledList = .allocate(capacity: maxSources)
         settledList.initialize(repeating: SettledEntry(), count: maxSources)
+        nodePositionOffset = MemoryLayout<SourceNode>.offset(of: \SourceNode.position)!
         sourceOccupied = .allocate(capacity: maxSources)
         sourceOccupied.initialize(repeating: false, count: maxSources)
         buses = .allocate(capacity: maxBuses)
@@ -296,38 +300,13 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     }
 
     /// Render thread: fold `count` samples of the output into the meter (the sign bit
-    /// cleared, floats order as their bits: an integer max and count). Eight samples at a
-    /// time as Int32 lanes (non-negative once the sign bit is cleared, so the signed max and
-    /// compare SSE2 has order them as the unsigned ones do; the compiler left the plain loop
-    /// scalar, ≈ 11 instructions a sample), the rest one by one: the same peak and count.
-    @inlinable @_noLocks
+    /// cleared, floats order as their bits: an integer max and count) with the active
+    /// variant's C meter (`Kernels.meter`: every variant gives the same peak and count).
+    @inlinable @inline(__always) @_noLocks
     func meter(_ samples: UnsafePointer<Float>, count: Int) {
-        var peak = meterPeakBits
-        var clipped = 0
-        let whole = count & ~7
-        if whole > 0 {
-            var peaks = SIMD8<Int32>(repeating: 0)
-            var clips = SIMD8<Int32>(repeating: 0)
-            let above = SIMD8<Int32>(repeating: 0x3F80_0000)
-            let raw = UnsafeRawPointer(samples)
-            var i = 0
-            while i < whole {
-                let bits = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Int32>.self) & 0x7FFF_FFFF
-                peaks = pointwiseMax(peaks, bits)
-                // A true lane of the mask is -1.
-                clips &-= unsafeBitCast(bits .> above, to: SIMD8<Int32>.self)
-                i &+= 8
-            }
-            peak = Swift.max(peak, UInt32(peaks.max()))
-            clipped = Int(clips.wrappedSum())
-        }
-        for i in whole..<count {
-            let bits = samples[i].bitPattern & 0x7FFF_FFFF
-            peak = Swift.max(peak, bits)
-            clipped &+= bits > 0x3F80_0000 ? 1 : 0
-        }
-        meterPeakBits = peak
-        meterClipped &+= clipped
+        var clipped = meterClipped
+        meterPeakBits = Kernels.meter(samples, count: count, peakBits: meterPeakBits, clipped: &clipped)
+        meterClipped = clipped
     }
 
     /// Render thread: render `frameCount` interleaved frames into `output`, applying every
@@ -576,46 +555,58 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
     @inlinable @_noLocks
     func publish(spanStart: Int64) {
         let epoch = planEpoch
-        // Every source settled since before this call (the dense list holds): nothing to say.
-        if settledEpoch == epoch, settledSince < spanStart {
+        if settledEpoch == epoch {
+            // Every source is settled (the dense list holds): since before this call, nothing
+            // to say; otherwise only the sources whose position jumped (a wrap) or whose plan
+            // was made in this call.
+            if settledSince >= spanStart {
+                for k in 0..<settledCount where settledList[k].since >= spanStart { publishSlot(settledList[k].slot) }
+            }
             board.framesRendered.pointee.store(framePosition, ordering: .releasing)
             return
         }
         for i in 0..<sourceHighWater where sourceOccupied[i] {
             if plans[i].epoch == epoch, plans[i].since < spanStart { continue }
-            var underruns = 0
-            // Buffers, tones and silence cannot run dry: no enum projection for them.
-            if sources[i].bufferData == nil {
-                switch sources[i].content {
-                case .stream(let s): underruns = s.underrunFrames
-                case .file(let f): underruns = f.underrunFrames
-                case .input(let c): underruns = c.underrunFrames
-                case .buffer, .tone, .silence: break
-                }
-            }
-            // Raw values (`PlaybackState`'s): no enum comparisons on the render path.
-            let raw = sources[i].stateCode
-            var key = Int64(sources[i].position)
-            if raw == 1 { key &-= framePosition }
-            // No `||` (its autoclosure would capture self: reference counting).
-            var changed = raw != sources[i].publishedState
-            if key != sources[i].publishedPosition { changed = true }
-            if underruns != sources[i].publishedUnderruns { changed = true }
-            if changed {
-                board.publish(
-                    slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
-                    underrunFrames: Int64(underruns), frame: framePosition)
-                sources[i].publishedState = raw
-                sources[i].publishedPosition = key
-                sources[i].publishedUnderruns = underruns
-            }
-            if underruns > 0 {
-                let missed = board.noteUnderruns(slot: i, total: Int64(underruns))
-                // The missing frames end the call (the data ran out): the run began here.
-                if missed > 0 { report(.sourceUnderrun(sources[i].id, frames: missed), at: framePosition &- missed) }
-            }
+            publishSlot(i)
         }
         board.framesRendered.pointee.store(framePosition, ordering: .releasing)
+    }
+
+    /// Render thread: source slot `i`'s status, written to the board when what its readers
+    /// see changed (its state, underrun count, or position against the clock).
+    @inlinable @inline(__always) @_noLocks
+    func publishSlot(_ i: Int) {
+        var underruns = 0
+        // Buffers, tones and silence cannot run dry: no enum projection for them.
+        if sources[i].bufferData == nil {
+            switch sources[i].content {
+            case .stream(let s): underruns = s.underrunFrames
+            case .file(let f): underruns = f.underrunFrames
+            case .input(let c): underruns = c.underrunFrames
+            case .buffer, .tone, .silence: break
+            }
+        }
+        // Raw values (`PlaybackState`'s): no enum comparisons on the render path.
+        let raw = sources[i].stateCode
+        var key = Int64(sources[i].position)
+        if raw == 1 { key &-= framePosition }
+        // No `||` (its autoclosure would capture self: reference counting).
+        var changed = raw != sources[i].publishedState
+        if key != sources[i].publishedPosition { changed = true }
+        if underruns != sources[i].publishedUnderruns { changed = true }
+        if changed {
+            board.publish(
+                slot: i, id: sources[i].id.rawValue, state: sources[i].state, position: Int64(sources[i].position),
+                underrunFrames: Int64(underruns), frame: framePosition)
+            sources[i].publishedState = raw
+            sources[i].publishedPosition = key
+            sources[i].publishedUnderruns = underruns
+        }
+        if underruns > 0 {
+            let missed = board.noteUnderruns(slot: i, total: Int64(underruns))
+            // The missing frames end the call (the data ran out): the run began here.
+            if missed > 0 { report(.sourceUnderrun(sources[i].id, frames: missed), at: framePosition &- missed) }
+        }
     }
 }
 

@@ -355,4 +355,175 @@ import TuttiDSP
             #expect(left == codes.map { $0 << shift })
         }
     }
+
+    /// The dense settled list's batch kernel of every variant against the scalar one and
+    /// against one reference call per entry (`…Reference`), on the same entries: every kind
+    /// (silent, add, one gain, a gain per channel), three targets one or three floats off any
+    /// alignment, odd frame counts, endless loops wrapping inside the chunk, and entries that
+    /// reach their end without wrapping (the kernel stops there; the caller goes on from the
+    /// next). Positions move in the entry and in the node alike; a wrap stamps the entry.
+    @Test(arguments: KernelVariant.supported.map(\.name), [1, 2])
+    func mixSettledMatchesOneCallPerEntry(variant: String, channels: Int) throws {
+        let v = try #require(KernelVariant(named: variant))
+        let scalar = try #require(KernelVariant(named: "scalar"))
+        let entryCount = 23
+        let dataFrames = 1_031
+        let data = (0..<entryCount).map { vector(dataFrames * channels, seed: 100 &+ UInt32($0)) }
+        for frames in [1, 3, 17, 64, 255, 256] {
+            /// Entry e: kind, gains, route, position, end and loop as a function of e and frames.
+            struct Plan {
+                var kind: UInt8, left: Float, right: Float, route: Int, position: Int, end: Int, wraps: Bool, loopStart: Int
+            }
+            let plans: [Plan] = (0..<entryCount).map { e in
+                let end = dataFrames - (e % 4) * 7
+                let room = [frames + 5, frames, max(frames / 2, 1), 1][e % 4] // frames before the end
+                return Plan(
+                    kind: channels == 2 ? UInt8(e % 4) : UInt8([0, 1, 2][e % 3]), left: 0.1 + Float(e) * 0.037,
+                    right: -0.2 + Float(e) * 0.029, route: e % 3, position: end - room, end: end, wraps: e % 5 != 4,
+                    loopStart: e % 7 == 3 ? end - max(frames / 3, 1) : (e % 3) * 11)
+            }
+            let targetFloats = frames * channels
+            let start = (0..<3).map { vector(targetFloats, seed: 200 &+ UInt32($0)) }
+
+            /// One run of `variant` (nil: the reference, one call per entry); the targets'
+            /// samples, the positions and the entries it stopped at.
+            func run(_ variant: KernelVariant?) -> (
+                targets: [[UInt32]], positions: [Int], nodes: [Int], sinces: [Int64], stops: [Int], wrapped: Int64
+            ) {
+                let storage = UnsafeMutablePointer<Float>.allocate(capacity: 3 * (targetFloats + 8) + 16)
+                defer { storage.deallocate() }
+                storage.initialize(repeating: 55, count: 3 * (targetFloats + 8) + 16)
+                let offsets = [1, targetFloats + 8 + 3, 2 * (targetFloats + 8) + 1]
+                var targets = offsets.map { storage + $0 }
+                for r in 0..<3 { targets[r].update(from: start[r], count: targetFloats) }
+                var nodes = [Int](repeating: -1, count: entryCount)
+                var positions = plans.map(\.position)
+                var sinces = [Int64](repeating: -7, count: entryCount)
+                var stops: [Int] = []
+                var wrapped = Int64.min
+                let buffers = data.map { d in
+                    let p = UnsafeMutablePointer<Float>.allocate(capacity: d.count)
+                    p.initialize(from: d, count: d.count)
+                    return p
+                }
+                defer { for b in buffers { b.deallocate() } }
+                if let variant {
+                    let entries = UnsafeMutablePointer<Kernels.SettledEntry>.allocate(capacity: entryCount)
+                    defer { entries.deallocate() }
+                    nodes.withUnsafeMutableBufferPointer { nodePointers in
+                        for (e, p) in plans.enumerated() {
+                            var entry = Kernels.SettledEntry()
+                            entry.data = UnsafePointer(buffers[e])
+                            entry.node_position = nodePointers.baseAddress! + e
+                            entry.position = p.position
+                            entry.end = p.end
+                            entry.loop_start = p.loopStart
+                            entry.route = p.route
+                            entry.slot = e
+                            entry.since = -7
+                            entry.gain_left = p.left
+                            entry.gain_right = p.right
+                            entry.kind = p.kind
+                            entry.wraps = p.wraps ? 1 : 0
+                            (entries + e).initialize(to: entry)
+                        }
+                        targets.withUnsafeBufferPointer { t in
+                            var k = 0
+                            while true {
+                                k = variant.mixSettled(
+                                    entries, from: k, count: entryCount, targets: t.baseAddress!, frameCount: frames,
+                                    channelCount: channels,
+                                    frame: 4_242, wrappedAt: &wrapped)
+                                if k >= entryCount { break }
+                                stops.append(k)
+                                k += 1
+                            }
+                        }
+                    }
+                    positions = (0..<entryCount).map { entries[$0].position }
+                    sinces = (0..<entryCount).map { entries[$0].since }
+                } else {
+                    func mix(_ p: Plan, _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, _ n: Int) {
+                        switch p.kind {
+                        case 1: for i in 0..<(n * channels) { dst[i] += src[i] }
+                        case 2: Kernels.mixAddReference(dst, src, count: n * channels, gain: p.left)
+                        case 3: Kernels.mixAddPairReference(dst, src, frameCount: n, gainLeft: p.left, gainRight: p.right)
+                        default: break
+                        }
+                    }
+                    for (e, p) in plans.enumerated() {
+                        let before = p.end - p.position
+                        let dst = targets[p.route]
+                        if frames < before {
+                            mix(p, dst, buffers[e] + p.position * channels, frames)
+                            positions[e] = p.position + frames
+                            nodes[e] = positions[e]
+                            continue
+                        }
+                        let after = frames - before
+                        guard p.wraps, after < p.end - p.loopStart else {
+                            stops.append(e)
+                            continue
+                        }
+                        if before > 0 { mix(p, dst, buffers[e] + p.position * channels, before) }
+                        if after > 0 { mix(p, dst + before * channels, buffers[e] + p.loopStart * channels, after) }
+                        positions[e] = p.loopStart + after
+                        nodes[e] = positions[e]
+                        sinces[e] = 4_242
+                        wrapped = 4_242
+                    }
+                }
+                // Nothing around the targets is touched.
+                for i in 0..<offsets[0] { precondition(storage[i] == 55, "wrote before target 0") }
+                for r in 0..<2 {
+                    for i in (offsets[r] + targetFloats)..<offsets[r + 1] { precondition(storage[i] == 55, "wrote past target \(r)") }
+                }
+                let out = targets.map { t in (0..<targetFloats).map { t[$0].bitPattern } }
+                return (out, positions, nodes, sinces, stops, wrapped)
+            }
+
+            let reference = run(nil)
+            let got = run(v)
+            let base = run(scalar)
+            #expect(got.targets == reference.targets, "\(variant) frames \(frames) channels \(channels)")
+            #expect(got.targets == base.targets, "\(variant) frames \(frames) channels \(channels)")
+            #expect(got.positions == reference.positions)
+            #expect(got.nodes == reference.nodes)
+            #expect(got.sinces == reference.sinces)
+            #expect(got.stops == reference.stops)
+            #expect(got.wrapped == reference.wrapped)
+            // The vectors exercise what they are meant to: mixing, wraps and stops.
+            #expect(got.targets != start.map { $0.map(\.bitPattern) })
+            #expect(reference.wrapped == 4_242)
+            #expect(!reference.stops.isEmpty)
+        }
+    }
+
+    /// The output meter of every variant against the scalar reference: the peak as bits and
+    /// the count beyond full scale, over odd counts and alignments, ±0, ±1, values just over
+    /// 1, infinities and NaN (its bits are the largest).
+    @Test(arguments: KernelVariant.supported.map(\.name))
+    func meterMatchesReference(variant: String) throws {
+        let v = try #require(KernelVariant(named: variant))
+        var samples = vector(1_100, seed: 77, scale: 1.6)
+        let specials: [Float] = [0, -0, 1, -1, 1.0000001, -1.0000001, .infinity, -.infinity, .nan, 0.99999994, 3e-39]
+        for (k, x) in specials.enumerated() { samples[k * 97 + 5] = x }
+        for count in Self.counts + [1_000] {
+            for offset in [0, 1, 3, 7] {
+                for startPeak: UInt32 in [0, 0x3F00_0000, 0x7F80_0001] {
+                    var c1 = 3
+                    var c2 = 3
+                    let (got, want) = samples.withUnsafeBufferPointer { s -> (UInt32, UInt32) in
+                        let p = s.baseAddress! + offset
+                        return (
+                            v.meter(p, count: count, peakBits: startPeak, clipped: &c1),
+                            Kernels.meterReference(p, count: count, peakBits: startPeak, clipped: &c2)
+                        )
+                    }
+                    #expect(got == want, "count \(count) offset \(offset)")
+                    #expect(c1 == c2, "count \(count) offset \(offset)")
+                }
+            }
+        }
+    }
 }

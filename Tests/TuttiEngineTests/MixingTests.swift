@@ -197,9 +197,9 @@ import TuttiTestSupport
         #expect(listed.samples[0] != 0)
     }
 
-    /// The output meter (eight samples at a time, the rest one by one) gives the largest
-    /// |sample| and the count beyond full scale of what was rendered, in calls whose sample
-    /// counts are and are not multiples of eight.
+    /// The output meter (the active kernel variant's C `meter`: vector lanes, the rest masked
+    /// or one by one) gives the largest |sample| and the count beyond full scale of what was
+    /// rendered, in calls whose sample counts are and are not multiples of the lane count.
     @Test func theOutputMeterCountsEverySample() throws {
         let engine = try Engine(configuration: EngineConfiguration(sampleRate: 48_000, channelCount: 1))
         let bus = try engine.addBus()

@@ -26,6 +26,36 @@ typedef enum tk_variant {
     TK_VARIANT_COUNT = 4
 } tk_variant;
 
+/// One source of the renderer's dense settled list (TuttiEngine's `Renderer.settledList`):
+/// what `mix_settled` reads to mix it and move it on. Frames and positions in frames.
+typedef struct tk_settled_entry {
+    /// The source's interleaved samples, frame 0.
+    const float *data;
+    /// Where the source's own position lives (its node): written with `position`.
+    ptrdiff_t *node_position;
+    /// The next frame to play.
+    ptrdiff_t position;
+    /// Where playback wraps or ends: a chunk reaching it is mixed here only when `wraps`.
+    ptrdiff_t end;
+    /// With `wraps`: the frame playback wraps back to at `end`.
+    ptrdiff_t loop_start;
+    /// Index into the targets (the source's output bus).
+    ptrdiff_t route;
+    /// The source's slot (the caller's; not read by the kernels).
+    ptrdiff_t slot;
+    /// The engine frame of the chunk it last wrapped in (set by `mix_settled`; the caller
+    /// starts it at its plan's).
+    int64_t since;
+    /// kind 2: the gain; kind 3: the left channel's gain.
+    float gain_left;
+    /// kind 3: the right channel's gain.
+    float gain_right;
+    /// 0: silent, 1: plain add (gain 1), 2: one gain, 3: a gain per channel (stereo).
+    uint8_t kind;
+    /// 1: an endless loop that wraps at `end` back to `loop_start`.
+    uint8_t wraps;
+} tk_settled_entry;
+
 /// One variant's kernels. Samples are interleaved float; counts are in samples unless a
 /// name says frames. Pointers need no alignment; dst and src must not overlap.
 typedef struct tk_kernels {
@@ -45,6 +75,21 @@ typedef struct tk_kernels {
     /// dst[i] += gains[i] · src[i]: a gain per sample (a panned source while a gain or its pan
     /// ramps). Same arithmetic as mix_add.
     void (*mix_add_sample_gains)(float *dst, const float *src, const float *gains, size_t count);
+    /// The dense settled list's chunk: entries[first], entries[first + 1], … in order, each
+    /// mixed into targets[route] over `frames` frames of `channels` channels with the variant's
+    /// add (kind 1), mix_add (kind 2, gain_left) or mix_add_pair (kind 3, stereo) — the same
+    /// calls, the same bytes, as one call per entry — from `position`, which moves on by
+    /// `frames` (and *node_position with it). An entry that reaches `end` inside the chunk
+    /// and `wraps` (once: the rest shorter than its loop) mixes up to `end`, then from
+    /// `loop_start`, and sets its `since` and *wrapped_at to `frame`. Returns the index of the first entry
+    /// it did not mix (it reaches `end` and does not wrap there), `count` when none: the
+    /// caller handles that one and calls again from the next.
+    size_t (*mix_settled)(tk_settled_entry *entries, size_t first, size_t count, float *const *targets, size_t frames, size_t channels,
+                          int64_t frame, int64_t *wrapped_at);
+    /// The output meter: max(`peak_bits`, the largest |sample| as bits (sign cleared)) over
+    /// `count` samples, and *clipped increased by the samples whose |bits| exceed 1.0's
+    /// (0x3F800000). Integer operations only: every variant gives the same result.
+    uint32_t (*meter)(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped);
     /// Float → integer codes of `bits` bits (16 or 24), full scale 2^(bits−1): code =
     /// clamp(round_half_away(src·2^(bits−1) + dither)), NaN counts as 0. `dither` (TPDF
     /// values, one per sample, added in code units) may be NULL for none.
@@ -86,6 +131,13 @@ static inline void tk_mix_add_pair(float *dst, const float *src, size_t frame_co
 }
 static inline void tk_mix_add_sample_gains(float *dst, const float *src, const float *gains, size_t count) {
     tk_active->mix_add_sample_gains(dst, src, gains, count);
+}
+static inline size_t tk_mix_settled(tk_settled_entry *entries, size_t first, size_t count, float *const *targets, size_t frames,
+                                    size_t channels, int64_t frame, int64_t *wrapped_at) {
+    return tk_active->mix_settled(entries, first, count, targets, frames, channels, frame, wrapped_at);
+}
+static inline uint32_t tk_meter(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
+    return tk_active->meter(samples, count, peak_bits, clipped);
 }
 static inline void tk_quantize_s16(int16_t *dst, const float *src, const float *dither, size_t count) {
     tk_active->quantize_s16(dst, src, dither, count);
