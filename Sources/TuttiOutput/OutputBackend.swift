@@ -255,15 +255,22 @@ public struct OutputBusStatus: Sendable, Equatable {
     public var framesDropped: Int64
     /// Its device is lost and being reopened.
     public var isLost: Bool
+    /// It is a session's own stream (`OutputSettings.streams` `.perSession`, PipeWire; `name`
+    /// is the session's), not one of the engine's output buses.
+    public var isSessionStream: Bool
 
     /// A bus status of these values.
-    public init(name: String, destination: String, xrunCount: Int, latencyFrames: Int, framesDropped: Int64, isLost: Bool) {
+    public init(
+        name: String, destination: String, xrunCount: Int, latencyFrames: Int, framesDropped: Int64, isLost: Bool,
+        isSessionStream: Bool = false
+    ) {
         self.name = name
         self.destination = destination
         self.xrunCount = xrunCount
         self.latencyFrames = latencyFrames
         self.framesDropped = framesDropped
         self.isLost = isLost
+        self.isSessionStream = isSessionStream
     }
 }
 

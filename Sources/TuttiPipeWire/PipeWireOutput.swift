@@ -431,7 +431,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.xrunCount,
                 latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
-                framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost)
+                framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost,
+                isSessionStream: feed.sessionSlot >= 0)
         }
         return OutputStatus(
             backend: Self.name, device: "\(settings.clientName) → \(target)", sampleRate: renderer.configuration.sampleRate,

@@ -42,15 +42,13 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// session streams (`splitsOutput`); otherwise main is rendered straight into PipeWire's
     /// buffer.
     let buffers: OutputBusBuffers
-    let splitsOutput: Bool
+    var splitsOutput: Bool {
+        if outputBusCount > 1 { return true }
+        return sessionMixStorage != nil
+    }
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
-    /// The input the capture stream feeds (kept alive while the data thread writes its ring),
-    /// its ring and channels; nil and 0 without capture.
-    let capture: InputSource?
-    let captureRing: SampleRing?
-    let captureChannels: Int
     /// Capture cycles that had no filled buffer (the capture stream's underruns).
     let captureMissedCycles = Atomic<Int>(0)
     /// Graph cycles the capture stream was not called in, or ended too late for, and their
@@ -61,6 +59,11 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let captureDroppedFrames = Atomic<Int64>(0)
     /// Captured frames given to the input's ring.
     let capturedFrames = Atomic<Int64>(0)
+    /// The input the capture stream feeds (kept alive while the data thread writes its ring),
+    /// its ring and channels; nil and 0 without capture.
+    let capture: InputSource?
+    let captureRing: SampleRing?
+    let captureChannels: Int
 
     /// What each cycle hands the renderer, per engine bus slot below `sessionMixCount`: the
     /// buffer of the live session feed on that bus (nil: the bus mixes into main). Rebuilt by
@@ -99,7 +102,6 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let slotLimit = min(renderer.configuration.maxBuses, Self.maxSessionSlots)
         let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < slotLimit }
         let sessionFeedCount = sessions.count + spareSessionStreams
-        splitsOutput = outputBusCount > 1 || sessionFeedCount > 0
         self.scope = scope ?? .inactive
         hasScope = scope != nil
         let names = renderer.configuration.outputBuses

@@ -267,13 +267,11 @@ struct Play: ParsableCommand {
             log: { FileHandle.standardError.write(Data("tutti: \(name): \($0)\n".utf8)) }, onEvent: nil)
         let status = output.status
         say("playing \(self.scene) (\(String(format: "%.2f", Double(total) / Double(rate))) s) on \(status)")
-        // The session streams (--streams per-session) are the last entries, after the buses'.
-        let sessionStreamCount = settings.streams == .perSession ? settings.sessionStreams.count : 0
-        let entries = status.buses.count
-        func label(_ k: Int) -> String { k >= entries - sessionStreamCount ? "session stream" : "output bus" }
-        for (k, bus) in status.buses.enumerated().dropFirst() {
+        // The session streams (--streams per-session) come after the output buses.
+        func label(_ bus: OutputBusStatus) -> String { bus.isSessionStream ? "session stream" : "output bus" }
+        for bus in status.buses.dropFirst() {
             say(
-                "\(label(k)) \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
+                "\(label(bus)) \(bus.name) on \"\(bus.destination)\": \(status.sampleRate) Hz, \(status.channelCount) ch, latency \(bus.latencyFrames) frames"
             )
         }
         if let capture { say("capturing input \(capture.id) from \(captureDescription(output, channels: capture.source.channelCount))") }
@@ -363,9 +361,9 @@ struct Play: ParsableCommand {
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }
         // Main first; then each other output bus on the same line.
-        let others = end.buses.enumerated().dropFirst().map { k, bus in
+        let others = end.buses.dropFirst().map { bus in
             String(
-                format: "; %@ %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", label(k), bus.name,
+                format: "; %@ %@ on \"%@\": %d xruns, latency %.1f ms, %lld frames dropped", label(bus), bus.name,
                 bus.destination.isEmpty ? "(unconnected)" : bus.destination, bus.xrunCount,
                 Double(bus.latencyFrames) / Double(rate) * 1000, bus.framesDropped)
         }

@@ -18,20 +18,6 @@ import TuttiTestSupport
         return (engine, try engine.addBus())
     }
 
-    func renderWaiting(_ engine: Engine, frameCount: Int, block: Int) -> [Float] {
-        let ch = engine.channelCount
-        var out = [Float](repeating: 0, count: frameCount * ch)
-        var done = 0
-        out.withUnsafeMutableBufferPointer { o in
-            while done < frameCount {
-                let n = min(block, frameCount - done)
-                engine.renderWaitingForFiles(into: o.baseAddress! + done * ch, frameCount: n)
-                done += n
-            }
-        }
-        return out
-    }
-
     /// A looping 44.1 kHz stereo file (converted with soxrHQ) and a 48 kHz mono one (mapped to
     /// stereo): streamed and rendered offline, bit for bit what the loaded files give, across
     /// two loop wraps.
@@ -51,7 +37,7 @@ import TuttiTestSupport
         let streamed = try engine.addSource(kind, bus: bus, loop: true)
         try engine.send(.play(streamed))
         let frames = stream.frameCount * 2 + 12_345
-        let a = renderWaiting(engine, frameCount: frames, block: 1_000)
+        let a = renderAll(engine, frameCount: frames, block: 1_000, waitingForFiles: true)
         #expect(engine.status(streamed)?.underrunFrames == 0)
 
         let (reference, refBus) = try makeEngine()
@@ -140,10 +126,7 @@ import TuttiTestSupport
         // Keep 1.5 s of it (44-byte header + frames × 8 bytes).
         #expect(truncate(path, off_t(44 + 72_000 * 8)) == 0)
         var events: [EngineEvent] = []
-        for _ in 0..<200 {
-            _ = renderWaiting(engine, frameCount: 2_400, block: 480)
-            events += engine.pollEvents()
-        }
+        for _ in 0..<200 { _ = renderAll(engine, frameCount: 2_400, block: 480, waitingForFiles: true, events: &events) }
         let failures = events.compactMap { e -> String? in
             if case .sourceFailed(let s, let reason) = e.kind, s == id { return reason }
             return nil

@@ -60,12 +60,7 @@ struct FocusCase: Sendable, CustomTestStringConvertible {
 @discardableResult
 func checkFocus(_ c: FocusCase, sourceLocation: SourceLocation = #_sourceLocation) -> PolicyState {
     var state = focusWorld(c.sessions)
-    for action in c.given {
-        let outcome = state.apply(action)
-        #expect(
-            outcome.error == nil, "setup \(action) of '\(c.name)' failed: \(String(describing: outcome.error))",
-            sourceLocation: sourceLocation)
-    }
+    applyGiven(c.given, to: &state, caseName: c.name, sourceLocation: sourceLocation)
     let before = state
     let outcome = state.apply(c.when)
     #expect(outcome.journal == c.journal, "journal of '\(c.name)'", sourceLocation: sourceLocation)

@@ -74,15 +74,20 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
+/// Applies a case's setup actions to `state`; a failing one is an issue naming the case.
+func applyGiven(_ actions: [PolicyAction], to state: inout PolicyState, caseName: String, sourceLocation: SourceLocation) {
+    for action in actions {
+        let outcome = state.apply(action)
+        #expect(
+            outcome.error == nil, "setup action \(action) of '\(caseName)' failed: \(String(describing: outcome.error))",
+            sourceLocation: sourceLocation)
+    }
+}
+
 /// Runs a rule case; every failure names the case.
 func check(_ c: RuleCase, sourceLocation: SourceLocation = #_sourceLocation) -> (before: PolicyState, after: PolicyState) {
     var state = makeState(c.sessions, device: c.device)
-    for action in c.given {
-        let outcome = state.apply(action)
-        #expect(
-            outcome.error == nil, "setup action \(action) of '\(c.name)' failed: \(String(describing: outcome.error))",
-            sourceLocation: sourceLocation)
-    }
+    applyGiven(c.given, to: &state, caseName: c.name, sourceLocation: sourceLocation)
     let before = state
     let outcome = state.apply(c.when)
     if let journal = c.journal {

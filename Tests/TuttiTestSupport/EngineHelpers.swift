@@ -2,9 +2,10 @@ import Foundation
 import TuttiDSP
 import TuttiEngine
 
-/// Render `frameCount` frames from `engine` in blocks of `block`, collecting events.
+/// Render `frameCount` frames from `engine` in blocks of `block`, collecting events; with
+/// `waitingForFiles`, each block waits for its streaming files (`renderWaitingForFiles`).
 public func renderAll(
-    _ engine: Engine, frameCount: Int, block: Int = 256, events: inout [EngineEvent],
+    _ engine: Engine, frameCount: Int, block: Int = 256, waitingForFiles: Bool = false, events: inout [EngineEvent],
     before: (Int64) -> Void = { _ in }
 ) -> [Float] {
     let ch = engine.channelCount
@@ -14,7 +15,11 @@ public func renderAll(
         while done < frameCount {
             let n = min(block, frameCount - done)
             before(Int64(done))
-            engine.render(into: o.baseAddress! + done * ch, frameCount: n)
+            if waitingForFiles {
+                engine.renderWaitingForFiles(into: o.baseAddress! + done * ch, frameCount: n)
+            } else {
+                engine.render(into: o.baseAddress! + done * ch, frameCount: n)
+            }
             events += engine.pollEvents()
             done += n
         }
@@ -22,9 +27,9 @@ public func renderAll(
     return out
 }
 
-public func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256) -> [Float] {
+public func renderAll(_ engine: Engine, frameCount: Int, block: Int = 256, waitingForFiles: Bool = false) -> [Float] {
     var events: [EngineEvent] = []
-    return renderAll(engine, frameCount: frameCount, block: block, events: &events)
+    return renderAll(engine, frameCount: frameCount, block: block, waitingForFiles: waitingForFiles, events: &events)
 }
 
 /// `seconds` of a sine at `rate` Hz on `channels` (see `sine(_:rate:seconds:…)`) as an engine buffer.
