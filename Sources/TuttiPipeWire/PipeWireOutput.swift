@@ -362,7 +362,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// (`captureLostCycles`). Each is an `xrun` event too. Any thread.
     public var xrunCount: Int {
         core.missedCycles.load(ordering: .relaxed) + core.lostCycles.load(ordering: .relaxed)
-            + core.captureMissedCycles.load(ordering: .relaxed) + core.captureLostCycles.load(ordering: .relaxed)
+            + core.captureCounts.missedCycles.load(ordering: .relaxed) + core.captureCounts.lostCycles.load(ordering: .relaxed)
     }
 
     /// Graph cycles main's stream gave nothing to since `start`: cycles the graph ran without
@@ -378,21 +378,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// Graph cycles the capture stream lost likewise (the input got silence for them). Counted
     /// in `xrunCount`. Any thread.
-    public var captureLostCycles: Int { core.captureLostCycles.load(ordering: .relaxed) }
+    public var captureLostCycles: Int { core.captureCounts.lostCycles.load(ordering: .relaxed) }
 
     /// The frames of `captureLostCycles` (at the engine's rate). Any thread.
-    public var captureLostFrames: Int64 { core.captureLostFrames.load(ordering: .relaxed) }
+    public var captureLostFrames: Int64 { core.captureCounts.lostFrames.load(ordering: .relaxed) }
 
     /// Capture cycles that brought no buffer (the capture stream's underruns: the input got
     /// nothing for that cycle and its render side filled the gap with silence). Any thread.
-    public var captureMissedCycles: Int { core.captureMissedCycles.load(ordering: .relaxed) }
+    public var captureMissedCycles: Int { core.captureCounts.missedCycles.load(ordering: .relaxed) }
 
     /// Captured frames lost because the input's ring was full (the render side had not taken
     /// them). Any thread.
-    public var captureDroppedFrames: Int64 { core.captureDroppedFrames.load(ordering: .relaxed) }
+    public var captureDroppedFrames: Int64 { core.captureCounts.droppedFrames.load(ordering: .relaxed) }
 
     /// Captured frames given to the input since `start`. Any thread.
-    public var capturedFrames: Int64 { core.capturedFrames.load(ordering: .relaxed) }
+    public var capturedFrames: Int64 { core.captureCounts.capturedFrames.load(ordering: .relaxed) }
     /// The engine clock: frames rendered so far. Any thread.
     public var framesRendered: Int64 { core.clock.framesRendered.load(ordering: .acquiring) }
     /// Frames of silence played because the control thread had not moved `renderHorizon` far

@@ -49,16 +49,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
-    /// Capture cycles that had no filled buffer (the capture stream's underruns).
-    let captureMissedCycles = Atomic<Int>(0)
-    /// Graph cycles the capture stream was not called in, or ended too late for, and their
-    /// frames (captured data the input never got: it plays silence for them).
-    let captureLostCycles = Atomic<Int>(0)
-    let captureLostFrames = Atomic<Int64>(0)
-    /// Captured frames the input's ring had no room for (lost: counted, never waited for).
-    let captureDroppedFrames = Atomic<Int64>(0)
-    /// Captured frames given to the input's ring.
-    let capturedFrames = Atomic<Int64>(0)
+    /// The capture stream's counters (the data thread adds, any thread reads).
+    let captureCounts = CaptureCounts()
     /// The input the capture stream feeds (kept alive while the data thread writes its ring),
     /// its ring and channels; nil and 0 without capture.
     let capture: InputSource?
@@ -290,13 +282,13 @@ extension StreamCore {
     func captured(_ samples: UnsafePointer<Float>?, frameCount: Int) {
         guard let ring = captureRing else { return }
         guard let samples, frameCount > 0 else {
-            captureMissedCycles.add(1, ordering: .relaxed)
+            captureCounts.missedCycles.add(1, ordering: .relaxed)
             return
         }
         guard clock.phase.load(ordering: .acquiring) == .rendering else { return }
         let written = ring.write(frames: samples, frameCount: frameCount, channelCount: captureChannels)
-        capturedFrames.add(Int64(written), ordering: .relaxed)
-        if written < frameCount { captureDroppedFrames.add(Int64(frameCount &- written), ordering: .relaxed) }
+        captureCounts.capturedFrames.add(Int64(written), ordering: .relaxed)
+        if written < frameCount { captureCounts.droppedFrames.add(Int64(frameCount &- written), ordering: .relaxed) }
     }
 }
 
@@ -332,8 +324,8 @@ extension StreamCore {
             lostCycles.add(cycles, ordering: .relaxed)
             lostFrames.add(frames, ordering: .relaxed)
         case -2:
-            captureLostCycles.add(cycles, ordering: .relaxed)
-            captureLostFrames.add(frames, ordering: .relaxed)
+            captureCounts.lostCycles.add(cycles, ordering: .relaxed)
+            captureCounts.lostFrames.add(frames, ordering: .relaxed)
         default:
             guard stream >= 0, stream < busCount else { return }
             busSlots[stream]._withUnsafeGuaranteedRef { feed in
@@ -373,4 +365,19 @@ let pipeWireRender: tpw_render_fn = { user, samples, frames in
         return
     }
     core.process(into: samples, frameCount: Int(frames), renderer: core.renderer)
+}
+
+/// What the capture stream counts. Noncopyable: its atomics live inside `StreamCore`, read in
+/// place. The data thread adds; any thread reads.
+struct CaptureCounts: ~Copyable {
+    /// Capture cycles that had no filled buffer (the capture stream's underruns).
+    let missedCycles = Atomic<Int>(0)
+    /// Graph cycles the capture stream was not called in, or ended too late for, and their
+    /// frames (captured data the input never got: it plays silence for them).
+    let lostCycles = Atomic<Int>(0)
+    let lostFrames = Atomic<Int64>(0)
+    /// Captured frames the input's ring had no room for (lost: counted, never waited for).
+    let droppedFrames = Atomic<Int64>(0)
+    /// Captured frames given to the input's ring.
+    let capturedFrames = Atomic<Int64>(0)
 }
