@@ -55,6 +55,23 @@ static void quantize_s32_scalar(int32_t *dst, const float *src, const float *dit
     for (size_t i = 0; i < count; i++) dst[i] = (int32_t)((uint32_t)tk_quantize_one(src[i], dither, i, scale) << shift);
 }
 
+static void limiter_needed_stereo_scalar(float *gains, const float *x, size_t frame_count, float ceiling) {
+    tk_limiter_needed_stereo_ref(gains, x, frame_count, ceiling);
+}
+
+static float limiter_window_minima_scalar(float *minima, float *complement, float *stored, const float *needed, const float *after,
+                                          size_t count, float prefix) {
+    return tk_limiter_window_minima_ref(minima, complement, stored, needed, after, count, prefix);
+}
+
+static void limiter_suffix_minima_scalar(float *suffix, const float *gains, size_t span) {
+    (void)tk_limiter_suffix_minima_ref(suffix, gains, span, 1.0f);
+}
+
+static void limiter_apply_stereo_scalar(float *x, float *held, const float *gains, size_t frame_count, float ceiling) {
+    tk_limiter_apply_stereo_ref(x, held, gains, frame_count, ceiling);
+}
+
 const tk_kernels tk_scalar_kernels = {
     .name = "scalar",
     .add = add_scalar,
@@ -65,4 +82,8 @@ const tk_kernels tk_scalar_kernels = {
     .quantize_s16 = quantize_s16_scalar,
     .quantize_s24 = quantize_s24_scalar,
     .quantize_s32 = quantize_s32_scalar,
+    .limiter_needed_stereo = limiter_needed_stereo_scalar,
+    .limiter_window_minima = limiter_window_minima_scalar,
+    .limiter_suffix_minima = limiter_suffix_minima_scalar,
+    .limiter_apply_stereo = limiter_apply_stereo_scalar,
 };
