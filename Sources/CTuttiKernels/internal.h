@@ -96,4 +96,23 @@ static inline void tk_limiter_apply_stereo_ref(float *x, float *held, const floa
     }
 }
 
+/// The averaging window's running sums and averages in order: for k in 0..<count, *sum +=
+/// (double)entering[k] − (double)leaving[k], then gains[k] = q < 1 ? q : 1 with q = (float)(*sum
+/// / span). Returns the smallest of 1 and the gains.
+static inline float tk_limiter_window_averages_ref(float *gains, const float *entering, const float *leaving, size_t count,
+                                                   double *sum, double span) {
+    double s = *sum;
+    float smallest = 1.0f;
+    for (size_t k = 0; k < count; k++) {
+        const double d = (double)entering[k] - (double)leaving[k];
+        s += d;
+        const float q = (float)(s / span);
+        const float g = q < 1.0f ? q : 1.0f;
+        gains[k] = g;
+        if (g < smallest) smallest = g;
+    }
+    *sum = s;
+    return smallest;
+}
+
 #endif

@@ -239,6 +239,44 @@ TK_AVX2 static void limiter_apply_stereo_avx2(float *x, float *held, const float
     tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
 }
 
+TK_AVX2 static float limiter_window_averages_avx2(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                                  double span) {
+    const __m256d spans = _mm256_set1_pd(span);
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256d carried = _mm256_set1_pd(*sum);
+    __m256 least = one;
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const __m256 e = _mm256_loadu_ps(entering + k);
+        const __m256 l = _mm256_loadu_ps(leaving + k);
+        __m256d d[2] = {
+            _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(e)), _mm256_cvtps_pd(_mm256_castps256_ps128(l))),
+            _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(l, 1))),
+        };
+        __m128 q[2];
+        for (int h = 0; h < 2; h++) {
+            // Running sums within the four (exact: the caller's condition), then the carry.
+            __m256d v = d[h];
+            v = _mm256_add_pd(v, _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x1));
+            v = _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x08));
+            v = _mm256_add_pd(v, carried);
+            carried = _mm256_permute4x64_pd(v, _MM_SHUFFLE(3, 3, 3, 3));
+            q[h] = _mm256_cvtpd_ps(_mm256_div_pd(v, spans));
+        }
+        const __m256 g = _mm256_min_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(q[0]), q[1], 1), one);  // q < 1 ? q : 1
+        _mm256_storeu_ps(gains + k, g);
+        least = _mm256_min_ps(g, least);
+    }
+    double s = _mm256_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, least);
+    for (int i = 0; i < 8; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_avx2_kernels = {
     .name = "avx2",
     .add = add_avx2,
@@ -253,5 +291,6 @@ const tk_kernels tk_avx2_kernels = {
     .limiter_window_minima = limiter_window_minima_avx2,
     .limiter_suffix_minima = limiter_suffix_minima_avx2,
     .limiter_apply_stereo = limiter_apply_stereo_avx2,
+    .limiter_window_averages = limiter_window_averages_avx2,
 };
 #endif

@@ -246,6 +246,39 @@ TK_AVX512 static void limiter_apply_stereo_avx512(float *x, float *held, const f
     tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
 }
 
+TK_AVX512 static float limiter_window_averages_avx512(float *gains, const float *entering, const float *leaving, size_t count,
+                                                      double *sum, double span) {
+    const __m512d spans = _mm512_set1_pd(span);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m512i by1 = _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6);
+    const __m512i by2 = _mm512_setr_epi64(0, 0, 0, 1, 2, 3, 4, 5);
+    const __m512i by4 = _mm512_setr_epi64(0, 0, 0, 0, 0, 1, 2, 3);
+    const __m512i last = _mm512_set1_epi64(7);
+    __m512d carried = _mm512_set1_pd(*sum);
+    __m256 least = one;
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        __m512d v = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(entering + k)), _mm512_cvtps_pd(_mm256_loadu_ps(leaving + k)));
+        // Running sums within the eight (exact: the caller's condition; lanes below the
+        // shift add 0), then the carry.
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFE, by1, v));
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFC, by2, v));
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xF0, by4, v));
+        v = _mm512_add_pd(v, carried);
+        carried = _mm512_permutexvar_pd(last, v);
+        const __m256 g = _mm256_min_ps(_mm512_cvtpd_ps(_mm512_div_pd(v, spans)), one);  // q < 1 ? q : 1
+        _mm256_storeu_ps(gains + k, g);
+        least = _mm256_min_ps(g, least);
+    }
+    double s = _mm512_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, least);
+    for (int i = 0; i < 8; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_avx512_kernels = {
     .name = "avx512",
     .add = add_avx512,
@@ -260,5 +293,6 @@ const tk_kernels tk_avx512_kernels = {
     .limiter_window_minima = limiter_window_minima_avx512,
     .limiter_suffix_minima = limiter_suffix_minima_avx512,
     .limiter_apply_stereo = limiter_apply_stereo_avx512,
+    .limiter_window_averages = limiter_window_averages_avx512,
 };
 #endif

@@ -72,6 +72,11 @@ static void limiter_apply_stereo_scalar(float *x, float *held, const float *gain
     tk_limiter_apply_stereo_ref(x, held, gains, frame_count, ceiling);
 }
 
+static float limiter_window_averages_scalar(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                            double span) {
+    return tk_limiter_window_averages_ref(gains, entering, leaving, count, sum, span);
+}
+
 const tk_kernels tk_scalar_kernels = {
     .name = "scalar",
     .add = add_scalar,
@@ -86,4 +91,5 @@ const tk_kernels tk_scalar_kernels = {
     .limiter_window_minima = limiter_window_minima_scalar,
     .limiter_suffix_minima = limiter_suffix_minima_scalar,
     .limiter_apply_stereo = limiter_apply_stereo_scalar,
+    .limiter_window_averages = limiter_window_averages_scalar,
 };

@@ -220,6 +220,38 @@ static void limiter_apply_stereo_sse2(float *x, float *held, const float *gains,
     tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
 }
 
+static float limiter_window_averages_sse2(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                          double span) {
+    const __m128d spans = _mm_set1_pd(span);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128d carried = _mm_set1_pd(*sum);
+    __m128 least = one;
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        const __m128 e = _mm_loadu_ps(entering + k);
+        const __m128 l = _mm_loadu_ps(leaving + k);
+        __m128d lo = _mm_sub_pd(_mm_cvtps_pd(e), _mm_cvtps_pd(l));
+        __m128d hi = _mm_sub_pd(_mm_cvtps_pd(_mm_movehl_ps(e, e)), _mm_cvtps_pd(_mm_movehl_ps(l, l)));
+        // Running sums (exact: the caller's condition), lane 1 also taking lane 0.
+        lo = _mm_add_pd(lo, _mm_castsi128_pd(_mm_slli_si128(_mm_castpd_si128(lo), 8)));
+        hi = _mm_add_pd(hi, _mm_castsi128_pd(_mm_slli_si128(_mm_castpd_si128(hi), 8)));
+        lo = _mm_add_pd(lo, carried);
+        hi = _mm_add_pd(hi, _mm_unpackhi_pd(lo, lo));
+        carried = _mm_unpackhi_pd(hi, hi);
+        const __m128 q = _mm_movelh_ps(_mm_cvtpd_ps(_mm_div_pd(lo, spans)), _mm_cvtpd_ps(_mm_div_pd(hi, spans)));
+        const __m128 g = _mm_min_ps(q, one);  // q < 1 ? q : 1
+        _mm_storeu_ps(gains + k, g);
+        least = _mm_min_ps(g, least);
+    }
+    double s = _mm_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[4];
+    _mm_storeu_ps(lanes, least);
+    for (int i = 0; i < 4; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_sse2_kernels = {
     .name = "sse2",
     .add = add_sse2,
@@ -234,5 +266,6 @@ const tk_kernels tk_sse2_kernels = {
     .limiter_window_minima = limiter_window_minima_sse2,
     .limiter_suffix_minima = limiter_suffix_minima_sse2,
     .limiter_apply_stereo = limiter_apply_stereo_sse2,
+    .limiter_window_averages = limiter_window_averages_sse2,
 };
 #endif

@@ -132,4 +132,14 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
     ) {
         table.pointee.limiter_apply_stereo!(x, held, gains, frameCount, ceiling)
     }
+
+    /// The limiter's window sums and averages (see `tk_kernels.limiter_window_averages`:
+    /// the vector variants need sums that no addition rounds); returns the smallest of 1 and
+    /// the gains. Tests; any thread.
+    @inlinable package func limiterWindowAverages(
+        _ gains: UnsafeMutablePointer<Float>, entering: UnsafePointer<Float>, leaving: UnsafePointer<Float>, count: Int,
+        sum: UnsafeMutablePointer<Double>, span: Double
+    ) -> Float {
+        table.pointee.limiter_window_averages!(gains, entering, leaving, count, sum, span)
+    }
 }

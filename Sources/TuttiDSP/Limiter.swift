@@ -370,7 +370,7 @@ public struct PeakLimiter {
 
     /// One chunk of the stereo path with lookahead (at most `gainChunkFrames` frames), in
     /// passes; returns the smallest gain applied. Every value is the per-frame loop's, bit for
-    /// bit. Passes 1, 2 and 5 are C kernels of the variant in `kernels` (4, 8 or 16 frames per
+    /// bit. Passes 1, 2, 5 and 4's sums are C kernels of the variant in `kernels` (4, 8 or 16 frames per
     /// vector step; every variant gives the scalar C reference's bits, which are this loop's):
     ///
     /// 1. The needed gains (`limiter_needed_stereo`).
@@ -384,8 +384,8 @@ public struct PeakLimiter {
     /// 4. Four frames per vector step: the per-frame step from each frame's incoming reduction
     ///    must give the reduction taken; its gains go into the averaging window
     ///    (`gainHistory`), whose count of gains below 1 is kept and must not return to 0. Then,
-    ///    while the running sum is exact (see the comment there), the sums four at a time and
-    ///    the averages (a reciprocal multiplication, divided when near a float midpoint).
+    ///    while the running sum is exact (see the comment there), the sums a vector at a time
+    ///    and the averages (`limiter_window_averages`).
     ///    When a check fails: the envelope and the average frame by frame with `step` from the
     ///    chunk's incoming state, or the sums alone in order.
     /// 5. The delay line and the gains applied (`limiter_apply_stereo`: the same product and
@@ -544,45 +544,14 @@ public struct PeakLimiter {
             let enteringCount = -Int(entering[0] &+ entering[1] &+ entering[2] &+ entering[3])
             someAtOne = enteringCount < f
             change = enteringCount &+ Int(leaving[0] &+ leaving[1] &+ leaving[2] &+ leaving[3])
-            // The running sums (exact: see above; the carry is one addition per four frames)
-            // and the averages.
             if !inexact && !redo {
-                var least = SIMD4<Float>(repeating: 1)
-                let spans = SIMD2<Double>(repeating: spanD)
-                let inverse = SIMD2<Double>(repeating: 1 / spanD)
-                let near = SIMD4<Int32>(repeating: 32)
-                let none = SIMD4<Int32>()
-                var k = 0
-                while k < f {
-                    let g0 = UnsafeRawPointer(history + (span &+ k)).loadUnaligned(as: SIMD2<Float>.self)
-                    let g1 = UnsafeRawPointer(history + (span &+ k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
-                    let old0 = UnsafeRawPointer(history + k).loadUnaligned(as: SIMD2<Float>.self)
-                    let old1 = UnsafeRawPointer(history + (k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
-                    let dl = SIMD2<Double>(Double(g0[0]), Double(g0[1])) - SIMD2<Double>(Double(old0[0]), Double(old0[1]))
-                    let dh = SIMD2<Double>(Double(g1[0]), Double(g1[1])) - SIMD2<Double>(Double(old1[0]), Double(old1[1]))
-                    let pl = SIMD2<Double>(dl[0], dl[0] + dl[1])
-                    let ph = SIMD2<Double>(dh[0], dh[0] + dh[1]) + pl[1]
-                    let sl = pl + sum
-                    let sh = ph + sum
-                    sum += ph[1]
-                    // sum × (1 / (L + 1)) is within 2 ulps of the quotient, so both round to
-                    // the same float unless a midpoint between two floats is near: then divide.
-                    var ql = sl * inverse
-                    var qh = sh * inverse
-                    let wl = unsafeBitCast(ql, to: SIMD4<Int32>.self)
-                    let wh = unsafeBitCast(qh, to: SIMD4<Int32>.self)
-                    let t = (SIMD4<Int32>(wl[0], wl[2], wh[0], wh[2]) & 0x1FFF_FFFF) &- 0x0FFF_FFF0
-                    if any((t .>= none) .& (t .<= near)) {
-                        ql = sl / spans
-                        qh = sh / spans
-                    }
-                    var average = SIMD4<Float>(Float(ql[0]), Float(ql[1]), Float(qh[0]), Float(qh[1]))
-                    average.replace(with: one, where: one .< average)
-                    least.replace(with: average, where: average .< least)
-                    UnsafeMutableRawPointer(gains + k).storeBytes(of: average, as: SIMD4<Float>.self)
-                    k &+= 4
-                }
-                smallest = min(min(least[0], least[1]), min(least[2], least[3]))
+                // The running sums (exact: see above, so the kernel's order of additions gives
+                // these sums) and the averages (the same double division, to float, at most 1).
+                let averagesKernel = table.pointee.limiter_window_averages.unsafelyUnwrapped
+                var s = sum
+                let done = f
+                smallest = _unsafePerformance { averagesKernel(gains, history + span, history, done, &s, spanD) }
+                sum = s
             }
         }
         while f < count {

@@ -261,4 +261,34 @@ import TuttiDSP
             }
         }
     }
+
+    /// The window averages kernel of each variant gives the scalar reference's sums, gains and
+    /// smallest gain when no addition rounds (gains in [2^−15, 1], a sum that is a multiple of
+    /// 2^−38 below 4096), for every length 0…70.
+    @Test func theWindowAveragesOfEveryVariantMatchTheScalarOnes() {
+        let scalar = KernelVariant(named: "scalar")!
+        var rng: UInt64 = 0x51_7CC1
+        func random() -> Float {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(UInt32(truncatingIfNeeded: rng >> 32)) / Float(UInt32.max)
+        }
+        let entering: [Float] = (0..<70).map { i in i % 6 == 0 ? 1 : max(random(), 0x1p-15) }
+        let leaving: [Float] = (0..<70).map { i in i % 4 == 0 ? 1 : max(random(), 0x1p-15) }
+        let span = 241.0
+        for variant in KernelVariant.supported {
+            for n in 0...70 {
+                for start in [span, 100.0 + 0x1p-38, 0x1p-20] {
+                    var g0 = [Float](repeating: 7, count: n)
+                    var g1 = g0
+                    var s0 = start
+                    var s1 = start
+                    let least0 = scalar.limiterWindowAverages(&g0, entering: entering, leaving: leaving, count: n, sum: &s0, span: span)
+                    let least1 = variant.limiterWindowAverages(&g1, entering: entering, leaving: leaving, count: n, sum: &s1, span: span)
+                    #expect(g0.map(\.bitPattern) == g1.map(\.bitPattern), "\(variant) averages, \(n) frames from \(start)")
+                    #expect(
+                        s0.bitPattern == s1.bitPattern && least0.bitPattern == least1.bitPattern, "\(variant), \(n) frames from \(start)")
+                }
+            }
+        }
+    }
 }

@@ -72,6 +72,14 @@ typedef struct tk_kernels {
     /// held when gains[f] == 1, else clamp(held · gains[f]) to ±ceiling (y > c → c, y < −c →
     /// −c; a NaN stays); x's frame goes into held.
     void (*limiter_apply_stereo)(float *x, float *held, const float *gains, size_t frame_count, float ceiling);
+    /// The averaging window's running sums and averages: for k in 0..<count, *sum += (double)
+    /// entering[k] − (double)leaving[k], then gains[k] = q < 1 ? q : 1 with q = (float)(*sum /
+    /// span); returns the smallest of 1 and the gains. The scalar reference adds in that order;
+    /// the vector variants add the differences in another (running sums within a vector, then
+    /// the carry), so the caller guarantees no addition rounds in any order (PeakLimiter: the
+    /// sum a multiple of 2^−38 below 4096, every gain at least 2^−15, at most 256 frames).
+    float (*limiter_window_averages)(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                     double span);
 } tk_kernels;
 
 /// The variant chosen at load time. Written only by the load-time constructor.
