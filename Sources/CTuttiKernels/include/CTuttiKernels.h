@@ -56,8 +56,9 @@ typedef struct tk_kernels {
     /// S32 with 24-bit codes, libsndfile's int write path.
     void (*quantize_s32)(int32_t *dst, const float *src, const float *dither, size_t count, unsigned bits);
     // The peak limiter's stereo lookahead passes (TuttiDSP's PeakLimiter.stereoLimitChunk). Each
-    // output element is one fixed sequence of IEEE comparisons, selects, one multiplication or
-    // one division (no sums), so the vector width never changes a bit.
+    // output element is one fixed sequence of IEEE comparisons, selects and one multiplication,
+    // division or subtraction, so the vector width never changes a bit (the window averages'
+    // sums excepted: see there).
     /// gains[f] = ceiling / peak when peak > ceiling, else 1, where peak starts at 0 and takes
     /// |x[2f]|, then |x[2f+1]|, each when greater (a NaN never is): stereo frames.
     void (*limiter_needed_stereo)(float *gains, const float *x, size_t frame_count, float ceiling);
@@ -74,10 +75,11 @@ typedef struct tk_kernels {
     void (*limiter_apply_stereo)(float *x, float *held, const float *gains, size_t frame_count, float ceiling);
     /// The averaging window's running sums and averages: for k in 0..<count, *sum += (double)
     /// entering[k] − (double)leaving[k], then gains[k] = q < 1 ? q : 1 with q = (float)(*sum /
-    /// span); returns the smallest of 1 and the gains. The scalar reference adds in that order;
-    /// the vector variants add the differences in another (running sums within a vector, then
-    /// the carry), so the caller guarantees no addition rounds in any order (PeakLimiter: the
-    /// sum a multiple of 2^−38 below 4096, every gain at least 2^−15, at most 256 frames).
+    /// span); returns the smallest of 1 and the gains. Every variant adds the differences in
+    /// another order (running sums within four frames or a vector, then the carry), so the
+    /// caller guarantees no addition rounds in any order (PeakLimiter: the sum a multiple of
+    /// 2^−38 below 4096, every gain at least 2^−15, at most 256 frames); then each gives the
+    /// in-order sums.
     float (*limiter_window_averages)(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
                                      double span);
 } tk_kernels;
