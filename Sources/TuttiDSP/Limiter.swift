@@ -370,8 +370,8 @@ public struct PeakLimiter {
 
     /// One chunk of the stereo path with lookahead (at most `gainChunkFrames` frames), in
     /// passes; returns the smallest gain applied. Every value is the per-frame loop's, bit for
-    /// bit. Passes 1, 2, 5 and 4's sums are C kernels of the variant in `kernels` (4, 8 or 16 frames per
-    /// vector step; every variant gives the scalar C reference's bits, which are this loop's):
+    /// bit. Passes 1, 2, 5 and the sums of 4 are C kernels of the variant in `kernels` (4, 8 or
+    /// 16 frames per vector step; every variant gives the per-frame loop's bits):
     ///
     /// 1. The needed gains (`limiter_needed_stereo`).
     /// 2. The window minima by blocks of L + 1 frames (`blockGains`, `suffixMinima`,
