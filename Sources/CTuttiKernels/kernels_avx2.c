@@ -185,6 +185,140 @@ TK_AVX2 static void quantize_s32_avx2(int32_t *dst, const float *src, const floa
     for (; i < count; i++) dst[i] = (int32_t)((uint32_t)tk_quantize_one(src[i], dither, i, full) << shift);
 }
 
+// The limiter's passes, eight frames per step (the scalar reference's sequence per lane:
+// VMAXPS/VMINPS are a > b ? a : b and a < b ? a : b, the reference's selects).
+TK_AVX2 static void limiter_needed_stereo_avx2(float *gains, const float *x, size_t frame_count, float ceiling) {
+    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 c = _mm256_set1_ps(ceiling);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 zero = _mm256_setzero_ps();
+    size_t f = 0;
+    for (; f + 8 <= frame_count; f += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + 2 * f), magnitude);
+        const __m256 b = _mm256_and_ps(_mm256_loadu_ps(x + 2 * f + 8), magnitude);
+        // Frames in the order 0 1 4 5 2 3 6 7 (per 128-bit half), put back in order below.
+        const __m256 left = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        const __m256 right = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        __m256 peak = _mm256_max_ps(left, zero);
+        peak = _mm256_max_ps(right, peak);
+        const __m256 over = _mm256_cmp_ps(peak, c, _CMP_GT_OQ);
+        const __m256 needed = _mm256_blendv_ps(one, _mm256_div_ps(c, peak), over);
+        _mm256_storeu_ps(gains + f, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(needed), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    tk_limiter_needed_stereo_ref(gains + f, x + 2 * f, frame_count - f, ceiling);
+}
+
+TK_AVX2 static float limiter_window_minima_avx2(float *minima, float *complement, float *stored, const float *needed,
+                                                const float *after, size_t count, float prefix) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256i by1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    const __m256i by2 = _mm256_setr_epi32(0, 1, 0, 1, 2, 3, 4, 5);
+    const __m256i by4 = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
+    const __m256i last = _mm256_set1_epi32(7);
+    __m256 carried = _mm256_set1_ps(prefix);
+    size_t j = 0;
+    for (; j + 8 <= count; j += 8) {
+        __m256 v = _mm256_loadu_ps(needed + j);
+        _mm256_storeu_ps(stored + j, v);
+        // The running minimum inside the eight (lane i: the smallest of lanes 0…i; a lane
+        // taken twice changes nothing).
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by1));
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by2));
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by4));
+        const __m256 group = _mm256_permutevar8x32_ps(v, last);
+        v = _mm256_min_ps(v, carried);
+        carried = _mm256_min_ps(carried, group);
+        const __m256 m = _mm256_min_ps(_mm256_loadu_ps(after + j), v);
+        _mm256_storeu_ps(minima + j, m);
+        _mm256_storeu_ps(complement + j, _mm256_sub_ps(one, m));
+    }
+    return tk_limiter_window_minima_ref(minima + j, complement + j, stored + j, needed + j, after + j, count - j,
+                                        _mm256_cvtss_f32(carried));
+}
+
+TK_AVX2 static void limiter_suffix_minima_avx2(float *suffix, const float *gains, size_t span) {
+    const __m256i by1 = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7);
+    const __m256i by2 = _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 6, 7);
+    const __m256i by4 = _mm256_setr_epi32(4, 5, 6, 7, 4, 5, 6, 7);
+    const __m256i first = _mm256_setzero_si256();
+    __m256 carried = _mm256_set1_ps(1.0f);
+    size_t i = span;
+    while (i >= 8) {
+        i -= 8;
+        __m256 v = _mm256_loadu_ps(gains + i);
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by1));
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by2));
+        v = _mm256_min_ps(v, _mm256_permutevar8x32_ps(v, by4));
+        const __m256 group = _mm256_permutevar8x32_ps(v, first);
+        v = _mm256_min_ps(v, carried);
+        carried = _mm256_min_ps(carried, group);
+        _mm256_storeu_ps(suffix + i, v);
+    }
+    (void)tk_limiter_suffix_minima_ref(suffix, gains, i, _mm256_cvtss_f32(carried));
+}
+
+TK_AVX2 static void limiter_apply_stereo_avx2(float *x, float *held, const float *gains, size_t frame_count, float ceiling) {
+    const __m256 c = _mm256_set1_ps(ceiling);
+    const __m256 nc = _mm256_set1_ps(-ceiling);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256i low = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+    const __m256i high = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+    size_t f = 0;
+    for (; f + 8 <= frame_count; f += 8) {
+        const __m256 g = _mm256_loadu_ps(gains + f);
+        const __m256 gs[2] = {_mm256_permutevar8x32_ps(g, low), _mm256_permutevar8x32_ps(g, high)};
+        for (int k = 0; k < 2; k++) {
+            float *h = held + 2 * f + 8 * k;
+            float *s = x + 2 * f + 8 * k;
+            const __m256 hv = _mm256_loadu_ps(h);
+            _mm256_storeu_ps(h, _mm256_loadu_ps(s));
+            __m256 y = _mm256_mul_ps(hv, gs[k]);
+            y = _mm256_min_ps(c, y);   // c < y ? c : y (a NaN stays)
+            y = _mm256_max_ps(nc, y);  // −c > y ? −c : y
+            _mm256_storeu_ps(s, _mm256_blendv_ps(y, hv, _mm256_cmp_ps(gs[k], one, _CMP_EQ_OQ)));
+        }
+    }
+    tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
+}
+
+TK_AVX2 static float limiter_window_averages_avx2(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                                  double span) {
+    const __m256d spans = _mm256_set1_pd(span);
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256d carried = _mm256_set1_pd(*sum);
+    __m256 least = one;
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const __m256 e = _mm256_loadu_ps(entering + k);
+        const __m256 l = _mm256_loadu_ps(leaving + k);
+        __m256d d[2] = {
+            _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(e)), _mm256_cvtps_pd(_mm256_castps256_ps128(l))),
+            _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(l, 1))),
+        };
+        __m128 q[2];
+        for (int h = 0; h < 2; h++) {
+            // Running sums within the four (exact: the caller's condition), then the carry.
+            __m256d v = d[h];
+            v = _mm256_add_pd(v, _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x1));
+            v = _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x08));
+            v = _mm256_add_pd(v, carried);
+            carried = _mm256_permute4x64_pd(v, _MM_SHUFFLE(3, 3, 3, 3));
+            q[h] = _mm256_cvtpd_ps(_mm256_div_pd(v, spans));
+        }
+        const __m256 g = _mm256_min_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(q[0]), q[1], 1), one);  // q < 1 ? q : 1
+        _mm256_storeu_ps(gains + k, g);
+        least = _mm256_min_ps(g, least);
+    }
+    double s = _mm256_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, least);
+    for (int i = 0; i < 8; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_avx2_kernels = {
     .name = "avx2",
     .add = add_avx2,
@@ -197,5 +331,10 @@ const tk_kernels tk_avx2_kernels = {
     .quantize_s16 = quantize_s16_avx2,
     .quantize_s24 = quantize_s24_avx2,
     .quantize_s32 = quantize_s32_avx2,
+    .limiter_needed_stereo = limiter_needed_stereo_avx2,
+    .limiter_window_minima = limiter_window_minima_avx2,
+    .limiter_suffix_minima = limiter_suffix_minima_avx2,
+    .limiter_apply_stereo = limiter_apply_stereo_avx2,
+    .limiter_window_averages = limiter_window_averages_avx2,
 };
 #endif

@@ -175,6 +175,139 @@ TK_AVX512 static void quantize_s32_avx512(int32_t *dst, const float *src, const 
     }
 }
 
+// The limiter's passes, sixteen frames per step (the scalar reference's sequence per lane:
+// VMAXPS/VMINPS are a > b ? a : b and a < b ? a : b, the reference's selects); tails scalar.
+TK_AVX512 static void limiter_needed_stereo_avx512(float *gains, const float *x, size_t frame_count, float ceiling) {
+    const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
+    const __m512 c = _mm512_set1_ps(ceiling);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 zero = _mm512_setzero_ps();
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    size_t f = 0;
+    for (; f + 16 <= frame_count; f += 16) {
+        const __m512 a = _mm512_castsi512_ps(_mm512_and_epi32(_mm512_loadu_si512(x + 2 * f), magnitude));
+        const __m512 b = _mm512_castsi512_ps(_mm512_and_epi32(_mm512_loadu_si512(x + 2 * f + 16), magnitude));
+        const __m512 left = _mm512_permutex2var_ps(a, even, b);
+        const __m512 right = _mm512_permutex2var_ps(a, odd, b);
+        __m512 peak = _mm512_max_ps(left, zero);
+        peak = _mm512_max_ps(right, peak);
+        const __mmask16 over = _mm512_cmp_ps_mask(peak, c, _CMP_GT_OQ);
+        _mm512_storeu_ps(gains + f, _mm512_mask_div_ps(one, over, c, peak));
+    }
+    tk_limiter_needed_stereo_ref(gains + f, x + 2 * f, frame_count - f, ceiling);
+}
+
+TK_AVX512 static float limiter_window_minima_avx512(float *minima, float *complement, float *stored, const float *needed,
+                                                    const float *after, size_t count, float prefix) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512i by1 = _mm512_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+    const __m512i by2 = _mm512_setr_epi32(0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+    const __m512i by4 = _mm512_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    const __m512i by8 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i last = _mm512_set1_epi32(15);
+    __m512 carried = _mm512_set1_ps(prefix);
+    size_t j = 0;
+    for (; j + 16 <= count; j += 16) {
+        __m512 v = _mm512_loadu_ps(needed + j);
+        _mm512_storeu_ps(stored + j, v);
+        // The running minimum inside the sixteen (lane i: the smallest of lanes 0…i; a lane
+        // taken twice changes nothing).
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by1, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by2, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by4, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by8, v));
+        const __m512 group = _mm512_permutexvar_ps(last, v);
+        v = _mm512_min_ps(v, carried);
+        carried = _mm512_min_ps(carried, group);
+        const __m512 m = _mm512_min_ps(_mm512_loadu_ps(after + j), v);
+        _mm512_storeu_ps(minima + j, m);
+        _mm512_storeu_ps(complement + j, _mm512_sub_ps(one, m));
+    }
+    return tk_limiter_window_minima_ref(minima + j, complement + j, stored + j, needed + j, after + j, count - j,
+                                        _mm512_cvtss_f32(carried));
+}
+
+TK_AVX512 static void limiter_suffix_minima_avx512(float *suffix, const float *gains, size_t span) {
+    const __m512i by1 = _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15);
+    const __m512i by2 = _mm512_setr_epi32(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 14, 15);
+    const __m512i by4 = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15);
+    const __m512i by8 = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i first = _mm512_setzero_si512();
+    __m512 carried = _mm512_set1_ps(1.0f);
+    size_t i = span;
+    while (i >= 16) {
+        i -= 16;
+        __m512 v = _mm512_loadu_ps(gains + i);
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by1, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by2, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by4, v));
+        v = _mm512_min_ps(v, _mm512_permutexvar_ps(by8, v));
+        const __m512 group = _mm512_permutexvar_ps(first, v);
+        v = _mm512_min_ps(v, carried);
+        carried = _mm512_min_ps(carried, group);
+        _mm512_storeu_ps(suffix + i, v);
+    }
+    (void)tk_limiter_suffix_minima_ref(suffix, gains, i, _mm512_cvtss_f32(carried));
+}
+
+TK_AVX512 static void limiter_apply_stereo_avx512(float *x, float *held, const float *gains, size_t frame_count, float ceiling) {
+    const __m512 c = _mm512_set1_ps(ceiling);
+    const __m512 nc = _mm512_set1_ps(-ceiling);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512i low = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    const __m512i high = _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    size_t f = 0;
+    for (; f + 16 <= frame_count; f += 16) {
+        const __m512 g = _mm512_loadu_ps(gains + f);
+        const __m512 gs[2] = {_mm512_permutexvar_ps(low, g), _mm512_permutexvar_ps(high, g)};
+        for (int k = 0; k < 2; k++) {
+            float *h = held + 2 * f + 16 * k;
+            float *s = x + 2 * f + 16 * k;
+            const __m512 hv = _mm512_loadu_ps(h);
+            _mm512_storeu_ps(h, _mm512_loadu_ps(s));
+            __m512 y = _mm512_mul_ps(hv, gs[k]);
+            y = _mm512_min_ps(c, y);   // c < y ? c : y (a NaN stays)
+            y = _mm512_max_ps(nc, y);  // −c > y ? −c : y
+            _mm512_storeu_ps(s, _mm512_mask_blend_ps(_mm512_cmp_ps_mask(gs[k], one, _CMP_EQ_OQ), y, hv));
+        }
+    }
+    tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
+}
+
+TK_AVX512 static float limiter_window_averages_avx512(float *gains, const float *entering, const float *leaving, size_t count,
+                                                      double *sum, double span) {
+    const __m512d spans = _mm512_set1_pd(span);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m512i by1 = _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6);
+    const __m512i by2 = _mm512_setr_epi64(0, 0, 0, 1, 2, 3, 4, 5);
+    const __m512i by4 = _mm512_setr_epi64(0, 0, 0, 0, 0, 1, 2, 3);
+    const __m512i last = _mm512_set1_epi64(7);
+    __m512d carried = _mm512_set1_pd(*sum);
+    __m256 least = one;
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        __m512d v = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(entering + k)), _mm512_cvtps_pd(_mm256_loadu_ps(leaving + k)));
+        // Running sums within the eight (exact: the caller's condition; lanes below the
+        // shift add 0), then the carry.
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFE, by1, v));
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFC, by2, v));
+        v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xF0, by4, v));
+        v = _mm512_add_pd(v, carried);
+        carried = _mm512_permutexvar_pd(last, v);
+        const __m256 g = _mm256_min_ps(_mm512_cvtpd_ps(_mm512_div_pd(v, spans)), one);  // q < 1 ? q : 1
+        _mm256_storeu_ps(gains + k, g);
+        least = _mm256_min_ps(g, least);
+    }
+    double s = _mm512_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, least);
+    for (int i = 0; i < 8; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_avx512_kernels = {
     .name = "avx512",
     .add = add_avx512,
@@ -187,5 +320,10 @@ const tk_kernels tk_avx512_kernels = {
     .quantize_s16 = quantize_s16_avx512,
     .quantize_s24 = quantize_s24_avx512,
     .quantize_s32 = quantize_s32_avx512,
+    .limiter_needed_stereo = limiter_needed_stereo_avx512,
+    .limiter_window_minima = limiter_window_minima_avx512,
+    .limiter_suffix_minima = limiter_suffix_minima_avx512,
+    .limiter_apply_stereo = limiter_apply_stereo_avx512,
+    .limiter_window_averages = limiter_window_averages_avx512,
 };
 #endif

@@ -68,6 +68,88 @@ static void quantize_s32_scalar(int32_t *dst, const float *src, const float *dit
     for (size_t i = 0; i < count; i++) dst[i] = (int32_t)((uint32_t)tk_quantize_one(src[i], dither, i, scale) << shift);
 }
 
+static void limiter_needed_stereo_scalar(float *gains, const float *x, size_t frame_count, float ceiling) {
+    tk_limiter_needed_stereo_ref(gains, x, frame_count, ceiling);
+}
+
+// The minima four frames per step: their running (or suffix) minima, then the carry, so the
+// chain is one comparison per four frames (a minimum does not round: any order is exact).
+static float limiter_window_minima_scalar(float *minima, float *complement, float *stored, const float *needed, const float *after,
+                                          size_t count, float prefix) {
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        float v[4];
+        for (int i = 0; i < 4; i++) stored[j + i] = v[i] = needed[j + i];
+        for (int i = 1; i < 4; i++) v[i] = v[i] < v[i - 1] ? v[i] : v[i - 1];
+        const float group = v[3];
+        for (int i = 0; i < 4; i++) {
+            const float p = v[i] < prefix ? v[i] : prefix;
+            const float s = after[j + i];
+            const float m = s < p ? s : p;
+            minima[j + i] = m;
+            complement[j + i] = 1.0f - m;
+        }
+        prefix = group < prefix ? group : prefix;
+    }
+    return tk_limiter_window_minima_ref(minima + j, complement + j, stored + j, needed + j, after + j, count - j, prefix);
+}
+
+static void limiter_suffix_minima_scalar(float *suffix, const float *gains, size_t span) {
+    float carried = 1.0f;
+    size_t i = span;
+    while (i >= 4) {
+        i -= 4;
+        float v[4];
+        for (int k = 0; k < 4; k++) v[k] = gains[i + k];
+        for (int k = 2; k >= 0; k--) v[k] = v[k] < v[k + 1] ? v[k] : v[k + 1];
+        const float group = v[0];
+        for (int k = 0; k < 4; k++) suffix[i + k] = v[k] < carried ? v[k] : carried;
+        carried = group < carried ? group : carried;
+    }
+    (void)tk_limiter_suffix_minima_ref(suffix, gains, i, carried);
+}
+
+// The reference's comparisons as selects on every sample (no branch: the compiler may use
+// vectors of its baseline target).
+static void limiter_apply_stereo_scalar(float *x, float *held, const float *gains, size_t frame_count, float ceiling) {
+    for (size_t f = 0; f < frame_count; f++) {
+        const float g = gains[f];
+        for (size_t c = 0; c < 2; c++) {
+            const float h = held[2 * f + c];
+            held[2 * f + c] = x[2 * f + c];
+            float y = h * g;
+            y = ceiling < y ? ceiling : y;
+            y = y < -ceiling ? -ceiling : y;
+            x[2 * f + c] = g == 1.0f ? h : y;
+        }
+    }
+}
+
+// Four frames per step: their running sums, then the carry (one addition per four frames on
+// the chain, as the vector variants' scans): the in-order sums when no addition rounds, the
+// kernel's contract.
+static float limiter_window_averages_scalar(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                            double span) {
+    double s = *sum;
+    float smallest = 1.0f;
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        double p[4];
+        p[0] = (double)entering[k] - (double)leaving[k];
+        for (int i = 1; i < 4; i++) p[i] = p[i - 1] + ((double)entering[k + i] - (double)leaving[k + i]);
+        for (int i = 0; i < 4; i++) {
+            const float q = (float)((s + p[i]) / span);
+            const float g = q < 1.0f ? q : 1.0f;
+            gains[k + i] = g;
+            if (g < smallest) smallest = g;
+        }
+        s += p[3];
+    }
+    *sum = s;
+    const float rest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, sum, span);
+    return rest < smallest ? rest : smallest;
+}
+
 const tk_kernels tk_scalar_kernels = {
     .name = "scalar",
     .add = add_scalar,
@@ -80,4 +162,9 @@ const tk_kernels tk_scalar_kernels = {
     .quantize_s16 = quantize_s16_scalar,
     .quantize_s24 = quantize_s24_scalar,
     .quantize_s32 = quantize_s32_scalar,
+    .limiter_needed_stereo = limiter_needed_stereo_scalar,
+    .limiter_window_minima = limiter_window_minima_scalar,
+    .limiter_suffix_minima = limiter_suffix_minima_scalar,
+    .limiter_apply_stereo = limiter_apply_stereo_scalar,
+    .limiter_window_averages = limiter_window_averages_scalar,
 };

@@ -172,6 +172,121 @@ TK_SSE2 static void quantize_s32_sse2(int32_t *dst, const float *src, const floa
     for (; i < count; i++) dst[i] = (int32_t)((uint32_t)tk_quantize_one(src[i], dither, i, full) << shift);
 }
 
+// The limiter's passes, four frames per step (the scalar reference's sequence per lane:
+// MAXPS/MINPS are a > b ? a : b and a < b ? a : b, the reference's selects).
+static void limiter_needed_stereo_sse2(float *gains, const float *x, size_t frame_count, float ceiling) {
+    const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    const __m128 c = _mm_set1_ps(ceiling);
+    const __m128 one = _mm_set1_ps(1.0f);
+    const __m128 zero = _mm_setzero_ps();
+    size_t f = 0;
+    for (; f + 4 <= frame_count; f += 4) {
+        const __m128 a = _mm_and_ps(_mm_loadu_ps(x + 2 * f), magnitude);
+        const __m128 b = _mm_and_ps(_mm_loadu_ps(x + 2 * f + 4), magnitude);
+        const __m128 left = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        const __m128 right = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        __m128 peak = _mm_max_ps(left, zero);
+        peak = _mm_max_ps(right, peak);
+        const __m128 over = _mm_cmpgt_ps(peak, c);
+        const __m128 q = _mm_div_ps(c, peak);
+        _mm_storeu_ps(gains + f, _mm_or_ps(_mm_and_ps(over, q), _mm_andnot_ps(over, one)));
+    }
+    tk_limiter_needed_stereo_ref(gains + f, x + 2 * f, frame_count - f, ceiling);
+}
+
+static float limiter_window_minima_sse2(float *minima, float *complement, float *stored, const float *needed, const float *after,
+                                        size_t count, float prefix) {
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 carried = _mm_set1_ps(prefix);
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        __m128 v = _mm_loadu_ps(needed + j);
+        _mm_storeu_ps(stored + j, v);
+        // The running minimum inside the four (lane i: the smallest of lanes 0…i).
+        v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 1, 0, 0)));
+        v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 1, 0)));
+        const __m128 group = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 3, 3));
+        v = _mm_min_ps(v, carried);
+        carried = _mm_min_ps(carried, group);
+        const __m128 m = _mm_min_ps(_mm_loadu_ps(after + j), v);
+        _mm_storeu_ps(minima + j, m);
+        _mm_storeu_ps(complement + j, _mm_sub_ps(one, m));
+    }
+    return tk_limiter_window_minima_ref(minima + j, complement + j, stored + j, needed + j, after + j, count - j, _mm_cvtss_f32(carried));
+}
+
+static void limiter_suffix_minima_sse2(float *suffix, const float *gains, size_t span) {
+    __m128 carried = _mm_set1_ps(1.0f);
+    size_t i = span;
+    while (i >= 4) {
+        i -= 4;
+        __m128 v = _mm_loadu_ps(gains + i);
+        // Lane k: the smallest of lanes k…3.
+        v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 2, 1)));
+        v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 2, 3, 2)));
+        const __m128 group = _mm_shuffle_ps(v, v, _MM_SHUFFLE(0, 0, 0, 0));
+        v = _mm_min_ps(v, carried);
+        carried = _mm_min_ps(carried, group);
+        _mm_storeu_ps(suffix + i, v);
+    }
+    (void)tk_limiter_suffix_minima_ref(suffix, gains, i, _mm_cvtss_f32(carried));
+}
+
+static void limiter_apply_stereo_sse2(float *x, float *held, const float *gains, size_t frame_count, float ceiling) {
+    const __m128 c = _mm_set1_ps(ceiling);
+    const __m128 nc = _mm_set1_ps(-ceiling);
+    const __m128 one = _mm_set1_ps(1.0f);
+    size_t f = 0;
+    for (; f + 4 <= frame_count; f += 4) {
+        const __m128 g = _mm_loadu_ps(gains + f);
+        const __m128 gs[2] = {_mm_shuffle_ps(g, g, _MM_SHUFFLE(1, 1, 0, 0)), _mm_shuffle_ps(g, g, _MM_SHUFFLE(3, 3, 2, 2))};
+        for (int k = 0; k < 2; k++) {
+            float *h = held + 2 * f + 4 * k;
+            float *s = x + 2 * f + 4 * k;
+            const __m128 hv = _mm_loadu_ps(h);
+            _mm_storeu_ps(h, _mm_loadu_ps(s));
+            __m128 y = _mm_mul_ps(hv, gs[k]);
+            y = _mm_min_ps(c, y);   // c < y ? c : y (a NaN stays)
+            y = _mm_max_ps(nc, y);  // −c > y ? −c : y
+            const __m128 unity = _mm_cmpeq_ps(gs[k], one);
+            _mm_storeu_ps(s, _mm_or_ps(_mm_and_ps(unity, hv), _mm_andnot_ps(unity, y)));
+        }
+    }
+    tk_limiter_apply_stereo_ref(x + 2 * f, held + 2 * f, gains + f, frame_count - f, ceiling);
+}
+
+static float limiter_window_averages_sse2(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                          double span) {
+    const __m128d spans = _mm_set1_pd(span);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128d carried = _mm_set1_pd(*sum);
+    __m128 least = one;
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        const __m128 e = _mm_loadu_ps(entering + k);
+        const __m128 l = _mm_loadu_ps(leaving + k);
+        __m128d lo = _mm_sub_pd(_mm_cvtps_pd(e), _mm_cvtps_pd(l));
+        __m128d hi = _mm_sub_pd(_mm_cvtps_pd(_mm_movehl_ps(e, e)), _mm_cvtps_pd(_mm_movehl_ps(l, l)));
+        // Running sums (exact: the caller's condition), lane 1 also taking lane 0.
+        lo = _mm_add_pd(lo, _mm_castsi128_pd(_mm_slli_si128(_mm_castpd_si128(lo), 8)));
+        hi = _mm_add_pd(hi, _mm_castsi128_pd(_mm_slli_si128(_mm_castpd_si128(hi), 8)));
+        lo = _mm_add_pd(lo, carried);
+        hi = _mm_add_pd(hi, _mm_unpackhi_pd(lo, lo));
+        carried = _mm_unpackhi_pd(hi, hi);
+        const __m128 q = _mm_movelh_ps(_mm_cvtpd_ps(_mm_div_pd(lo, spans)), _mm_cvtpd_ps(_mm_div_pd(hi, spans)));
+        const __m128 g = _mm_min_ps(q, one);  // q < 1 ? q : 1
+        _mm_storeu_ps(gains + k, g);
+        least = _mm_min_ps(g, least);
+    }
+    double s = _mm_cvtsd_f64(carried);
+    float smallest = tk_limiter_window_averages_ref(gains + k, entering + k, leaving + k, count - k, &s, span);
+    float lanes[4];
+    _mm_storeu_ps(lanes, least);
+    for (int i = 0; i < 4; i++) smallest = lanes[i] < smallest ? lanes[i] : smallest;
+    *sum = s;
+    return smallest;
+}
+
 const tk_kernels tk_sse2_kernels = {
     .name = "sse2",
     .add = add_sse2,
@@ -184,5 +299,10 @@ const tk_kernels tk_sse2_kernels = {
     .quantize_s16 = quantize_s16_sse2,
     .quantize_s24 = quantize_s24_sse2,
     .quantize_s32 = quantize_s32_sse2,
+    .limiter_needed_stereo = limiter_needed_stereo_sse2,
+    .limiter_window_minima = limiter_window_minima_sse2,
+    .limiter_suffix_minima = limiter_suffix_minima_sse2,
+    .limiter_apply_stereo = limiter_apply_stereo_sse2,
+    .limiter_window_averages = limiter_window_averages_sse2,
 };
 #endif

@@ -111,4 +111,50 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
     ) {
         table.pointee.quantize_s32!(dst, src, dither, count, UInt32(bits))
     }
+
+    /// The variant whose table is `table` (one this CPU supports). Any thread.
+    init(table: UnsafePointer<tk_kernels>) {
+        self = KernelVariant.supported.first { $0.table == table } ?? KernelVariant(level: 0)!
+    }
+
+    /// The limiter's needed gains of `frameCount` stereo frames of `x` into `gains` (see
+    /// `tk_kernels.limiter_needed_stereo`). Tests; any thread.
+    @inlinable package func limiterNeededStereo(
+        _ gains: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, frameCount: Int, ceiling: Float
+    ) {
+        table.pointee.limiter_needed_stereo!(gains, x, frameCount, ceiling)
+    }
+
+    /// A segment of the limiter's window minima (see `tk_kernels.limiter_window_minima`);
+    /// returns the last running minimum. Tests; any thread.
+    @inlinable package func limiterWindowMinima(
+        _ minima: UnsafeMutablePointer<Float>, complement: UnsafeMutablePointer<Float>, stored: UnsafeMutablePointer<Float>,
+        needed: UnsafePointer<Float>, after: UnsafePointer<Float>, count: Int, prefix: Float
+    ) -> Float {
+        table.pointee.limiter_window_minima!(minima, complement, stored, needed, after, count, prefix)
+    }
+
+    /// The suffix minima of `span` gains (see `tk_kernels.limiter_suffix_minima`). Tests; any
+    /// thread.
+    @inlinable package func limiterSuffixMinima(_ suffix: UnsafeMutablePointer<Float>, _ gains: UnsafePointer<Float>, span: Int) {
+        table.pointee.limiter_suffix_minima!(suffix, gains, span)
+    }
+
+    /// The limiter's delay line and gains over `frameCount` stereo frames (see
+    /// `tk_kernels.limiter_apply_stereo`). Tests; any thread.
+    @inlinable package func limiterApplyStereo(
+        _ x: UnsafeMutablePointer<Float>, held: UnsafeMutablePointer<Float>, gains: UnsafePointer<Float>, frameCount: Int, ceiling: Float
+    ) {
+        table.pointee.limiter_apply_stereo!(x, held, gains, frameCount, ceiling)
+    }
+
+    /// The limiter's window sums and averages (see `tk_kernels.limiter_window_averages`:
+    /// the vector variants need sums that no addition rounds); returns the smallest of 1 and
+    /// the gains. Tests; any thread.
+    @inlinable package func limiterWindowAverages(
+        _ gains: UnsafeMutablePointer<Float>, entering: UnsafePointer<Float>, leaving: UnsafePointer<Float>, count: Int,
+        sum: UnsafeMutablePointer<Double>, span: Double
+    ) -> Float {
+        table.pointee.limiter_window_averages!(gains, entering, leaving, count, sum, span)
+    }
 }

@@ -1,3 +1,5 @@
+import CTuttiKernels
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -115,6 +117,10 @@ public struct PeakLimiter {
     @usableFromInline package var chunksLimited = 0
     @usableFromInline package var chunksRedone = 0
     @usableFromInline package var chunksSummedInOrder = 0
+    /// The C kernel table of the stereo path with lookahead's vector passes (needed gains,
+    /// window minima, suffix minima, the gains applied): the active variant's, or the one a
+    /// test sets (every variant gives the same bits).
+    @usableFromInline var kernels: UnsafePointer<tk_kernels>
 
     /// Its largest gain reduction during the last `process` call: the smallest linear gain
     /// (≤ 1) it applied to any frame it output then; 1 when it left the audio untouched. Only
@@ -157,6 +163,15 @@ public struct PeakLimiter {
         reductionScratch.initialize(repeating: 0, count: chunk + 1)
         sumScratch = allocateAudio(Double.self, capacity: chunk)
         sumScratch.initialize(repeating: 0, count: chunk)
+        kernels = tk_active_table().unsafelyUnwrapped
+    }
+
+    /// The kernel variant of the stereo path with lookahead's vector passes (by default the
+    /// active one, `KernelVariant.active`). Tests set it to run every variant the CPU supports;
+    /// the control side, before processing.
+    package var kernelVariant: KernelVariant {
+        get { KernelVariant(table: kernels) }
+        set { kernels = newValue.table }
     }
 
     /// The lookahead delay line's first byte (64-byte aligned: `allocateAudio`). Tests and
@@ -274,32 +289,6 @@ public struct PeakLimiter {
         return false
     }
 
-    /// `neededGain` of frames 0..<n of stereo `x`, into `gains`: four frames per vector step,
-    /// each lane the same two comparisons and division as the scalar function.
-    @inlinable @inline(__always) @_noLocks
-    func stereoNeededGains(_ x: UnsafeMutablePointer<Float>, frameCount count: Int, into gains: UnsafeMutablePointer<Float>) {
-        let c = ceiling
-        var f = 0
-        while f &+ 4 <= count {
-            let v = UnsafeRawPointer(x + 2 &* f).loadUnaligned(as: SIMD8<Float>.self)
-            let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF
-            let m = unsafeBitCast(bits, to: SIMD8<Float>.self)
-            let left = m.evenHalf
-            let right = m.oddHalf
-            var peak = SIMD4<Float>(repeating: 0)
-            peak.replace(with: left, where: left .> peak)
-            peak.replace(with: right, where: right .> peak)
-            var needed = SIMD4<Float>(repeating: 1)
-            needed.replace(with: SIMD4(repeating: c) / peak, where: peak .> c)
-            UnsafeMutableRawPointer(gains + f).storeBytes(of: needed, as: SIMD4<Float>.self)
-            f &+= 4
-        }
-        while f < count {
-            gains[f] = neededGain(x, frame: f)
-            f &+= 1
-        }
-    }
-
     /// `processWithLookahead` for two channels, `gainChunkFrames` frames at a time. A chunk
     /// at rest (reduction 0, every gain of the averaging window 1) with no sample over the
     /// ceiling is the delayed input, untouched (`stereoRestChunk`); any other goes through
@@ -379,43 +368,15 @@ public struct PeakLimiter {
         delayIndex = di
     }
 
-    /// The suffix minima of a completed block of `span` needed gains: entry i the smallest of
-    /// entries i… (entry `span` stays 1).
-    @inlinable @inline(__always) @_noLocks
-    static func completeBlock(_ gains: UnsafeMutablePointer<Float>, _ suffix: UnsafeMutablePointer<Float>, span: Int) {
-        var m: Float = 1
-        var i = span
-        while i >= 4 {
-            i &-= 4
-            // Lane j: the smallest of entries i + j … i + j + 3 (past the block's end, the
-            // three 1s that follow it), then of those and the ones after the four.
-            let g = gains + i
-            var v = UnsafeRawPointer(g).loadUnaligned(as: SIMD4<Float>.self)
-            for o in 1...3 {
-                let w = UnsafeRawPointer(g + o).loadUnaligned(as: SIMD4<Float>.self)
-                v.replace(with: w, where: w .< v)
-            }
-            let group = v[0]
-            let carried = SIMD4<Float>(repeating: m)
-            v.replace(with: carried, where: carried .< v)
-            UnsafeMutableRawPointer(suffix + i).storeBytes(of: v, as: SIMD4<Float>.self)
-            m = group < m ? group : m
-        }
-        while i > 0 {
-            i &-= 1
-            let v = gains[i]
-            m = v < m ? v : m
-            suffix[i] = m
-        }
-    }
-
     /// One chunk of the stereo path with lookahead (at most `gainChunkFrames` frames), in
     /// passes; returns the smallest gain applied. Every value is the per-frame loop's, bit for
-    /// bit:
+    /// bit. Passes 1, 2, 5 and the sums of 4 are C kernels of the variant in `kernels` (4, 8 or
+    /// 16 frames per vector step; every variant gives the per-frame loop's bits):
     ///
-    /// 1. The needed gains, four frames per vector step (`stereoNeededGains`).
+    /// 1. The needed gains (`limiter_needed_stereo`).
     /// 2. The window minima by blocks of L + 1 frames (`blockGains`, `suffixMinima`,
-    ///    `prefixMinimum`; no queue), four frames per vector step, and 1 − each.
+    ///    `prefixMinimum`; no queue) and 1 − each (`limiter_window_minima`; a completed block's
+    ///    suffix minima: `limiter_suffix_minima`).
     /// 3. The envelope taken as r ← max(r × release, 1 − minimum) (one multiplication and one
     ///    comparison on the chain, where the per-frame step also has its 1e-6 cut and compares
     ///    through 1 − r), as four chains over the chunk's quarters, each taken on from the end
@@ -423,16 +384,18 @@ public struct PeakLimiter {
     /// 4. Four frames per vector step: the per-frame step from each frame's incoming reduction
     ///    must give the reduction taken; its gains go into the averaging window
     ///    (`gainHistory`), whose count of gains below 1 is kept and must not return to 0. Then,
-    ///    while the running sum is exact (see the comment there), the sums four at a time and
-    ///    the averages (a reciprocal multiplication, divided when near a float midpoint).
+    ///    while the running sum is exact (see the comment there), the sums a vector at a time
+    ///    and the averages (`limiter_window_averages`).
     ///    When a check fails: the envelope and the average frame by frame with `step` from the
     ///    chunk's incoming state, or the sums alone in order.
-    /// 5. The delay line and the gains applied, two frames per vector step (the same product
-    ///    and clamp; a frame at gain 1 is the delayed sample as it was).
+    /// 5. The delay line and the gains applied (`limiter_apply_stereo`: the same product and
+    ///    clamp; a frame at gain 1 is the delayed sample as it was).
     @inlinable @_noLocks
     mutating func stereoLimitChunk(_ x: UnsafeMutablePointer<Float>, frameCount count: Int) -> Float {
         let gains = gainScratch
-        stereoNeededGains(x, frameCount: count, into: gains)
+        let table = kernels
+        let c = ceiling
+        _unsafePerformance { table.pointee.limiter_needed_stereo.unsafelyUnwrapped(gains, x, count, c) }
         let span = lookaheadFrames &+ 1
         let spanD = Double(span)
         let rel = release
@@ -442,61 +405,22 @@ public struct PeakLimiter {
         let sums = sumScratch
         let blockGains = self.blockGains
         let suffix = self.suffixMinima
-        // Pass 2: the window minima, four frames per vector step: the running minimum of the
-        // current block (a scan: two shifted minima and the carry), then the smaller of it and
-        // the previous block's suffix minimum.
+        // Pass 2: the window minima (the running minimum of the current block, then the
+        // smaller of it and the previous block's suffix minimum) and 1 − each, a vector of
+        // frames per step in the C kernel (a scan of shifted minima and the carry).
+        let minimaKernel = table.pointee.limiter_window_minima.unsafelyUnwrapped
+        let suffixKernel = table.pointee.limiter_suffix_minima.unsafelyUnwrapped
         var pos = blockPosition
         var prefix = prefixMinimum
         var k = 0
         while k < count {
             let seg = min(count &- k, span &- pos)
-            let needed = gains + k
-            let stored = blockGains + pos
-            let after = suffix + (pos &+ 1)
-            let out = mins + k
-            // The first three frames of the segment one by one (what comes before them in
-            // `gains` is another block's, or outside the chunk); then four per step, lane j
-            // the smallest of needed gains j − 3 … j (all of this block: those before the
-            // four are in `prefix` already), of `prefix`, and of the suffix minimum.
-            var j = 0
-            while j < min(seg, 3) {
-                let v = needed[j]
-                stored[j] = v
-                prefix = v < prefix ? v : prefix
-                let s = after[j]
-                out[j] = s < prefix ? s : prefix
-                j &+= 1
-            }
-            while j &+ 4 <= seg {
-                let p = needed + j
-                var v = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
-                UnsafeMutableRawPointer(stored + j).storeBytes(of: v, as: SIMD4<Float>.self)
-                for o in 1...3 {
-                    let w = UnsafeRawPointer(p - o).loadUnaligned(as: SIMD4<Float>.self)
-                    v.replace(with: w, where: w .< v)
-                }
-                // The carry on its own (one comparison per four frames on the chain).
-                let group = v[3]
-                let carried = SIMD4<Float>(repeating: prefix)
-                v.replace(with: carried, where: carried .< v)
-                prefix = group < prefix ? group : prefix
-                let s = UnsafeRawPointer(after + j).loadUnaligned(as: SIMD4<Float>.self)
-                v.replace(with: s, where: s .< v)
-                UnsafeMutableRawPointer(out + j).storeBytes(of: v, as: SIMD4<Float>.self)
-                j &+= 4
-            }
-            while j < seg {
-                let v = needed[j]
-                stored[j] = v
-                prefix = v < prefix ? v : prefix
-                let s = after[j]
-                out[j] = s < prefix ? s : prefix
-                j &+= 1
-            }
+            let p = prefix
+            prefix = _unsafePerformance { minimaKernel(mins + k, gains + k, blockGains + pos, gains + k, suffix + (pos &+ 1), seg, p) }
             pos &+= seg
             k &+= seg
             if pos == span {
-                PeakLimiter.completeBlock(blockGains, suffix, span: span)
+                _unsafePerformance { suffixKernel(suffix, blockGains, span) }
                 pos = 0
                 prefix = 1
             }
@@ -511,7 +435,7 @@ public struct PeakLimiter {
         // (from there on the two are the same recurrence from the same value: the reduction
         // set by a drop forgets what came before; a release that never meets is taken on to
         // the quarter's end, as one chain would).
-        for f in 0..<count { gains[f] = 1 - mins[f] }
+        // (`gains` holds 1 − each window minimum since pass 2.)
         let cs = gains
         let r0 = reduction
         rs[0] = r0
@@ -620,45 +544,14 @@ public struct PeakLimiter {
             let enteringCount = -Int(entering[0] &+ entering[1] &+ entering[2] &+ entering[3])
             someAtOne = enteringCount < f
             change = enteringCount &+ Int(leaving[0] &+ leaving[1] &+ leaving[2] &+ leaving[3])
-            // The running sums (exact: see above; the carry is one addition per four frames)
-            // and the averages.
             if !inexact && !redo {
-                var least = SIMD4<Float>(repeating: 1)
-                let spans = SIMD2<Double>(repeating: spanD)
-                let inverse = SIMD2<Double>(repeating: 1 / spanD)
-                let near = SIMD4<Int32>(repeating: 32)
-                let none = SIMD4<Int32>()
-                var k = 0
-                while k < f {
-                    let g0 = UnsafeRawPointer(history + (span &+ k)).loadUnaligned(as: SIMD2<Float>.self)
-                    let g1 = UnsafeRawPointer(history + (span &+ k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
-                    let old0 = UnsafeRawPointer(history + k).loadUnaligned(as: SIMD2<Float>.self)
-                    let old1 = UnsafeRawPointer(history + (k &+ 2)).loadUnaligned(as: SIMD2<Float>.self)
-                    let dl = SIMD2<Double>(Double(g0[0]), Double(g0[1])) - SIMD2<Double>(Double(old0[0]), Double(old0[1]))
-                    let dh = SIMD2<Double>(Double(g1[0]), Double(g1[1])) - SIMD2<Double>(Double(old1[0]), Double(old1[1]))
-                    let pl = SIMD2<Double>(dl[0], dl[0] + dl[1])
-                    let ph = SIMD2<Double>(dh[0], dh[0] + dh[1]) + pl[1]
-                    let sl = pl + sum
-                    let sh = ph + sum
-                    sum += ph[1]
-                    // sum × (1 / (L + 1)) is within 2 ulps of the quotient, so both round to
-                    // the same float unless a midpoint between two floats is near: then divide.
-                    var ql = sl * inverse
-                    var qh = sh * inverse
-                    let wl = unsafeBitCast(ql, to: SIMD4<Int32>.self)
-                    let wh = unsafeBitCast(qh, to: SIMD4<Int32>.self)
-                    let t = (SIMD4<Int32>(wl[0], wl[2], wh[0], wh[2]) & 0x1FFF_FFFF) &- 0x0FFF_FFF0
-                    if any((t .>= none) .& (t .<= near)) {
-                        ql = sl / spans
-                        qh = sh / spans
-                    }
-                    var average = SIMD4<Float>(Float(ql[0]), Float(ql[1]), Float(qh[0]), Float(qh[1]))
-                    average.replace(with: one, where: one .< average)
-                    least.replace(with: average, where: average .< least)
-                    UnsafeMutableRawPointer(gains + k).storeBytes(of: average, as: SIMD4<Float>.self)
-                    k &+= 4
-                }
-                smallest = min(min(least[0], least[1]), min(least[2], least[3]))
+                // The running sums (exact: see above, so the kernel's order of additions gives
+                // these sums) and the averages (the same double division, to float, at most 1).
+                let averagesKernel = table.pointee.limiter_window_averages.unsafelyUnwrapped
+                var s = sum
+                let done = f
+                smallest = _unsafePerformance { averagesKernel(gains, history + span, history, done, &s, spanD) }
+                sum = s
             }
         }
         while f < count {
@@ -738,11 +631,10 @@ public struct PeakLimiter {
         frame &+= Int64(count)
         // The averaging window moves on: its last L + 1 gains to the front.
         for i in 0..<span { history[i] = history[i &+ count] }
-        // Pass 5: out goes the frame from L frames ago, scaled; in goes this one.
+        // Pass 5: out goes the frame from L frames ago, scaled; in goes this one (the C
+        // kernel, a segment per stretch of the delay line up to its end).
         let l = lookaheadFrames
-        let cv = SIMD4<Float>(repeating: ceiling)
-        let ncv = -cv
-        let one = SIMD4<Float>(repeating: 1)
+        let applyKernel = table.pointee.limiter_apply_stereo.unsafelyUnwrapped
         var di = delayIndex
         f = 0
         while f < count {
@@ -750,33 +642,7 @@ public struct PeakLimiter {
             let d = delay + 2 &* di
             let xs = x + 2 &* f
             let gs = gains + f
-            var j = 0
-            while j &+ 2 <= seg {
-                // Two frames per step (4-lane vectors: wider ones split into halves with
-                // masks the baseline x86-64 build handles poorly).
-                let held = UnsafeRawPointer(d + 2 &* j).loadUnaligned(as: SIMD4<Float>.self)
-                let input = UnsafeRawPointer(xs + 2 &* j).loadUnaligned(as: SIMD4<Float>.self)
-                UnsafeMutableRawPointer(d + 2 &* j).storeBytes(of: input, as: SIMD4<Float>.self)
-                let g2 = UnsafeRawPointer(gs + j).loadUnaligned(as: SIMD2<Float>.self)
-                let g4 = SIMD4(g2[0], g2[0], g2[1], g2[1])
-                // The clamp as two selects on the product (a NaN stays: no comparison holds).
-                var out = held * g4
-                out.replace(with: cv, where: cv .< out)
-                out.replace(with: ncv, where: out .< ncv)
-                out.replace(with: held, where: g4 .== one)
-                UnsafeMutableRawPointer(xs + 2 &* j).storeBytes(of: out, as: SIMD4<Float>.self)
-                j &+= 2
-            }
-            while j < seg {
-                let gain = gs[j]
-                let h0 = d[2 &* j]
-                let h1 = d[2 &* j &+ 1]
-                d[2 &* j] = xs[2 &* j]
-                d[2 &* j &+ 1] = xs[2 &* j &+ 1]
-                xs[2 &* j] = gain == 1 ? h0 : clamp(h0 * gain)
-                xs[2 &* j &+ 1] = gain == 1 ? h1 : clamp(h1 * gain)
-                j &+= 1
-            }
+            _unsafePerformance { applyKernel(xs, d, gs, seg, c) }
             f &+= seg
             di &+= seg
             if di == l { di = 0 }

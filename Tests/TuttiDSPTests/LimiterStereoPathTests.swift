@@ -147,4 +147,154 @@ import TuttiDSP
             }
         }
     }
+
+    /// The stereo path with a 5 ms lookahead under each kernel variant this CPU supports
+    /// (its needed gains, window minima and gains applied are C kernels of the variant: scalar,
+    /// SSE2, AVX2, AVX-512) gives the per-frame loop's output and meter, bit for bit, on the
+    /// benchmark's material, the crossing noise, the bursts (to silence, and 1e12 over the
+    /// ceiling), and the infinities and NaNs.
+    @Test func everyKernelVariantMatchesThePerFrameLoopBitForBit() {
+        let variants = KernelVariant.supported
+        #expect(variants.first?.name == "scalar")
+        let blockSizes = [256, 1, 7, 255, 257, 1_000, 3, 64, 31, 33]
+        for variant in variants {
+            var limited = 0
+            for kind in [0, 2, 4, 5, 6] {
+                let input = Self.material(kind: kind)
+                for ceilingDB in [-1.0, -6] {
+                    let settings = LimiterSettings(ceilingDB: ceilingDB, releaseSeconds: 0.1, lookaheadSeconds: 0.005)
+                    var fast = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: 2)
+                    fast.kernelVariant = variant
+                    var reference = PeakLimiter(settings: settings, sampleRate: Self.rate, channelCount: 2)
+                    reference.perFrameReference = true
+                    defer {
+                        fast.deallocate()
+                        reference.deallocate()
+                    }
+                    #expect(fast.kernelVariant == variant)
+                    var a = input
+                    var b = input
+                    var mismatch: String?
+                    a.withUnsafeMutableBufferPointer { pa in
+                        b.withUnsafeMutableBufferPointer { pb in
+                            var f = 0
+                            var block = 0
+                            while f < Self.frames && mismatch == nil {
+                                let n = min(Self.frames - f, blockSizes[block % blockSizes.count])
+                                fast.process(pa.baseAddress! + 2 * f, frameCount: n)
+                                reference.process(pb.baseAddress! + 2 * f, frameCount: n)
+                                if fast.smallestGain.bitPattern != reference.smallestGain.bitPattern {
+                                    mismatch = "meter after block \(block): \(fast.smallestGain) vs \(reference.smallestGain)"
+                                }
+                                f += n
+                                block += 1
+                            }
+                        }
+                    }
+                    if mismatch == nil, let i = (0..<a.count).first(where: { a[$0].bitPattern != b[$0].bitPattern }) {
+                        mismatch = "sample \(i): \(a[i]) vs \(b[i])"
+                    }
+                    #expect(mismatch == nil, "\(variant), kind \(kind), ceiling \(ceilingDB) dB: \(mismatch ?? "")")
+                    limited += fast.chunksLimited
+                }
+            }
+            // The kernels ran (chunks were limited, not only passed through at rest).
+            #expect(limited > 200, "\(variant): \(limited) chunks limited")
+        }
+    }
+
+    /// Each limiter kernel of each variant gives the scalar reference's bytes for every length
+    /// 0…70 (the vector steps and every tail) on values with NaNs, infinities, ±0, values at
+    /// and next to the ceiling, and gains of exactly 1.
+    @Test func theLimiterKernelsOfEveryVariantMatchTheScalarOnes() {
+        let scalar = KernelVariant(named: "scalar")!
+        let ceiling = LimiterSettings(ceilingDB: -1).ceiling
+        var rng: UInt64 = 0x9E37_79B9
+        func random() -> Float {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int32(truncatingIfNeeded: rng >> 32)) / Float(Int32.max)
+        }
+        let specials: [Float] = [.nan, .infinity, -.infinity, 0, -0.0, ceiling, -ceiling, ceiling.nextUp, -ceiling.nextUp, 1e12, 1e-30]
+        let samples: [Float] = (0..<160).map { i in i % 7 == 3 ? specials[(i / 7) % specials.count] : random() * 2 }
+        // Needed gains: in (0, 1], some exactly 1.
+        let needed: [Float] = (0..<80).map { i in i % 5 == 0 ? 1 : max(abs(random()), 1e-12) }
+        let after: [Float] = (0..<80).map { i in i % 3 == 0 ? 1 : max(abs(random()), 1e-12) }
+        func bits(_ x: [Float]) -> [UInt32] { x.map(\.bitPattern) }
+        for variant in KernelVariant.supported {
+            for n in 0...70 {
+                var g0 = [Float](repeating: 7, count: n)
+                var g1 = g0
+                samples.withUnsafeBufferPointer { s in
+                    g0.withUnsafeMutableBufferPointer {
+                        scalar.limiterNeededStereo($0.baseAddress!, s.baseAddress!, frameCount: n, ceiling: ceiling)
+                    }
+                    g1.withUnsafeMutableBufferPointer {
+                        variant.limiterNeededStereo($0.baseAddress!, s.baseAddress!, frameCount: n, ceiling: ceiling)
+                    }
+                }
+                #expect(bits(g0) == bits(g1), "\(variant) needed gains, \(n) frames")
+
+                var outs = [[Float]](repeating: [Float](repeating: 7, count: 3 * n + 1), count: 2)
+                for (k, v) in [scalar, variant].enumerated() {
+                    outs[k].withUnsafeMutableBufferPointer { o in
+                        let p = o.baseAddress!
+                        p[3 * n] = v.limiterWindowMinima(
+                            p, complement: p + n, stored: p + 2 * n, needed: needed, after: after, count: n, prefix: needed[n % 7 + 1])
+                    }
+                }
+                #expect(bits(outs[0]) == bits(outs[1]), "\(variant) window minima, \(n) frames")
+
+                var s0 = [Float](repeating: 7, count: n + 1)
+                var s1 = s0
+                s0.withUnsafeMutableBufferPointer { scalar.limiterSuffixMinima($0.baseAddress!, needed, span: n) }
+                s1.withUnsafeMutableBufferPointer { variant.limiterSuffixMinima($0.baseAddress!, needed, span: n) }
+                #expect(bits(s0) == bits(s1), "\(variant) suffix minima, \(n) frames")
+
+                var x0 = Array(samples[0..<(2 * n)])
+                var h0 = Array(samples[(160 - 2 * n)...].reversed())
+                var x1 = x0
+                var h1 = h0
+                let gains: [Float] = (0..<n).map { i in i % 4 == 1 ? 1 : (i % 9 == 2 ? 0 : abs(random())) }
+                scalar.limiterApplyStereo(&x0, held: &h0, gains: gains, frameCount: n, ceiling: ceiling)
+                variant.limiterApplyStereo(&x1, held: &h1, gains: gains, frameCount: n, ceiling: ceiling)
+                #expect(bits(x0) == bits(x1) && bits(h0) == bits(h1), "\(variant) gains applied, \(n) frames")
+            }
+        }
+    }
+
+    /// The window averages kernel of each variant (all add in an order of their own) gives the
+    /// in-order sums, gains and smallest gain of the per-frame loop when no addition rounds
+    /// (gains in [2^−15, 1], a sum that is a multiple of 2^−38 below 4096), for every length
+    /// 0…70.
+    @Test func theWindowAveragesOfEveryVariantAreTheInOrderOnes() {
+        var rng: UInt64 = 0x51_7CC1
+        func random() -> Float {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(UInt32(truncatingIfNeeded: rng >> 32)) / Float(UInt32.max)
+        }
+        let entering: [Float] = (0..<70).map { i in i % 6 == 0 ? 1 : max(random(), 0x1p-15) }
+        let leaving: [Float] = (0..<70).map { i in i % 4 == 0 ? 1 : max(random(), 0x1p-15) }
+        let span = 241.0
+        for variant in KernelVariant.supported {
+            for n in 0...70 {
+                for start in [span, 100.0 + 0x1p-38, 0x1p-20] {
+                    // The per-frame loop's arithmetic, in order.
+                    var s0 = start
+                    var least0: Float = 1
+                    let g0: [Float] = (0..<n).map { k in
+                        s0 += Double(entering[k]) - Double(leaving[k])
+                        let g = min(Float(s0 / span), 1)
+                        least0 = min(least0, g)
+                        return g
+                    }
+                    var g1 = [Float](repeating: 7, count: n)
+                    var s1 = start
+                    let least1 = variant.limiterWindowAverages(&g1, entering: entering, leaving: leaving, count: n, sum: &s1, span: span)
+                    #expect(g0.map(\.bitPattern) == g1.map(\.bitPattern), "\(variant) averages, \(n) frames from \(start)")
+                    #expect(
+                        s0.bitPattern == s1.bitPattern && least0.bitPattern == least1.bitPattern, "\(variant), \(n) frames from \(start)")
+                }
+            }
+        }
+    }
 }

@@ -100,6 +100,33 @@ typedef struct tk_kernels {
     /// s32: `bits`-bit codes (16 or 24) left-justified in int32 (code << (32 − bits)): ALSA
     /// S32 with 24-bit codes, libsndfile's int write path.
     void (*quantize_s32)(int32_t *dst, const float *src, const float *dither, size_t count, unsigned bits);
+    // The peak limiter's stereo lookahead passes (TuttiDSP's PeakLimiter.stereoLimitChunk). Each
+    // output element is one fixed sequence of IEEE comparisons, selects and one multiplication,
+    // division or subtraction, so the vector width never changes a bit (the window averages'
+    // sums excepted: see there).
+    /// gains[f] = ceiling / peak when peak > ceiling, else 1, where peak starts at 0 and takes
+    /// |x[2f]|, then |x[2f+1]|, each when greater (a NaN never is): stereo frames.
+    void (*limiter_needed_stereo)(float *gains, const float *x, size_t frame_count, float ceiling);
+    /// A segment of the sliding minimum by blocks: for j in 0..<count, stored[j] = needed[j],
+    /// prefix = min(prefix, needed[j]), minima[j] = min(after[j], prefix) and complement[j] =
+    /// 1 − minima[j]. Returns the last prefix. Values are needed gains (no NaN, no −0).
+    float (*limiter_window_minima)(float *minima, float *complement, float *stored, const float *needed, const float *after,
+                                   size_t count, float prefix);
+    /// suffix[i] = min(gains[i…span−1], 1) for i in 0..<span (suffix[span] untouched).
+    void (*limiter_suffix_minima)(float *suffix, const float *gains, size_t span);
+    /// Stereo delay line and gain: for each frame f, the held frame held[2f…2f+1] goes out as
+    /// held when gains[f] == 1, else clamp(held · gains[f]) to ±ceiling (y > c → c, y < −c →
+    /// −c; a NaN stays); x's frame goes into held.
+    void (*limiter_apply_stereo)(float *x, float *held, const float *gains, size_t frame_count, float ceiling);
+    /// The averaging window's running sums and averages: for k in 0..<count, *sum += (double)
+    /// entering[k] − (double)leaving[k], then gains[k] = q < 1 ? q : 1 with q = (float)(*sum /
+    /// span); returns the smallest of 1 and the gains. Every variant adds the differences in
+    /// another order (running sums within four frames or a vector, then the carry), so the
+    /// caller guarantees no addition rounds in any order (PeakLimiter: the sum a multiple of
+    /// 2^−38 below 4096, every gain at least 2^−15, at most 256 frames); then each gives the
+    /// in-order sums.
+    float (*limiter_window_averages)(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
+                                     double span);
 } tk_kernels;
 
 /// The variant chosen at load time. Written only by the load-time constructor.
