@@ -48,6 +48,21 @@ public enum CLoopReference {
     /// The compiler flags (`-shared -fPIC` and the output are added).
     public static let flags = ["-O3", "-march=native", "-DBENCH_MIX_BLOCK=\(symbol)"]
 
+    /// The flags that keep `-march=native` to the instruction set of the kernel variant named
+    /// `variant` ("scalar", "sse2", "avx2", "avx512") when the engine runs a variant below the
+    /// CPU's best (`TUTTI_KERNELS`): the machine kind that variant stands for, compared like
+    /// with like (on an AVX-512 CPU, `avx2` compares with a C loop built without AVX-512, as
+    /// `-march=native` builds it on an AVX2 machine). Empty for the CPU's best. Pure: any thread.
+    public static func capFlags(variant: String, best: String) -> [String] {
+        guard variant != best else { return [] }
+        switch variant {
+        case "avx2": return ["-mno-avx512f"]
+        case "sse2": return ["-mno-avx", "-mno-avx512f"]
+        case "scalar": return ["-mno-avx", "-mno-avx512f", "-fno-tree-vectorize"]
+        default: return []
+        }
+    }
+
     /// A compiled and loaded C loop.
     public struct Compiled: Sendable {
         /// The loop as a `ReferenceFixture` kernel (it zeroes `out` itself).
@@ -56,8 +71,12 @@ public enum CLoopReference {
         public let compilerPath: String
         /// The first line of `compiler --version` (empty if it printed none).
         public let compilerVersion: String
+        /// The flags beyond `flags` it was built with (`capFlags`).
+        public let extraFlags: [String]
         /// The command line that built the shared object (temporary paths shortened).
-        public var commandLine: String { ([compilerPath] + CLoopReference.flags + ["-shared", "-fPIC"]).joined(separator: " ") }
+        public var commandLine: String {
+            ([compilerPath] + CLoopReference.flags + extraFlags + ["-shared", "-fPIC"]).joined(separator: " ")
+        }
     }
 
     /// Why the C loop is not available (no compiler, the compile failed, the object did not
@@ -106,12 +125,16 @@ public enum CLoopReference {
     /// C compiler (`$CC`, else `cc`) at `flags`, loads it and returns its function as a kernel.
     /// The shared object stays loaded for the rest of the process (its file is deleted).
     /// Throws `Unavailable` when there is no compiler or the compile or the load fails.
-    public static func compile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Compiled {
-        let built = try compileObject(source: source, flags: flags, symbol: symbol, what: "the C loop", environment: environment)
+    /// `extraFlags` follow `flags` (`capFlags`).
+    public static func compile(
+        extraFlags: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Compiled {
+        let built = try compileObject(
+            source: source, flags: flags + extraFlags, symbol: symbol, what: "the C loop", environment: environment)
         let function = unsafeBitCast(built.address, to: CFunction.self)
         return Compiled(
             kernel: { out, sources, gains, count, samples in function(out, sources, gains, count, samples) },
-            compilerPath: built.compilerPath, compilerVersion: built.compilerVersion)
+            compilerPath: built.compilerPath, compilerVersion: built.compilerVersion, extraFlags: extraFlags)
     }
 
     /// Writes `source` to a temporary folder, compiles it to a shared object with the system

@@ -307,7 +307,10 @@ final class BenchRun {
         } else {
             fixture = try EngineFixture(bufferSources: sources, blockFrames: block)
             do {
-                cLoop = .success(try CLoopReference.compile())
+                // A variant below the CPU's best (TUTTI_KERNELS) meets a C loop of its own
+                // machine kind.
+                let cap = CLoopReference.capFlags(variant: KernelVariant.active.name, best: KernelVariant.best.name)
+                cLoop = .success(try CLoopReference.compile(extraFlags: cap))
             } catch let e as CLoopReference.Unavailable {
                 cLoop = .failure(e)
             }

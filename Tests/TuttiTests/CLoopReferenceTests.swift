@@ -11,6 +11,28 @@ import TuttiDSP
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    @Test("a variant below the CPU's best meets a C loop of its machine kind, and the capped loop still builds and runs")
+    func cappedLoopForAForcedVariant() throws {
+        #expect(CLoopReference.capFlags(variant: "avx512", best: "avx512") == [])
+        #expect(CLoopReference.capFlags(variant: "avx2", best: "avx2") == [])
+        #expect(CLoopReference.capFlags(variant: "avx2", best: "avx512") == ["-mno-avx512f"])
+        #expect(CLoopReference.capFlags(variant: "sse2", best: "avx512") == ["-mno-avx", "-mno-avx512f"])
+        #expect(CLoopReference.capFlags(variant: "scalar", best: "avx2").contains("-fno-tree-vectorize"))
+        let compiled = try #require(try? CLoopReference.compile(extraFlags: ["-mno-avx512f"]), "no C compiler on this machine")
+        #expect(compiled.commandLine.contains("-march=native") && compiled.commandLine.contains("-mno-avx512f"))
+        var out = [Float](repeating: 9, count: 8)
+        let a = [Float](repeating: 1, count: 8)
+        let b = [Float](repeating: 2, count: 8)
+        a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                let sources: [UnsafePointer<Float>?] = [pa.baseAddress!, pb.baseAddress!]
+                let gains: [Float] = [0.5, 0.25]
+                out.withUnsafeMutableBufferPointer { compiled.kernel($0.baseAddress!, sources, gains, 2, 8) }
+            }
+        }
+        #expect(out == [Float](repeating: 1, count: 8), "0.5·1 + 0.25·2 in every sample: \(out)")
+    }
+
     @Test("the embedded C source is the Benchmarks/ package's reference loop, byte for byte")
     func sourceIsTheBenchmarksLoop() throws {
         let file = Self.root.appendingPathComponent("Benchmarks/Sources/CReferenceKernel/reference_kernel.c")
