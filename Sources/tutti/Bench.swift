@@ -154,7 +154,8 @@ struct BenchMix: ParsableCommand {
             reference runs on the same data in the same run: without --resampler, a plain C \
             loop (out = Σ gain·src, one pass per source into a zeroed block) compiled with \
             the system C compiler ($CC, else cc) at -O3 -march=native at start-up and loaded \
-            from a temporary folder; with no C compiler, the bare C mix kernel the engine \
+            from a temporary folder (kept to the instruction set of a kernel variant forced \
+            below the CPU's best: -mno-avx512f for avx2, as on an AVX2 machine); with no C compiler, the bare C mix kernel the engine \
             uses (the variant picked for this CPU; TUTTI_KERNELS=scalar|sse2|avx2|avx512 \
             forces one), and the report says why. The report names the CPU and the kernel \
             variant; with --resampler, bare libsamplerate (src_process through TuttiDSP's \
