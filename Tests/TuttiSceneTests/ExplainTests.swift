@@ -13,12 +13,16 @@ import TuttiTestSupport
         let e = try Explanation.explain(scene: scene, at: 4)
         let music = report(e, "music")
         #expect(music.state == "ducked")
-        #expect(music.reason == "ducked by nav (duckOthers) to -15 dB: the engine default")
+        // Music by the demo's signal-driven rule (nav's voice above −40 dBFS), from 3.11 s.
+        #expect(
+            music.reason
+                == "ducked while nav's signal is above −40 dBFS (released 0.25 s after it falls below; duckOthers) "
+                + "to -12 dB: rule 1")
         // The game is ducked deeper, by the demo's rule for ambient sessions.
         #expect(report(e, "game").reason == "ducked by nav (duckOthers) to -18 dB: rule 0")
         #expect(music.playingSources == ["song"])
-        #expect(music.chain.map(\.type) == ["sessionActivated", "sourceStarted", "duckingBegan", "sessionActivated"])
-        #expect(music.chain.last?.fields.first { $0.key == "session" }?.value == .string("nav"))
+        #expect(music.chain.map(\.type) == ["sessionActivated", "sourceStarted", "sessionActivated", "duckingBegan"])
+        #expect(music.chain.last?.fields.first { $0.key == "trigger" }?.value == .string("signal"))
         #expect(report(e, "nav").state == "audible")
     }
 

@@ -52,8 +52,8 @@ import TuttiTestSupport
             let g = l.gains[Int(seconds * rate) / t.intervalFrames]
             return 20 * log10(Double(g))
         }
-        // Ducked by nav: music by the engine default (−15 dB), game by rule 0 (ambient, −18 dB).
-        #expect(abs(gainDB("music", at: 4.5) - -15) < 0.01)
+        // Ducked by nav: music by its signal (rule 1, −12 dB), game by rule 0 (ambient, −18 dB).
+        #expect(abs(gainDB("music", at: 4.5) - -12) < 0.01)
         #expect(abs(gainDB("game", at: 4.5) - -18) < 0.01)
         // Mid-attack the game is between 0 and −18 (the envelope, not a step).
         let mid = gainDB("game", at: 3.05)
