@@ -87,8 +87,8 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
     // MARK: Render thread
 
     /// Resample the rendered period at the clock correction's ratio (passed through while
-    /// that is 1), convert it to the device format and append it to the ring; what does not
-    /// fit is dropped (counted).
+    /// that is 1), convert it to the device format and append it to the ring; a period that
+    /// does not fit replaces what the ring held (dropped, counted).
     @_noLocks
     func queue(frameCount rendered: Int, format: OutputSampleFormat, channelCount: Int, frameBytes: Int) {
         let input = floatBuffer
@@ -109,16 +109,21 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
             quantizer = q
         }
         let capacity = ringFrames
-        let take = min(n, capacity &- ringCount)
-        if take < n {
-            // The ring overflowed (the PCM stalled, or drifts past the correction's range): the
-            // fill held no longer applies, and winding the loop up against a stall would run
-            // the device dry once it resumes. Start again from warm-up at the ratio of 1.
+        if n > capacity &- ringCount {
+            // The ring overflowed (the PCM stalled, or drifts past the correction's range): what
+            // it held is dropped and the new period kept, so the bus's latency goes back to one
+            // period of ring rather than staying full (a slower device would overflow it again
+            // and again). A step in the fill, not drift: the correction keeps its ratio and
+            // re-anchors once the fill holds still.
+            let held = ringCount
             correctionRef._withUnsafeGuaranteedRef {
-                $0.framesDropped.add(Int64(n &- take), ordering: .relaxed)
+                $0.framesDropped.add(Int64(held), ordering: .relaxed)
                 $0.restart()
             }
+            ringRead = (ringRead &+ held) % capacity
+            ringCount = 0
         }
+        let take = min(n, capacity)
         var at = (ringRead &+ ringCount) % capacity
         var done = 0
         let source = converted
@@ -179,9 +184,9 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
             }
             if err == -EPIPE {
                 xrunCount.add(1, ordering: .relaxed)
-                // The device starts again empty: the fill the correction held no longer
-                // applies; it measures afresh (warm-up, reference) at the ratio of 1.
-                correctionRef._withUnsafeGuaranteedRef { $0.restart(always: true) }
+                // The device starts again empty (then full): a step in the fill, not drift;
+                // the correction keeps its ratio and re-anchors once the fill holds still.
+                correctionRef._withUnsafeGuaranteedRef { $0.restart() }
                 let rc = _unsafePerformance { recover(device, -EPIPE, 1) }
                 return rc >= 0 ? 0 : rc
             }
@@ -203,8 +208,8 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
 /// from the one render thread: each period is rendered for every output bus at once
 /// (`Renderer.render(outputBuses:…)`); main's PCM paces the thread (it waits on it), the others are
 /// written without blocking, as much as each takes. What a bus's PCM has not taken waits in
-/// its ring (up to `slackPeriods` periods); past that the newest frames are dropped and
-/// counted. A bus's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
+/// its ring (up to `slackPeriods` periods); a period past that replaces what the ring held
+/// (dropped and counted: the bus's latency goes back to one period of ring). A bus's PCM that fails (or stalls past `stallRestartSeconds`) is given to the
 /// supervisor, which reopens it with backoff while main plays on.
 ///
 /// Clock correction (`ALSAOutputConfiguration.busClockCorrection`): a bus's device runs on
@@ -215,8 +220,10 @@ final class BusPCM: @unchecked Sendable { // render-side memory: PCM and buffers
 /// nothing is resampled (a device on main's clock plays bit for bit, as without correction);
 /// past that the loop engages and keeps the fill at that edge, locking in within about 10 s
 /// for a 0.1 % drift; the interpolator then delays the bus by 2 frames more. A PCM that
-/// underruns, overflows its ring (frames dropped) or is lost starts again from warm-up (its
-/// reference is measured anew).
+/// underruns or overflows its ring (frames dropped) makes a step in the fill, not drift: the
+/// correction keeps its ratio and re-anchors the fill it holds once the fill holds still (as
+/// for any jump of more than a period it measures, `DriftController`). A PCM that is lost
+/// starts again from warm-up (its reference is measured anew).
 ///
 /// Thread: `render` and `flush` run on the render thread; `supervise` on the supervisor;
 /// `init`, `status` and `close` on the control thread (`status`: any thread).

@@ -63,16 +63,16 @@ public final class BusClockCorrection: @unchecked Sendable { // render-side memo
         clockRatioBits.store(ratio.bitPattern, ordering: .relaxed)
     }
 
-    /// Start the controller again from warm-up at the ratio of 1 (the fill it held no longer
-    /// applies: an overflow, an underrun). `always` false: only if it had left warm-up or
-    /// moved the ratio. The resampler keeps its phase. The rendering thread; real-time safe.
+    /// The fill jumped for another reason than the clocks (an underrun restarted the device,
+    /// the ring overflowed and dropped frames): the controller keeps its ratio (the clocks have
+    /// not changed) and re-anchors the fill it holds once the fill holds still
+    /// (`DriftController.discontinuity`); during its reference, the reference starts again.
+    /// The resampler keeps its phase. The rendering thread; real-time safe.
     @_noLocks
-    public func restart(always: Bool = false) {
+    public func restart() {
         var c = controller
-        guard always || c.targetFrames != nil || c.ratio != 1 else { return }
-        c.reset()
+        c.discontinuity()
         controller = c
-        clockRatioBits.store(1.0.bitPattern, ordering: .relaxed)
     }
 
     /// Everything back to its start (warm-up, ratio 1, the resampler passing through). Only

@@ -20,6 +20,15 @@
 ///    every `narrowingSeconds` down to 0.016 Hz: it locks in a few seconds, then filters the
 ///    measurement jitter so the ratio settles (within a few ppm of the true clock ratio).
 ///    The ratio is clamped to 1 ± `maximumDeviation` (and the integrator with it).
+/// 5. **Steps are not drift**: a measurement more than `stepFrames` from the low-passed fill (a
+///    jump no drift makes in one period: at most `maximumDeviation` × a period, 1.3 frames at
+///    256) or a `discontinuity()` the caller reports (an xrun, frames dropped, a device
+///    restarted) freezes the loop: the ratio stays what it was (the clocks have not changed),
+///    nothing is integrated, and once the fill has held still (no further step) for
+///    `settleSeconds`, the target (or the reference, in the dead band) moves by the step — the
+///    mean fill over that stretch minus the error held before it — and the loop goes on where it
+///    was. A step during the reference starts the reference again. A step smaller than
+///    `stepFrames` is a fill error like any other, corrected by the loop.
 ///
 /// A pure value: no allocation, no lock; `update` is real-time safe. Owned by one thread at a
 /// time (the render thread while its route plays).
@@ -40,6 +49,10 @@ public struct DriftController: Sendable {
     public let measurementSmoothingSeconds: Double
     /// Seconds of correction after which the loop's bandwidth halves (until the narrowest).
     public let narrowingSeconds: Double
+    /// A measurement further than this from the low-passed fill is a step (not drift), in frames.
+    public let stepFrames: Double
+    /// Seconds the fill must hold still after a step before the loop re-anchors to it.
+    public let settleSeconds: Double
     /// Loop bandwidth (Hz) when it engages.
     public static let widestBandwidth = 0.128
     /// Loop bandwidth (Hz) it narrows to.
@@ -56,16 +69,25 @@ public struct DriftController: Sendable {
     public private(set) var smoothedFillFrames = 0.0
     /// The loop's current bandwidth in Hz (0 until it engages).
     public private(set) var bandwidth = 0.0
+    /// Frozen after a step or a `discontinuity()`, waiting for the fill to hold still.
+    public private(set) var isSettling = false
+    /// Steps and discontinuities seen since the start (or `reset`).
+    public private(set) var stepCount = 0
 
     private var updates = 0
     /// Updates of warm-up, of reference, and of correction between two narrowings.
     private let warmUpUpdates: Int
     private let referenceUpdates: Int
     private let narrowingUpdates: Int
+    private let settleUpdates: Int
     /// The low-pass coefficient per update.
     private let smoothing: Double
     private var referenceSum = 0.0
     private var correctingUpdates = 0
+    /// While settling: measurements since the last step, their sum, and the error held before it.
+    private var quietUpdates = 0
+    private var quietSum = 0.0
+    private var heldError = 0.0
     private var z1 = 0.0
     private var z2 = 0.0
     private var z3 = 0.0
@@ -74,11 +96,12 @@ public struct DriftController: Sendable {
     private var w2 = 0.0
 
     /// A controller for updates every `periodFrames` at `sampleRate`. `deadBandFrames`
-    /// defaults to half a period. Any thread.
+    /// defaults to half a period, `stepFrames` to a period (twice the measurement jitter the
+    /// dead band allows for). Any thread.
     public init(
         periodFrames: Int, sampleRate: Double, maximumDeviation: Double = 0.005, deadBandFrames: Double? = nil,
         warmUpSeconds: Double = 1, referenceSeconds: Double = 0.25, measurementSmoothingSeconds: Double = 0.1,
-        narrowingSeconds: Double = 5
+        narrowingSeconds: Double = 5, stepFrames: Double? = nil, settleSeconds: Double = 0.25
     ) {
         self.periodFrames = max(periodFrames, 1)
         self.sampleRate = sampleRate
@@ -88,10 +111,13 @@ public struct DriftController: Sendable {
         self.referenceSeconds = referenceSeconds
         self.measurementSmoothingSeconds = measurementSmoothingSeconds
         self.narrowingSeconds = narrowingSeconds
+        self.stepFrames = stepFrames ?? Double(max(periodFrames, 1))
+        self.settleSeconds = settleSeconds
         let period = Double(self.periodFrames) / sampleRate
         warmUpUpdates = Int((warmUpSeconds / period).rounded(.up))
         referenceUpdates = max(Int((referenceSeconds / period).rounded(.up)), 1)
         narrowingUpdates = max(Int((narrowingSeconds / period).rounded()), 1)
+        settleUpdates = max(Int((settleSeconds / period).rounded(.up)), 1)
         smoothing = min(period / max(measurementSmoothingSeconds, period), 1)
     }
 
@@ -108,9 +134,38 @@ public struct DriftController: Sendable {
         updates = 0
         referenceSum = 0
         correctingUpdates = 0
+        isSettling = false
+        stepCount = 0
+        quietUpdates = 0
+        quietSum = 0
+        heldError = 0
         z1 = 0
         z2 = 0
         z3 = 0
+    }
+
+    /// The fill just jumped for another reason than the clocks (an xrun restarted the device,
+    /// frames were dropped or lost): the loop freezes at its ratio and re-anchors once the fill
+    /// holds still (a step during the reference starts the reference again; during warm-up,
+    /// nothing). Real-time safe.
+    @_noLocks public mutating func discontinuity() {
+        guard updates > warmUpUpdates else { return }
+        if targetFrames == nil {
+            stepCount &+= 1
+            updates = warmUpUpdates
+            referenceSum = 0
+            return
+        }
+        if !isSettling { stepCount &+= 1 }
+        settle()
+    }
+
+    /// Freeze the loop (or start the settling again) from the next measurement.
+    private mutating func settle() {
+        if !isSettling, let target = targetFrames { heldError = smoothedFillFrames - target }
+        isSettling = true
+        quietUpdates = 0
+        quietSum = 0
     }
 
     /// One measurement: `fillFrames` frames wait for the device now (measured at the same point
@@ -122,6 +177,17 @@ public struct DriftController: Sendable {
         let reference = referenceUpdates
         if updates <= warmUp { return ratio }
         if updates <= warmUp &+ reference {
+            if updates == warmUp &+ 1 {
+                smoothedFillFrames = fillFrames
+            } else if abs(fillFrames - smoothedFillFrames) > stepFrames {
+                // A step during the reference: it starts again from this measurement.
+                stepCount &+= 1
+                updates = warmUp &+ 1
+                referenceSum = 0
+                smoothedFillFrames = fillFrames
+            } else {
+                smoothedFillFrames += smoothing * (fillFrames - smoothedFillFrames)
+            }
             referenceSum += fillFrames
             if updates == warmUp &+ reference {
                 let mean = referenceSum / Double(reference)
@@ -131,7 +197,26 @@ public struct DriftController: Sendable {
             return ratio
         }
         guard var target = targetFrames else { return ratio }
+        if abs(fillFrames - smoothedFillFrames) > stepFrames {
+            // A jump no drift makes: hold the ratio until the fill holds still, then re-anchor.
+            if !isSettling { stepCount &+= 1 }
+            settle()
+            smoothedFillFrames = fillFrames
+            return ratio
+        }
         smoothedFillFrames += smoothing * (fillFrames - smoothedFillFrames)
+        if isSettling {
+            quietUpdates &+= 1
+            quietSum += fillFrames
+            guard quietUpdates >= settleUpdates else { return ratio }
+            // The fill holds still: the target moves by the step, the error stays what it was.
+            let mean = quietSum / Double(quietUpdates)
+            target = mean - heldError
+            targetFrames = target
+            smoothedFillFrames = mean
+            isSettling = false
+            return ratio
+        }
         var error = smoothedFillFrames - target
         if !isCorrecting {
             guard abs(error) > deadBandFrames else { return ratio }

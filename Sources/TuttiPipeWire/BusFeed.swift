@@ -15,8 +15,8 @@ import TuttiEngine
 /// The bus stream starts reading once the ring holds its cycle plus main's plus half a
 /// controller period (the correction's dead band: primed); a cycle
 /// the ring cannot fill is completed with silence (`framesInserted`, an underrun), after
-/// which it primes again and the correction starts from warm-up; frames the ring has no room
-/// for are dropped (`framesDropped`) and the correction starts again likewise.
+/// which it primes again and the correction re-anchors (a step in the fill, not drift: its ratio
+/// holds); frames the ring has no room for are dropped (`framesDropped`) and it re-anchors likewise.
 ///
 /// Threads: `push` and `measure` on PipeWire's data thread in main's callback (the producer:
 /// the controller and the resampler are its), `pull` on the data thread in the bus's callback
