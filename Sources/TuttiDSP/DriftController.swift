@@ -26,8 +26,8 @@
 ///    restarted) freezes the loop: the ratio stays what it was (the clocks have not changed),
 ///    nothing is integrated, and once the fill has held still (no further step) for
 ///    `settleSeconds`, the target (or the reference, in the dead band) moves by the step — the
-///    mean fill over that stretch minus the error held before it — and the loop goes on where it
-///    was. A step during the reference starts the reference again. A step smaller than
+///    mean fill over that stretch's second half minus the error held before the step — and the
+///    loop goes on where it was. A step during the reference starts the reference again. A step smaller than
 ///    `stepFrames` is a fill error like any other, corrected by the loop.
 ///
 /// A pure value: no allocation, no lock; `update` is real-time safe. Owned by one thread at a
@@ -51,7 +51,8 @@ public struct DriftController: Sendable {
     public let narrowingSeconds: Double
     /// A measurement further than this from the low-passed fill is a step (not drift), in frames.
     public let stepFrames: Double
-    /// Seconds the fill must hold still after a step before the loop re-anchors to it.
+    /// Seconds the fill must hold still after a step before the loop re-anchors to it (to the
+    /// mean over their second half).
     public let settleSeconds: Double
     /// Loop bandwidth (Hz) when it engages.
     public static let widestBandwidth = 0.128
@@ -88,6 +89,10 @@ public struct DriftController: Sendable {
     private var quietUpdates = 0
     private var quietSum = 0.0
     private var heldError = 0.0
+    /// The low-passed fill before the last two measurements (a step may have begun with them:
+    /// a device that stopped consuming part-way through a period fills up by part of a period,
+    /// then by a whole one).
+    private var earlierSmoothed = (0.0, 0.0)
     private var z1 = 0.0
     private var z2 = 0.0
     private var z3 = 0.0
@@ -101,7 +106,7 @@ public struct DriftController: Sendable {
     public init(
         periodFrames: Int, sampleRate: Double, maximumDeviation: Double = 0.005, deadBandFrames: Double? = nil,
         warmUpSeconds: Double = 1, referenceSeconds: Double = 0.25, measurementSmoothingSeconds: Double = 0.1,
-        narrowingSeconds: Double = 5, stepFrames: Double? = nil, settleSeconds: Double = 0.25
+        narrowingSeconds: Double = 5, stepFrames: Double? = nil, settleSeconds: Double = 1
     ) {
         self.periodFrames = max(periodFrames, 1)
         self.sampleRate = sampleRate
@@ -139,6 +144,7 @@ public struct DriftController: Sendable {
         quietUpdates = 0
         quietSum = 0
         heldError = 0
+        earlierSmoothed = (0, 0)
         z1 = 0
         z2 = 0
         z3 = 0
@@ -157,12 +163,14 @@ public struct DriftController: Sendable {
             return
         }
         if !isSettling { stepCount &+= 1 }
-        settle()
+        // The fill may have begun to jump with the last measurements: the error held is the one before them.
+        settle(from: earlierSmoothed.0)
     }
 
-    /// Freeze the loop (or start the settling again) from the next measurement.
-    private mutating func settle() {
-        if !isSettling, let target = targetFrames { heldError = smoothedFillFrames - target }
+    /// Freeze the loop (or start the settling again) from the next measurement; `smoothed`:
+    /// the low-passed fill before the step.
+    private mutating func settle(from smoothed: Double) {
+        if !isSettling, let target = targetFrames { heldError = smoothed - target }
         isSettling = true
         quietUpdates = 0
         quietSum = 0
@@ -193,27 +201,34 @@ public struct DriftController: Sendable {
                 let mean = referenceSum / Double(reference)
                 targetFrames = mean
                 smoothedFillFrames = mean
+                earlierSmoothed = (mean, mean)
             }
             return ratio
         }
         guard var target = targetFrames else { return ratio }
         if abs(fillFrames - smoothedFillFrames) > stepFrames {
             // A jump no drift makes: hold the ratio until the fill holds still, then re-anchor.
+            // The step may have begun with the last measurements: the error held is the one
+            // before them.
             if !isSettling { stepCount &+= 1 }
-            settle()
+            settle(from: earlierSmoothed.0)
             smoothedFillFrames = fillFrames
             return ratio
         }
+        earlierSmoothed = (earlierSmoothed.1, smoothedFillFrames)
         smoothedFillFrames += smoothing * (fillFrames - smoothedFillFrames)
         if isSettling {
             quietUpdates &+= 1
-            quietSum += fillFrames
+            // The mean over the stretch's second half (the first lets what follows a stall die down).
+            let firstHalf = settleUpdates / 2
+            if quietUpdates > firstHalf { quietSum += fillFrames }
             guard quietUpdates >= settleUpdates else { return ratio }
             // The fill holds still: the target moves by the step, the error stays what it was.
-            let mean = quietSum / Double(quietUpdates)
+            let mean = quietSum / Double(quietUpdates &- firstHalf)
             target = mean - heldError
             targetFrames = target
             smoothedFillFrames = mean
+            earlierSmoothed = (mean, mean)
             isSettling = false
             return ratio
         }

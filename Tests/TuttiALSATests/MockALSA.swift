@@ -48,6 +48,9 @@ final class MockDevice: @unchecked Sendable {
     /// device has room for `availMin` frames) instead of sleeping, and a paced device that ran
     /// dry is an underrun (writei: -EPIPE, counted in `underrunTimes`; recover starts it again).
     var clock: SimulatedClock?
+    /// Paced on `clock`: plays nothing from `at` for `seconds` of its time, then goes on (a
+    /// stalled driver or sound server). Not for a device waited on.
+    var stall: (at: Double, seconds: Double)?
     /// As a capture PCM: frames (a 1 kHz sine of amplitude 0.5 at 48 kHz in every channel)
     /// become ready at 48 000 a second from `snd_pcm_start`, in bursts of this many frames
     /// (a sound server's delivery; 0: as they come) once `captureSteadyFrames` have come one by
@@ -194,7 +197,7 @@ final class MockDevice: @unchecked Sendable {
             }
             if let pace {
                 let now = clock?.seconds ?? monotonic()
-                if let clock, let start = paceStart, Double(pacedFrames) < (now - start) * pace {
+                if let clock, let start = paceStart, Double(pacedFrames) < playing(now, since: start) * pace {
                     // Ran dry: everything written was played before now.
                     underrunTimes.append(clock.seconds)
                     underrunPending = true
@@ -202,7 +205,7 @@ final class MockDevice: @unchecked Sendable {
                     return Int(-EPIPE)
                 }
                 if paceStart == nil { paceStart = now }
-                let allowed = Int((now - paceStart!) * pace) + Int(installed?.buffer ?? 0) - pacedFrames
+                let allowed = Int(playing(now, since: paceStart!) * pace) + Int(installed?.buffer ?? 0) - pacedFrames
                 n = min(n, max(allowed, 0))
                 if n == 0 {
                     record("writei", -EAGAIN)
@@ -222,8 +225,15 @@ final class MockDevice: @unchecked Sendable {
         withLock {
             guard let pace, let start = paceStart else { return 0 }
             let now = clock?.seconds ?? monotonic()
-            return max(pacedFrames - Int((now - start) * pace), 0)
+            return max(pacedFrames - Int(playing(now, since: start) * pace), 0)
         }
+    }
+
+    /// Seconds it played between `start` and `now`: all of them but a `stall`'s.
+    private func playing(_ now: Double, since start: Double) -> Double {
+        guard let stall else { return now - start }
+        let stalled = max(min(now, stall.at + stall.seconds) - max(start, stall.at), 0)
+        return now - start - stalled
     }
 
     /// recover after an underrun: the device starts again with an empty buffer.

@@ -161,6 +161,63 @@ import TuttiTestSupport
         #expect(worst < 1e-3)
     }
 
+    /// A stall is not drift: cue's PCM plays nothing for 100 ms at 25 s (its ring overflows:
+    /// frames dropped), then goes on. The correction keeps its ratio through it (within 20 ppm
+    /// of the clocks' ratio from 20 s on, as without a stall; before: back to 1, and 10 s to
+    /// lock again), the PCM never runs dry after it, and on main's clock nothing is resampled.
+    @Test(arguments: [0.001, -0.001, 0])
+    func aRouteThatStallsKeepsItsRatio(drift: Double) throws {
+        let clock = SimulatedClock()
+        let main = MockDevice(uniqueName("stall-main"))
+        main.pace = 48_000
+        main.clock = clock
+        let cue = MockDevice(uniqueName("stall-cue"))
+        cue.pace = 48_000 * (1 + drift)
+        cue.clock = clock
+        cue.stall = (at: 25, seconds: 0.1)
+        var config = mockConfiguration(main.name)
+        config.busDevices = [cue.name]
+        config.stallRestartSeconds = nil // the watchdog's wall time is not the simulated clock's
+        let (engine, _, _) = try twoRouteToneEngine()
+        let output = try ALSAOutput(engine: engine, configuration: config, functions: .mock, log: { _ in })
+        let seconds = 40.0
+        let started = monotonic()
+        try output.start(frameLimit: Int64(seconds * 48_000))
+        var trace: [(seconds: Double, ratio: Double, dropped: Int64)] = []
+        while !output.isFinished && monotonic() - started < 600 {
+            let s = output.buses[1]
+            trace.append((clock.seconds, s.clockRatio, s.framesDropped))
+            usleep(500)
+        }
+        let finished = output.waitUntilFinished(timeoutSeconds: 1)
+        output.stop(drain: false)
+        #expect(finished)
+        let status = output.buses[1]
+        let truth = 1 + drift
+        let judged = trace.filter { $0.seconds >= 20 }
+        let worstPPM = judged.map { abs($0.ratio - truth) * 1e6 }.max() ?? .infinity
+        let later = trace.filter { $0.seconds >= 26.1 }
+        let overflowsLater = zip(later, later.dropFirst()).filter { $0.1.dropped > $0.0.dropped }.count
+        let droppedAtStall = (later.first?.dropped ?? 0) - (trace.last { $0.seconds < 25 }?.dropped ?? 0)
+        print(
+            String(
+                format:
+                    "route stall, drift %+.1f %%: ratio %.6f (true %.6f), worst %.2f ppm from 20 s (%d samples); %lld frames dropped at the stall, %d overflows later; cue underruns %d, main xruns %d",
+                drift * 100, status.clockRatio, truth, worstPPM, judged.count, droppedAtStall, overflowsLater, cue.underrunTimes.count,
+                output.xrunCount))
+        #expect(judged.count > 10)
+        #expect(droppedAtStall > 0, "the stall did not overflow cue's ring")
+        #expect(overflowsLater <= 1)
+        #expect(cue.underrunTimes.isEmpty, "cue ran dry at \(cue.underrunTimes.prefix(5)) s")
+        #expect(main.underrunTimes.isEmpty && output.xrunCount == 0)
+        if drift == 0 {
+            #expect(trace.allSatisfy { $0.ratio == 1 } && status.framesCorrected == 0)
+        } else {
+            #expect(worstPPM < 20, "ratio off by \(worstPPM) ppm from 20 s on")
+            #expect(abs(status.clockRatio - truth) < 20e-6)
+        }
+    }
+
     /// Routes on one clock are never resampled (bit for bit, ratio exactly 1) over a minute.
     @Test func aRouteOnMainsClockIsNotResampled() throws {
         let clock = SimulatedClock()
