@@ -1093,7 +1093,11 @@ enum {
                                    to the policy as tutti_system_set_other_audio does, and the sink it
                                    plays to going away (OLD_DEVICE_UNAVAILABLE: media pause) or the
                                    stream moving to another sink as tutti_system_set_route does
-                                   (headphones / headset sinks: TUTTI_ROUTE_HEADPHONES; docs/backends.md;
+                                   (a bluetooth sink: TUTTI_ROUTE_BLUETOOTH; the card's active headphones
+                                   port, or a headphones / headset sink: TUTTI_ROUTE_HEADPHONES; an HDMI,
+                                   S/PDIF, line or USB port, or a USB sink: TUTTI_ROUTE_EXTERNAL; else
+                                   SPEAKER; the active port switching on the same sink is a route change
+                                   too; docs/backends.md;
                                    watch_other_audio = 0 turns both off) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs

@@ -198,4 +198,33 @@ extension PlayPipeWireCommandTests {
         #expect(eventually(10) { watcher.sinks?.sinks.map(\.name) == [PipeWireServer.sink] }, "\(String(describing: watcher.sinks))")
         #expect(watcher.route == .speaker)
     }
+
+    /// Sinks made in the daemon with a real device's node properties map as the route table
+    /// says, read from the daemon by the C shim: `device.api=bluez5` (and a headphone form
+    /// factor) is `bluetooth`, `api.bluez5.address` alone is `bluetooth` (its API read as
+    /// bluez5), `device.bus=usb` is `external`, a `device.bus=usb` headset is `headphones`, and
+    /// `device.api=alsa device.bus=pci` with no device object (so no active port) is `speaker`.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theWatcherMapsDeviceProperties() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let watcher = try OtherAudioWatcher(remote: server.socket, onChange: { _ in })
+        defer { watcher.close() }
+        #expect(eventually(10) { watcher.sinks != nil }, "\(String(describing: watcher.sinks))")
+        try server.addSink("buds", formFactor: "headphone", properties: ["device.api": "bluez5", "device.bus": "bluetooth"])
+        try server.addSink("bluez-addr", formFactor: nil, properties: ["api.bluez5.address": "00:11:22:33:44:55"])
+        try server.addSink("dac", formFactor: nil, properties: ["device.api": "alsa", "device.bus": "usb"])
+        try server.addSink("usb-headset", formFactor: "headset", properties: ["device.bus": "usb"])
+        try server.addSink("card", formFactor: "internal", properties: ["device.api": "alsa", "device.bus": "pci"])
+        let names: Set = ["buds", "bluez-addr", "dac", "usb-headset", "card"]
+        #expect(
+            eventually(10) { Set(watcher.sinks?.sinks.map(\.name) ?? []).isSuperset(of: names) }, "\(String(describing: watcher.sinks))")
+        let sinks = Dictionary(uniqueKeysWithValues: (watcher.sinks?.sinks ?? []).map { ($0.name, $0) })
+        #expect(sinks["buds"]?.deviceAPI == "bluez5" && sinks["buds"]?.bus == "bluetooth" && sinks["buds"]?.route == .bluetooth)
+        #expect(sinks["bluez-addr"]?.deviceAPI == "bluez5" && sinks["bluez-addr"]?.route == .bluetooth)
+        #expect(sinks["dac"]?.bus == "usb" && sinks["dac"]?.route == .external)
+        #expect(sinks["usb-headset"]?.route == .headphones)
+        #expect(sinks["card"]?.route == .speaker && sinks["card"]?.portType == "" && sinks["card"]?.portAvailability == .unknown)
+        #expect(sinks[PipeWireServer.sink]?.route == .speaker)
+    }
 }
