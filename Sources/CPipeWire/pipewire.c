@@ -24,6 +24,7 @@
 #include <spa/pod/builder.h>
 #include <spa/param/profile.h>
 #include <spa/param/route.h>
+#include <spa/monitor/device.h>
 #include <spa/utils/dict.h>
 #include <spa/utils/hook.h>
 
@@ -1123,6 +1124,7 @@ struct tpw_metadata_methods {
 #define TPW_VERSION_DEVICE 3
 #define TPW_VERSION_DEVICE_EVENTS 0
 #define TPW_DEVICE_CHANGE_MASK_PROPS (1 << 0)
+#define TPW_DEVICE_CHANGE_MASK_PARAMS (1 << 1)
 
 struct tpw_device_info {
     uint32_t id;
@@ -1317,15 +1319,17 @@ struct device_route {
     char port_type[32];
 };
 
-/// One Audio/Device object followed (bound: its info and, subscribed, its Route params come on
-/// the loop thread).
+/// One Audio/Device object followed (bound: its info and its Route params, enumerated whenever
+/// its info says they changed, come on the loop thread).
 struct watched_device {
     struct tpw_watcher *watcher;
     struct pw_proxy *proxy;
     struct spa_hook listener;
     uint32_t id;
-    int sync_seq;      // the sync after its binding: its first info and Routes have come at its done
+    int sync_seq;      // the sync after its first Route enumeration: its Routes have come at its done
     bool settled;      // that done came: its sinks are reported from then on
+    bool route_seen;   // its info listed the Route param (route_flags: as it said last)
+    uint32_t route_flags;
     char api[32];
     char bus[32];
     char form_factor[64];
@@ -1532,16 +1536,37 @@ static const struct tpw_node_events sink_events = {
     .info = on_sink_info,
 };
 
+/// The device's info: its properties, and its params — when the Route param is new or changed
+/// (its flags' serial bit flips), the active routes are enumerated again (as pipewire-pulse
+/// does: the daemon's own param subscription does not carry the changes of a device that a
+/// session manager exports, which is how WirePlumber publishes the sound cards). Before the
+/// device settled, a sync after that enumeration settles it (its sinks then wait for the
+/// routes).
 static void on_device_info(void *data, const struct tpw_device_info *info) {
     struct watched_device *d = data;
-    if (!(info->change_mask & TPW_DEVICE_CHANGE_MASK_PROPS) || !info->props) return;
-    copy_api(d->api, sizeof d->api, info->props);
-    copy(d->bus, sizeof d->bus, spa_dict_lookup(info->props, "device.bus"));
-    copy(d->form_factor, sizeof d->form_factor, spa_dict_lookup(info->props, "device.form-factor"));
-    if (d->settled) sinks_report(d->watcher);
+    struct tpw_watcher *w = d->watcher;
+    if ((info->change_mask & TPW_DEVICE_CHANGE_MASK_PROPS) && info->props) {
+        copy_api(d->api, sizeof d->api, info->props);
+        copy(d->bus, sizeof d->bus, spa_dict_lookup(info->props, "device.bus"));
+        copy(d->form_factor, sizeof d->form_factor, spa_dict_lookup(info->props, "device.form-factor"));
+    }
+    if ((info->change_mask & TPW_DEVICE_CHANGE_MASK_PARAMS) && info->params) {
+        for (uint32_t i = 0; i < info->n_params; i++) {
+            const struct spa_param_info *p = &info->params[i];
+            if (p->id != SPA_PARAM_Route || !(p->flags & SPA_PARAM_INFO_READ)) continue;
+            if (d->route_seen && d->route_flags == p->flags) continue;
+            d->route_seen = true;
+            d->route_flags = p->flags;
+            int rc = 0;
+            TPW_CALL(d->proxy, struct tpw_device_methods, rc, enum_params, 0, SPA_PARAM_Route, 0, UINT32_MAX, NULL);
+            (void)rc;
+            if (!d->settled) TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
+        }
+    }
+    if (d->settled) sinks_report(w);
 }
 
-/// A Route param (subscribed: each active route, again after every change): an output route
+/// A Route param (enumerated: each active route, again after every change): an output route
 /// replaces the one of the same profile device. Malformed or input routes are ignored.
 static void on_device_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
     (void)seq, (void)index, (void)next;
@@ -1568,8 +1593,9 @@ static const struct tpw_device_events device_events = {
     .param = on_device_param,
 };
 
-/// Loop thread: binds an Audio/Device, subscribes to its Route params and syncs (its sinks wait
-/// for that sync's done: the device's properties and routes have come by then).
+/// Loop thread: binds an Audio/Device and syncs (its sinks wait for the done of that sync, or of
+/// the one after its Routes are enumerated when its info lists them: the device's properties
+/// and routes have come by then).
 static void watch_device(struct tpw_watcher *w, uint32_t id) {
     if (w->device_count == w->device_capacity) {
         size_t capacity = w->device_capacity ? w->device_capacity * 2 : 8;
@@ -1591,8 +1617,6 @@ static void watch_device(struct tpw_watcher *w, uint32_t id) {
     d->proxy = proxy;
     int rc = 0;
     TPW_CALL(proxy, struct tpw_device_methods, rc, add_listener, &d->listener, &device_events, d);
-    uint32_t ids[] = {SPA_PARAM_Route};
-    TPW_CALL(proxy, struct tpw_device_methods, rc, subscribe_params, ids, 1);
     (void)rc;
     TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
     w->devices[w->device_count++] = d;
@@ -1968,6 +1992,198 @@ void tpw_watch_close(tpw_watcher *w) {
     free(w);
 }
 
+// ---- Tests only: a device exported to the daemon, with a sound card's Route params ----
+
+/// The exported device: a spa_device implemented here (its info, one active output Route),
+/// exported on a connection and loop thread of its own, as WirePlumber exports the ALSA cards.
+struct tpw_test_device {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct spa_hook core_listener;
+    struct spa_device device;
+    struct spa_hook_list hooks;
+    struct spa_param_info params[1];
+    struct pw_proxy *proxy;
+    int32_t profile_device;
+    uint32_t available;
+    char port_type[32];
+    char name[64];
+    int seq;
+    bool done;
+    int failure;
+};
+
+/// Calls `method` of every listener of the test device (as <spa/monitor/utils.h> does).
+#define TEST_DEVICE_EMIT(d, method, ...) spa_hook_list_call_simple(&(d)->hooks, struct spa_device_events, method, 0, __VA_ARGS__)
+
+static void test_device_info(struct tpw_test_device *d, bool full) {
+    struct spa_dict_item items[] = {
+        SPA_DICT_ITEM_INIT("media.class", "Audio/Device"),
+        SPA_DICT_ITEM_INIT("device.api", "tutti-test"),
+        SPA_DICT_ITEM_INIT("device.name", d->name),
+    };
+    struct spa_dict props = SPA_DICT_INIT_ARRAY(items);
+    struct spa_device_info info = SPA_DEVICE_INFO_INIT();
+    info.change_mask = SPA_DEVICE_CHANGE_MASK_PARAMS | (full ? SPA_DEVICE_CHANGE_MASK_PROPS : 0);
+    info.props = &props;
+    info.params = d->params;
+    info.n_params = SPA_N_ELEMENTS(d->params);
+    TEST_DEVICE_EMIT(d, info, &info);
+}
+
+static int test_device_add_listener(void *object, struct spa_hook *listener, const struct spa_device_events *events, void *data) {
+    struct tpw_test_device *d = object;
+    struct spa_hook_list save;
+    spa_hook_list_isolate(&d->hooks, &save, listener, events, data);
+    test_device_info(d, true);
+    spa_hook_list_join(&d->hooks, &save);
+    return 0;
+}
+
+static int test_device_sync(void *object, int seq) {
+    struct tpw_test_device *d = object;
+    TEST_DEVICE_EMIT(d, result, seq, 0, 0, NULL);
+    return 0;
+}
+
+static int test_device_enum_params(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter) {
+    (void)num, (void)filter;
+    struct tpw_test_device *d = object;
+    if (id != SPA_PARAM_Route || start > 0) return 0;
+    uint64_t buffer[256];
+    if (!tpw_test_route_pod(buffer, sizeof buffer, 0, d->port_type, SPA_DIRECTION_OUTPUT, d->profile_device, d->available)) {
+        return -ENOSPC;
+    }
+    struct spa_result_device_params result = {.id = id, .index = 0, .next = 1, .param = (struct spa_pod *)buffer};
+    TEST_DEVICE_EMIT(d, result, seq, 0, SPA_RESULT_TYPE_DEVICE_PARAMS, &result);
+    return 0;
+}
+
+static int test_device_set_param(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param) {
+    (void)object, (void)id, (void)flags, (void)param;
+    return -ENOTSUP;
+}
+
+static const struct spa_device_methods test_device_methods = {
+    .version = SPA_VERSION_DEVICE_METHODS,
+    .add_listener = test_device_add_listener,
+    .sync = test_device_sync,
+    .enum_params = test_device_enum_params,
+    .set_param = test_device_set_param,
+};
+
+static void on_test_device_done(void *data, uint32_t id, int seq) {
+    struct tpw_test_device *d = data;
+    if (id != TPW_ID_CORE || seq != d->seq) return;
+    d->done = true;
+    p_pw_thread_loop_signal(d->loop, false);
+}
+
+static void on_test_device_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    (void)seq, (void)message;
+    struct tpw_test_device *d = data;
+    if (id != TPW_ID_CORE) return;
+    d->failure = res < 0 ? res : -EIO;
+    p_pw_thread_loop_signal(d->loop, false);
+}
+
+static const struct tpw_core_events test_device_core_events = {
+    .version = TPW_VERSION_CORE_EVENTS,
+    .done = on_test_device_done,
+    .error = on_test_device_error,
+};
+
+/// Lock held: a sync and its done (at most 5 s). 0 or -1.
+static int test_device_roundtrip(struct tpw_test_device *d) {
+    d->done = false;
+    TPW_CALL(d->core, struct tpw_core_methods, d->seq, sync, TPW_ID_CORE, 0);
+    while (!d->done && d->failure == 0) {
+        if (p_pw_thread_loop_timed_wait(d->loop, 5) != 0 && !d->done) return -1;
+    }
+    return d->failure == 0 ? 0 : -1;
+}
+
+tpw_test_device *tpw_test_device_open(const char *remote, const char *name, int32_t profile_device, const char *port_type,
+                                      uint32_t available, uint32_t *global_id, char *error, size_t error_size) {
+    if (tpw_load(error, error_size) != 0) return NULL;
+    void *handle = dlopen(library_name, RTLD_NOW | RTLD_NOLOAD);
+    struct pw_proxy *(*export)(struct pw_core *, const char *, const struct spa_dict *, void *, size_t) =
+        handle ? (struct pw_proxy * (*)(struct pw_core *, const char *, const struct spa_dict *, void *, size_t))
+                     dlsym(handle, "pw_core_export")
+               : NULL;
+    uint32_t (*bound_id)(struct pw_proxy *) = handle ? (uint32_t(*)(struct pw_proxy *))dlsym(handle, "pw_proxy_get_bound_id") : NULL;
+    if (!export || !bound_id) {
+        copy(error, error_size, "libpipewire has no pw_core_export or pw_proxy_get_bound_id");
+        return NULL;
+    }
+    struct tpw_test_device *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->profile_device = profile_device;
+    d->available = available;
+    copy(d->port_type, sizeof d->port_type, port_type);
+    copy(d->name, sizeof d->name, name);
+    d->device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &test_device_methods, d);
+    spa_hook_list_init(&d->hooks);
+    d->params[0] = (struct spa_param_info){.id = SPA_PARAM_Route, .flags = SPA_PARAM_INFO_READ};
+    d->loop = p_pw_thread_loop_new("tutti-pw-testdev", NULL);
+    d->context = d->loop ? p_pw_context_new(p_pw_thread_loop_get_loop(d->loop), NULL, 0) : NULL;
+    if (!d->context || p_pw_thread_loop_start(d->loop) < 0) {
+        copy(error, error_size, "the test device's loop or context failed");
+        tpw_test_device_close(d);
+        return NULL;
+    }
+    p_pw_thread_loop_lock(d->loop);
+    struct pw_properties *connect_props = remote ? p_pw_properties_new("remote.name", remote, NULL) : NULL;
+    d->core = p_pw_context_connect(d->context, connect_props, 0);
+    int rc = -1;
+    if (d->core) {
+        TPW_CALL(d->core, struct tpw_core_methods, rc, add_listener, &d->core_listener, &test_device_core_events, d);
+        struct spa_dict_item items[] = {
+            SPA_DICT_ITEM_INIT("media.class", "Audio/Device"),
+            SPA_DICT_ITEM_INIT("device.api", "tutti-test"),
+            SPA_DICT_ITEM_INIT("device.name", d->name),
+        };
+        struct spa_dict props = SPA_DICT_INIT_ARRAY(items);
+        d->proxy = export(d->core, SPA_TYPE_INTERFACE_Device, &props, &d->device, 0);
+        rc = d->proxy && test_device_roundtrip(d) == 0 && test_device_roundtrip(d) == 0 ? 0 : -1;
+        if (rc == 0) *global_id = bound_id(d->proxy);
+    }
+    p_pw_thread_loop_unlock(d->loop);
+    if (rc != 0) {
+        snprintf(error, error_size, "the test device could not be exported (%s)", d->core ? "export failed" : "no daemon");
+        tpw_test_device_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+void tpw_test_device_set_route(tpw_test_device *d, const char *port_type, uint32_t available) {
+    p_pw_thread_loop_lock(d->loop);
+    copy(d->port_type, sizeof d->port_type, port_type);
+    d->available = available;
+    d->params[0].flags ^= SPA_PARAM_INFO_SERIAL; // the Route param changed: clients enumerate it again
+    test_device_info(d, false);
+    p_pw_thread_loop_unlock(d->loop);
+}
+
+void tpw_test_device_close(tpw_test_device *d) {
+    if (!d) return;
+    if (d->loop) {
+        p_pw_thread_loop_lock(d->loop);
+        if (d->proxy) p_pw_proxy_destroy(d->proxy);
+        if (d->core) {
+            spa_hook_remove(&d->core_listener);
+            p_pw_core_disconnect(d->core);
+        }
+        p_pw_thread_loop_unlock(d->loop);
+        p_pw_thread_loop_stop(d->loop);
+    }
+    if (d->context) p_pw_context_destroy(d->context);
+    if (d->loop) p_pw_thread_loop_destroy(d->loop);
+    free(d);
+}
+
 // ---- The header check (Tests/TuttiPipeWireTests compiles this file with the real headers
 // and -DTPW_CHECK_HEADERS: the copies above must match them) ----
 #ifdef TPW_CHECK_HEADERS
@@ -2034,4 +2250,7 @@ AT(struct tpw_device_methods, struct pw_device_methods, subscribe_params);
 _Static_assert(TPW_VERSION_DEVICE == PW_VERSION_DEVICE, "device version");
 _Static_assert(TPW_VERSION_DEVICE_EVENTS == PW_VERSION_DEVICE_EVENTS, "device events version");
 _Static_assert(TPW_DEVICE_CHANGE_MASK_PROPS == PW_DEVICE_CHANGE_MASK_PROPS, "device change mask props");
+_Static_assert(TPW_DEVICE_CHANGE_MASK_PARAMS == PW_DEVICE_CHANGE_MASK_PARAMS, "device change mask params");
+AT(struct tpw_device_info, struct pw_device_info, params);
+AT(struct tpw_device_info, struct pw_device_info, n_params);
 #endif

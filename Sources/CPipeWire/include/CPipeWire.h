@@ -253,6 +253,23 @@ size_t tpw_test_route_pod(void *buffer, size_t size, int variant, const char *po
 /// come again (the caller compares).
 typedef void (*tpw_sinks_fn)(void *user, const tpw_sink *sinks, size_t count, const char *default_sink, uint32_t linked_sink);
 
+typedef struct tpw_test_device tpw_test_device;
+
+/// Tests only: exports to the daemon at `remote` (its own connection and loop thread) a device
+/// (media.class Audio/Device, device.api "tutti-test", device.name `name`) implemented here, as
+/// a session manager exports a sound card: one active output Route (tpw_test_route_pod's, for
+/// profile device `profile_device`, port.type `port_type`, available `available`). Its global
+/// id in `*global_id`. NULL with a message in `error`. Control thread.
+tpw_test_device *tpw_test_device_open(const char *remote, const char *name, int32_t profile_device, const char *port_type,
+                                      uint32_t available, uint32_t *global_id, char *error, size_t error_size);
+
+/// Tests only: the device's active route switches (port.type, available), as a card's does when
+/// headphones are plugged in: its info says its Route param changed (the serial bit of its flags).
+void tpw_test_device_set_route(tpw_test_device *device, const char *port_type, uint32_t available);
+
+/// Tests only: unexports the device and disconnects. NULL is ignored.
+void tpw_test_device_close(tpw_test_device *device);
+
 typedef struct tpw_watcher tpw_watcher;
 
 /// Starts a loop thread ("tutti-pw-watch") with its own connection to the daemon at `remote`
@@ -262,7 +279,8 @@ typedef struct tpw_watcher tpw_watcher;
 /// left out. `changed` is called as tpw_watch_fn says, the first time once the daemon's
 /// current streams are known (when one runs). With `sinks_changed` (may be NULL) it also
 /// follows the Audio/Sink nodes (bound, for their properties), the Audio/Device objects (bound,
-/// for their properties and their Route params: pw_device_subscribe_params), the links whose
+/// for their properties and their Route params, enumerated again whenever their info says the
+/// Route param changed), the links whose
 /// link.output.node is `stream_node` (the watched stream's node id, tpw_node_id;
 /// 0xffffffff: none) and the "default" metadata object, and calls it as tpw_sinks_fn says.
 /// NULL with a message in `error` when the library cannot be loaded or the daemon does not
