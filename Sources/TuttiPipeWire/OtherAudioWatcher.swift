@@ -194,7 +194,7 @@ private func sinksChanged(
                 PipeWireSink(
                     id: s.id, name: string(s.name), formFactor: string(s.form_factor), appeared: s.appeared,
                     deviceAPI: string(s.device_api), bus: string(s.bus), portType: string(s.port_type),
-                    portAvailability: PipeWireSink.PortAvailability(rawValue: s.port_available) ?? .unknown))
+                    portAvailability: PipeWireSink.PortAvailability(spaValue: s.port_available)))
         }
     }
     let name = defaultSink.map { String(cString: $0) } ?? ""

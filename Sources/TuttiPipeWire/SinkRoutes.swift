@@ -7,13 +7,23 @@ import TuttiPolicy
 public struct PipeWireSink: Sendable, Equatable {
     /// Whether a port is plugged in, as PipeWire's `spa_param_availability` says (a Route's
     /// `available`). Value type: any thread.
-    public enum PortAvailability: UInt32, Sendable, Equatable {
+    public enum PortAvailability: Sendable, Equatable {
         /// The card cannot tell (no jack detection; a speaker).
-        case unknown = 0
+        case unknown
         /// Nothing is plugged in (an empty headphone jack, an HDMI screen off).
-        case no = 1
+        case no
         /// Something is plugged in.
-        case yes = 2
+        case yes
+
+        /// From SPA's value (a Route's `available`): 1 `no`, 2 `yes`, anything else `unknown`.
+        /// Pure: any thread.
+        public init(spaValue: UInt32) {
+            switch spaValue {
+            case 1: self = .no
+            case 2: self = .yes
+            default: self = .unknown
+            }
+        }
     }
 
     /// The node's global id.

@@ -26,6 +26,14 @@ import TuttiPipeWire
         #expect(PipeWireSink.route(formFactor: nil) == .speaker)
     }
 
+    /// SPA's availability values: 0 unknown, 1 no, 2 yes; others unknown.
+    @Test func portAvailabilityFromSPA() {
+        #expect(PipeWireSink.PortAvailability(spaValue: 0) == .unknown)
+        #expect(PipeWireSink.PortAvailability(spaValue: 1) == .no)
+        #expect(PipeWireSink.PortAvailability(spaValue: 2) == .yes)
+        #expect(PipeWireSink.PortAvailability(spaValue: 3) == .unknown)
+    }
+
     /// One row of the full table: form factor, device API, bus, active port type and its
     /// availability, and the route.
     struct Row: Sendable, CustomTestStringConvertible {
