@@ -1326,10 +1326,14 @@ struct watched_device {
     struct pw_proxy *proxy;
     struct spa_hook listener;
     uint32_t id;
-    int sync_seq;      // the sync after its first Route enumeration: its Routes have come at its done
-    bool settled;      // that done came: its sinks are reported from then on
+    int sync_seq;      // the sync after its binding, then after its last Route enumeration: at its
+                       // done its Routes have come (pending becomes routes)
+    bool settled;      // the first such done came: its sinks are reported from then on
     bool route_seen;   // its info listed the Route param (route_flags: as it said last)
     uint32_t route_flags;
+    int enum_seq;      // the seq of its last Route enumeration
+    struct device_route pending[16]; // the output routes enumerated since it was asked for
+    size_t pending_count;
     char api[32];
     char bus[32];
     char form_factor[64];
@@ -1539,9 +1543,9 @@ static const struct tpw_node_events sink_events = {
 /// The device's info: its properties, and its params — when the Route param is new or changed
 /// (its flags' serial bit flips), the active routes are enumerated again (as pipewire-pulse
 /// does: the daemon's own param subscription does not carry the changes of a device that a
-/// session manager exports, which is how WirePlumber publishes the sound cards). Before the
-/// device settled, a sync after that enumeration settles it (its sinks then wait for the
-/// routes).
+/// session manager exports, which is how WirePlumber publishes the sound cards), followed by a
+/// sync: at its done the routes enumerated replace the device's (none: it has none now, e.g.
+/// its profile is off) and, the first time, the device settles (its sinks wait for that).
 static void on_device_info(void *data, const struct tpw_device_info *info) {
     struct watched_device *d = data;
     struct tpw_watcher *w = d->watcher;
@@ -1557,17 +1561,20 @@ static void on_device_info(void *data, const struct tpw_device_info *info) {
             if (d->route_seen && d->route_flags == p->flags) continue;
             d->route_seen = true;
             d->route_flags = p->flags;
+            d->enum_seq = d->enum_seq == INT32_MAX ? 1 : d->enum_seq + 1;
+            d->pending_count = 0;
             int rc = 0;
-            TPW_CALL(d->proxy, struct tpw_device_methods, rc, enum_params, 0, SPA_PARAM_Route, 0, UINT32_MAX, NULL);
+            TPW_CALL(d->proxy, struct tpw_device_methods, rc, enum_params, d->enum_seq, SPA_PARAM_Route, 0, UINT32_MAX, NULL);
             (void)rc;
-            if (!d->settled) TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
+            TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
         }
     }
     if (d->settled) sinks_report(w);
 }
 
-/// A Route param (enumerated: each active route, again after every change): an output route
-/// replaces the one of the same profile device. Malformed or input routes are ignored.
+/// A Route param (each active route, enumerated): an output route is added to the pending ones
+/// (replacing one of the same profile device). Malformed or input routes are ignored. (Its
+/// seq is not checked: the daemon answers a device a session manager exports with its own.)
 static void on_device_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
     (void)seq, (void)index, (void)next;
     struct watched_device *d = data;
@@ -1577,14 +1584,13 @@ static void on_device_param(void *data, int seq, uint32_t id, uint32_t index, ui
     struct device_route r = {.device = route.device, .device_count = route.device_count, .available = route.available};
     memcpy(r.devices, route.devices, sizeof r.devices);
     copy(r.port_type, sizeof r.port_type, route.port_type);
-    size_t slot = d->route_count;
-    for (size_t i = 0; i < d->route_count; i++) {
-        if (d->routes[i].device == r.device) slot = i;
+    size_t slot = d->pending_count;
+    for (size_t i = 0; i < d->pending_count; i++) {
+        if (d->pending[i].device == r.device) slot = i;
     }
-    if (slot == SPA_N_ELEMENTS(d->routes)) return;
-    if (slot == d->route_count) d->route_count++;
-    d->routes[slot] = r;
-    if (d->settled) sinks_report(d->watcher);
+    if (slot == SPA_N_ELEMENTS(d->pending)) return;
+    if (slot == d->pending_count) d->pending_count++;
+    d->pending[slot] = r;
 }
 
 static const struct tpw_device_events device_events = {
@@ -1871,14 +1877,17 @@ static void on_watch_error(void *data, uint32_t id, int seq, int res, const char
 }
 
 // The first sync's done: every object of the daemon at start has been announced (the sinks
-// are reported once their info has come). A device's sync's done: its properties and Routes
-// have come (its sinks are reported from then on).
+// are reported once their info has come). A device's sync's done: its properties and its
+// last enumeration's Routes have come (they become its routes; its sinks are reported from
+// then on).
 static void on_watch_done(void *data, uint32_t id, int seq) {
     struct tpw_watcher *w = data;
     if (id != TPW_ID_CORE) return;
     for (size_t i = 0; i < w->device_count; i++) {
         struct watched_device *d = w->devices[i];
-        if (!d->settled && seq == d->sync_seq) {
+        if (seq == d->sync_seq) {
+            memcpy(d->routes, d->pending, d->pending_count * sizeof d->pending[0]);
+            d->route_count = d->pending_count;
             d->settled = true;
             sinks_report(w);
             return;
@@ -2050,7 +2059,7 @@ static int test_device_sync(void *object, int seq) {
 static int test_device_enum_params(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter) {
     (void)num, (void)filter;
     struct tpw_test_device *d = object;
-    if (id != SPA_PARAM_Route || start > 0) return 0;
+    if (id != SPA_PARAM_Route || start > 0 || !d->port_type[0]) return 0; // "": no active route
     uint64_t buffer[256];
     if (!tpw_test_route_pod(buffer, sizeof buffer, 0, d->port_type, SPA_DIRECTION_OUTPUT, d->profile_device, d->available)) {
         return -ENOSPC;
