@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "TuttiTests", dependencies: ["Tutti", "TuttiDSP", "TuttiTestSupport", "TuttiBenchSupport"]),
         .testTarget(name: "TuttiSceneTests", dependencies: ["TuttiScene", "Tutti", "TuttiDSP", "CSndFile", "TuttiTestSupport"]),
         .testTarget(name: "TuttiALSATests", dependencies: ["TuttiALSA", "TuttiOutput", "Tutti", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
-        .testTarget(name: "TuttiPipeWireTests", dependencies: ["Tutti", "TuttiOutput", "TuttiPipeWire", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
+        .testTarget(name: "TuttiPipeWireTests", dependencies: ["Tutti", "TuttiOutput", "TuttiPipeWire", "CPipeWire", "TuttiEngine", "TuttiDSP", "TuttiTestSupport"]),
         .testTarget(name: "TuttiJACKTests", dependencies: ["Tutti", "TuttiOutput", "TuttiJACK", "TuttiScene", "TuttiEngine", "TuttiDSP", "CJACK", "TuttiTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

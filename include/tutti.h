@@ -1093,8 +1093,12 @@ enum {
                                    to the policy as tutti_system_set_other_audio does, and the sink it
                                    plays to going away (OLD_DEVICE_UNAVAILABLE: media pause) or the
                                    stream moving to another sink as tutti_system_set_route does
-                                   (headphones / headset sinks: TUTTI_ROUTE_HEADPHONES; docs/backends.md;
-                                   watch_other_audio = 0 turns both off) */
+                                   (a bluetooth sink: TUTTI_ROUTE_BLUETOOTH; the card's active headphones
+                                   port, or a headphones / headset sink: TUTTI_ROUTE_HEADPHONES; an HDMI,
+                                   S/PDIF, line or USB port, or a USB sink: TUTTI_ROUTE_EXTERNAL; else
+                                   SPEAKER; the active port switching on the same sink is a route change
+                                   too; docs/backends.md;
+                                   watch_desktop = 0 turns both off) */
     TUTTI_BACKEND_AUTO = 3 /* the first that works, decided by tutti_output_start: PIPEWIRE when libpipewire
                               loads and a daemon answers, else JACK when libjack loads and a server runs
                               (device: its name), else ALSA; the other fields go to the one chosen
@@ -1150,15 +1154,25 @@ typedef struct tutti_output_config {
      * layout's sizeof already holds 4 bytes of tail padding on LP64, so the new field starts past
      * them: a caller built against that header (struct_size 64) keeps the default. */
     uint32_t reserved0;         /* the mpris layout's tail padding: never read; leave it as init set it (0) */
-    uint32_t watch_other_audio; /* 1 = with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), follow other
-                                   apps' running playback streams and report them to the policy as
-                                   tutti_system_set_other_audio does (default 1); 0 = do not watch (other
-                                   apps' audio stays what the host sets). ALSA and JACK see no other apps
-                                   and ignore it. Other values than 0 and 1: INVALID_ARGUMENT */
-    /* Streams per session (added after watch_other_audio, read only when struct_size covers it). The
-     * watch_other_audio layout's sizeof holds 4 bytes of tail padding on LP64: the new field starts
+    /* One field, two names (an anonymous union: same offset, same size, the ABI unchanged). */
+#if defined(__GNUC__) || defined(__clang__)
+    __extension__ /* an anonymous union is C11 (and C++); the header stays C99 */
+#endif
+    union {
+        uint32_t watch_desktop;     /* 1 = with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), watch the
+                                       desktop while playing: follow other apps' running playback streams
+                                       and report them to the policy as tutti_system_set_other_audio does,
+                                       and follow the sink it plays to (TUTTI_BACKEND_PIPEWIRE above) as
+                                       tutti_system_set_route does (default 1); 0 = do not watch (other
+                                       apps' audio and the route stay what the host sets). ALSA and JACK
+                                       see no other apps and ignore it. Other values than 0 and 1:
+                                       INVALID_ARGUMENT */
+        uint32_t watch_other_audio; /* its former name (deprecated: kept for one release) */
+    };
+    /* Streams per session (added after watch_desktop, read only when struct_size covers it). The
+     * watch_desktop layout's sizeof holds 4 bytes of tail padding on LP64: the new field starts
      * past them, so a caller built against that header keeps the default. */
-    uint32_t reserved1; /* the watch_other_audio layout's tail padding: never read; leave it as init set it (0) */
+    uint32_t reserved1; /* the watch_desktop layout's tail padding: never read; leave it as init set it (0) */
     uint32_t streams;   /* TUTTI_STREAMS_SINGLE (default): one stream carries the mix. TUTTI_STREAMS_PER_SESSION:
                            with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), each session that has
                            output plays through a stream of its own (those made while playing too, up to

@@ -22,6 +22,9 @@
 #include <spa/pod/iter.h>
 #include <spa/node/command.h>
 #include <spa/pod/builder.h>
+#include <spa/param/profile.h>
+#include <spa/param/route.h>
+#include <spa/monitor/device.h>
 #include <spa/utils/dict.h>
 #include <spa/utils/hook.h>
 
@@ -1115,6 +1118,167 @@ struct tpw_metadata_methods {
     int (*clear)(void *object);
 };
 
+// The device interface (<pipewire/device.h>): a sound card, a bluetooth device, with its
+// Route params (the active port of each of its profile's devices).
+#define TPW_TYPE_INTERFACE_DEVICE "PipeWire:Interface:Device"
+#define TPW_VERSION_DEVICE 3
+#define TPW_VERSION_DEVICE_EVENTS 0
+#define TPW_DEVICE_CHANGE_MASK_PROPS (1 << 0)
+#define TPW_DEVICE_CHANGE_MASK_PARAMS (1 << 1)
+
+struct tpw_device_info {
+    uint32_t id;
+    uint64_t change_mask;
+    struct spa_dict *props;
+    struct spa_param_info *params;
+    uint32_t n_params;
+};
+
+struct tpw_device_events {
+    uint32_t version;
+    void (*info)(void *data, const struct tpw_device_info *info);
+    void (*param)(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param);
+};
+
+struct tpw_device_methods {
+    uint32_t version;
+    int (*add_listener)(void *object, struct spa_hook *listener, const struct tpw_device_events *events, void *data);
+    int (*subscribe_params)(void *object, uint32_t *ids, uint32_t n_ids);
+    int (*enum_params)(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter);
+    int (*set_param)(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param);
+};
+
+// ---- Route params ----
+
+/// The Int of `prop`'s value (no choice), or `fallback`.
+static int32_t prop_int(const struct spa_pod_prop *prop, int32_t fallback) {
+    if (!prop || prop->value.type != SPA_TYPE_Int || prop->value.size < sizeof(int32_t)) return fallback;
+    return SPA_POD_VALUE(struct spa_pod_int, &prop->value);
+}
+
+/// The Id of `prop`'s value (no choice), or `fallback`.
+static uint32_t prop_id(const struct spa_pod_prop *prop, uint32_t fallback) {
+    if (!prop || prop->value.type != SPA_TYPE_Id || prop->value.size < sizeof(uint32_t)) return fallback;
+    return SPA_POD_VALUE(struct spa_pod_id, &prop->value);
+}
+
+/// The String of `prop`'s value (NUL-terminated inside the pod), or NULL.
+static const char *prop_string(const struct spa_pod_prop *prop) {
+    if (!prop || !spa_pod_is_string(&prop->value)) return NULL;
+    return SPA_POD_CONTENTS(struct spa_pod_string, &prop->value);
+}
+
+int tpw_route_parse(const void *pod, size_t size, tpw_route *route) {
+    memset(route, 0, sizeof *route);
+    route->index = -1;
+    route->device = -1;
+    route->direction = TPW_ID_ANY;
+    if (!pod || size < sizeof(struct spa_pod)) return -1;
+    const struct spa_pod *p = pod;
+    if (SPA_POD_SIZE(p) > size || !spa_pod_is_object(p)) return -1;
+    const struct spa_pod_object *object = pod;
+    if (object->body.type != SPA_TYPE_OBJECT_ParamRoute) return -1;
+    const struct spa_pod_prop *prop;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_PARAM_ROUTE_index: route->index = prop_int(prop, -1); break;
+        case SPA_PARAM_ROUTE_direction: route->direction = prop_id(prop, TPW_ID_ANY); break;
+        case SPA_PARAM_ROUTE_device: route->device = prop_int(prop, -1); break;
+        case SPA_PARAM_ROUTE_available: route->available = prop_id(prop, 0); break;
+        case SPA_PARAM_ROUTE_name: copy(route->name, sizeof route->name, prop_string(prop)); break;
+        case SPA_PARAM_ROUTE_devices:
+            if (spa_pod_is_array(&prop->value)) {
+                const struct spa_pod_array *array = (const struct spa_pod_array *)&prop->value;
+                if (array->body.child.type != SPA_TYPE_Int || array->body.child.size != sizeof(int32_t)) break;
+                uint32_t n = SPA_POD_ARRAY_N_VALUES(array);
+                const int32_t *values = SPA_POD_ARRAY_VALUES(array);
+                for (uint32_t i = 0; i < n && route->device_count < SPA_N_ELEMENTS(route->devices); i++) {
+                    if (values[i] >= 0) route->devices[route->device_count++] = (uint32_t)values[i];
+                }
+            }
+            break;
+        case SPA_PARAM_ROUTE_info:
+            // Struct(Int n, (String key, String value)*): read pair by pair while both are strings.
+            if (spa_pod_is_struct(&prop->value)) {
+                const struct spa_pod *item;
+                const char *key = NULL;
+                bool counted = false;
+                SPA_POD_STRUCT_FOREACH(&prop->value, item) {
+                    if (!counted) {
+                        counted = true;
+                        if (item->type == SPA_TYPE_Int) continue;
+                    }
+                    if (!spa_pod_is_string(item)) break;
+                    const char *text = SPA_POD_CONTENTS(struct spa_pod_string, item);
+                    if (!key) {
+                        key = text;
+                        continue;
+                    }
+                    if (strcmp(key, "port.type") == 0) copy(route->port_type, sizeof route->port_type, text);
+                    key = NULL;
+                }
+            }
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+size_t tpw_test_route_pod(void *buffer, size_t size, int variant, const char *port_type, uint32_t direction, int32_t device,
+                          uint32_t available) {
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, (uint32_t)(size > UINT32_MAX ? UINT32_MAX : size));
+    struct spa_pod_frame f[2];
+    if (variant == 4) {
+        spa_pod_builder_push_struct(&b, &f[0]);
+        spa_pod_builder_add(&b, SPA_POD_Int(0), SPA_POD_Id(direction), SPA_POD_String(port_type ? port_type : ""), NULL);
+    } else {
+        spa_pod_builder_push_object(&b, &f[0], variant == 5 ? SPA_TYPE_OBJECT_ParamProfile : SPA_TYPE_OBJECT_ParamRoute,
+                                    variant == 5 ? SPA_PARAM_Profile : SPA_PARAM_Route);
+        spa_pod_builder_add(&b, SPA_PARAM_ROUTE_index, SPA_POD_Int(3), SPA_PARAM_ROUTE_direction, SPA_POD_Id(direction),
+                            SPA_PARAM_ROUTE_name, SPA_POD_String("analog-output-test"), SPA_PARAM_ROUTE_description,
+                            SPA_POD_String("Test"), SPA_PARAM_ROUTE_priority, SPA_POD_Int(9000), SPA_PARAM_ROUTE_available,
+                            SPA_POD_Id(available), 0);
+        if (variant == 7) {
+            spa_pod_builder_add(&b, SPA_PARAM_ROUTE_info, SPA_POD_String(port_type ? port_type : ""), 0);
+        } else if (variant != 6) {
+            spa_pod_builder_prop(&b, SPA_PARAM_ROUTE_info, SPA_POD_PROP_FLAG_HINT_DICT);
+            spa_pod_builder_push_struct(&b, &f[1]);
+            spa_pod_builder_int(&b, variant == 1 ? 5 : 3);
+            spa_pod_builder_add(&b, SPA_POD_String("port.availability-group"), SPA_POD_String("Headphone"), NULL);
+            if (variant == 2) {
+                spa_pod_builder_add(&b, SPA_POD_String("port.type"), SPA_POD_Int(7), NULL);
+            } else if (port_type) {
+                spa_pod_builder_add(&b, SPA_POD_String("port.type"), SPA_POD_String(port_type), NULL);
+            }
+            spa_pod_builder_add(&b, SPA_POD_String("route.hw-mute"), SPA_POD_String("true"), NULL);
+            spa_pod_builder_pop(&b, &f[1]);
+        }
+        spa_pod_builder_prop(&b, SPA_PARAM_ROUTE_profiles, 0);
+        spa_pod_builder_push_array(&b, &f[1]);
+        spa_pod_builder_int(&b, 1);
+        spa_pod_builder_int(&b, 2);
+        spa_pod_builder_pop(&b, &f[1]);
+        if (variant == 3) {
+            spa_pod_builder_add(&b, SPA_PARAM_ROUTE_device, SPA_POD_String("6"), 0);
+        } else if (variant != 9) {
+            spa_pod_builder_add(&b, SPA_PARAM_ROUTE_device, SPA_POD_Int(device), 0);
+        }
+        spa_pod_builder_prop(&b, SPA_PARAM_ROUTE_devices, 0);
+        spa_pod_builder_push_array(&b, &f[1]);
+        if (variant == 8) {
+            spa_pod_builder_long(&b, device);
+        } else {
+            spa_pod_builder_int(&b, device);
+        }
+        spa_pod_builder_pop(&b, &f[1]);
+        spa_pod_builder_add(&b, SPA_PARAM_ROUTE_profile, SPA_POD_Int(1), SPA_PARAM_ROUTE_save, SPA_POD_Bool(false), 0);
+    }
+    struct spa_pod *pod = spa_pod_builder_pop(&b, &f[0]);
+    if (!pod || b.state.offset > b.size) return 0;
+    return SPA_POD_SIZE(pod);
+}
+
 /// One Stream/Output/Audio node followed (bound: its info events come on the loop thread).
 struct watched {
     struct tpw_watcher *watcher;
@@ -1138,8 +1302,43 @@ struct watched_sink {
     uint32_t id;
     bool appeared;     // added after the first sync: it came while watching
     bool known;        // its info (properties) has come: reported from then on
+    uint32_t device;   // device.id (its device's global id), TPW_ID_ANY: none
+    int32_t profile_device; // card.profile.device (which of the device's Routes is its), -1: none
     char name[256];
     char form_factor[64];
+    char device_api[32];
+    char bus[32];
+};
+
+/// An active output Route of a device: its card profile device(s), port type and availability.
+struct device_route {
+    int32_t device;
+    uint32_t devices[8];
+    uint32_t device_count;
+    uint32_t available;
+    char port_type[32];
+};
+
+/// One Audio/Device object followed (bound: its info and its Route params, enumerated whenever
+/// its info says they changed, come on the loop thread).
+struct watched_device {
+    struct tpw_watcher *watcher;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    uint32_t id;
+    int sync_seq;      // the sync after its binding, then after its last Route enumeration: at its
+                       // done its Routes have come (pending becomes routes)
+    bool settled;      // the first such done came: its sinks are reported from then on
+    bool route_seen;   // its info listed the Route param (route_flags: as it said last)
+    uint32_t route_flags;
+    int enum_seq;      // the seq of its last Route enumeration
+    struct device_route pending[16]; // the output routes enumerated since it was asked for
+    size_t pending_count;
+    char api[32];
+    char bus[32];
+    char form_factor[64];
+    struct device_route routes[16]; // the active output routes, one per profile device
+    size_t route_count;
 };
 
 /// A link from the watched stream's node: the node it feeds (a sink, or a filter before it).
@@ -1176,6 +1375,8 @@ struct tpw_watcher {
     size_t sink_count, sink_capacity;
     struct watched_link *links;
     size_t link_count, link_capacity;
+    struct watched_device **devices;
+    size_t device_count, device_capacity;
     struct pw_proxy *metadata; // the "default" metadata object, bound
     struct spa_hook metadata_listener;
     uint32_t metadata_id;
@@ -1233,8 +1434,39 @@ static const struct tpw_node_events watched_events = {
     .info = on_watched_info,
 };
 
+static struct watched_device *find_device(struct tpw_watcher *w, uint32_t id) {
+    if (id == TPW_ID_ANY) return NULL;
+    for (size_t i = 0; i < w->device_count; i++) {
+        if (w->devices[i]->id == id) return w->devices[i];
+    }
+    return NULL;
+}
+
+/// The active output route of `device` for its profile device `profile_device` (the Route whose
+/// device is it, else one whose devices hold it; with no profile device, its only output route).
+static const struct device_route *sink_route(const struct watched_device *device, int32_t profile_device) {
+    if (!device) return NULL;
+    if (profile_device < 0) return device->route_count == 1 ? &device->routes[0] : NULL;
+    for (size_t i = 0; i < device->route_count; i++) {
+        if (device->routes[i].device == profile_device) return &device->routes[i];
+    }
+    for (size_t i = 0; i < device->route_count; i++) {
+        for (uint32_t k = 0; k < device->routes[i].device_count; k++) {
+            if (device->routes[i].devices[k] == (uint32_t)profile_device) return &device->routes[i];
+        }
+    }
+    return NULL;
+}
+
+/// `own` when it is not empty, else `inherited` (a device's), else "".
+static const char *either(const char *own, const char *inherited) {
+    if (own && *own) return own;
+    return inherited ? inherited : "";
+}
+
 /// Loop thread: the sinks, the default sink and the stream's sink to the sinks callback (once
-/// the first sync is done: the daemon's objects at start are known).
+/// the first sync is done: the daemon's objects at start are known). A sink of a device that
+/// has not settled yet (its Routes not known) waits.
 static void sinks_report(struct tpw_watcher *w) {
     if (w->gone || !w->synced || !w->sinks_changed) return;
     tpw_sink list[64];
@@ -1243,7 +1475,19 @@ static void sinks_report(struct tpw_watcher *w) {
     for (size_t i = 0; i < w->sink_count && n < sizeof list / sizeof list[0]; i++) {
         struct watched_sink *x = w->sinks[i];
         if (!x->known) continue;
-        list[n++] = (tpw_sink){.id = x->id, .name = x->name, .form_factor = x->form_factor, .appeared = x->appeared};
+        const struct watched_device *device = find_device(w, x->device);
+        if (device && !device->settled) continue;
+        const struct device_route *route = sink_route(device, x->profile_device);
+        list[n++] = (tpw_sink){
+            .id = x->id,
+            .name = x->name,
+            .form_factor = either(x->form_factor, device ? device->form_factor : NULL),
+            .appeared = x->appeared,
+            .device_api = either(x->device_api, device ? device->api : NULL),
+            .bus = either(x->bus, device ? device->bus : NULL),
+            .port_type = route ? route->port_type : "",
+            .port_available = route ? route->available : 0,
+        };
         for (size_t k = 0; k < w->link_count && linked == TPW_ID_ANY; k++) {
             if (w->links[k].input_node == x->id) linked = x->id;
         }
@@ -1251,12 +1495,42 @@ static void sinks_report(struct tpw_watcher *w) {
     w->sinks_changed(w->user, n ? list : NULL, n, w->default_sink, linked);
 }
 
+/// The integer `key` of `props` (≥ 0), or -1 when it is missing or not a number.
+static int32_t dict_index(const struct spa_dict *props, const char *key) {
+    const char *text = props ? spa_dict_lookup(props, key) : NULL;
+    if (!text || !*text) return -1;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    return (end && *end == '\0' && value >= 0 && value <= INT32_MAX) ? (int32_t)value : -1;
+}
+
+/// device.api, or "bluez5" when the properties have an api.bluez5.* key.
+static void copy_api(char *to, size_t size, const struct spa_dict *props) {
+    const char *api = spa_dict_lookup(props, "device.api");
+    if (!api || !*api) {
+        const struct spa_dict_item *item;
+        spa_dict_for_each(item, props) {
+            if (item->key && strncmp(item->key, "api.bluez5.", 11) == 0) {
+                api = "bluez5";
+                break;
+            }
+        }
+    }
+    copy(to, size, api);
+}
+
 static void on_sink_info(void *data, const struct tpw_node_info *info) {
     struct watched_sink *x = data;
     if (!(info->change_mask & TPW_NODE_CHANGE_MASK_PROPS) || !info->props) return;
+    const struct spa_dict *props = info->props;
     const char *text;
-    if ((text = spa_dict_lookup(info->props, "node.name"))) copy(x->name, sizeof x->name, text);
-    copy(x->form_factor, sizeof x->form_factor, spa_dict_lookup(info->props, "device.form-factor"));
+    if ((text = spa_dict_lookup(props, "node.name"))) copy(x->name, sizeof x->name, text);
+    copy(x->form_factor, sizeof x->form_factor, spa_dict_lookup(props, "device.form-factor"));
+    copy_api(x->device_api, sizeof x->device_api, props);
+    copy(x->bus, sizeof x->bus, spa_dict_lookup(props, "device.bus"));
+    int32_t device = dict_index(props, "device.id");
+    x->device = device < 0 ? TPW_ID_ANY : (uint32_t)device;
+    x->profile_device = dict_index(props, "card.profile.device");
     x->known = true;
     sinks_report(x->watcher);
 }
@@ -1265,6 +1539,100 @@ static const struct tpw_node_events sink_events = {
     .version = TPW_VERSION_NODE_EVENTS,
     .info = on_sink_info,
 };
+
+/// The device's info: its properties, and its params — when the Route param is new or changed
+/// (its flags' serial bit flips), the active routes are enumerated again (as pipewire-pulse
+/// does: the daemon's own param subscription does not carry the changes of a device that a
+/// session manager exports, which is how WirePlumber publishes the sound cards), followed by a
+/// sync: at its done the routes enumerated replace the device's (none: it has none now, e.g.
+/// its profile is off) and, the first time, the device settles (its sinks wait for that).
+static void on_device_info(void *data, const struct tpw_device_info *info) {
+    struct watched_device *d = data;
+    struct tpw_watcher *w = d->watcher;
+    if ((info->change_mask & TPW_DEVICE_CHANGE_MASK_PROPS) && info->props) {
+        copy_api(d->api, sizeof d->api, info->props);
+        copy(d->bus, sizeof d->bus, spa_dict_lookup(info->props, "device.bus"));
+        copy(d->form_factor, sizeof d->form_factor, spa_dict_lookup(info->props, "device.form-factor"));
+    }
+    if ((info->change_mask & TPW_DEVICE_CHANGE_MASK_PARAMS) && info->params) {
+        for (uint32_t i = 0; i < info->n_params; i++) {
+            const struct spa_param_info *p = &info->params[i];
+            if (p->id != SPA_PARAM_Route || !(p->flags & SPA_PARAM_INFO_READ)) continue;
+            if (d->route_seen && d->route_flags == p->flags) continue;
+            d->route_seen = true;
+            d->route_flags = p->flags;
+            d->enum_seq = d->enum_seq == INT32_MAX ? 1 : d->enum_seq + 1;
+            d->pending_count = 0;
+            int rc = 0;
+            TPW_CALL(d->proxy, struct tpw_device_methods, rc, enum_params, d->enum_seq, SPA_PARAM_Route, 0, UINT32_MAX, NULL);
+            (void)rc;
+            TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
+        }
+    }
+    if (d->settled) sinks_report(w);
+}
+
+/// A Route param (each active route, enumerated): an output route is added to the pending ones
+/// (replacing one of the same profile device). Malformed or input routes are ignored. (Its
+/// seq is not checked: the daemon answers a device a session manager exports with its own.)
+static void on_device_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
+    (void)seq, (void)index, (void)next;
+    struct watched_device *d = data;
+    tpw_route route;
+    if (id != SPA_PARAM_Route || !param || tpw_route_parse(param, SPA_POD_SIZE(param), &route) != 0) return;
+    if (route.direction != SPA_DIRECTION_OUTPUT) return;
+    struct device_route r = {.device = route.device, .device_count = route.device_count, .available = route.available};
+    memcpy(r.devices, route.devices, sizeof r.devices);
+    copy(r.port_type, sizeof r.port_type, route.port_type);
+    size_t slot = d->pending_count;
+    for (size_t i = 0; i < d->pending_count; i++) {
+        if (d->pending[i].device == r.device) slot = i;
+    }
+    if (slot == SPA_N_ELEMENTS(d->pending)) return;
+    if (slot == d->pending_count) d->pending_count++;
+    d->pending[slot] = r;
+}
+
+static const struct tpw_device_events device_events = {
+    .version = TPW_VERSION_DEVICE_EVENTS,
+    .info = on_device_info,
+    .param = on_device_param,
+};
+
+/// Loop thread: binds an Audio/Device and syncs (its sinks wait for the done of that sync, or of
+/// the one after its Routes are enumerated when its info lists them: the device's properties
+/// and routes have come by then).
+static void watch_device(struct tpw_watcher *w, uint32_t id) {
+    if (w->device_count == w->device_capacity) {
+        size_t capacity = w->device_capacity ? w->device_capacity * 2 : 8;
+        struct watched_device **devices = realloc(w->devices, capacity * sizeof *devices);
+        if (!devices) return;
+        w->devices = devices;
+        w->device_capacity = capacity;
+    }
+    struct watched_device *d = calloc(1, sizeof *d);
+    if (!d) return;
+    d->watcher = w;
+    d->id = id;
+    void *proxy = NULL;
+    TPW_CALL(w->registry, struct tpw_registry_methods, proxy, bind, id, TPW_TYPE_INTERFACE_DEVICE, TPW_VERSION_DEVICE, 0);
+    if (!proxy) {
+        free(d);
+        return;
+    }
+    d->proxy = proxy;
+    int rc = 0;
+    TPW_CALL(proxy, struct tpw_device_methods, rc, add_listener, &d->listener, &device_events, d);
+    (void)rc;
+    TPW_CALL(w->core, struct tpw_core_methods, d->sync_seq, sync, TPW_ID_CORE, 0);
+    w->devices[w->device_count++] = d;
+}
+
+static void forget_device(struct watched_device *d) {
+    spa_hook_remove(&d->listener);
+    p_pw_proxy_destroy(d->proxy);
+    free(d);
+}
 
 /// The "name" of a default.audio.sink value ({"name":"NODE"}) into `to`; "" when it has none.
 static void json_name(const char *json, char *to, size_t size) {
@@ -1332,6 +1700,11 @@ static bool watch_sink_global(struct tpw_watcher *w, uint32_t id, const char *ty
         (void)rc;
         return true;
     }
+    if (strcmp(type, TPW_TYPE_INTERFACE_DEVICE) == 0) {
+        const char *media_class = spa_dict_lookup(props, "media.class");
+        if (media_class && strcmp(media_class, "Audio/Device") == 0) watch_device(w, id);
+        return true;
+    }
     if (strcmp(type, TPW_TYPE_INTERFACE_NODE) != 0) return false;
     const char *media_class = spa_dict_lookup(props, "media.class");
     if (!media_class || strcmp(media_class, "Audio/Sink") != 0) return false;
@@ -1346,6 +1719,8 @@ static bool watch_sink_global(struct tpw_watcher *w, uint32_t id, const char *ty
     if (!x) return true;
     x->watcher = w;
     x->id = id;
+    x->device = TPW_ID_ANY;
+    x->profile_device = -1;
     x->appeared = w->synced;
     copy(x->name, sizeof x->name, spa_dict_lookup(props, "node.name"));
     void *proxy = NULL;
@@ -1385,6 +1760,15 @@ static bool forget_sink_global(struct tpw_watcher *w, uint32_t id) {
             forget_sink(w->sinks[i]);
             memmove(&w->sinks[i], &w->sinks[i + 1], (w->sink_count - i - 1) * sizeof *w->sinks);
             w->sink_count--;
+            sinks_report(w);
+            return true;
+        }
+    }
+    for (size_t i = 0; i < w->device_count; i++) {
+        if (w->devices[i]->id == id) {
+            forget_device(w->devices[i]);
+            memmove(&w->devices[i], &w->devices[i + 1], (w->device_count - i - 1) * sizeof *w->devices);
+            w->device_count--;
             sinks_report(w);
             return true;
         }
@@ -1492,11 +1876,24 @@ static void on_watch_error(void *data, uint32_t id, int seq, int res, const char
     w->gone = true;
 }
 
-// The first sync's done: every object of the daemon at start has been announced (and the
-// sinks' and the metadata's first events, asked for when they were bound, have come).
+// The first sync's done: every object of the daemon at start has been announced (the sinks
+// are reported once their info has come). A device's sync's done: its properties and its
+// last enumeration's Routes have come (they become its routes; its sinks are reported from
+// then on).
 static void on_watch_done(void *data, uint32_t id, int seq) {
     struct tpw_watcher *w = data;
-    if (id != TPW_ID_CORE || w->synced || seq != w->sync_seq) return;
+    if (id != TPW_ID_CORE) return;
+    for (size_t i = 0; i < w->device_count; i++) {
+        struct watched_device *d = w->devices[i];
+        if (seq == d->sync_seq) {
+            memcpy(d->routes, d->pending, d->pending_count * sizeof d->pending[0]);
+            d->route_count = d->pending_count;
+            d->settled = true;
+            sinks_report(w);
+            return;
+        }
+    }
+    if (w->synced || seq != w->sync_seq) return;
     w->synced = true;
     sinks_report(w);
 }
@@ -1573,6 +1970,8 @@ void tpw_watch_close(tpw_watcher *w) {
         w->count = 0;
         for (size_t i = 0; i < w->sink_count; i++) forget_sink(w->sinks[i]);
         w->sink_count = 0;
+        for (size_t i = 0; i < w->device_count; i++) forget_device(w->devices[i]);
+        w->device_count = 0;
         w->link_count = 0;
         if (w->metadata) {
             spa_hook_remove(&w->metadata_listener);
@@ -1598,7 +1997,200 @@ void tpw_watch_close(tpw_watcher *w) {
     free(w->clients);
     free(w->sinks);
     free(w->links);
+    free(w->devices);
     free(w);
+}
+
+// ---- Tests only: a device exported to the daemon, with a sound card's Route params ----
+
+/// The exported device: a spa_device implemented here (its info, one active output Route),
+/// exported on a connection and loop thread of its own, as WirePlumber exports the ALSA cards.
+struct tpw_test_device {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct spa_hook core_listener;
+    struct spa_device device;
+    struct spa_hook_list hooks;
+    struct spa_param_info params[1];
+    struct pw_proxy *proxy;
+    int32_t profile_device;
+    uint32_t available;
+    char port_type[32];
+    char name[64];
+    int seq;
+    bool done;
+    int failure;
+};
+
+/// Calls `method` of every listener of the test device (as <spa/monitor/utils.h> does).
+#define TEST_DEVICE_EMIT(d, method, ...) spa_hook_list_call_simple(&(d)->hooks, struct spa_device_events, method, 0, __VA_ARGS__)
+
+static void test_device_info(struct tpw_test_device *d, bool full) {
+    struct spa_dict_item items[] = {
+        SPA_DICT_ITEM_INIT("media.class", "Audio/Device"),
+        SPA_DICT_ITEM_INIT("device.api", "tutti-test"),
+        SPA_DICT_ITEM_INIT("device.name", d->name),
+    };
+    struct spa_dict props = SPA_DICT_INIT_ARRAY(items);
+    struct spa_device_info info = SPA_DEVICE_INFO_INIT();
+    info.change_mask = SPA_DEVICE_CHANGE_MASK_PARAMS | (full ? SPA_DEVICE_CHANGE_MASK_PROPS : 0);
+    info.props = &props;
+    info.params = d->params;
+    info.n_params = SPA_N_ELEMENTS(d->params);
+    TEST_DEVICE_EMIT(d, info, &info);
+}
+
+static int test_device_add_listener(void *object, struct spa_hook *listener, const struct spa_device_events *events, void *data) {
+    struct tpw_test_device *d = object;
+    struct spa_hook_list save;
+    spa_hook_list_isolate(&d->hooks, &save, listener, events, data);
+    test_device_info(d, true);
+    spa_hook_list_join(&d->hooks, &save);
+    return 0;
+}
+
+static int test_device_sync(void *object, int seq) {
+    struct tpw_test_device *d = object;
+    TEST_DEVICE_EMIT(d, result, seq, 0, 0, NULL);
+    return 0;
+}
+
+static int test_device_enum_params(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter) {
+    (void)num, (void)filter;
+    struct tpw_test_device *d = object;
+    if (id != SPA_PARAM_Route || start > 0 || !d->port_type[0]) return 0; // "": no active route
+    uint64_t buffer[256];
+    if (!tpw_test_route_pod(buffer, sizeof buffer, 0, d->port_type, SPA_DIRECTION_OUTPUT, d->profile_device, d->available)) {
+        return -ENOSPC;
+    }
+    struct spa_result_device_params result = {.id = id, .index = 0, .next = 1, .param = (struct spa_pod *)buffer};
+    TEST_DEVICE_EMIT(d, result, seq, 0, SPA_RESULT_TYPE_DEVICE_PARAMS, &result);
+    return 0;
+}
+
+static int test_device_set_param(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param) {
+    (void)object, (void)id, (void)flags, (void)param;
+    return -ENOTSUP;
+}
+
+static const struct spa_device_methods test_device_methods = {
+    .version = SPA_VERSION_DEVICE_METHODS,
+    .add_listener = test_device_add_listener,
+    .sync = test_device_sync,
+    .enum_params = test_device_enum_params,
+    .set_param = test_device_set_param,
+};
+
+static void on_test_device_done(void *data, uint32_t id, int seq) {
+    struct tpw_test_device *d = data;
+    if (id != TPW_ID_CORE || seq != d->seq) return;
+    d->done = true;
+    p_pw_thread_loop_signal(d->loop, false);
+}
+
+static void on_test_device_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    (void)seq, (void)message;
+    struct tpw_test_device *d = data;
+    if (id != TPW_ID_CORE) return;
+    d->failure = res < 0 ? res : -EIO;
+    p_pw_thread_loop_signal(d->loop, false);
+}
+
+static const struct tpw_core_events test_device_core_events = {
+    .version = TPW_VERSION_CORE_EVENTS,
+    .done = on_test_device_done,
+    .error = on_test_device_error,
+};
+
+/// Lock held: a sync and its done (at most 5 s). 0 or -1.
+static int test_device_roundtrip(struct tpw_test_device *d) {
+    d->done = false;
+    TPW_CALL(d->core, struct tpw_core_methods, d->seq, sync, TPW_ID_CORE, 0);
+    while (!d->done && d->failure == 0) {
+        if (p_pw_thread_loop_timed_wait(d->loop, 5) != 0 && !d->done) return -1;
+    }
+    return d->failure == 0 ? 0 : -1;
+}
+
+tpw_test_device *tpw_test_device_open(const char *remote, const char *name, int32_t profile_device, const char *port_type,
+                                      uint32_t available, uint32_t *global_id, char *error, size_t error_size) {
+    if (tpw_load(error, error_size) != 0) return NULL;
+    void *handle = dlopen(library_name, RTLD_NOW | RTLD_NOLOAD);
+    struct pw_proxy *(*export)(struct pw_core *, const char *, const struct spa_dict *, void *, size_t) =
+        handle ? (struct pw_proxy * (*)(struct pw_core *, const char *, const struct spa_dict *, void *, size_t))
+                     dlsym(handle, "pw_core_export")
+               : NULL;
+    uint32_t (*bound_id)(struct pw_proxy *) = handle ? (uint32_t(*)(struct pw_proxy *))dlsym(handle, "pw_proxy_get_bound_id") : NULL;
+    if (!export || !bound_id) {
+        copy(error, error_size, "libpipewire has no pw_core_export or pw_proxy_get_bound_id");
+        return NULL;
+    }
+    struct tpw_test_device *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->profile_device = profile_device;
+    d->available = available;
+    copy(d->port_type, sizeof d->port_type, port_type);
+    copy(d->name, sizeof d->name, name);
+    d->device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &test_device_methods, d);
+    spa_hook_list_init(&d->hooks);
+    d->params[0] = (struct spa_param_info){.id = SPA_PARAM_Route, .flags = SPA_PARAM_INFO_READ};
+    d->loop = p_pw_thread_loop_new("tutti-pw-testdev", NULL);
+    d->context = d->loop ? p_pw_context_new(p_pw_thread_loop_get_loop(d->loop), NULL, 0) : NULL;
+    if (!d->context || p_pw_thread_loop_start(d->loop) < 0) {
+        copy(error, error_size, "the test device's loop or context failed");
+        tpw_test_device_close(d);
+        return NULL;
+    }
+    p_pw_thread_loop_lock(d->loop);
+    struct pw_properties *connect_props = remote ? p_pw_properties_new("remote.name", remote, NULL) : NULL;
+    d->core = p_pw_context_connect(d->context, connect_props, 0);
+    int rc = -1;
+    if (d->core) {
+        TPW_CALL(d->core, struct tpw_core_methods, rc, add_listener, &d->core_listener, &test_device_core_events, d);
+        struct spa_dict_item items[] = {
+            SPA_DICT_ITEM_INIT("media.class", "Audio/Device"),
+            SPA_DICT_ITEM_INIT("device.api", "tutti-test"),
+            SPA_DICT_ITEM_INIT("device.name", d->name),
+        };
+        struct spa_dict props = SPA_DICT_INIT_ARRAY(items);
+        d->proxy = export(d->core, SPA_TYPE_INTERFACE_Device, &props, &d->device, 0);
+        rc = d->proxy && test_device_roundtrip(d) == 0 && test_device_roundtrip(d) == 0 ? 0 : -1;
+        if (rc == 0) *global_id = bound_id(d->proxy);
+    }
+    p_pw_thread_loop_unlock(d->loop);
+    if (rc != 0) {
+        snprintf(error, error_size, "the test device could not be exported (%s)", d->core ? "export failed" : "no daemon");
+        tpw_test_device_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+void tpw_test_device_set_route(tpw_test_device *d, const char *port_type, uint32_t available) {
+    p_pw_thread_loop_lock(d->loop);
+    copy(d->port_type, sizeof d->port_type, port_type);
+    d->available = available;
+    d->params[0].flags ^= SPA_PARAM_INFO_SERIAL; // the Route param changed: clients enumerate it again
+    test_device_info(d, false);
+    p_pw_thread_loop_unlock(d->loop);
+}
+
+void tpw_test_device_close(tpw_test_device *d) {
+    if (!d) return;
+    if (d->loop) {
+        p_pw_thread_loop_lock(d->loop);
+        if (d->proxy) p_pw_proxy_destroy(d->proxy);
+        if (d->core) {
+            spa_hook_remove(&d->core_listener);
+            p_pw_core_disconnect(d->core);
+        }
+        p_pw_thread_loop_unlock(d->loop);
+        p_pw_thread_loop_stop(d->loop);
+    }
+    if (d->context) p_pw_context_destroy(d->context);
+    if (d->loop) p_pw_thread_loop_destroy(d->loop);
+    free(d);
 }
 
 // ---- The header check (Tests/TuttiPipeWireTests compiles this file with the real headers
@@ -1657,4 +2249,17 @@ SAME(struct tpw_metadata_methods, struct pw_metadata_methods);
 AT(struct tpw_metadata_methods, struct pw_metadata_methods, add_listener);
 _Static_assert(TPW_VERSION_METADATA == PW_VERSION_METADATA, "metadata version");
 _Static_assert(TPW_VERSION_METADATA_EVENTS == PW_VERSION_METADATA_EVENTS, "metadata events version");
+SAME(struct tpw_device_info, struct pw_device_info);
+AT(struct tpw_device_info, struct pw_device_info, props);
+AT(struct tpw_device_info, struct pw_device_info, change_mask);
+SAME(struct tpw_device_events, struct pw_device_events);
+AT(struct tpw_device_events, struct pw_device_events, param);
+SAME(struct tpw_device_methods, struct pw_device_methods);
+AT(struct tpw_device_methods, struct pw_device_methods, subscribe_params);
+_Static_assert(TPW_VERSION_DEVICE == PW_VERSION_DEVICE, "device version");
+_Static_assert(TPW_VERSION_DEVICE_EVENTS == PW_VERSION_DEVICE_EVENTS, "device events version");
+_Static_assert(TPW_DEVICE_CHANGE_MASK_PROPS == PW_DEVICE_CHANGE_MASK_PROPS, "device change mask props");
+_Static_assert(TPW_DEVICE_CHANGE_MASK_PARAMS == PW_DEVICE_CHANGE_MASK_PARAMS, "device change mask params");
+AT(struct tpw_device_info, struct pw_device_info, params);
+AT(struct tpw_device_info, struct pw_device_info, n_params);
 #endif

@@ -81,15 +81,24 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// The bus `mpris` serves on: nil, the session bus; else a D-Bus address (tests give a
     /// private bus's, without touching the process's environment).
     package var mprisBusAddress: String?
-    /// With `.pipewire` (or `.auto` resolved to it): follow other applications' playback
-    /// streams and hand every change to the policy as `setOtherAudio` does (playing, not
-    /// mixable when a stream's `media.role` is Music, Movie, Communication or none, the
-    /// applications' names), and follow the sink the stream plays to, handing its changes to
-    /// the policy as `setRoute` does (the sink gone: `oldDeviceUnavailable`, media sessions
-    /// pause; moved to another sink: `newDeviceAvailable` or `override`; a headphones or
-    /// headset sink is the `headphones` route), from the output's event thread. Default true;
-    /// ALSA and JACK see no other applications and ignore it. See docs/backends.md.
-    public var watchOtherAudio = true
+    /// With `.pipewire` (or `.auto` resolved to it), watch the desktop while playing: follow
+    /// other applications' playback streams and hand every change to the policy as
+    /// `setOtherAudio` does (playing, not mixable when a stream's `media.role` is Music, Movie,
+    /// Communication or none, the applications' names), and follow the sink the stream plays
+    /// to, handing its changes to the policy as `setRoute` does (the sink gone or its sound
+    /// card's headphones pulled out: `oldDeviceUnavailable`, media sessions pause; moved to
+    /// another sink: `newDeviceAvailable` or `override`; headphones plugged in:
+    /// `newDeviceAvailable`; the route from the sink's bluetooth API, active port, form factor
+    /// and bus), from the output's event thread. Default true; ALSA and JACK see no other
+    /// applications and ignore it. See docs/backends.md.
+    public var watchDesktop = true
+    /// The former name of `watchDesktop` (it drives the route following too): reads and
+    /// writes it. Deprecated: kept for one release. Any thread (a value).
+    @available(*, deprecated, renamed: "watchDesktop")
+    public var watchOtherAudio: Bool {
+        get { watchDesktop }
+        set { watchDesktop = newValue }
+    }
     /// One stream for the whole mix (`.single`, the default), or one per session
     /// (`.perSession`, PipeWire only: ALSA and JACK refuse it with `invalidArgument`): each
     /// session with output plays through a stream of its own (those made while playing too,
@@ -198,7 +207,7 @@ extension OutputConfiguration {
         settings.captureSources = captureSources
         settings.busDestinations = busDestinations
         settings.reconnect = reconnect
-        settings.watchOtherAudio = watchOtherAudio
+        settings.watchDesktop = watchDesktop
         settings.streams = streams
         return settings
     }

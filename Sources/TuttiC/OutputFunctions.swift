@@ -22,7 +22,7 @@ public func tuttiOutputConfigInit(_ config: UnsafeMutablePointer<tutti_output_co
     var value = tutti_output_config()
     value.struct_size = UInt32(MemoryLayout<tutti_output_config>.stride)
     value.backend = OutputConfiguration().backend.rawValue
-    value.watch_other_audio = OutputConfiguration().watchOtherAudio ? 1 : 0
+    value.watch_desktop = OutputConfiguration().watchDesktop ? 1 : 0
     initialise(config, with: value, size: Int(size))
 }
 
@@ -73,13 +73,14 @@ public func tuttiOutputStart(_ pointer: OpaquePointer?, _ config: UnsafePointer<
         }
         // Past the mpris layout's padded sizeof (`reserved0` is that padding): a caller built
         // against the mpris header never covers it, whatever its padding bytes hold.
-        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.watch_other_audio)! + MemoryLayout<UInt32>.size {
-            guard c.watch_other_audio <= 1 else {
-                throw TuttiError(.invalidArgument, "config->watch_other_audio must be 0 or 1, got \(c.watch_other_audio)")
+        // watch_desktop (watch_other_audio: the same field, in an anonymous union) follows reserved0.
+        if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.reserved0)! + 2 * MemoryLayout<UInt32>.size {
+            guard c.watch_desktop <= 1 else {
+                throw TuttiError(.invalidArgument, "config->watch_desktop must be 0 or 1, got \(c.watch_desktop)")
             }
-            output.watchOtherAudio = c.watch_other_audio == 1
+            output.watchDesktop = c.watch_desktop == 1
         }
-        // Past the watch_other_audio layout's padded sizeof (`reserved1` is that padding).
+        // Past the watch_desktop layout's padded sizeof (`reserved1` is that padding).
         if size >= MemoryLayout<tutti_output_config>.offset(of: \tutti_output_config.streams)! + MemoryLayout<UInt32>.size {
             switch c.streams {
             case UInt32(TUTTI_STREAMS_SINGLE): output.streams = .single

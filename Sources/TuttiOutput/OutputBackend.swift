@@ -111,12 +111,20 @@ public struct OutputSettings: Sendable {
     public var lockMemory = false
     /// What to do when the device is lost.
     public var reconnect = ReconnectPolicy()
-    /// Watch other applications' audio and report it (`OutputEvent.otherAudioChanged`), and
-    /// the sink the output plays to (`OutputEvent.routeChanged`: it went away, or the output
-    /// was moved to another): PipeWire only (the running playback streams of other processes
-    /// and the sinks, from a watcher thread of its own; see docs/backends.md); ALSA and JACK
-    /// see no other applications and ignore it. Default true.
-    public var watchOtherAudio = true
+    /// Watch the desktop while playing: other applications' audio, reported as
+    /// `OutputEvent.otherAudioChanged`, and the sink the output plays to, reported as
+    /// `OutputEvent.routeChanged` (it went away, the output was moved to another, its sound
+    /// card's active port switched): PipeWire only (the running playback streams of other
+    /// processes, the sinks and their devices, from a watcher thread of its own; see
+    /// docs/backends.md); ALSA and JACK see no other applications and ignore it. Default true.
+    public var watchDesktop = true
+    /// The former name of `watchDesktop` (it drives the route following too): reads and
+    /// writes it. Deprecated: kept for one release. Any thread (a value).
+    @available(*, deprecated, renamed: "watchDesktop")
+    public var watchOtherAudio: Bool {
+        get { watchDesktop }
+        set { watchDesktop = newValue }
+    }
     /// The `media.role` of main's stream (PipeWire; ALSA and JACK ignore it). Default "Music";
     /// `AudioEngine.startOutput` sets it from the engine's sessions (`MediaRole.forMix(of:)`).
     public var mediaRole = "Music"

@@ -45,14 +45,14 @@ public enum OutputEvent: Sendable, Equatable, CustomStringConvertible {
     /// without stopping main; playback never ends for it.
     indirect case bus(String, OutputEvent)
     /// Other applications' audio changed, as the sound server shows it (PipeWire: the running
-    /// playback streams of other processes; `OutputSettings.watchOtherAudio`): whether one
+    /// playback streams of other processes; `OutputSettings.watchDesktop`): whether one
     /// plays, whether one is not mixable (its `media.role` is Music, Movie, Communication or
     /// none), and which applications (sorted, each once). Made on the server's watcher thread,
     /// never the render thread; the host layer hands it to the policy
     /// (`AudioEngine.setOtherAudio`).
     case otherAudioChanged(playing: Bool, silenceSecondary: Bool, clients: [String])
     /// The device the output plays to changed under it, as the sound server shows it
-    /// (PipeWire: the sink the stream is linked to; `OutputSettings.watchOtherAudio`): the
+    /// (PipeWire: the sink the stream is linked to; `OutputSettings.watchDesktop`): the
     /// policy's route change (rule 7). `route` is where it plays now (PipeWire: `headphones`
     /// for a sink whose `device.form-factor` says headphones or headset, else `speaker`);
     /// `reason` is `oldDeviceUnavailable` when the device it played to went away (media

@@ -11,7 +11,9 @@ import TuttiPolicy
 /// daemon whatever the output's stream does (connecting, reconnecting); it never runs on a
 /// real-time thread. Streams of this process (Tutti's own) are left out by process id.
 ///
-/// It also follows the daemon's sinks (`Audio/Sink` nodes: name, id, `device.form-factor`),
+/// It also follows the daemon's sinks (`Audio/Sink` nodes: name, id, `device.form-factor`,
+/// `device.api`, `device.bus`; their devices' — `Audio/Device` objects — properties and active
+/// output ports, the devices' `Route` params),
 /// the default sink (`default.audio.sink` of the "default" metadata object) and, given the
 /// output stream's node id, the sink that stream is linked to (the links whose
 /// `link.output.node` is the stream's node): a `RouteFollower` turns them into route changes
@@ -187,10 +189,12 @@ private func sinksChanged(
     if let sinks {
         for i in 0..<count {
             let s = sinks[i]
+            func string(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
             list.append(
                 PipeWireSink(
-                    id: s.id, name: s.name.map { String(cString: $0) } ?? "",
-                    formFactor: s.form_factor.map { String(cString: $0) } ?? "", appeared: s.appeared))
+                    id: s.id, name: string(s.name), formFactor: string(s.form_factor), appeared: s.appeared,
+                    deviceAPI: string(s.device_api), bus: string(s.bus), portType: string(s.port_type),
+                    portAvailability: PipeWireSink.PortAvailability(spaValue: s.port_available)))
         }
     }
     let name = defaultSink.map { String(cString: $0) } ?? ""

@@ -30,7 +30,7 @@ import TuttiOutput
 /// callback. A supervisor thread (normal priority) turns counters into events and reads the
 /// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
-/// all. With `OutputSettings.watchOtherAudio` (the default) an `OtherAudioWatcher` (its own
+/// all. With `OutputSettings.watchDesktop` (the default) an `OtherAudioWatcher` (its own
 /// connection and loop thread, "tutti-pw-watch") follows the other applications' playback
 /// streams from `start` to `stop` and reports each change as `otherAudioChanged`, and follows
 /// the sink the stream is linked to (its node's links), reporting a sink that goes away, or a
@@ -78,7 +78,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Each session stream's `media.role` as last announced, by session name (a reopened
     /// stream announces it too).
     private let sessionRoles: Mutex<[String: String]>
-    /// Other applications' streams, from `start` (with `settings.watchOtherAudio`) to `stop`.
+    /// Other applications' streams, from `start` (with `settings.watchDesktop`) to `stop`.
     private let watcher = Mutex<OtherAudioWatcher?>(nil)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
     /// before `start`. Any thread.
@@ -619,13 +619,13 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
-    /// With `settings.watchOtherAudio`: (re)opens the watcher of other applications' streams,
+    /// With `settings.watchDesktop`: (re)opens the watcher of other applications' streams,
     /// whose changes become `otherAudioChanged` events, and of the sinks, whose changes for the
     /// stream's node (`tpw_node_id`, known once connected) become `routeChanged` events. A
     /// watcher that cannot be opened is one log line (playback goes on without it). Control
     /// thread at start, the supervisor after a reconnect.
     private func watchOtherAudio() {
-        guard settings.watchOtherAudio else { return }
+        guard settings.watchDesktop else { return }
         takeWatcher()?.close()
         let node = stream.map { tpw_node_id($0) }
         do throws(TuttiError) {

@@ -40,8 +40,9 @@ struct Play: ParsableCommand {
             session with output a stream of its own (tutti-SESSION, its media.role; docs/backends.md); other apps' running PipeWire playback streams are \
             then applied as the `other` control line (journalled as otherAudioChanged), and the \
             sink it plays to going away, or the stream moving to another sink, as the `route` \
-            control line (oldDeviceUnavailable pauses media sessions; a headphones or headset \
-            sink is the headphones route); --no-watch-other-audio turns both off. \
+            control line (oldDeviceUnavailable pauses media sessions; the sound card's active \
+            headphones port or a headset sink is the headphones route, bluetooth bluetooth, \
+            HDMI / line / USB external); --no-watch-desktop turns both off. \
             A scene with an input source captures live into it: ALSA full duplex from \
             --capture-device (default: --device), JACK input ports in_1 … (--capture-from \
             connects them), or a PipeWire input stream from --capture-device NODE (default: \
@@ -152,13 +153,13 @@ struct Play: ParsableCommand {
     var streams = StreamLayout.single
 
     @Flag(
-        name: .customLong("no-watch-other-audio"),
+        name: [.customLong("no-watch-desktop"), .customLong("no-watch-other-audio")],
         help: ArgumentHelp(
-            "With --backend pipewire (or auto): do not follow other apps' playback streams.",
+            "With --backend pipewire (or auto): do not follow other apps' playback streams nor the sink played to.",
             discussion:
-                "By default other apps' running PipeWire playback streams are applied to the policy as the control line other would be (journalled as otherAudioChanged); with this flag other apps' audio changes only by control lines. A usage error with --backend alsa or jack, which see no other apps."
+                "By default other apps' running PipeWire playback streams are applied to the policy as the control line other would be (journalled as otherAudioChanged), and the sink the stream plays to as the control line route (journalled as routeChange); with this flag both change only by control lines. --no-watch-other-audio is its former name (deprecated, kept for one release). A usage error with --backend alsa or jack, which see no other apps."
         ))
-    var noWatchOtherAudio = false
+    var noWatchDesktop = false
 
     @Flag(
         help:
@@ -199,8 +200,8 @@ struct Play: ParsableCommand {
         if backend == .auto, let backend = namedBackend { named.backend = backend }
         try named.validateBackendOptions()
         // Checked against the backend asked for, not the one auto finds: with auto it is a wish.
-        if noWatchOtherAudio, named.backend == .alsa || named.backend == .jack {
-            throw ValidationError("--no-watch-other-audio is for --backend pipewire (\(named.backend.name) sees no other apps)")
+        if noWatchDesktop, named.backend == .alsa || named.backend == .jack {
+            throw ValidationError("--no-watch-desktop is for --backend pipewire (\(named.backend.name) sees no other apps)")
         }
         try named.validateBusOutputs()
     }

@@ -175,7 +175,7 @@ extension Play {
             preconditionFailure("auto is resolved before the output settings are made")
         }
         settings.reconnect = ReconnectPolicy(timeout: .seconds(reconnectTimeout))
-        settings.watchOtherAudio = !noWatchOtherAudio
+        settings.watchDesktop = !noWatchDesktop
         if rtsan {
             guard let scope = RealtimeScope.sanitizer() else {
                 throw ValidationError(

@@ -1,5 +1,6 @@
-/* Other apps' audio in C: tutti_output_config.watch_other_audio (the fifth layout: on by
- * default, an older caller's struct is accepted whatever its tail padding holds, 0 or 1 only),
+/* Other apps' audio in C: tutti_output_config.watch_desktop (the fifth layout: on by
+ * default, an older caller's struct is accepted whatever its tail padding holds, 0 or 1 only;
+ * watch_other_audio, its former name, is the same field),
  * and the apps' names (tutti_system_get_other_audio_clients: sizes, exact fit, too small,
  * UTF-8, read when the event arrives). */
 #include <stddef.h>
@@ -34,13 +35,25 @@ static void watch_layouts(void) {
     CHECK(sizeof(mpris_layout) <= offsetof(tutti_output_config, watch_other_audio),
           "the mpris layout (%zu bytes) covers watch_other_audio (at %zu)", sizeof(mpris_layout),
           offsetof(tutti_output_config, watch_other_audio));
+    /* Two names, one field: the same offset and size, a write through one read through the other. */
+    CHECK(offsetof(tutti_output_config, watch_desktop) == offsetof(tutti_output_config, watch_other_audio),
+          "watch_desktop at %zu, watch_other_audio at %zu", offsetof(tutti_output_config, watch_desktop),
+          offsetof(tutti_output_config, watch_other_audio));
+    CHECK(offsetof(tutti_output_config, watch_desktop) == offsetof(tutti_output_config, reserved0) + 4,
+          "watch_desktop at %zu", offsetof(tutti_output_config, watch_desktop));
+    CHECK(sizeof config.watch_desktop == 4 && sizeof config.watch_other_audio == 4, "sizes %zu %zu",
+          sizeof config.watch_desktop, sizeof config.watch_other_audio);
     tutti_output_config_init(&config);
-    CHECK(config.watch_other_audio == 1, "watched by default: %u", config.watch_other_audio);
+    CHECK(config.watch_desktop == 1, "watched by default: %u", config.watch_desktop);
+    config.watch_other_audio = 0;
+    CHECK(config.watch_desktop == 0, "watch_other_audio = 0 read as watch_desktop %u", config.watch_desktop);
+    config.watch_desktop = 1;
+    CHECK(config.watch_other_audio == 1, "watch_desktop = 1 read as watch_other_audio %u", config.watch_other_audio);
     CHECK(config.reserved0 == 0, "reserved0 %u", config.reserved0);
     CHECK(config.struct_size == sizeof(tutti_output_config), "struct_size %u", config.struct_size);
 
     /* The old layout, its tail padding garbage (as a member-wise copy may leave it): accepted,
-     * the padding never read (0xA5A5A5A5 read as watch_other_audio would be INVALID_ARGUMENT). */
+     * the padding never read (0xA5A5A5A5 read as watch_desktop would be INVALID_ARGUMENT). */
     tutti_output_config_init_size((tutti_output_config *)(void *)&old, (uint32_t)sizeof old);
     CHECK(old.struct_size == sizeof old, "struct_size %u", old.struct_size);
     if (end < sizeof old) memset((unsigned char *)&old + end, 0xA5, sizeof old - end);
@@ -52,12 +65,14 @@ static void watch_layouts(void) {
 
     /* 0 or 1 only: anything else changes nothing. */
     config.device = "null";
-    config.watch_other_audio = 2;
-    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->watch_other_audio", tutti_output_start(engine, &config));
+    config.watch_desktop = 2;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->watch_desktop", tutti_output_start(engine, &config));
+    config.watch_other_audio = 3; /* the former name: the same check */
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "config->watch_desktop", tutti_output_start(engine, &config));
     OK(tutti_output_is_running(engine, &running));
     CHECK(running == 0, "started anyway: %d", running);
     /* Off: ALSA sees no other apps anyway, so it simply plays. */
-    config.watch_other_audio = 0;
+    config.watch_desktop = 0;
     OK(tutti_output_start(engine, &config));
     OK(tutti_output_stop(engine));
     tutti_engine_destroy(engine);

@@ -100,7 +100,7 @@ extension PipeWireOutputTests {
     /// The host API: an `AudioEngine` playing through PipeWire (`startOutput`) hands pw-play's
     /// stream to the policy — the session's `isOtherAudioPlaying` and hint turn on, the event
     /// `otherAudioChanged` names pw-play — and pw-play's end turns them off again; with
-    /// `watchOtherAudio` false nothing is reported.
+    /// `watchDesktop` false nothing is reported.
     @Test(.enabled(if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil, Comment(rawValue: PipeWireServer.skipReason)))
     func theHostAPIHandsItToThePolicy() throws {
         let server = try PipeWireServer()
@@ -114,7 +114,7 @@ extension PipeWireOutputTests {
             var configuration = OutputConfiguration()
             configuration.backend = .pipewire
             configuration.device = PipeWireServer.sink
-            configuration.watchOtherAudio = watching
+            configuration.watchDesktop = watching
             try engine.startOutput(configuration, pipeWireRemote: server.socket)
             defer { engine.stopOutput() }
             var kinds: [AudioEvent.Kind] = []
@@ -221,25 +221,25 @@ extension PlayPipeWireCommandTests {
         #expect(stderr().contains("other apps' audio: playing (pw-play), not mixable"), "\(stderr())")
     }
 
-    /// `--no-watch-other-audio`: pw-play plays its 2 s to the same sink and nothing of it
+    /// `--no-watch-desktop`: pw-play plays its 2 s to the same sink and nothing of it
     /// reaches the policy (no `otherAudioChanged` entry, no stderr line); `other` control
-    /// lines still do. With `--backend alsa` or `jack` the flag is a usage error (exit 64).
+    /// lines still do. With `--backend alsa` or `jack` the flag is a usage error (exit 64),
+    /// under its former name `--no-watch-other-audio` too (deprecated, the same flag).
     @Test(
         .enabled(
             if: PipeWireServer.isAvailable && OtherAudioWatcherTests.pwPlay != nil && Tool.tutti != nil,
             Comment(rawValue: PipeWireServer.skipReason)))
-    func noWatchOtherAudioLeavesItToTheControlLines() throws {
+    func noWatchDesktopLeavesItToTheControlLines() throws {
         let server = try PipeWireServer()
         defer { server.stop() }
         let dir = makeTemporaryFolder("tutti-pw-nowatch-play")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.toneScene(seconds: 60, sampleRate: 48_000).write(toFile: dir + "/scene.json", atomically: true, encoding: .utf8)
-        for backend in ["alsa", "jack"] {
-            let usage = try Tool.run([Tool.tutti!, "play", dir + "/scene.json", "--backend", backend, "--no-watch-other-audio"])
-            #expect(usage.status == 64, "\(backend): \(usage.stderr)")
+        for (backend, flag) in [("alsa", "--no-watch-desktop"), ("jack", "--no-watch-desktop"), ("alsa", "--no-watch-other-audio")] {
+            let usage = try Tool.run([Tool.tutti!, "play", dir + "/scene.json", "--backend", backend, flag])
+            #expect(usage.status == 64, "\(backend) \(flag): \(usage.stderr)")
             #expect(
-                usage.stderr.contains("--no-watch-other-audio is for --backend pipewire (\(backend) sees no other apps)"), "\(usage.stderr)"
-            )
+                usage.stderr.contains("--no-watch-desktop is for --backend pipewire (\(backend) sees no other apps)"), "\(usage.stderr)")
         }
         let events = dir + "/events.jsonl"
         let fifo = dir + "/stdin"
@@ -251,7 +251,7 @@ extension PlayPipeWireCommandTests {
         let play = try spawnChild(
             [
                 Tool.tutti!, "play", dir + "/scene.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--events", events,
-                "--no-mpris", "--no-watch-other-audio",
+                "--no-mpris", "--no-watch-desktop",
             ],
             environment: env.map { "\($0.key)=\($0.value)" }, stdin: fifo, stdout: dir + "/out", stderr: .file(dir + "/err"))
         var reaped = false

@@ -36,7 +36,7 @@ struct PipeWireCaptureTests {
         output.periodFrames = 1_024
         output.capture = mic
         output.captureSources = [PipeWireServer.sink + ".monitor"]
-        output.watchOtherAudio = false
+        output.watchDesktop = false
         try engine.startOutput(output, pipeWireRemote: server.socket)
         let deadline = Date().addingTimeInterval(20)
         while engine.framesRendered < 96_000, Date() < deadline { usleep(5_000) }
@@ -88,7 +88,7 @@ struct PipeWireCaptureTests {
         output.backend = .pipewire
         output.device = PipeWireServer.sink
         output.capture = mic
-        output.watchOtherAudio = false
+        output.watchDesktop = false
         let listed = "(the sources: \(PipeWireServer.sink).monitor)"
         for (node, message) in [
             ("nosuch", "captureSources \"nosuch\": no PipeWire source has that node.name or object.serial \(listed)"),

@@ -31,7 +31,7 @@ import TuttiTestSupport
             var configuration = OutputConfiguration()
             configuration.backend = .pipewire
             configuration.device = PipeWireServer.sink
-            configuration.watchOtherAudio = false
+            configuration.watchDesktop = false
             try engine.startOutput(configuration, pipeWireRemote: server.socket)
             defer { engine.stopOutput() }
             let ours = try Self.nodeBlocks(server, named: "tutti")
@@ -53,7 +53,7 @@ import TuttiTestSupport
         var configuration = OutputConfiguration()
         configuration.backend = .pipewire
         configuration.device = PipeWireServer.sink
-        configuration.watchOtherAudio = false
+        configuration.watchDesktop = false
         try engine.startOutput(configuration, pipeWireRemote: server.socket)
         defer { engine.stopOutput() }
         let ours = try Self.nodeBlocks(server, named: "tutti")

@@ -29,7 +29,7 @@ import TuttiTestSupport
         var settings = OutputSettings(device: PipeWireServer.sink)
         settings.clientName = "tutti-test"
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         settings.sessionStreams = [
             SessionStream(name: "low", bus: buses[0], mediaRole: "Music"),

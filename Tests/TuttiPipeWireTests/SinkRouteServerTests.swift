@@ -1,3 +1,4 @@
+import CPipeWire
 import Foundation
 import Glibc
 import Testing
@@ -197,5 +198,133 @@ extension PlayPipeWireCommandTests {
         try server.destroyNode("phones")
         #expect(eventually(10) { watcher.sinks?.sinks.map(\.name) == [PipeWireServer.sink] }, "\(String(describing: watcher.sinks))")
         #expect(watcher.route == .speaker)
+    }
+
+    /// Sinks made in the daemon with a real device's node properties map as the route table
+    /// says, read from the daemon by the C shim: `device.api=bluez5` (and a headphone form
+    /// factor) is `bluetooth`, `api.bluez5.address` alone is `bluetooth` (its API read as
+    /// bluez5), `device.bus=usb` is `external`, a `device.bus=usb` headset is `headphones`, and
+    /// `device.api=alsa device.bus=pci` with no device object (so no active port) is `speaker`.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theWatcherMapsDeviceProperties() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let watcher = try OtherAudioWatcher(remote: server.socket, onChange: { _ in })
+        defer { watcher.close() }
+        #expect(eventually(10) { watcher.sinks != nil }, "\(String(describing: watcher.sinks))")
+        try server.addSink("buds", formFactor: "headphone", properties: ["device.api": "bluez5", "device.bus": "bluetooth"])
+        try server.addSink("bluez-addr", formFactor: nil, properties: ["api.bluez5.address": "00:11:22:33:44:55"])
+        try server.addSink("dac", formFactor: nil, properties: ["device.api": "alsa", "device.bus": "usb"])
+        try server.addSink("usb-headset", formFactor: "headset", properties: ["device.bus": "usb"])
+        try server.addSink("card", formFactor: "internal", properties: ["device.api": "alsa", "device.bus": "pci"])
+        let names: Set = ["buds", "bluez-addr", "dac", "usb-headset", "card"]
+        #expect(
+            eventually(10) { Set(watcher.sinks?.sinks.map(\.name) ?? []).isSuperset(of: names) }, "\(String(describing: watcher.sinks))")
+        let sinks = Dictionary(uniqueKeysWithValues: (watcher.sinks?.sinks ?? []).map { ($0.name, $0) })
+        #expect(sinks["buds"]?.deviceAPI == "bluez5" && sinks["buds"]?.bus == "bluetooth" && sinks["buds"]?.route == .bluetooth)
+        #expect(sinks["bluez-addr"]?.deviceAPI == "bluez5" && sinks["bluez-addr"]?.route == .bluetooth)
+        #expect(sinks["dac"]?.bus == "usb" && sinks["dac"]?.route == .external)
+        #expect(sinks["usb-headset"]?.route == .headphones)
+        #expect(sinks["card"]?.route == .speaker && sinks["card"]?.portType == "" && sinks["card"]?.portAvailability == .unknown)
+        #expect(sinks[PipeWireServer.sink]?.route == .speaker)
+    }
+
+    /// A sound card exported to the private daemon by this process (`tpw_test_device_open`: a
+    /// device implemented in the shim, exported as WirePlumber exports the ALSA cards) with one
+    /// active output Route for profile device 6, and a null sink that belongs to it
+    /// (`device.id`, `card.profile.device` 6) as the card's analog sink would.
+    final class TestCard {
+        let pointer: OpaquePointer
+        let id: UInt32
+
+        init(_ server: PipeWireServer, port: String, available: UInt32) throws {
+            var id: UInt32 = 0
+            var message = [CChar](repeating: 0, count: 256)
+            guard let pointer = tpw_test_device_open(server.socket, "tutti_test_card", 6, port, available, &id, &message, message.count)
+            else {
+                throw Failure(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            self.pointer = pointer
+            self.id = id
+            try server.addSink("card", formFactor: "internal", properties: ["device.id": "\(id)", "card.profile.device": "6"])
+        }
+
+        struct Failure: Error { let message: String }
+
+        /// The card's active port switches (2: plugged in, 1: unplugged, 0: unknown).
+        /// nil: no active route at all (the card's profile off).
+        func setRoute(_ port: String?, available: UInt32) { tpw_test_device_set_route(pointer, port, available) }
+
+        deinit { tpw_test_device_close(pointer) }
+    }
+
+    /// The watcher reads a card's active port from the daemon: the sink is reported with its
+    /// device's Route (port.type speaker, then headphones plugged in, unplugged, HDMI, then no
+    /// route at all) and the device's `device.api` (the sink has none of its own), and maps it
+    /// as the table says.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func theWatcherReadsTheCardsActivePort() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let watcher = try OtherAudioWatcher(remote: server.socket, onChange: { _ in })
+        defer { watcher.close() }
+        let card = try TestCard(server, port: "speaker", available: 0)
+        func sink() -> PipeWireSink? { watcher.sinks?.sinks.first { $0.name == "card" } }
+        #expect(eventually(10) { sink() != nil }, "\(String(describing: watcher.sinks))")
+        #expect(sink()?.portType == "speaker" && sink()?.portAvailability == .unknown, "\(String(describing: sink()))")
+        #expect(sink()?.deviceAPI == "tutti-test" && sink()?.route == .speaker, "\(String(describing: sink()))")
+
+        card.setRoute("headphones", available: 2)
+        #expect(eventually(10) { sink()?.portType == "headphones" }, "\(String(describing: sink()))")
+        #expect(sink()?.portAvailability == .yes && sink()?.route == .headphones, "\(String(describing: sink()))")
+        card.setRoute("headphones", available: 1)
+        #expect(eventually(10) { sink()?.portAvailability == .no }, "\(String(describing: sink()))")
+        #expect(sink()?.route == .speaker)
+        card.setRoute("hdmi", available: 2)
+        #expect(eventually(10) { sink()?.route == .external }, "\(String(describing: sink()))")
+        // No active route any more: the routes enumerated replace the old ones as a whole.
+        card.setRoute(nil, available: 0)
+        #expect(eventually(10) { sink()?.portType == "" }, "\(String(describing: sink()))")
+        #expect(sink()?.route == .speaker && sink()?.portAvailability == .unknown)
+    }
+
+    /// The host API playing to the card's sink: headphones plugged into its jack (the active
+    /// Route switches, the sink stays) are `newDeviceAvailable` speaker → headphones; pulled out
+    /// (back to the speaker port) `oldDeviceUnavailable` headphones → speaker, and the playback
+    /// session's source pauses while the output plays on.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func headphonesInTheJackAreARouteChange() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let card = try TestCard(server, port: "speaker", available: 0)
+        let engine = try AudioEngine()
+        let music = try engine.makeSession(named: "music", category: .playback)
+        let song = try music.makeToneSource(frequency: 440, amplitude: 0.5)
+        try song.play()
+        var configuration = OutputConfiguration()
+        configuration.backend = .pipewire
+        configuration.device = "card"
+        try engine.startOutput(configuration, pipeWireRemote: server.socket)
+        defer { engine.stopOutput() }
+        var kinds: [AudioEvent.Kind] = []
+        func routes() -> [AudioEvent.Kind] {
+            kinds += engine.pollEvents().map(\.kind)
+            return kinds.filter { if case .routeChanged = $0 { true } else { false } }
+        }
+        #expect(eventually(5) { engine.framesRendered >= 24_000 && (try? song.state) == .playing })
+        #expect(routes().isEmpty, "the card's speaker changed the route: \(kinds)")
+
+        card.setRoute("headphones", available: 2)
+        #expect(eventually(10) { !routes().isEmpty }, "\(kinds)")
+        #expect(routes().first == .routeChanged(reason: .newDeviceAvailable, previous: .speaker, current: .headphones))
+        #expect(try song.state == .playing)
+
+        card.setRoute("speaker", available: 0)
+        #expect(eventually(10) { routes().count == 2 }, "\(kinds)")
+        #expect(routes().last == .routeChanged(reason: .oldDeviceUnavailable, previous: .headphones, current: .speaker))
+        #expect(eventually(5) { (try? song.state) == .paused })
+        let rendered = engine.framesRendered
+        #expect(eventually(5) { engine.framesRendered > rendered + 24_000 }, "the output stopped")
+        #expect(engine.isOutputRunning)
     }
 }

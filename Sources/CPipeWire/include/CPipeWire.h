@@ -193,17 +193,58 @@ typedef struct tpw_playing {
 /// went away. The same list may come again (the caller compares).
 typedef void (*tpw_watch_fn)(void *user, const tpw_playing *streams, size_t count);
 
-/// One audio sink of the daemon (media.class Audio/Sink), reported once its properties are known.
-/// Strings live until the callback returns; empty when the node does not have them.
+/// One audio sink of the daemon (media.class Audio/Sink), reported once its properties are known
+/// and, when it belongs to a device (device.id), once that device's active routes are known.
+/// Strings live until the callback returns; empty when neither the node nor its device has them.
 typedef struct tpw_sink {
     uint32_t id;             // the global id
     const char *name;        // node.name
-    const char *form_factor; // device.form-factor ("headphones", "headset", "internal" …)
+    const char *form_factor; // device.form-factor ("headphones", "headset", "internal" …), the
+                             // node's, else its device's
     bool appeared;           // it came into the graph after the watcher had seen the daemon's
                              // objects at start (a device plugged in, a sink loaded)
+    const char *device_api;  // device.api ("alsa", "bluez5" …), the node's, else its device's;
+                             // "bluez5" too when the node has api.bluez5.* properties
+    const char *bus;         // device.bus ("usb", "pci", "bluetooth" …), the node's, else its device's
+    const char *port_type;   // port.type of the device's active output Route for this sink (the
+                             // Route whose device is the node's card.profile.device):
+                             // "headphones", "speaker", "hdmi" …; "" when there is none
+    uint32_t port_available; // that Route's available: 0 unknown, 1 no, 2 yes (spa_param_availability)
 } tpw_sink;
 
-/// Gets the daemon's sinks (at most the first 64), the default sink's node.name (the "default"
+/// One Route param of a device (SPA_PARAM_Route / SPA_PARAM_EnumRoute, an object of type
+/// SPA_TYPE_OBJECT_ParamRoute) as the watcher reads it.
+typedef struct tpw_route {
+    int32_t index;           // SPA_PARAM_ROUTE_index, -1: none
+    uint32_t direction;      // SPA_PARAM_ROUTE_direction: 0 input, 1 output (spa_direction);
+                             // 0xffffffff: none
+    int32_t device;          // SPA_PARAM_ROUTE_device (a card profile device index), -1: none
+    uint32_t devices[8];     // SPA_PARAM_ROUTE_devices (an Array of Int), the first 8
+    uint32_t device_count;
+    uint32_t available;      // SPA_PARAM_ROUTE_available: 0 unknown, 1 no, 2 yes
+    char name[64];           // SPA_PARAM_ROUTE_name ("analog-output-headphones"), "" none
+    char port_type[32];      // "port.type" of SPA_PARAM_ROUTE_info (a Struct: Int n, then n
+                             // String key / String value pairs), "" none
+} tpw_route;
+
+/// Reads the Route param `pod` (`size` bytes available at it) into `route`: 0, or -1 when it is
+/// not a Route object or does not fit in `size` (nothing is read past it). A field of the wrong
+/// type, an info struct cut short or holding other types, is left as none; never crashes on
+/// malformed input. Pure: any thread.
+int tpw_route_parse(const void *pod, size_t size, tpw_route *route);
+
+/// Tests only: builds into `buffer` a Route param as PipeWire's ALSA card device writes it
+/// (index, direction, name, description, priority, available, info {port.type, extra pairs},
+/// profiles, device, devices {device}, profile), or a malformed one: `variant` 0 well formed,
+/// 1 info's count larger than its pairs, 2 an info value that is an Int, 3 device a String,
+/// 4 a Struct instead of an object, 5 a Profile object, 6 no info, 7 info not a Struct,
+/// 8 devices an array of Long, 9 no device (only devices). The pod's size, or 0 when it does
+/// not fit. Pure: any thread.
+size_t tpw_test_route_pod(void *buffer, size_t size, int variant, const char *port_type, uint32_t direction, int32_t device,
+                          uint32_t available);
+
+/// Gets the daemon's sinks (at most the first 64) with their device's active output port, the
+/// default sink's node.name (the "default"
 /// metadata's default.audio.sink; "" when unset) and the id of the sink the watched stream is
 /// linked to (a link from its node straight into that sink; 0xffffffff: none, e.g. while
 /// PipeWire moves it), on the watcher's loop thread, after each change of one of them (a sink
@@ -211,6 +252,24 @@ typedef struct tpw_sink {
 /// changed), the first time once the daemon's objects at start are known. The same state may
 /// come again (the caller compares).
 typedef void (*tpw_sinks_fn)(void *user, const tpw_sink *sinks, size_t count, const char *default_sink, uint32_t linked_sink);
+
+typedef struct tpw_test_device tpw_test_device;
+
+/// Tests only: exports to the daemon at `remote` (its own connection and loop thread) a device
+/// (media.class Audio/Device, device.api "tutti-test", device.name `name`) implemented here, as
+/// a session manager exports a sound card: one active output Route (tpw_test_route_pod's, for
+/// profile device `profile_device`, port.type `port_type`, available `available`). Its global
+/// id in `*global_id`. NULL with a message in `error`. Control thread.
+tpw_test_device *tpw_test_device_open(const char *remote, const char *name, int32_t profile_device, const char *port_type,
+                                      uint32_t available, uint32_t *global_id, char *error, size_t error_size);
+
+/// Tests only: the device's active route switches (port.type, available), as a card's does when
+/// headphones are plugged in (`port_type` NULL or "": it has no active route, as a card whose
+/// profile is off): its info says its Route param changed (the serial bit of its flags).
+void tpw_test_device_set_route(tpw_test_device *device, const char *port_type, uint32_t available);
+
+/// Tests only: unexports the device and disconnects. NULL is ignored.
+void tpw_test_device_close(tpw_test_device *device);
 
 typedef struct tpw_watcher tpw_watcher;
 
@@ -220,7 +279,9 @@ typedef struct tpw_watcher tpw_watcher;
 /// node's application.process.id, or its client's pipewire.sec.pid, equal to getpid()) are
 /// left out. `changed` is called as tpw_watch_fn says, the first time once the daemon's
 /// current streams are known (when one runs). With `sinks_changed` (may be NULL) it also
-/// follows the Audio/Sink nodes (bound, for their properties), the links whose
+/// follows the Audio/Sink nodes (bound, for their properties), the Audio/Device objects (bound,
+/// for their properties and their Route params, enumerated again whenever their info says the
+/// Route param changed), the links whose
 /// link.output.node is `stream_node` (the watched stream's node id, tpw_node_id;
 /// 0xffffffff: none) and the "default" metadata object, and calls it as tpw_sinks_fn says.
 /// NULL with a message in `error` when the library cannot be loaded or the daemon does not

@@ -106,9 +106,12 @@ public final class PipeWireServer {
     }
 
     /// Adds a null sink `name` (48 kHz stereo, lingering after pw-cli exits) whose
-    /// `device.form-factor` is `formFactor` (nil: none) and waits until the registry lists it.
-    public func addSink(_ name: String, formFactor: String?) throws {
-        let factor = formFactor.map { " device.form-factor=\($0)" } ?? ""
+    /// `device.form-factor` is `formFactor` (nil: none), with `properties` more (`device.api`,
+    /// `device.bus` … as a real device's node has them; values without spaces), and waits until
+    /// the registry lists it.
+    public func addSink(_ name: String, formFactor: String?, properties: [String: String] = [:]) throws {
+        let extra = properties.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        let factor = (formFactor.map { " device.form-factor=\($0)" } ?? "") + extra
         let created = try cli([
             "create-node", "adapter",
             "{ factory.name=support.null-audio-sink node.name=\(name) media.class=Audio/Sink object.linger=true audio.position=[FL FR] audio.rate=48000\(factor) }",

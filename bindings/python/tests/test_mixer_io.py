@@ -423,13 +423,22 @@ def test_mpris_serves_the_output_on_a_private_session_bus(engine, music, tmp_pat
         daemon.wait()
 
 
-def test_watch_other_audio_is_on_by_default_and_passed_through(engine, music):
+def test_watch_desktop_is_on_by_default_and_passed_through(engine, music):
     from tutti import _native
 
     config = _native.init_struct(_native.OutputConfig, tutti._lib.tutti_output_config_init_size)
-    assert config.watch_other_audio == 1 and config.reserved0 == 0
+    assert config.watch_desktop == 1 and config.reserved0 == 0
+    # watch_other_audio, its former name, is the same field (an anonymous union).
+    assert _native.OutputConfig.watch_desktop.offset == _native.OutputConfig.watch_other_audio.offset
+    config.watch_other_audio = 0
+    assert config.watch_desktop == 0
     music.tone(440.0, 0.5).play()
-    engine.start_output(device="null", watch_other_audio=False)  # ALSA sees no other apps: it plays
+    engine.start_output(device="null", watch_desktop=False)  # ALSA sees no other apps: it plays
+    assert engine.output_running
+    engine.stop_output()
+    # The old keyword still works, with a DeprecationWarning.
+    with pytest.warns(DeprecationWarning, match="watch_desktop"):
+        engine.start_output(device="null", watch_other_audio=False)
     assert engine.output_running
     engine.stop_output()
 
@@ -454,7 +463,7 @@ def _pipewire_tools():
 
 @pytest.mark.skipif(None in _pipewire_tools(), reason="needs pipewire, wireplumber, pw-play, pw-cli and dbus-daemon")
 @pytest.mark.parametrize("watch", [True, False])
-def test_watch_other_audio_decides_whether_pw_play_reaches_the_policy(engine, music, tmp_path, monkeypatch, watch):
+def test_watch_desktop_decides_whether_pw_play_reaches_the_policy(engine, music, tmp_path, monkeypatch, watch):
     """A private PipeWire daemon with a null sink: pw-play's stream makes other_audio() playing
     (client "pw-play") only while the output watches; unwatched it stays as the host set it."""
     import subprocess
@@ -496,7 +505,7 @@ def test_watch_other_audio_decides_whether_pw_play_reaches_the_policy(engine, mu
         monkeypatch.delenv("PIPEWIRE_REMOTE", raising=False)
 
         music.tone(440.0, 0.5).play()
-        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_other_audio=watch)
+        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_desktop=watch)
         try:
             time.sleep(0.5)
             assert engine.other_audio() == tutti.OtherAudioState(False, False)  # its own stream never counts
@@ -576,7 +585,7 @@ def test_per_session_streams_show_each_session_with_its_role(engine, music, tmp_
 
         engine.session("world", tutti.Category.AMBIENT)
         music.tone(440.0, 0.2).play()
-        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_other_audio=False, streams="per-session")
+        engine.start_output(tutti.Backend.PIPEWIRE, "testsink", watch_desktop=False, streams="per-session")
         try:
             wait_for("the session streams", lambda: {"tutti-music", "tutti-world"} <= roles().keys(), seconds=10)
             seen = roles()

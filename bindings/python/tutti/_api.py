@@ -1006,9 +1006,10 @@ class Engine:
         capture_from: Optional[str] = None,
         bus_destinations: Union[Mapping[str, str], str, None] = None,
         mpris: bool = False,
-        watch_other_audio: bool = True,
+        watch_desktop: bool = True,
         routes: Union[Mapping[str, str], str, None] = None,
         streams: str = "single",
+        watch_other_audio: Optional[bool] = None,
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
@@ -1018,10 +1019,12 @@ class Engine:
         {name: destination} or "NAME=DEST;NAME=DEST" (``routes``: its deprecated old name). ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
         it starts (``output_backend`` says which). ``mpris``: serve MPRIS on the session bus
         while the output runs (org.mpris.MediaPlayer2.tutti; its transport methods are remote
-        commands; without a session bus the output plays anyway). ``watch_other_audio``: with
+        commands; without a session bus the output plays anyway). ``watch_desktop``: with
         PipeWire, follow other apps' running playback streams and hand them to the policy as
-        ``set_other_audio`` does (False: other apps' audio stays what the host sets; ALSA and
-        JACK ignore it). ``streams``: "single" (one stream for the mix) or "per-session" (PipeWire:
+        ``set_other_audio`` does, and the sink it plays to as ``set_route`` does (its route
+        from the sink's bluetooth API, its sound card's active port, form factor and bus;
+        False: other apps' audio and the route stay what the host sets; ALSA and JACK ignore
+        it; ``watch_other_audio``: its deprecated old name). ``streams``: "single" (one stream for the mix) or "per-session" (PipeWire:
         each session with output plays through a stream of its own, named after it, with its
         media role; docs/backends.md, "Streams per session"; ALSA, JACK, master effects or a
         limiter: InvalidArgumentError). DeviceError says why a device cannot be opened."""
@@ -1044,7 +1047,10 @@ class Engine:
             bus_destinations = ";".join(f"{name}={dest}" for name, dest in bus_destinations.items())
         config.routes = _name(bus_destinations, "bus_destinations")  # the C field keeps its first name
         config.mpris = 1 if mpris else 0
-        config.watch_other_audio = 1 if watch_other_audio else 0
+        if watch_other_audio is not None:
+            _deprecated("start_output(watch_other_audio=...)", "start_output(watch_desktop=...)")
+            watch_desktop = watch_other_audio
+        config.watch_desktop = 1 if watch_desktop else 0
         layouts = {"single": C.TUTTI_STREAMS_SINGLE, "per-session": C.TUTTI_STREAMS_PER_SESSION}
         if streams not in layouts:
             raise ValueError(f'start_output: streams must be "single" or "per-session", got {streams!r}')

@@ -14,6 +14,7 @@ from ctypes import (
     CFUNCTYPE,
     POINTER,
     Structure,
+    Union,
     c_char_p,
     c_double,
     c_float,
@@ -215,10 +216,19 @@ class Effect(Structure):
     ]
 
 
+class _WatchDesktop(Union):
+    """The anonymous union of tutti_output_config: watch_desktop and its former name
+    watch_other_audio, one field."""
+
+    _fields_ = [("watch_desktop", c_uint32), ("watch_other_audio", c_uint32)]
+
+
 class OutputConfig(Structure):
     """tutti_output_config, the sixth layout (capture, then routes, then mpris, then
-    watch_other_audio past the mpris layout's tail padding, reserved0, then streams past the
-    watch_other_audio layout's, reserved1)."""
+    watch_desktop (also named watch_other_audio: an anonymous union) past the mpris layout's
+    tail padding, reserved0, then streams past the watch_desktop layout's, reserved1)."""
+
+    _anonymous_ = ("_watch",)
 
     _fields_ = [
         ("struct_size", c_uint32),
@@ -231,7 +241,7 @@ class OutputConfig(Structure):
         ("routes", c_char_p),
         ("mpris", c_uint32),
         ("reserved0", c_uint32),
-        ("watch_other_audio", c_uint32),
+        ("_watch", _WatchDesktop),
         ("reserved1", c_uint32),
         ("streams", c_uint32),
     ]
