@@ -23,14 +23,21 @@ static inline float tk_mul_add(float g, float s, float d) {
     return d + p;
 }
 
+/// The longest chunk prefetched whole: 32 lines, a 256-frame stereo chunk. Of a longer one
+/// only the first two lines are: the hardware prefetcher follows it once it has begun, and
+/// prefetching more of it (all or part of a 4 or 8 KiB chunk) measured slower
+/// (docs/performance.md).
+#define TK_PREFETCH_SPAN 2048
+
 /// Defines `static size_t name(...)`: the `mix_settled` kernel of a variant whose `add`,
 /// `mix_add` and `mix_add_pair` are `add_fn`, `mix_fn` and `pair_fn` (static functions of the
 /// same file, so they are called directly or inlined: no indirect call per source), with the
 /// variant's target attribute `attr`. One entry's chunk is exactly the call the Swift slot
-/// loop makes for it: the same bytes. `prefetch` (a constant) asks, while an entry mixes, for
-/// the next one's first samples (1) and its node's position line (2): a jump to another
-/// buffer no hardware prefetcher foresees. Only where measured faster (AVX-512: 3; with the
-/// AVX2 kernels it measured no better, docs/performance.md).
+/// loop makes for it: the same bytes. `prefetch` (a constant) asks, before an entry mixes, for
+/// the next one's chunk, a line at a time, whole up to `TK_PREFETCH_SPAN` bytes (1), and its
+/// node's position line (2): a jump to another buffer no hardware prefetcher foresees, so
+/// without it each source starts with a wait for memory. Only where measured faster
+/// (docs/performance.md).
 #define TK_DEFINE_MIX_SETTLED(name, attr, add_fn, mix_fn, pair_fn, prefetch)                                                                   \
     attr static inline __attribute__((always_inline)) void name##_one(const tk_settled_entry *e, float *dst, const float *src,      \
                                                                       size_t frames, size_t channels) {                            \
@@ -45,15 +52,18 @@ static inline float tk_mul_add(float g, float s, float d) {
                             size_t channels, int64_t frame, int64_t *wrapped_at) {                                                  \
         const ptrdiff_t n = (ptrdiff_t)frames;                                                                                      \
         const ptrdiff_t ch = (ptrdiff_t)channels;                                                                                   \
+        const size_t bytes = frames * channels * sizeof(float);                                                                     \
+        const uintptr_t span = bytes <= TK_PREFETCH_SPAN ? bytes : 128;                                                             \
         for (size_t k = first; k < count; k++) {                                                                                    \
             tk_settled_entry *e = entries + k;                                                                                      \
             if (prefetch && k + 1 < count) {                                                                                        \
-                /* The next source's first samples and its node's line: a jump no prefetcher sees. */                               \
+                /* The next source's chunk and its node's line: a jump no prefetcher sees. */                                       \
                 const tk_settled_entry *next = e + 1;                                                                               \
-                const float *ahead = next->data + next->position * ch;                                                              \
                 if (prefetch & 1) {                                                                                                 \
-                    __builtin_prefetch(ahead, 0, 3);                                                                                \
-                    __builtin_prefetch(ahead + 16, 0, 3);                                                                           \
+                    const uintptr_t ahead = (uintptr_t)(next->data + next->position * ch);                                          \
+                    for (uintptr_t line = ahead & ~(uintptr_t)63; line < ahead + span; line += 64) {                                \
+                        __builtin_prefetch((const void *)line, 0, 3);                                                               \
+                    }                                                                                                               \
                 }                                                                                                                   \
                 if (prefetch & 2) __builtin_prefetch(next->node_position, 1, 3);                                                    \
             }                                                                                                                       \

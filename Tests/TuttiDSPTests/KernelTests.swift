@@ -359,9 +359,11 @@ import TuttiDSP
     /// The dense settled list's batch kernel of every variant against the scalar one and
     /// against one reference call per entry (`…Reference`), on the same entries: every kind
     /// (silent, add, one gain, a gain per channel), three targets one or three floats off any
-    /// alignment, odd frame counts, endless loops wrapping inside the chunk, and entries that
-    /// reach their end without wrapping (the kernel stops there; the caller goes on from the
-    /// next). Positions move in the entry and in the node alike; a wrap stamps the entry.
+    /// alignment, odd frame counts, chunks up to and past the AVX-512 whole-chunk prefetch
+    /// (2 KiB: 256 stereo frames; 300 takes its two-line path), endless loops wrapping inside
+    /// the chunk, and entries that reach their end without wrapping (the kernel stops there;
+    /// the caller goes on from the next). Positions move in the entry and in the node alike; a
+    /// wrap stamps the entry.
     @Test(arguments: KernelVariant.supported.map(\.name), [1, 2])
     func mixSettledMatchesOneCallPerEntry(variant: String, channels: Int) throws {
         let v = try #require(KernelVariant(named: variant))
@@ -369,7 +371,7 @@ import TuttiDSP
         let entryCount = 23
         let dataFrames = 1_031
         let data = (0..<entryCount).map { vector(dataFrames * channels, seed: 100 &+ UInt32($0)) }
-        for frames in [1, 3, 17, 64, 255, 256] {
+        for frames in [1, 3, 17, 64, 255, 256, 300] {
             /// Entry e: kind, gains, route, position, end and loop as a function of e and frames.
             struct Plan {
                 var kind: UInt8, left: Float, right: Float, route: Int, position: Int, end: Int, wraps: Bool, loopStart: Int
