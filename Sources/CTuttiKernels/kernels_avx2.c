@@ -320,7 +320,6 @@ TK_AVX2 static float limiter_window_averages_avx2(float *gains, const float *ent
 }
 
 const tk_kernels tk_avx2_kernels = {
-    .name = "avx2",
     .add = add_avx2,
     .mix_add = mix_add_avx2,
     .mix_add_gains = mix_add_gains_avx2,

@@ -309,7 +309,6 @@ TK_AVX512 static float limiter_window_averages_avx512(float *gains, const float 
 }
 
 const tk_kernels tk_avx512_kernels = {
-    .name = "avx512",
     .add = add_avx512,
     .mix_add = mix_add_avx512,
     .mix_add_gains = mix_add_gains_avx512,

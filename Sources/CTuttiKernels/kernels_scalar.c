@@ -151,7 +151,6 @@ static float limiter_window_averages_scalar(float *gains, const float *entering,
 }
 
 const tk_kernels tk_scalar_kernels = {
-    .name = "scalar",
     .add = add_scalar,
     .mix_add = mix_add_scalar,
     .mix_add_gains = mix_add_gains_scalar,

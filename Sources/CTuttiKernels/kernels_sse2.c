@@ -288,7 +288,6 @@ static float limiter_window_averages_sse2(float *gains, const float *entering, c
 }
 
 const tk_kernels tk_sse2_kernels = {
-    .name = "sse2",
     .add = add_sse2,
     .mix_add = mix_add_sse2,
     .mix_add_gains = mix_add_gains_sse2,

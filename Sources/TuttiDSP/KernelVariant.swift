@@ -4,10 +4,11 @@ import CTuttiKernels
 /// tests (every variant against the Swift references) and benchmarks. The render path uses
 /// `Kernels`, which calls the variant chosen at load time (`KernelVariant.active`).
 /// Immutable; any thread.
-public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvertible { // render-side memory: a static C table
+public struct KernelVariant: Sendable, Equatable, CustomStringConvertible {
     /// The variant's level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512.
     public let level: Int
-    @usableFromInline let table: UnsafePointer<tk_kernels>
+    /// The variant's C table, by value (function pointers only: Sendable).
+    @usableFromInline let kernels: tk_kernels
 
     /// The names TUTTI_KERNELS accepts, lowest level first.
     public static let allNames = ["scalar", "sse2", "avx2", "avx512"]
@@ -17,7 +18,7 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
             return nil
         }
         self.level = level
-        table = t
+        kernels = t.pointee
     }
 
     /// The variant named `name` ("scalar", "sse2", "avx2", "avx512"), nil when unknown or
@@ -38,7 +39,7 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
     public static var supported: [KernelVariant] { (0..<Int(TK_VARIANT_COUNT.rawValue)).compactMap { KernelVariant(level: $0) } }
 
     /// "scalar", "sse2", "avx2" or "avx512".
-    public var name: String { String(cString: table.pointee.name) }
+    public var name: String { KernelVariant.allNames[level] }
     /// The name.
     public var description: String { name }
 
@@ -47,33 +48,33 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
 
     /// dst[i] += src[i] over `count` samples.
     @inlinable public func add(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int) {
-        table.pointee.add!(dst, src, count)
+        kernels.add!(dst, src, count)
     }
 
     /// dst[i] += gain · src[i] over `count` samples.
     @inlinable public func mixAdd(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, count: Int, gain: Float) {
-        table.pointee.mix_add!(dst, src, count, gain)
+        kernels.mix_add!(dst, src, count, gain)
     }
 
     /// dst[f·ch + c] += gains[f] · src[f·ch + c] over `frameCount` interleaved frames.
     @inlinable public func mixAddGains(
         _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, frameCount: Int, channelCount: Int
     ) {
-        table.pointee.mix_add_gains!(dst, src, gains, frameCount, channelCount)
+        kernels.mix_add_gains!(dst, src, gains, frameCount, channelCount)
     }
 
     /// Stereo: dst[2f] += gainLeft · src[2f], dst[2f+1] += gainRight · src[2f+1].
     @inlinable public func mixAddPair(
         _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, frameCount: Int, gainLeft: Float, gainRight: Float
     ) {
-        table.pointee.mix_add_pair!(dst, src, frameCount, gainLeft, gainRight)
+        kernels.mix_add_pair!(dst, src, frameCount, gainLeft, gainRight)
     }
 
     /// dst[i] += gains[i] · src[i] over `count` samples.
     @inlinable public func mixAddSampleGains(
         _ dst: UnsafeMutablePointer<Float>, _ src: UnsafePointer<Float>, gains: UnsafePointer<Float>, count: Int
     ) {
-        table.pointee.mix_add_sample_gains!(dst, src, gains, count)
+        kernels.mix_add_sample_gains!(dst, src, gains, count)
     }
 
     /// The dense settled list's chunk (`Kernels.mixSettled`) with this variant: returns the
@@ -83,33 +84,33 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         targets: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, channelCount: Int, frame: Int64, wrappedAt: inout Int64
     ) -> Int {
         let t = UnsafeRawPointer(targets).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self)
-        return table.pointee.mix_settled!(entries, first, count, t, frameCount, channelCount, frame, &wrappedAt)
+        return kernels.mix_settled!(entries, first, count, t, frameCount, channelCount, frame, &wrappedAt)
     }
 
     /// The output meter (`Kernels.meter`) with this variant.
     @inlinable public func meter(_ samples: UnsafePointer<Float>, count: Int, peakBits: UInt32, clipped: inout Int) -> UInt32 {
-        table.pointee.meter!(samples, count, peakBits, &clipped)
+        kernels.meter!(samples, count, peakBits, &clipped)
     }
 
     /// `count` samples to 16-bit codes, adding `dither[i]` (code units; nil: none).
     @inlinable public func quantizeS16(
         _ dst: UnsafeMutablePointer<Int16>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int
     ) {
-        table.pointee.quantize_s16!(dst, src, dither, count)
+        kernels.quantize_s16!(dst, src, dither, count)
     }
 
     /// `count` samples to 24-bit codes, right-justified in Int32.
     @inlinable public func quantizeS24(
         _ dst: UnsafeMutablePointer<Int32>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int
     ) {
-        table.pointee.quantize_s24!(dst, src, dither, count)
+        kernels.quantize_s24!(dst, src, dither, count)
     }
 
     /// `count` samples to `bits`-bit codes (16 or 24) left-justified in Int32.
     @inlinable public func quantizeS32(
         _ dst: UnsafeMutablePointer<Int32>, _ src: UnsafePointer<Float>, dither: UnsafePointer<Float>?, count: Int, bits: Int
     ) {
-        table.pointee.quantize_s32!(dst, src, dither, count, UInt32(bits))
+        kernels.quantize_s32!(dst, src, dither, count, UInt32(bits))
     }
 
     /// The variant whose table is `table` (one this CPU supports). Any thread.
@@ -117,12 +118,16 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         self = KernelVariant.supported.first { $0.table == table } ?? KernelVariant(level: 0)!
     }
 
+    /// The variant's static C table (for a render-side holder such as the limiter, which keeps
+    /// the pointer). Any thread.
+    var table: UnsafePointer<tk_kernels> { tk_kernels_for(tk_variant(rawValue: UInt32(level))).unsafelyUnwrapped }
+
     /// The limiter's needed gains of `frameCount` stereo frames of `x` into `gains` (see
     /// `tk_kernels.limiter_needed_stereo`). Tests; any thread.
     @inlinable package func limiterNeededStereo(
         _ gains: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, frameCount: Int, ceiling: Float
     ) {
-        table.pointee.limiter_needed_stereo!(gains, x, frameCount, ceiling)
+        kernels.limiter_needed_stereo!(gains, x, frameCount, ceiling)
     }
 
     /// A segment of the limiter's window minima (see `tk_kernels.limiter_window_minima`);
@@ -131,13 +136,13 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         _ minima: UnsafeMutablePointer<Float>, complement: UnsafeMutablePointer<Float>, stored: UnsafeMutablePointer<Float>,
         needed: UnsafePointer<Float>, after: UnsafePointer<Float>, count: Int, prefix: Float
     ) -> Float {
-        table.pointee.limiter_window_minima!(minima, complement, stored, needed, after, count, prefix)
+        kernels.limiter_window_minima!(minima, complement, stored, needed, after, count, prefix)
     }
 
     /// The suffix minima of `span` gains (see `tk_kernels.limiter_suffix_minima`). Tests; any
     /// thread.
     @inlinable package func limiterSuffixMinima(_ suffix: UnsafeMutablePointer<Float>, _ gains: UnsafePointer<Float>, span: Int) {
-        table.pointee.limiter_suffix_minima!(suffix, gains, span)
+        kernels.limiter_suffix_minima!(suffix, gains, span)
     }
 
     /// The limiter's delay line and gains over `frameCount` stereo frames (see
@@ -145,7 +150,7 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
     @inlinable package func limiterApplyStereo(
         _ x: UnsafeMutablePointer<Float>, held: UnsafeMutablePointer<Float>, gains: UnsafePointer<Float>, frameCount: Int, ceiling: Float
     ) {
-        table.pointee.limiter_apply_stereo!(x, held, gains, frameCount, ceiling)
+        kernels.limiter_apply_stereo!(x, held, gains, frameCount, ceiling)
     }
 
     /// The limiter's window sums and averages (see `tk_kernels.limiter_window_averages`:
@@ -155,6 +160,6 @@ public struct KernelVariant: @unchecked Sendable, Equatable, CustomStringConvert
         _ gains: UnsafeMutablePointer<Float>, entering: UnsafePointer<Float>, leaving: UnsafePointer<Float>, count: Int,
         sum: UnsafeMutablePointer<Double>, span: Double
     ) -> Float {
-        table.pointee.limiter_window_averages!(gains, entering, leaving, count, sum, span)
+        kernels.limiter_window_averages!(gains, entering, leaving, count, sum, span)
     }
 }

@@ -57,10 +57,10 @@ typedef struct tk_settled_entry {
 } tk_settled_entry;
 
 /// One variant's kernels. Samples are interleaved float; counts are in samples unless a
-/// name says frames. Pointers need no alignment; dst and src must not overlap.
+/// name says frames. Pointers need no alignment; dst and src must not overlap. Function
+/// pointers only (no name: `tk_variant` says which), so Swift holds a table by value as a
+/// Sendable value.
 typedef struct tk_kernels {
-    /// The variant's name: "scalar", "sse2", "avx2" or "avx512".
-    const char *name;
     /// dst[i] += src[i] (unity gain: exact).
     void (*add)(float *dst, const float *src, size_t count);
     /// dst[i] += gain · src[i]: the product rounded, then the sum (no variant fuses them), so
