@@ -100,7 +100,7 @@ import TuttiTestSupport
         #expect(abs(busPeak - 0.25) < 0.01, "bus peak \(busPeak)")
         #expect(abs(mainPeak - 0.5) < 0.01, "main peak \(mainPeak)")
         #expect(
-            core.buses[0].framesInserted.load(ordering: .relaxed) == 0
-                && core.buses[0].correction.framesDropped.load(ordering: .relaxed) == 0)
+            core.feeds[0].framesInserted.load(ordering: .relaxed) == 0
+                && core.feeds[0].correction.framesDropped.load(ordering: .relaxed) == 0)
     }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import Testing
+import TuttiEngine
+import TuttiOutput
+import TuttiTestSupport
+
+@testable import TuttiPipeWire
+
+/// Session streams made and removed while playing, against a private daemon: their feeds are
+/// reused and the pool grows past the spares built at open.
+@Suite(.serialized) struct PipeWireSessionPoolTests {
+    /// `pw-dump`'s playback streams of client "tutti-test" (node.name → media.role).
+    static func testStreams(_ server: PipeWireServer) -> [String: String] {
+        let nodes = (try? PipeWireSessionStreamTests.streams(server)) ?? [:]
+        return nodes.filter { $0.key.hasPrefix("tutti-test") }.mapValues { $0["media.role"] ?? "" }
+    }
+
+    /// Sessions made and removed while playing, twice as many as the spares built at open, two
+    /// or three alive at a time: each live session has its stream with its role, each removed
+    /// one's is gone, and no feed is built past the spares (the removed sessions' are reused).
+    /// Then more sessions at once than there are spares: each gets a stream (feeds built while
+    /// playing). A late session on a reused feed is heard at the sink at its level, next to a
+    /// session of the start.
+    @Test(
+        .enabled(if: PipeWireServer.isAvailable && PipeWireSessionStreamTests.pwDump != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func removedSessionsFeedsAreReusedAndThePoolGrows() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try Engine()
+        let firstBus = try engine.addBus()
+        let first = try engine.addSource(.tone(frequency: 440, amplitude: 0.3), bus: firstBus, loop: true)
+        try engine.send(.play(first))
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.clientName = "tutti-test"
+        settings.periodFrames = 2_048
+        settings.watchOtherAudio = false
+        settings.streams = .perSession
+        settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        try output.start(frameLimit: nil)
+        defer { output.stop() }
+        let builtAtOpen = output.core.feedCount.load(ordering: .acquiring)
+        #expect(builtAtOpen == 1 + PipeWireOutput.spareSessionStreams)
+
+        // 2 × the spares, one at a time, each removed two sessions later.
+        let rounds = 2 * PipeWireOutput.spareSessionStreams
+        var alive: [(name: String, bus: BusID, role: String)] = []
+        var removed: [String] = []
+        for i in 0..<rounds {
+            let bus = try engine.addBus()
+            let source = try engine.addSource(.tone(frequency: 1_000 + 100 * Double(i), amplitude: 0.05), bus: bus, loop: true)
+            try engine.send(.play(source))
+            let role = i % 2 == 0 ? "Game" : "Notification"
+            #expect(output.addSessionStream("s\(i)", bus: bus, role: role), "round \(i): \(collector.lines)")
+            alive.append(("s\(i)", bus, role))
+            if alive.count > 2 {
+                let gone = alive.removeFirst()
+                try engine.removeBus(gone.bus)
+                removed.append(gone.name)
+            }
+            var streams: [String: String] = [:]
+            let settled = eventually(10) {
+                streams = Self.testStreams(server)
+                return alive.allSatisfy { streams["tutti-test-\($0.name)"] == $0.role }
+                    && removed.allSatisfy { streams["tutti-test-\($0)"] == nil }
+            }
+            #expect(settled, "round \(i): \(streams.sorted { $0.key < $1.key }) \(collector.lines)")
+            #expect(streams["tutti-test-first"] == "Music")
+        }
+        let afterRounds = output.core.feedCount.load(ordering: .acquiring)
+        print(
+            "PipeWire session pool: \(rounds) sessions made and removed while playing; feeds built \(builtAtOpen) at open, \(afterRounds) after"
+        )
+        // At most 3 sessions of the rounds had streams at once (one being closed): the spares sufficed.
+        #expect(afterRounds == builtAtOpen)
+
+        // More at once than the spares: feeds are built for them.
+        var many: [(name: String, bus: BusID)] = []
+        for i in 0..<(PipeWireOutput.spareSessionStreams + 4) {
+            let bus = try engine.addBus()
+            #expect(output.addSessionStream("m\(i)", bus: bus, role: "Music"), "m\(i): \(collector.lines)")
+            many.append(("m\(i)", bus))
+        }
+        var streams: [String: String] = [:]
+        #expect(
+            eventually(10) {
+                streams = Self.testStreams(server)
+                return many.allSatisfy { streams["tutti-test-\($0.name)"] == "Music" }
+            }, "\(streams.sorted { $0.key < $1.key })")
+        let grown = output.core.feedCount.load(ordering: .acquiring)
+        print("PipeWire session pool: \(alive.count + many.count) late sessions at once; feeds built \(grown)")
+        #expect(grown > builtAtOpen)
+        #expect(!collector.lines.contains { $0.contains("plays in main's stream") }, "\(collector.lines)")
+        for m in many { try engine.removeBus(m.bus) }
+        for a in alive { try engine.removeBus(a.bus) }
+        #expect(
+            eventually(10) { Self.testStreams(server).keys.sorted() == ["tutti-test", "tutti-test-first"] },
+            "\(Self.testStreams(server))")
+
+        // A late session now plays on a reused feed: heard at its level, as the first session.
+        let lateBus = try engine.addBus()
+        let late = try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: lateBus, loop: true)
+        try engine.send(.play(late))
+        #expect(output.addSessionStream("late", bus: lateBus, role: "Game"))
+        #expect(eventually(10) { Self.testStreams(server)["tutti-test-late"] == "Game" })
+        #expect(output.core.feedCount.load(ordering: .acquiring) == grown)
+        let recording = try PipeWireServer.Recording(server, name: "late")
+        let start = output.framesRendered
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < start + 3 * 48_000, Date() < deadline { usleep(10_000) }
+        let heard = try recording.finish()
+        let clock = try #require(output.busClocks.first { $0.name == "late" })
+        #expect(clock.framesDropped == 0 && clock.underruns == 0, "\(clock)")
+        let span = try #require(Measure.played(heard), "the sink is silent")
+        for (frequency, amplitude) in [(440.0, 0.3), (3_300, 0.15)] {
+            let tone = Measure.medianTone(heard, in: span, low: frequency - 40, high: frequency + 40)
+            print("PipeWire session pool, at the sink: \(frequency) Hz amplitude \(tone.amplitude) (rendered \(amplitude))")
+            #expect(abs(tone.frequency - frequency) < 1, "\(frequency): \(tone.frequency)")
+            #expect(abs(tone.amplitude - amplitude) < 0.01, "\(frequency): amplitude \(tone.amplitude)")
+        }
+        #expect(!collector.events.contains { if case .deviceLost = $0 { true } else { false } }, "\(collector.lines)")
+    }
+}
