@@ -94,6 +94,10 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// how many: the producer's measure of what its sink has not played yet.
     let lastPullTime = Atomic<UInt64>(0)
     let lastPullFrames = Atomic<Int>(0)
+    /// The frames of the bus stream's last cycle (its buffer, which its sink plays after the
+    /// frames before it: a part of the latency of every frame that enters the ring); 0 before
+    /// its first cycle.
+    let streamCycleFrames = Atomic<Int>(0)
 
     /// The clock correction (the producer's) with its counters: frames rendered (after the
     /// correction) the ring had no room for (`framesDropped`), frames it added or removed
@@ -167,6 +171,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         restartRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
+        streamCycleFrames.store(0, ordering: .relaxed)
         primed = false
         pendingFrames = 0
         correction.reset()
@@ -184,6 +189,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         restartRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
+        streamCycleFrames.store(0, ordering: .relaxed)
         primed = false
         pendingFrames = 0
         correction.reset()
@@ -250,6 +256,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     @_noLocks
     func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
         let ch = channelCount
+        streamCycleFrames.store(frameCount, ordering: .relaxed)
         let available = ring.indices.readable().count / ch
         if !primed {
             guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {

@@ -425,7 +425,9 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// The stream as it plays: rate (Hz) and channels (the engine's), the last cycle's frames
     /// as the period (else the period asked for), the latency in frames at the engine's rate
-    /// as `pw_stream_get_time_n` gave it. Any thread.
+    /// as `pw_stream_get_time_n` gave it. Each bus or session stream in `buses` (after main)
+    /// reports its ring's fill plus its sink's part (`sinkLatency`), computed the same way for
+    /// both. Any thread.
     public var status: OutputStatus {
         let t = timing.withLock { $0 }
         let xruns = xrunCount
@@ -441,7 +443,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             OutputBusStatus(
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.xrunCount,
-                latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
+                latencyFrames: Self.sinkLatency(feed, read: k < busLatency.count ? busLatency[k] : 0) + feed.fill,
                 framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost,
                 isSessionStream: feed.sessionSlot >= 0)
         }
@@ -559,6 +561,23 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             _ = role.withCString { tpw_bus_set_role(stream, UInt32(k), $0) }
         }
         return true
+    }
+
+    /// The sink's part of a bus or session stream's latency, everything after its ring: what
+    /// PipeWire reads for the stream (`read`: `pw_stream_get_time_n`'s delay to the device
+    /// plus the frames in its converter, `tpw_bus_latency`) plus the buffer it handed the graph
+    /// in its last cycle (`BusFeed.streamCycleFrames`: a frame entering the ring plays after
+    /// it). The same for an output bus past main and a session. Any thread.
+    static func sinkLatency(_ feed: BusFeed, read: Int) -> Int { read + feed.streamCycleFrames.load(ordering: .relaxed) }
+
+    /// The sink's part of the latency of bus or session stream `name` (`sinkLatency`) as last
+    /// read: nil when it has no stream or it has not run yet. Any thread.
+    func busSinkLatency(of name: String) -> Int? {
+        guard let (k, feed) = core.streamFeeds.first(where: { $0.feed.name == name }),
+            feed.streamCycleFrames.load(ordering: .relaxed) > 0
+        else { return nil }
+        let latency = timing.withLock { $0.busLatencyFrames }
+        return Self.sinkLatency(feed, read: k < latency.count ? latency[k] : 0)
     }
 
     /// The graph's rate in frames per second as the stream last reported it (0 before it

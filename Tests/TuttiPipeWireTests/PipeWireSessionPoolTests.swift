@@ -8,7 +8,8 @@ import TuttiTestSupport
 @testable import TuttiPipeWire
 
 /// Session streams made and removed while playing, against a private daemon: their feeds are
-/// reused and the pool grows past the spares built at open.
+/// reused and the pool grows past the spares built at open; a session stream's latency
+/// includes its sink's part, as a bus stream's does.
 @Suite(.serialized) struct PipeWireSessionPoolTests {
     /// `pw-dump`'s playback streams of client "tutti-test" (node.name → media.role).
     static func testStreams(_ server: PipeWireServer) -> [String: String] {
@@ -122,5 +123,56 @@ import TuttiTestSupport
             #expect(abs(tone.amplitude - amplitude) < 0.01, "\(frequency): amplitude \(tone.amplitude)")
         }
         #expect(!collector.events.contains { if case .deviceLost = $0 { true } else { false } }, "\(collector.lines)")
+    }
+
+    /// Main and a session stream play to "testsink", output bus "cue" to "cuesink": a bus or
+    /// session stream's reported latency is its sink's part (`PipeWireOutput.sinkLatency`: what
+    /// `pw_stream_get_time_n` reads for it, plus the buffer it handed the graph last cycle)
+    /// plus its ring's fill, computed alike for both: the session stream's is above its ring
+    /// fill by its sink's part (at least a quantum: the private daemon's null sinks report no
+    /// delay), its sink's part is the bus stream's, and the two latencies are comparable.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aSessionStreamsLatencyIncludesItsSink() throws {
+        let server = try PipeWireServer(extraSinks: ["cuesink"])
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let sessionBus = try engine.addBus()
+        let tone = try engine.addSource(.tone(frequency: 660, amplitude: 0.2), bus: sessionBus, loop: true)
+        try engine.send(.play(tone))
+        var settings = OutputSettings()
+        settings.clientName = "tutti-test"
+        settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
+        settings.periodFrames = 2_048
+        settings.watchOtherAudio = false
+        settings.streams = .perSession
+        settings.sessionStreams = [SessionStream(name: "song", bus: sessionBus, mediaRole: "Music")]
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        try output.start(frameLimit: nil)
+        defer { output.stop() }
+        // Ten samples over a second and a half of playing (the supervisor reads PipeWire's
+        // figures every 0.1 s).
+        var samples: [(cue: Int, song: Int, songRing: Int, cueSink: Int, songSink: Int)] = []
+        let deadline = Date().addingTimeInterval(30)
+        while samples.count < 10, Date() < deadline {
+            usleep(150_000)
+            let clocks = output.busClocks
+            let status = output.status
+            guard status.buses.map(\.name) == ["main", "cue", "song"], clocks.map(\.name) == ["cue", "song"],
+                let cueSink = output.busSinkLatency(of: "cue"), let songSink = output.busSinkLatency(of: "song")
+            else { continue }
+            samples.append((status.buses[1].latencyFrames, status.buses[2].latencyFrames, clocks[1].ringFrames, cueSink, songSink))
+        }
+        print("PipeWire latency frames (cue, song, song's ring, cue's sink part, song's sink part):", samples)
+        try #require(samples.count == 10, "\(collector.lines)")
+        func median(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
+        let song = median(samples.map(\.song))
+        let cue = median(samples.map(\.cue))
+        let songRing = median(samples.map(\.songRing))
+        #expect(samples.allSatisfy { $0.songSink >= 1_024 && $0.songSink == $0.cueSink }, "\(samples)")
+        #expect(song >= songRing + 1_024, "song \(song), its ring \(songRing)")
+        // Both: a ring a few quanta deep plus the sink's part.
+        #expect(abs(song - cue) <= 3_072, "song \(song), cue \(cue)")
     }
 }
