@@ -175,4 +175,67 @@ import TuttiTestSupport
         // Both: a ring a few quanta deep plus the sink's part.
         #expect(abs(song - cue) <= 3_072, "song \(song), cue \(cue)")
     }
+
+    /// The daemon restarted while a session of the start and a late one play and a removed
+    /// one's feed is free: `deviceRestored` once every stream runs again, the two live
+    /// sessions' streams are back with their roles, the removed one's is not; a session made
+    /// after the reconnect takes the free feed (its stream made in that empty slot of the new
+    /// connection) and is heard at its level.
+    @Test(
+        .enabled(if: PipeWireServer.isAvailable && PipeWireSessionStreamTests.pwDump != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func aRestartedDaemonReopensTheLiveSessionStreams() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try Engine()
+        let firstBus = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 440, amplitude: 0.3), bus: firstBus, loop: true)))
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.clientName = "tutti-test"
+        settings.periodFrames = 2_048
+        settings.watchOtherAudio = false
+        settings.streams = .perSession
+        settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        try output.start(frameLimit: nil)
+        defer { output.stop() }
+        let goneBus = try engine.addBus()
+        #expect(output.addSessionStream("gone", bus: goneBus, role: "Game"))
+        let lateBus = try engine.addBus()
+        #expect(output.addSessionStream("late", bus: lateBus, role: "Notification"))
+        #expect(eventually(10) { Self.testStreams(server)["tutti-test-gone"] == "Game" })
+        try engine.removeBus(goneBus)
+        #expect(eventually(10) { Self.testStreams(server)["tutti-test-gone"] == nil && Self.testStreams(server)["tutti-test-late"] != nil })
+
+        server.stopDaemon()
+        #expect(collector.waitFor(30) { $0.contains { $0.isDeviceLost } }, "\(collector.lines)")
+        try server.startDaemon()
+        #expect(collector.waitFor(30) { $0.contains { $0.isDeviceRestored } }, "\(collector.lines)")
+        var streams: [String: String] = [:]
+        #expect(
+            eventually(10) {
+                streams = Self.testStreams(server)
+                return streams == ["tutti-test": "Music", "tutti-test-first": "Music", "tutti-test-late": "Notification"]
+            }, "\(streams) \(collector.lines)")
+
+        let built = output.core.feedCount.load(ordering: .acquiring)
+        let againBus = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: againBus, loop: true)))
+        #expect(output.addSessionStream("again", bus: againBus, role: "Game"), "\(collector.lines)")
+        #expect(eventually(10) { Self.testStreams(server)["tutti-test-again"] == "Game" }, "\(Self.testStreams(server))")
+        #expect(output.core.feedCount.load(ordering: .acquiring) == built)
+        let recording = try PipeWireServer.Recording(server, name: "again")
+        let start = output.framesRendered
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < start + 2 * 48_000, Date() < deadline { usleep(10_000) }
+        let heard = try recording.finish()
+        let span = try #require(Measure.played(heard), "the sink is silent after the reconnect")
+        for (frequency, amplitude) in [(440.0, 0.3), (3_300, 0.15)] {
+            let tone = Measure.medianTone(heard, in: span, low: frequency - 40, high: frequency + 40)
+            print("PipeWire session pool after a restart, at the sink: \(frequency) Hz amplitude \(tone.amplitude) (rendered \(amplitude))")
+            #expect(abs(tone.amplitude - amplitude) < 0.01, "\(frequency): amplitude \(tone.amplitude)")
+        }
+        #expect(output.failure == nil)
+    }
 }
