@@ -252,14 +252,16 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// Fills `output` with `frameCount` frames from the ring at `now` (monotonic
     /// nanoseconds): silence until the ring holds this cycle plus `mainCycle` frames plus
     /// half a controller period (primed), then what it holds; a shortfall is completed with silence (counted) and
-    /// primes again.
+    /// primes again. `draining` (a retired session's feed: nothing more is pushed): what the
+    /// ring holds plays out, then silence, neither waiting to prime nor counted.
     @_noLocks
-    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
+    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64, draining: Bool = false) {
         let ch = channelCount
         streamCycleFrames.store(frameCount, ordering: .relaxed)
         let available = ring.indices.readable().count / ch
         if !primed {
-            guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {
+            // Draining (the session's bus has gone, nothing more comes): what is left plays.
+            if !draining, available < frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames {
                 output.update(repeating: 0, count: frameCount &* ch)
                 return
             }
@@ -271,6 +273,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         framesPlayed.add(Int64(take), ordering: .relaxed)
         if take < frameCount {
             (output + take &* ch).update(repeating: 0, count: (frameCount &- take) &* ch)
+            if draining { return } // the end of the session's audio, not an underrun
             framesInserted.add(Int64(frameCount &- take), ordering: .relaxed)
             underruns.add(1, ordering: .relaxed)
             primed = false

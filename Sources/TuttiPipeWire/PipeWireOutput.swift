@@ -518,12 +518,30 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         return added == Int32(k)
     }
 
+    /// Seconds a retired session's ring must have stayed empty before its stream is closed
+    /// (its last buffer, taken in the cycle that emptied it, reaches the sink in that cycle), and
+    /// the longest its stream plays out after the session's bus has gone.
+    static let drainedSeconds = 0.01
+    static let drainLimitSeconds = 1.0
+
     /// Closes the stream of each session whose bus has left the engine (the data thread saw it
-    /// go and retired its feed: `BusFeed.Use.ending`), then frees the feed for another
-    /// session; one log line each. The feeds freed. Supervisor thread.
-    private func closeEndedSessionStreams() -> [Int] {
+    /// go and retired its feed: `BusFeed.Use.ending`) once its ring has played out (its
+    /// fade-out heard, not cut: empty for `drainedSeconds`, or `drainLimitSeconds` after it
+    /// was seen retired), then frees the feed for another session; one log line each.
+    /// `draining`: when each retired feed was seen retired and its ring empty (the caller's
+    /// memory). The feeds freed. Supervisor thread.
+    private func closeEndedSessionStreams(now: Double, draining: inout [Int: (since: Double, emptySince: Double?)]) -> [Int] {
         var freed: [Int] = []
         for (k, feed) in core.streamFeeds where feed.sessionSlot >= 0 && feed.isEnding {
+            var seen = draining[k] ?? (now, nil)
+            if feed.fill > 0 {
+                seen.emptySince = nil
+            } else if seen.emptySince == nil {
+                seen.emptySince = now
+            }
+            draining[k] = seen
+            let drained = seen.emptySince.map { now - $0 >= Self.drainedSeconds } ?? false
+            guard drained || now - seen.since >= Self.drainLimitSeconds else { continue }
             let closed = control.withLock { state -> Bool in
                 guard let stream = state.stream?.pointer else { return false }
                 // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
@@ -534,6 +552,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             }
             if closed {
                 freed.append(k)
+                draining[k] = nil
                 log("session \(feed.name) was removed: its stream is closed")
             }
         }
@@ -792,11 +811,12 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         // The live feeds whose streams have streamed: one that then stops is lost (one just added
         // is still connecting). A feed freed leaves it (its index's next stream is new).
         var streamed = Set<Int>()
+        var draining: [Int: (since: Double, emptySince: Double?)] = [:]
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
-            for k in closeEndedSessionStreams() { streamed.remove(k) }
             let now = monotonicSeconds()
+            for k in closeEndedSessionStreams(now: now, draining: &draining) { streamed.remove(k) }
             events.reportXruns(total: xrunCount)
             // A bus's xruns (its stream's cycles without a buffer, its ring's underruns, the
             // graph cycles its stream lost), as ALSA reports a route's: `bus(NAME, xrun(total:))`.

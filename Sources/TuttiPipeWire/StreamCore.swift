@@ -353,7 +353,8 @@ extension StreamCore {
     /// One cycle of bus stream `bus` (its feed's index): `frameCount` frames from its ring
     /// into `output` (NULL: the cycle found no free buffer, counted); silence from a feed not
     /// live yet (a session stream just added, its feed still being prepared). A retired
-    /// feed's stream (`ending`) plays out its ring until the supervisor closes it.
+    /// feed's stream (`ending`) plays out its ring (`draining`: the session's fade-out) until
+    /// the supervisor closes it.
     /// PipeWire's data thread.
     @_noLocks
     func pullBus(_ bus: Int, into output: UnsafeMutablePointer<Float>?, frameCount: Int) {
@@ -373,7 +374,9 @@ extension StreamCore {
                 feed.missedCycles.add(1, ordering: .relaxed)
                 return
             }
-            feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds())
+            feed.pull(
+                into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds(),
+                draining: use == BusFeed.Use.ending)
         }
     }
 }

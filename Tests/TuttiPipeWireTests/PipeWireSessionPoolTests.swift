@@ -238,4 +238,42 @@ import TuttiTestSupport
         }
         #expect(output.failure == nil)
     }
+
+    /// A session removed while playing fades out in its own stream: its stream closes only once
+    /// its ring has played out, so the bus's gate fade (10 ms) reaches the sink and the tone
+    /// ends in a fade, not cut at full level with the frames still in the ring.
+    @Test(
+        .enabled(if: PipeWireServer.isAvailable && PipeWireSessionStreamTests.pwDump != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func aRemovedSessionFadesOutInItsStream() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try Engine()
+        let bus = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: bus, loop: true)))
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.clientName = "tutti-test"
+        settings.periodFrames = 2_048
+        settings.watchOtherAudio = false
+        settings.streams = .perSession
+        settings.sessionStreams = [SessionStream(name: "song", bus: bus, mediaRole: "Music")]
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let recording = try PipeWireServer.Recording(server, name: "fade")
+        try output.start(frameLimit: nil)
+        defer { output.stop() }
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 48_000, Date() < deadline { usleep(10_000) }
+        try engine.removeBus(bus)
+        #expect(eventually(10) { Self.testStreams(server)["tutti-test-song"] == nil }, "\(collector.lines)")
+        usleep(300_000)
+        let heard = try recording.finish()
+        let end = try #require(heard.lastIndex { abs($0) > 1e-4 }, "the sink is silent")
+        try #require(end > 4_800)
+        let last = heard[(end - 47)...end].map { abs($0) }.max() ?? 0
+        let before = heard[(end - 2_400)..<(end - 960)].map { abs($0) }.max() ?? 0
+        print("PipeWire session removed: the tone's level 20–50 ms before its end \(before), in its last 1 ms \(last)")
+        #expect(abs(before - 0.15) < 0.01, "the tone before its fade: \(before)")
+        #expect(last < 0.05, "the tone's last 1 ms: \(last) (cut, not faded)")
+    }
 }
