@@ -26,8 +26,13 @@ import TuttiEngine
 final class BusFeed: @unchecked Sendable { // render-side memory: the producer's and the consumer's state, each touched by one callback
     /// The bus's name and its index among the renderer's output buses (a session's feed:
     /// the session's name, and 0). A free session feed gets its name, slot and bus on the
-    /// control thread before it is made live (`StreamCore.prepareSessionFeed`).
-    @exclusivity(unchecked) var name: String
+    /// control thread before it is made live (`StreamCore.prepareSessionFeed`). Any thread
+    /// but a real-time one (the render path never reads it).
+    var name: String {
+        get { nameStore.withLock { $0 } }
+        set { nameStore.withLock { $0 = newValue } }
+    }
+    private let nameStore: Mutex<String>
     let index: Int
     /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
     /// mix it plays; -1 for an output bus past main.
@@ -122,7 +127,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
         controllerPeriod: Int, sessionSlot: Int = -1, sessionBus: UInt64 = 0, mixFrames: Int = 0, use: Int = Use.live
     ) {
-        self.name = name
+        nameStore = Mutex(name)
         self.index = index
         self.sessionSlot = sessionSlot
         self.sessionBus = sessionBus
