@@ -481,9 +481,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         return control.withLock { state -> Bool in
             // Under the control lock: the supervisor neither closes nor reopens the stream meanwhile.
             guard let k = core.prepareSessionFeed(name: session, bus: bus) else {
+                let room = core.feedCapacity - core.busFeedCount
                 log(
-                    "session \(session): no session stream left (\(core.feedCapacity - core.busFeedCount) in use); it plays in main's stream"
-                )
+                    "session \(session): no session stream left (its bus slot \(bus.slot) is past \(room), or all \(room) are in use); "
+                        + "it plays in main's stream")
                 return false
             }
             if let stream = state.stream?.pointer {
@@ -897,8 +898,7 @@ extension PipeWireOutput {
         while !stopping {
             do throws(TuttiError) {
                 // The session streams live now (those added while playing included), each with
-                // the role it announced last; the ended ones are closed again below.
-                // Each session feed's index gets its slot: a stream for a live one, an empty slot
+                // the role it announced last. Each session feed's index gets its slot: a stream for a live one, an empty slot
                 // for the others (free, being prepared, or retired: the supervisor frees it).
                 let roles = sessionRoles.withLock { $0 }
                 let feeds = core.feeds
