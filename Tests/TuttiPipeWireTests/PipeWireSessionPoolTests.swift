@@ -276,4 +276,43 @@ import TuttiTestSupport
         #expect(abs(before - 0.15) < 0.01, "the tone before its fade: \(before)")
         #expect(last < 0.05, "the tone's last 1 ms: \(last) (cut, not faded)")
     }
+
+    /// A session whose bus slot is past the table of session feeds (an engine of 300 buses; the
+    /// table holds one per slot below 256) can get no stream: `addSessionStream` is false, one
+    /// log line says it plays in main's stream, `status.buses` lists no stream for it, and its
+    /// tone is heard at its level at the sink through main's stream.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func aSessionWithoutAFeedPlaysInMainsStream() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        var configuration = EngineConfiguration()
+        configuration.maxBuses = 300
+        let engine = try Engine(configuration: configuration)
+        var buses: [BusID] = []
+        for _ in 0...StreamCore.maxSessionSlots { buses.append(try engine.addBus()) }
+        let far = try #require(buses.last)
+        #expect(far.slot == StreamCore.maxSessionSlots)
+        try engine.send(.play(try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: far, loop: true)))
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.clientName = "tutti-test"
+        settings.periodFrames = 2_048
+        settings.watchOtherAudio = false
+        settings.streams = .perSession
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let recording = try PipeWireServer.Recording(server, name: "far")
+        try output.start(frameLimit: nil)
+        defer { output.stop() }
+        #expect(!output.addSessionStream("far", bus: far, role: "Game"))
+        #expect(collector.lines.contains { $0.contains("session far: no session stream left") && $0.contains("plays in main's stream") })
+        #expect(output.status.buses.map(\.name) == ["main"])
+        let deadline = Date().addingTimeInterval(30)
+        while output.framesRendered < 2 * 48_000, Date() < deadline { usleep(10_000) }
+        let heard = try recording.finish()
+        let span = try #require(Measure.played(heard), "the sink is silent")
+        let tone = Measure.medianTone(heard, in: span, low: 3_260, high: 3_340)
+        print("PipeWire session without a feed, in main's stream at the sink: amplitude \(tone.amplitude) (rendered 0.15)")
+        #expect(abs(tone.amplitude - 0.15) < 0.01, "amplitude \(tone.amplitude)")
+    }
 }
