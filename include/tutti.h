@@ -1175,8 +1175,8 @@ typedef struct tutti_output_config {
     uint32_t reserved1; /* the watch_desktop layout's tail padding: never read; leave it as init set it (0) */
     uint32_t streams;   /* TUTTI_STREAMS_SINGLE (default): one stream carries the mix. TUTTI_STREAMS_PER_SESSION:
                            with TUTTI_BACKEND_PIPEWIRE (or AUTO resolved to it), each session that has
-                           output plays through a stream of its own (those made while playing too, up to
-                           8 more), node.name
+                           output plays through a stream of its own (those made while playing too, as
+                           many as the engine has buses; a removed session's is closed and reused), node.name
                            "tutti-SESSION", media.name the session's id, media.role its role (the table
                            in docs/backends.md, or tutti_session_set_media_role's, announced again when
                            it changes while playing; closed when the session is removed); main's stream keeps

@@ -615,6 +615,17 @@ static int make_bus(struct tpw_stream *s, uint32_t k, const tpw_bus_config *c, c
     struct tpw_bus *b = &s->buses[k];
     b->owner = s;
     b->index = k;
+    // A slot made again (tpw_bus_add into a closed one) starts afresh: its old stream is
+    // destroyed, so no callback reads these. Its state first, then `closed` cleared last, so
+    // tpw_bus_state never reads the old stream's state for the new one.
+    atomic_store_explicit(&b->state, 0, memory_order_release);
+    b->error[0] = '\0';
+    memset(&b->watch, 0, sizeof b->watch);
+    b->stream = NULL;
+    if (!c->node_name) { // an empty slot: closed from the start
+        atomic_store_explicit(&b->closed, 1, memory_order_release);
+        return 0;
+    }
     struct pw_properties *bprops = p_pw_properties_new(
         "media.type", "Audio", "media.category", "Playback", "media.role", c->media_role ? c->media_role : s->main_role, "node.name",
         c->node_name, "media.name", c->media_name ? c->media_name : c->node_name, "application.name", s->app_name, NULL);
@@ -626,6 +637,7 @@ static int make_bus(struct tpw_stream *s, uint32_t k, const tpw_bus_config *c, c
         return -1;
     }
     p_pw_stream_add_listener(b->stream, &b->listener, &bus_events, b);
+    atomic_store_explicit(&b->closed, 0, memory_order_release);
     return 0;
 }
 
@@ -703,7 +715,7 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     return 0;
 }
 
-int tpw_bus_add(tpw_stream *s, const tpw_bus_config *c, char *error, size_t error_size) {
+int tpw_bus_add(tpw_stream *s, uint32_t bus, const tpw_bus_config *c, char *error, size_t error_size) {
     if (!s->buses || !c || !c->node_name) {
         copy(error, error_size, "this stream was opened without room for more bus streams");
         return -1;
@@ -715,25 +727,33 @@ int tpw_bus_add(tpw_stream *s, const tpw_bus_config *c, char *error, size_t erro
     const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
     const uint32_t flags = TPW_STREAM_FLAG_AUTOCONNECT | TPW_STREAM_FLAG_MAP_BUFFERS | TPW_STREAM_FLAG_RT_PROCESS;
     p_pw_thread_loop_lock(s->loop);
-    uint32_t k = atomic_load_explicit(&s->bus_count, memory_order_relaxed);
-    if (k >= s->bus_capacity) {
+    uint32_t count = atomic_load_explicit(&s->bus_count, memory_order_relaxed);
+    uint32_t k = bus;
+    if (k >= s->bus_capacity || k > count) {
         p_pw_thread_loop_unlock(s->loop);
-        snprintf(error, error_size, "no room for another bus stream (%u)", s->bus_capacity);
+        snprintf(error, error_size, "no room for bus stream %u (%u made, room for %u)", k, count, s->bus_capacity);
+        return -1;
+    }
+    if (k < count && s->buses[k].stream) {
+        p_pw_thread_loop_unlock(s->loop);
+        snprintf(error, error_size, "bus stream %u is open", k);
         return -1;
     }
     if (make_bus(s, k, c, error, error_size) < 0) {
+        if (k < count) atomic_store_explicit(&s->buses[k].closed, 1, memory_order_release);
         p_pw_thread_loop_unlock(s->loop);
         return -1;
     }
     int rc = s->connected ? p_pw_stream_connect(s->buses[k].stream, SPA_DIRECTION_OUTPUT, TPW_ID_ANY, flags, params, 1) : 0;
     if (rc < 0) {
+        atomic_store_explicit(&s->buses[k].closed, 1, memory_order_release);
         p_pw_stream_destroy(s->buses[k].stream);
         s->buses[k].stream = NULL;
         p_pw_thread_loop_unlock(s->loop);
         snprintf(error, error_size, "pw_stream_connect failed for the stream of %s (%s)", c->node_name, strerror(-rc));
         return -1;
     }
-    atomic_store_explicit(&s->bus_count, k + 1, memory_order_release);
+    if (k == count) atomic_store_explicit(&s->bus_count, k + 1, memory_order_release);
     p_pw_thread_loop_unlock(s->loop);
     return (int)k;
 }

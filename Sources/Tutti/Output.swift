@@ -102,7 +102,7 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// One stream for the whole mix (`.single`, the default), or one per session
     /// (`.perSession`, PipeWire only: ALSA and JACK refuse it with `invalidArgument`): each
     /// session with output plays through a stream of its own (those made while playing too,
-    /// up to `PipeWireOutput.spareSessionStreams` more; a removed session's stream closes),
+    /// a feed from a pool that grows as needed; a removed session's stream closes and its feed is reused),
     /// `node.name` "tutti-SESSION", `media.name` the session's name, `media.role` its
     /// `SessionHandle.mediaRole` (its category's role from the table in docs/backends.md, or
     /// its override; announced again when it changes while playing), fed from main's cycle;
@@ -309,8 +309,8 @@ extension AudioEngine {
     }
 
     /// With a PipeWire output playing a stream per session (`OutputConfiguration.streams`):
-    /// each session with output that has no stream yet gets one (`PipeWireOutput.addSessionStream`,
-    /// while spares last), and each stream announces its session's role now
+    /// each session with output that has no stream yet gets one (`PipeWireOutput.addSessionStream`),
+    /// and each stream announces its session's role now
     /// (`SessionHandle.mediaRole`), e.g. after `makeSession`, `setMediaRole` or `setCategory`.
     /// Nothing otherwise. Any thread but a real-time one.
     func announceSessionStreams() {

@@ -366,6 +366,20 @@ public final class Renderer: @unchecked Sendable { // render-side memory: the re
         return buses[b].id.rawValue == id.rawValue
     }
 
+    /// Render thread: whether bus `id` has left the graph: its slot took it in (a generation at
+    /// least its own was installed there) and does not hold it now — removed, or given to a
+    /// later bus. False before its install command is applied (`hasBus` is false then too), so
+    /// a backend waiting for a bus to appear tells it from one added and removed between two
+    /// of its renders.
+    @inlinable @_noLocks
+    public func busHasLeft(_ id: BusID) -> Bool {
+        let b = id.slot
+        guard b >= 0, b < maxBuses else { return false }
+        let installed = buses[b].id.generation
+        guard installed >= id.generation else { return false }
+        return !(busOccupied[b] && installed == id.generation)
+    }
+
     /// Whether `render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)` can split main
     /// by bus: no master effect chain and no limiter (nonlinear stages on the sum). Any thread.
     public var supportsBusMixes: Bool { configuration.effects == nil && configuration.limiter == nil }

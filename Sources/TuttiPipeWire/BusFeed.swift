@@ -25,23 +25,54 @@ import TuttiEngine
 /// counters: any thread.
 final class BusFeed: @unchecked Sendable { // render-side memory: the producer's and the consumer's state, each touched by one callback
     /// The bus's name and its index among the renderer's output buses (a session's feed:
-    /// the session's name, and 0). A spare session feed gets its name, slot, bus and buffer on
-    /// the control thread before it is made live (`StreamCore.activateSession`).
-    var name: String
+    /// the session's name, and 0). A free session feed gets its name, slot and bus on the
+    /// control thread before it is made live (`StreamCore.prepareSessionFeed`). Any thread
+    /// but a real-time one (the render path never reads it).
+    var name: String {
+        get { nameStore.withLock { $0 } }
+        set { nameStore.withLock { $0 = newValue } }
+    }
+    private let nameStore: Mutex<String>
     let index: Int
     /// A session's feed (`OutputSettings.sessionStreams`): the slot of its engine bus, whose
     /// mix it plays; -1 for an output bus past main.
     @exclusivity(unchecked) var sessionSlot: Int
-    /// A session's feed: the buffer the renderer writes its bus's mix into (nil otherwise).
-    @exclusivity(unchecked) var mixBuffer: UnsafeMutablePointer<Float>?
-    /// A session's feed: its engine bus (`BusID.rawValue`), and whether it is waiting for
-    /// the bus to appear in the renderer (0), playing it (1) or done, the bus gone (2): the
-    /// data thread's. `ended` tells the supervisor, which then closes the stream.
+    /// A session's feed: the buffer the renderer writes its bus's mix into (nil otherwise),
+    /// 64-byte aligned, owned by the feed.
+    let mixBuffer: UnsafeMutablePointer<Float>?
+    private let mixSamples: Int
+    /// A session's feed: its engine bus (`BusID.rawValue`), and whether the data thread has
+    /// seen that bus in the renderer (false: waiting for it to appear): the data thread's.
     @exclusivity(unchecked) var sessionBus: UInt64
-    @exclusivity(unchecked) var sessionState = 0
-    let ended = Atomic<Bool>(false)
-    /// The session's bus has gone: nothing is pushed any more. Data thread.
-    var isEnded: Bool { @_noLocks get { sessionState == 2 } }
+    @exclusivity(unchecked) var sessionPlaying = false
+
+    /// Who may touch the feed (`Use`): the handshake by which a session's feed is retired and
+    /// reused. `free` → `preparing` (the control thread takes it and writes its session) →
+    /// `live` (released to the data thread with it) → `ending` (the data thread saw the
+    /// session's bus gone, dropped its claim on the bus slot and never touches the feed again:
+    /// its acknowledgement) → `free` (the supervisor closed its stream, after which no bus
+    /// callback reads it). Output buses' feeds are `live` for good.
+    let use: Atomic<Int>
+    /// The values of `use`.
+    enum Use {
+        static var free: Int { @_noLocks get { 0 } }
+        static var preparing: Int { @_noLocks get { 1 } }
+        static var live: Int { @_noLocks get { 2 } }
+        static var ending: Int { @_noLocks get { 3 } }
+    }
+    /// Whether main's callback feeds it this cycle (`use` read once at the cycle's start): the
+    /// data thread's.
+    @exclusivity(unchecked) var renderLive = false
+    /// The session's bus has gone (its stream is being closed): nothing is pushed any more.
+    /// Any thread.
+    var isEnding: Bool { use.load(ordering: .acquiring) == Use.ending }
+    /// Whether it has a stream that plays (live or ending, not free or being prepared). Any thread.
+    var hasStream: Bool {
+        let u = use.load(ordering: .acquiring)
+        return u == Use.live || u == Use.ending
+    }
+    /// Times the feed was taken for another session (`recycle`). Any thread.
+    let generation = Atomic<Int>(0)
     /// Its stream's `target.object`.
     let destination: String
     let channelCount: Int
@@ -68,6 +99,10 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// how many: the producer's measure of what its sink has not played yet.
     let lastPullTime = Atomic<UInt64>(0)
     let lastPullFrames = Atomic<Int>(0)
+    /// The frames of the bus stream's last cycle (its buffer, which its sink plays after the
+    /// frames before it: a part of the latency of every frame that enters the ring); 0 before
+    /// its first cycle.
+    let streamCycleFrames = Atomic<Int>(0)
 
     /// The clock correction (the producer's) with its counters: frames rendered (after the
     /// correction) the ring had no room for (`framesDropped`), frames it added or removed
@@ -90,12 +125,21 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// Allocates: control thread.
     init(
         name: String, index: Int, destination: String, channelCount: Int, sampleRate: Int, maximumChunkFrames: Int, ringFrames: Int,
-        controllerPeriod: Int, sessionSlot: Int = -1, sessionBus: UInt64 = 0
+        controllerPeriod: Int, sessionSlot: Int = -1, sessionBus: UInt64 = 0, mixFrames: Int = 0, use: Int = Use.live
     ) {
-        self.name = name
+        nameStore = Mutex(name)
         self.index = index
         self.sessionSlot = sessionSlot
         self.sessionBus = sessionBus
+        self.use = Atomic(use)
+        mixSamples = mixFrames * channelCount
+        if mixFrames > 0 {
+            let buffer = allocateAudio(Float.self, capacity: mixFrames * channelCount)
+            buffer.initialize(repeating: 0, count: mixFrames * channelCount)
+            mixBuffer = buffer
+        } else {
+            mixBuffer = nil
+        }
         self.destination = destination
         self.channelCount = channelCount
         self.sampleRate = Double(sampleRate)
@@ -108,6 +152,8 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         self.controllerPeriod = controllerPeriod
         primeMarginFrames = controllerPeriod / 2
     }
+
+    deinit { if let mixBuffer { deallocateAudio(mixBuffer) } }
 
     /// The clock correction's ratio now. Any thread.
     var clockRatio: Double { correction.clockRatio }
@@ -130,9 +176,38 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         restartRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
+        streamCycleFrames.store(0, ordering: .relaxed)
         primed = false
         pendingFrames = 0
         correction.reset()
+    }
+
+    /// Takes the feed for session `name` on engine bus `bus` (slot `slot`): its ring
+    /// emptied, its correction and its counters back to zero, its mix silent. Only while
+    /// `use` is `preparing` (no callback reads it): control thread.
+    func recycle(name: String, slot: Int, bus: UInt64) {
+        self.name = name
+        sessionSlot = slot
+        sessionBus = bus
+        sessionPlaying = false
+        ring.release(ring.indices.count)
+        restartRequested.store(false, ordering: .relaxed)
+        lastPullTime.store(0, ordering: .relaxed)
+        lastPullFrames.store(0, ordering: .relaxed)
+        streamCycleFrames.store(0, ordering: .relaxed)
+        primed = false
+        pendingFrames = 0
+        correction.reset()
+        missedCycles.store(0, ordering: .relaxed)
+        lostCycles.store(0, ordering: .relaxed)
+        underruns.store(0, ordering: .relaxed)
+        lostFrames.store(0, ordering: .relaxed)
+        framesInserted.store(0, ordering: .relaxed)
+        framesPlayed.store(0, ordering: .relaxed)
+        correction.framesDropped.store(0, ordering: .relaxed)
+        correction.framesCorrected.store(0, ordering: .relaxed)
+        mixBuffer?.update(repeating: 0, count: mixSamples)
+        generation.add(1, ordering: .releasing)
     }
 
     // MARK: Main's callback (producer)
@@ -182,13 +257,16 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// Fills `output` with `frameCount` frames from the ring at `now` (monotonic
     /// nanoseconds): silence until the ring holds this cycle plus `mainCycle` frames plus
     /// half a controller period (primed), then what it holds; a shortfall is completed with silence (counted) and
-    /// primes again.
+    /// primes again. `draining` (a retired session's feed: nothing more is pushed): what the
+    /// ring holds plays out, then silence, neither waiting to prime nor counted.
     @_noLocks
-    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64) {
+    func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64, draining: Bool = false) {
         let ch = channelCount
+        streamCycleFrames.store(frameCount, ordering: .relaxed)
         let available = ring.indices.readable().count / ch
         if !primed {
-            guard available >= frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames else {
+            // Draining (the session's bus has gone, nothing more comes): what is left plays.
+            if !draining, available < frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames {
                 output.update(repeating: 0, count: frameCount &* ch)
                 return
             }
@@ -200,6 +278,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         framesPlayed.add(Int64(take), ordering: .relaxed)
         if take < frameCount {
             (output + take &* ch).update(repeating: 0, count: (frameCount &- take) &* ch)
+            if draining { return } // the end of the session's audio, not an underrun
             framesInserted.add(Int64(frameCount &- take), ordering: .relaxed)
             underruns.add(1, ordering: .relaxed)
             primed = false

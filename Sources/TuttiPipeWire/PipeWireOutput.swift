@@ -19,8 +19,9 @@ import TuttiOutput
 /// stream of its own (`node.name` "CLIENT-SESSION", `media.name` the session, its
 /// `media.role`, main's target), fed with its engine bus's mix (main is rendered split by bus,
 /// `Renderer.render(outputBuses:busCount:busMixes:busMixCount:joiningMain:frameCount:)`; main's
-/// stream plays the rest); sessions made later get streams from spares
-/// (`addSessionStream`), a removed session's stream is closed. With
+/// stream plays the rest); sessions made later get streams fed from a pool of session feeds
+/// that grows as needed (`addSessionStream`, `spareSessionStreams`), a removed session's
+/// stream is closed and its feed reused. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
 /// "SINK.monitor"; nil: the default source).
@@ -63,8 +64,6 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var stream: StreamHandle?
         var started = false
         var schedulingNote = "not started"
-        /// The session streams (`core.liveBuses` indices) closed for good.
-        var closedSessionStreams = Set<Int>()
     }
     private let control = Mutex(ControlState())
     private var stream: OpaquePointer? { control.withLock { $0.stream?.pointer } }
@@ -72,7 +71,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
-    /// And each bus stream's (`core.liveBuses` order).
+    /// And each bus or session stream's, by its feed's index (0: none, or not read yet).
     private let timing = Mutex((latencyFrames: 0, graphRate: 0, busLatencyFrames: [Int]()))
     private let lost = Atomic<Bool>(false)
     /// Each session stream's `media.role` as last announced, by session name (a reopened
@@ -118,7 +117,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             busDestinations: Self.busTargets(settings, busNames: renderer.configuration.outputBuses),
             busPeriodFrames: settings.periodFrames ?? 1_024, sessionStreams: Self.sessionStreams(settings),
             sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default",
-            spareSessionStreams: settings.streams == .perSession ? Self.spareSessionStreams : 0)
+            spareSessionStreams: settings.streams == .perSession ? Self.spareSessionStreams : 0,
+            perSession: settings.streams == .perSession)
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
@@ -270,16 +270,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         if let node = settings.captureSources.first { try checkCaptureSource(node, remote: remote) }
     }
 
-    /// Session streams that can be added while playing (`addSessionStream`), past those open
-    /// at start.
+    /// Session feeds built ahead at open for sessions made while playing (`addSessionStream`),
+    /// past those of the sessions' streams made at start: their rings, clock corrections and
+    /// mix buffers are ready, so the first sessions made while playing build nothing. More are
+    /// built on the control thread when these are in use, up to one per engine bus slot
+    /// (`EngineConfiguration.maxBuses`, at most 256); a removed session's feed is reused once
+    /// its stream is closed. Any thread.
     public static let spareSessionStreams = 8
 
     /// Loads the library, connects to the daemon, creates the (unconnected) stream, with a
-    /// session stream for each of `sessions` (nil: `sessionStreams(settings)`) and room for
-    /// `core`'s spare feeds.
+    /// session stream for each of `sessions` (nil: `sessionStreams(settings)`; a nil entry: an
+    /// empty slot, for a feed index without a stream now) and room for every feed `core` may
+    /// build.
     private static func open(
         _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?,
-        sessions given: [SessionStream]? = nil
+        sessions given: [SessionStream?]? = nil
     ) throws(TuttiError) -> OpaquePointer {
         let target = target(settings, busNames: busNames)
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
@@ -293,7 +298,13 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         let sessions = given ?? sessionStreams(settings)
         var texts: [String?] = []
         for bus in busList { texts += ["\(settings.clientName)-\(bus.name)", bus.target, nil, nil] }
-        for session in sessions { texts += ["\(settings.clientName)-\(session.name)", target, session.mediaRole, session.name] }
+        for session in sessions {
+            if let session {
+                texts += ["\(settings.clientName)-\(session.name)", target, session.mediaRole, session.name]
+            } else {
+                texts += [nil, nil, nil, nil]
+            }
+        }
         let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
         defer { for p in cStrings { free(p) } }
         var busConfigs: [tpw_bus_config] = []
@@ -317,7 +328,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                                     capture_channels: UInt32(settings.capture?.channelCount ?? 0), capture_target: captureTarget,
                                     capture_monitor: monitor ? 1 : 0, capture: pipeWireCapture, bus_count: UInt32(buses.count),
                                     buses: nil, bus_render: pipeWireBusRender, gap: pipeWireGap,
-                                    bus_capacity: UInt32(max(busConfigs.count, core?.buses.count ?? 0)))
+                                    bus_capacity: UInt32(max(busConfigs.count, core?.feedCapacity ?? 0)))
                                 return busConfigs.withUnsafeBufferPointer { list in
                                     config.buses = list.baseAddress
                                     return tpw_open(&config, &message, message.count)
@@ -414,7 +425,9 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// The stream as it plays: rate (Hz) and channels (the engine's), the last cycle's frames
     /// as the period (else the period asked for), the latency in frames at the engine's rate
-    /// as `pw_stream_get_time_n` gave it. Any thread.
+    /// as `pw_stream_get_time_n` gave it. Each bus or session stream in `buses` (after main)
+    /// reports its ring's fill plus its sink's part (`sinkLatency`), computed the same way for
+    /// both. Any thread.
     public var status: OutputStatus {
         let t = timing.withLock { $0 }
         let xruns = xrunCount
@@ -426,11 +439,11 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
             framesDropped: 0, isLost: isLost)
         let busLatency = timing.withLock { $0.busLatencyFrames }
-        let others = core.liveBuses.enumerated().map { k, feed in
+        let others = core.streamFeeds.map { k, feed in
             OutputBusStatus(
                 name: feed.name, destination: feed.destination,
                 xrunCount: feed.xrunCount,
-                latencyFrames: (k < busLatency.count ? busLatency[k] : 0) + feed.fill,
+                latencyFrames: Self.sinkLatency(feed, read: k < busLatency.count ? busLatency[k] : 0) + feed.fill,
                 framesDropped: feed.correction.framesDropped.load(ordering: .relaxed), isLost: isLost,
                 isSessionStream: feed.sessionSlot >= 0)
         }
@@ -444,7 +457,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// The clock correction of each bus past main that plays through its own stream, in bus
     /// order (empty without one). Any thread.
     public var busClocks: [PipeWireBusClock] {
-        core.liveBuses.map { feed in
+        core.streamFeeds.map { _, feed in
             PipeWireBusClock(
                 name: feed.name, clockRatio: feed.clockRatio, framesCorrected: feed.correction.framesCorrected.load(ordering: .relaxed),
                 framesPlayed: feed.framesPlayed.load(ordering: .relaxed), framesInserted: feed.framesInserted.load(ordering: .relaxed),
@@ -454,36 +467,30 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
-    /// Gives session `session`, on engine bus `bus`, a stream of its own while playing (a spare
-    /// feed, `spareSessionStreams` of them; the stream made by `tpw_bus_add` on PipeWire's
-    /// loop, connected at once; `node.name` "CLIENT-SESSION", `media.role` `role`). False
-    /// when the layout is `.single`, the session has one, no spare is left or PipeWire
-    /// refuses (logged): the session then plays in main's stream. Control thread.
+    /// Gives session `session`, on engine bus `bus`, a stream of its own while playing: a free
+    /// session feed (a spare built at open, a removed session's once its stream is closed, or
+    /// one built now: `spareSessionStreams`), its stream made by `tpw_bus_add` on PipeWire's
+    /// loop, connected at once (`node.name` "CLIENT-SESSION", `media.role` `role`). False when
+    /// the layout is `.single`, the session has one, no feed can be had (every engine bus slot's
+    /// feed in use, or the bus's slot past 256: logged) or PipeWire refuses (logged): the
+    /// session then plays in main's stream. Control thread.
     @discardableResult
     public func addSessionStream(_ session: String, bus: BusID, role: String) -> Bool {
         guard settings.streams == .perSession else { return false }
-        if core.liveBuses.contains(where: { $0.sessionSlot >= 0 && $0.sessionBus == bus.rawValue }) { return false }
+        if core.liveFeeds.contains(where: { $0.feed.sessionSlot >= 0 && $0.feed.sessionBus == bus.rawValue }) { return false }
         return control.withLock { state -> Bool in
             // Under the control lock: the supervisor neither closes nor reopens the stream meanwhile.
-            guard let k = core.prepareSpare(name: session, bus: bus) else {
-                log("session \(session): no spare stream left (\(Self.spareSessionStreams)); it plays in main's stream")
+            guard let k = core.prepareSessionFeed(name: session, bus: bus) else {
+                let room = core.feedCapacity - core.busFeedCount
+                log(
+                    "session \(session): no session stream left (its bus slot \(bus.slot) is past \(room), or all \(room) are in use); "
+                        + "it plays in main's stream")
                 return false
             }
             if let stream = state.stream?.pointer {
                 var message = [CChar](repeating: 0, count: 256)
-                let target = Self.target(settings, busNames: renderer.configuration.outputBuses)
-                let added = "\(settings.clientName)-\(session)".withCString { node in
-                    withOptionalCString(target) { target in
-                        role.withCString { role in
-                            session.withCString { name in
-                                var config = tpw_bus_config(node_name: node, target: target, media_role: role, media_name: name)
-                                return tpw_bus_add(stream, &config, &message, message.count)
-                            }
-                        }
-                    }
-                }
-                guard added == Int32(k) else {
-                    if added >= 0 { _ = tpw_bus_close(stream, UInt32(added)) }
+                guard addStream(stream, index: k, session: session, role: role, message: &message) else {
+                    core.release(k)
                     log("session \(session): its stream could not be added (\(text(message))); it plays in main's stream")
                     return false
                 }
@@ -494,31 +501,73 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
     }
 
+    /// Makes session `session`'s stream (role `role`) at feed index `index` of `stream`
+    /// (`tpw_bus_add`). Under the control lock: control thread or supervisor.
+    private func addStream(_ stream: OpaquePointer, index k: Int, session: String, role: String, message: inout [CChar]) -> Bool {
+        let target = Self.target(settings, busNames: renderer.configuration.outputBuses)
+        let size = message.count
+        let added = "\(settings.clientName)-\(session)".withCString { node in
+            withOptionalCString(target) { target in
+                role.withCString { role in
+                    session.withCString { name in
+                        var config = tpw_bus_config(node_name: node, target: target, media_role: role, media_name: name)
+                        return tpw_bus_add(stream, UInt32(k), &config, &message, size)
+                    }
+                }
+            }
+        }
+        return added == Int32(k)
+    }
+
+    /// Seconds a retired session's ring must have stayed empty before its stream is closed
+    /// (its last buffer, taken in the cycle that emptied it, reaches the sink in that cycle), and
+    /// the longest its stream plays out after the session's bus has gone.
+    static let drainedSeconds = 0.01
+    static let drainLimitSeconds = 1.0
+
     /// Closes the stream of each session whose bus has left the engine (the data thread saw it
-    /// go: `BusFeed.ended`), once; one log line each. Supervisor thread.
-    private func closeEndedSessionStreams() {
-        for (k, feed) in core.liveBuses.enumerated() where feed.sessionSlot >= 0 && feed.ended.load(ordering: .acquiring) {
+    /// go and retired its feed: `BusFeed.Use.ending`) once its ring has played out (its
+    /// fade-out heard, not cut: empty for `drainedSeconds`, or `drainLimitSeconds` after it
+    /// was seen retired), then frees the feed for another session; one log line each.
+    /// `draining`: when each retired feed was seen retired and its ring empty (the caller's
+    /// memory). The feeds freed. Supervisor thread.
+    private func closeEndedSessionStreams(now: Double, draining: inout [Int: (since: Double, emptySince: Double?)]) -> [Int] {
+        var freed: [Int] = []
+        for (k, feed) in core.streamFeeds where feed.sessionSlot >= 0 && feed.isEnding {
+            var seen = draining[k] ?? (now, nil)
+            if feed.fill > 0 {
+                seen.emptySince = nil
+            } else if seen.emptySince == nil {
+                seen.emptySince = now
+            }
+            draining[k] = seen
+            let drained = seen.emptySince.map { now - $0 >= Self.drainedSeconds } ?? false
+            guard drained || now - seen.since >= Self.drainLimitSeconds else { continue }
             let closed = control.withLock { state -> Bool in
-                guard let stream = state.stream?.pointer, !state.closedSessionStreams.contains(k) else { return false }
+                guard let stream = state.stream?.pointer else { return false }
                 // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
+                // After it no callback of that stream runs: the feed is no one's.
                 _ = tpw_bus_close(stream, UInt32(k))
-                state.closedSessionStreams.insert(k)
+                core.release(k)
                 return true
             }
-            if closed { log("session \(feed.name) was removed: its stream is closed") }
+            if closed {
+                freed.append(k)
+                draining[k] = nil
+                log("session \(feed.name) was removed: its stream is closed")
+            }
         }
+        return freed
     }
 
     /// Announces `role` as the `media.role` of session `session`'s stream
     /// (`pw_stream_update_properties`: the node's properties change where the session manager
     /// and `pw-dump` see them; a stream reopened after a lost daemon announces it too). False
-    /// when that session has no stream of its own (`streams` `.single`, no spare was left when
+    /// when that session has no stream of its own (`streams` `.single`, none could be had when
     /// it was made, or it was removed). Control thread (any thread but PipeWire's).
     @discardableResult
     public func setSessionMediaRole(_ role: String, session: String) -> Bool {
-        guard
-            let k = core.liveBuses.firstIndex(where: { $0.sessionSlot >= 0 && $0.name == session && !$0.ended.load(ordering: .acquiring) })
-        else { return false }
+        guard let k = core.liveFeeds.first(where: { $0.feed.sessionSlot >= 0 && $0.feed.name == session })?.index else { return false }
         let changed = sessionRoles.withLock { roles -> Bool in
             guard roles[session] != role else { return false }
             roles[session] = role
@@ -532,6 +581,23 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             _ = role.withCString { tpw_bus_set_role(stream, UInt32(k), $0) }
         }
         return true
+    }
+
+    /// The sink's part of a bus or session stream's latency, everything after its ring: what
+    /// PipeWire reads for the stream (`read`: `pw_stream_get_time_n`'s delay to the device
+    /// plus the frames in its converter, `tpw_bus_latency`) plus the buffer it handed the graph
+    /// in its last cycle (`BusFeed.streamCycleFrames`: a frame entering the ring plays after
+    /// it). The same for an output bus past main and a session. Any thread.
+    static func sinkLatency(_ feed: BusFeed, read: Int) -> Int { read + feed.streamCycleFrames.load(ordering: .relaxed) }
+
+    /// The sink's part of the latency of bus or session stream `name` (`sinkLatency`) as last
+    /// read: nil when it has no stream or it has not run yet. Any thread.
+    func busSinkLatency(of name: String) -> Int? {
+        guard let (k, feed) = core.streamFeeds.first(where: { $0.feed.name == name }),
+            feed.streamCycleFrames.load(ordering: .relaxed) > 0
+        else { return nil }
+        let latency = timing.withLock { $0.busLatencyFrames }
+        return Self.sinkLatency(feed, read: k < latency.count ? latency[k] : 0)
     }
 
     /// The graph's rate in frames per second as the stream last reported it (0 before it
@@ -656,10 +722,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             let state = tpw_state(stream, &message, message.count)
             if state < 0 { throw TuttiError(.device, "PipeWire stream failed: \(text(message))") }
             var busesRunning = true
-            for k in core.liveBuses.indices {
+            for (k, feed) in core.liveFeeds {
                 let busState = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 if busState < 0 {
-                    throw TuttiError(.device, "PipeWire stream of bus \(core.liveBuses[k].name) failed: \(text(message))")
+                    throw TuttiError(.device, "PipeWire stream of bus \(feed.name) failed: \(text(message))")
                 }
                 if busState != 3 { busesRunning = false }
             }
@@ -703,7 +769,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             // the buffer its stream took last cycle, which its driver may not have played yet).
             var latency = t.latencyFrames
             let cycle = core.cycleFrames.load(ordering: .relaxed)
-            for (k, feed) in core.liveBuses.enumerated() where !feed.ended.load(ordering: .acquiring) {
+            for (k, feed) in core.liveFeeds {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
             core.clock.finishAndPlayOut(
@@ -724,11 +790,11 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var frames: Int64 = 0
         var rate: UInt32 = 0
         guard tpw_latency(stream, &frames, &rate) == 0 else { return }
-        var buses = [Int]()
-        for k in core.liveBuses.indices {
+        var buses = [Int](repeating: 0, count: core.feedCount.load(ordering: .acquiring))
+        for (k, _) in core.streamFeeds where k < buses.count {
             var busFrames: Int64 = 0
             var busRate: UInt32 = 0
-            buses.append(tpw_bus_latency(stream, UInt32(k), &busFrames, &busRate) == 0 ? Int(busFrames) : 0)
+            buses[k] = tpw_bus_latency(stream, UInt32(k), &busFrames, &busRate) == 0 ? Int(busFrames) : 0
         }
         timing.withLock { $0 = (Int(frames), Int(rate), buses) }
     }
@@ -740,21 +806,28 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var finishedReported = false
         var lastTiming = 0.0
         var message = [CChar](repeating: 0, count: 256)
-        var busXruns = [Int](repeating: 0, count: core.buses.count)
+        // Each feed's xruns reported (and the feed's generation they count: a reused feed starts
+        // again from 0), by index.
+        var busXruns = [(generation: Int, count: Int)](repeating: (0, 0), count: core.feedCapacity)
+        // The live feeds whose streams have streamed: one that then stops is lost (one just added
+        // is still connecting). A feed freed leaves it (its index's next stream is new).
         var streamed = Set<Int>()
+        var draining: [Int: (since: Double, emptySince: Double?)] = [:]
         while !stopping {
             supervisor.sleep(seconds: 0.005)
             if stopping { break }
-            closeEndedSessionStreams()
             let now = monotonicSeconds()
+            for k in closeEndedSessionStreams(now: now, draining: &draining) { streamed.remove(k) }
             events.reportXruns(total: xrunCount)
             // A bus's xruns (its stream's cycles without a buffer, its ring's underruns, the
             // graph cycles its stream lost), as ALSA reports a route's: `bus(NAME, xrun(total:))`.
-            for (k, feed) in core.liveBuses.enumerated() {
+            for (k, feed) in core.streamFeeds where k < busXruns.count {
+                let generation = feed.generation.load(ordering: .acquiring)
+                if busXruns[k].generation != generation { busXruns[k] = (generation, 0) }
                 let total = feed.xrunCount
-                while busXruns[k] < total {
-                    busXruns[k] += 1
-                    events.emit(.bus(feed.name, .xrun(total: busXruns[k])))
+                while busXruns[k].count < total {
+                    busXruns[k].count += 1
+                    events.emit(.bus(feed.name, .xrun(total: busXruns[k].count)))
                 }
             }
             if now - lastTiming >= 0.1 {
@@ -778,19 +851,20 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             }
             // A session stream added while playing is not lost while it is still connecting:
             // only once it has streamed (or failed).
+            let live = core.liveFeeds
             if let stream {
-                for k in core.liveBuses.indices where tpw_bus_state(stream, UInt32(k), nil, 0) >= 2 { streamed.insert(k) }
+                for (k, _) in live where tpw_bus_state(stream, UInt32(k), nil, 0) >= 2 { streamed.insert(k) }
             }
             if let stream,
-                let k = core.liveBuses.indices.first(where: { k in
+                let (k, feed) = live.first(where: { k, _ in
                     let state = tpw_bus_state(stream, UInt32(k), nil, 0)
-                    return state < 0 || (state < 2 && (k < core.firstSpare || streamed.contains(k)))
+                    return state < 0 || (state < 2 && streamed.contains(k))
                 })
             {
                 _ = tpw_bus_state(stream, UInt32(k), &message, message.count)
                 let said = text(message)
                 let reason = said.isEmpty ? "its stream was disconnected" : said
-                reconnect(reason: "bus \(core.liveBuses[k].name): \(reason)")
+                reconnect(reason: "bus \(feed.name): \(reason)")
                 continue
             }
             if !finishedReported, core.clock.phase.load(ordering: .acquiring) == .finished {
@@ -818,29 +892,41 @@ extension PipeWireOutput {
             core.dataThread.store(0, ordering: .releasing) // that thread has ended
         }
         // The buses' rings start empty with the new streams (what they held is dropped, counted).
-        for feed in core.liveBuses { feed.reset() }
+        for (_, feed) in core.streamFeeds { feed.reset() }
         var backoff = ReconnectBackoff(settings.reconnect)
         var lastFailure = ""
         while !stopping {
             do throws(TuttiError) {
                 // The session streams live now (those added while playing included), each with
-                // the role it announced last; the ended ones are closed again below.
+                // the role it announced last. Each session feed's index gets its slot: a stream for a live one, an empty slot
+                // for the others (free, being prepared, or retired: the supervisor frees it).
                 let roles = sessionRoles.withLock { $0 }
-                let sessions = core.liveBuses.filter { $0.sessionSlot >= 0 }.map {
-                    SessionStream(name: $0.name, bus: BusID(rawValue: $0.sessionBus), mediaRole: roles[$0.name] ?? "Music")
+                let feeds = core.feeds
+                let sessions: [SessionStream?] = feeds.dropFirst(core.busFeedCount).map { feed in
+                    guard feed.use.load(ordering: .acquiring) == BusFeed.Use.live else { return nil }
+                    return SessionStream(name: feed.name, bus: BusID(rawValue: feed.sessionBus), mediaRole: roles[feed.name] ?? "Music")
                 }
                 let s = try Self.open(
                     settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
                     channels: renderer.configuration.channelCount, remote: remote, core: core, sessions: sessions)
-                // Sessions removed meanwhile keep their streams closed.
-                for (k, feed) in core.liveBuses.enumerated() where feed.ended.load(ordering: .acquiring) { _ = tpw_bus_close(s, UInt32(k)) }
                 do throws(TuttiError) {
                     try connect(s)
                 } catch {
                     tpw_close(s)
                     throw error
                 }
-                setStream(s)
+                // Sessions given a feed while the stream was being opened get their streams now.
+                control.withLock { state in
+                    state.stream = StreamHandle(pointer: s)
+                    let roles = sessionRoles.withLock { $0 }
+                    var message = [CChar](repeating: 0, count: 256)
+                    let first = core.busFeedCount
+                    for (k, feed) in core.liveFeeds where k >= first && (k - first >= sessions.count || sessions[k - first] == nil) {
+                        if !addStream(s, index: k, session: feed.name, role: roles[feed.name] ?? "Music", message: &message) {
+                            log("session \(feed.name): its stream could not be made again (\(text(message)))")
+                        }
+                    }
+                }
                 lost.store(false, ordering: .releasing)
                 _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
                 updateTiming()

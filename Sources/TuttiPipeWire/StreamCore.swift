@@ -30,21 +30,28 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let renderer: Renderer
     let channelCount: Int
     /// The engine's output buses: main (bus 0) plays in this stream's buffer; those with a
-    /// destination through their own stream (`buses`); the others are rendered into scratch
-    /// and dropped.
+    /// destination through their own stream; the others are rendered into scratch and dropped.
     let outputBusCount: Int
-    /// The buses past main that have a stream, in the order of their streams (`tpw_config`'s
-    /// `buses`): fed from `process`, read by `pullBus`.
-    let buses: [BusFeed]
+    /// The feeds, by their streams' indices (`tpw_config`'s `buses`, `tpw_bus_add`): the buses
+    /// past main that have a stream, then the session feeds — those of the sessions' streams
+    /// made at open, the spares built with them, then those built while playing. A table of
+    /// fixed capacity (`feedCapacity`: the buses, plus one per engine bus slot a session may
+    /// use); the first `feedCount` entries are built, each on the control thread, and stay
+    /// until the core goes (`feedOwner` holds them). The data thread reads entries below
+    /// `feedCount` only.
     let busSlots: UnsafeMutablePointer<Unmanaged<BusFeed>>
-    let busCount: Int
+    let feedCapacity: Int
+    let feedCount = Atomic<Int>(0)
+    private let feedOwner: Mutex<[BusFeed]>
+    /// The output buses' feeds (`busSlots.prefix(busFeedCount)`), live for good.
+    let busFeedCount: Int
     /// The render memory per output bus, used when the engine has several output buses or
     /// session streams (`splitsOutput`); otherwise main is rendered straight into PipeWire's
     /// buffer.
     let buffers: OutputBusBuffers
     var splitsOutput: Bool {
         if outputBusCount > 1 { return true }
-        return sessionMixStorage != nil
+        return renderMixes != nil
     }
     /// Brackets each cycle (`OutputSettings.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
@@ -62,25 +69,38 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// the data thread every cycle; nil without session streams.
     let renderMixes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
     let sessionMixCount: Int
-    /// One mix buffer per session feed (live or spare), `buffers.strideSamples` apart.
-    let sessionMixStorage: UnsafeMutablePointer<Float>?
-    /// The feeds in use (`buses.prefix(liveCount)`): output buses, then sessions in the order
-    /// their streams were made; the rest are spares for sessions made while playing. Raised
-    /// by the control thread once a spare is ready and its stream exists.
-    let liveCount = Atomic<Int>(0)
-    /// The feeds in use. Any thread.
-    var liveBuses: ArraySlice<BusFeed> { buses.prefix(liveCount.load(ordering: .acquiring)) }
+    /// What a session feed is built with (its stream's target, its rate, its chunk, its ring,
+    /// its correction's period).
+    private let sessionTarget: String
+    private let sampleRate: Int
+    private let controllerPeriod: Int
+
+    /// The feeds built (`busSlots.prefix(feedCount)`). Any thread but a real-time one.
+    var feeds: [BusFeed] { feedOwner.withLock { $0 } }
+    /// Each feed with a stream that plays (`BusFeed.hasStream`: output buses, live sessions and
+    /// sessions whose stream is being closed) and its index, in index order. Any thread but a
+    /// real-time one.
+    var streamFeeds: [(index: Int, feed: BusFeed)] {
+        feeds.enumerated().filter { $0.element.hasStream }.map { ($0.offset, $0.element) }
+    }
+    /// The live feeds (output buses and sessions playing). Any thread but a real-time one.
+    var liveFeeds: [(index: Int, feed: BusFeed)] {
+        feeds.enumerated().filter { $0.element.use.load(ordering: .acquiring) == BusFeed.Use.live }.map { ($0.offset, $0.element) }
+    }
 
     /// Frames a bus's ring holds: 4 of PipeWire's largest quanta (8192 frames) at most.
     static let busRingFrames = 32_768
 
     /// `busDestinations`: for each bus past main that plays, its name and target (the buses
     /// past main without one are rendered and dropped); `busPeriodFrames`: the frames between
-    /// two updates of their clock correction. Allocates: control thread.
+    /// two updates of their clock correction; `sessionStreams` the sessions whose streams are
+    /// made at open, with `spareSessionStreams` free feeds built ahead for sessions made while
+    /// playing, and room (`perSession`) for one session feed per engine bus slot. Allocates:
+    /// control thread.
     init(
         renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
         busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default",
-        spareSessionStreams: Int = 0
+        spareSessionStreams: Int = 0, perSession: Bool = false
     ) {
         self.renderer = renderer
         self.capture = capture
@@ -90,12 +110,14 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         outputBusCount = renderer.outputBusCount
         buffers = OutputBusBuffers(
             busCount: outputBusCount, frameCapacity: min(1024, renderer.configuration.maxBlockFrames), channelCount: channelCount)
-        let busStride = buffers.strideSamples
         let slotLimit = min(renderer.configuration.maxBuses, Self.maxSessionSlots)
         let sessions = sessionStreams.filter { $0.busSlot >= 0 && $0.busSlot < slotLimit }
-        let sessionFeedCount = sessions.count + spareSessionStreams
+        let hasSessions = perSession || !sessions.isEmpty || spareSessionStreams > 0
         self.scope = scope ?? .inactive
         hasScope = scope != nil
+        self.sessionTarget = sessionTarget
+        sampleRate = renderer.configuration.sampleRate
+        controllerPeriod = busPeriodFrames
         let names = renderer.configuration.outputBuses
         let rate = renderer.configuration.sampleRate
         let busFeeds = busDestinations.compactMap { bus -> BusFeed? in
@@ -105,66 +127,94 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 sampleRate: rate, maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
                 controllerPeriod: busPeriodFrames)
         }
-        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`),
-        // then the spares (their streams are added by `tpw_bus_add` when they are used).
-        let sessionFeeds = (0..<sessionFeedCount).map { k in
-            BusFeed(
-                name: k < sessions.count ? sessions[k].name : "", index: 0, destination: sessionTarget,
-                channelCount: renderer.configuration.channelCount, sampleRate: rate,
-                maximumChunkFrames: min(1024, renderer.configuration.maxBlockFrames), ringFrames: Self.busRingFrames,
-                controllerPeriod: busPeriodFrames, sessionSlot: k < sessions.count ? sessions[k].busSlot : -1,
-                sessionBus: k < sessions.count ? sessions[k].bus.rawValue : 0)
-        }
-        buses = busFeeds + sessionFeeds
-        firstSpare = busFeeds.count + sessions.count
-        if sessionFeedCount == 0 {
-            renderMixes = nil
-            sessionMixCount = 0
-            sessionMixStorage = nil
-        } else {
-            let storage = allocateAudio(Float.self, capacity: busStride * sessionFeedCount)
-            storage.initialize(repeating: 0, count: busStride * sessionFeedCount)
-            for (k, feed) in sessionFeeds.enumerated() { feed.mixBuffer = storage + k * busStride }
+        busFeedCount = busFeeds.count
+        feedCapacity = busFeeds.count + (hasSessions ? slotLimit : 0)
+        if hasSessions {
             let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: slotLimit)
             table.initialize(repeating: nil, count: slotLimit)
             renderMixes = table
             sessionMixCount = slotLimit
-            sessionMixStorage = storage
+        } else {
+            renderMixes = nil
+            sessionMixCount = 0
         }
-        busCount = buses.count
-        busSlots = .allocate(capacity: max(buses.count, 1))
-        for (k, b) in buses.enumerated() { (busSlots + k).initialize(to: .passUnretained(b)) }
-        liveCount.store(firstSpare, ordering: .releasing)
+        busSlots = .allocate(capacity: max(feedCapacity, 1))
+        // The sessions' feeds after the buses' (their streams follow the buses' in `tpw_config`),
+        // then the spares (free; their streams are made by `tpw_bus_add` when they are taken).
+        let make = { (name: String, slot: Int, bus: UInt64, use: Int) in
+            Self.sessionFeed(
+                name: name, slot: slot, bus: bus, use: use, target: sessionTarget, channelCount: renderer.configuration.channelCount,
+                sampleRate: rate, chunkFrames: min(1024, renderer.configuration.maxBlockFrames), controllerPeriod: busPeriodFrames)
+        }
+        var built = busFeeds
+        for session in sessions where built.count < feedCapacity {
+            built.append(make(session.name, session.busSlot, session.bus.rawValue, BusFeed.Use.live))
+        }
+        for _ in 0..<spareSessionStreams where built.count < feedCapacity { built.append(make("", -1, 0, BusFeed.Use.free)) }
+        feedOwner = Mutex(built)
+        for (k, b) in built.enumerated() { (busSlots + k).initialize(to: .passUnretained(b)) }
+        feedCount.store(built.count, ordering: .releasing)
+    }
+
+    /// A session feed (its mix buffer, ring and correction). Allocates: control thread.
+    private static func sessionFeed(
+        name: String, slot: Int, bus: UInt64, use: Int, target: String, channelCount: Int, sampleRate: Int, chunkFrames: Int,
+        controllerPeriod: Int
+    ) -> BusFeed {
+        BusFeed(
+            name: name, index: 0, destination: target, channelCount: channelCount, sampleRate: sampleRate,
+            maximumChunkFrames: chunkFrames, ringFrames: busRingFrames, controllerPeriod: controllerPeriod, sessionSlot: slot,
+            sessionBus: bus, mixFrames: chunkFrames, use: use)
     }
 
     /// The engine bus slots a session stream may use (below the engine's `maxBuses`).
     static let maxSessionSlots = 256
-    /// The first spare session feed (`buses`); spares are used in order.
-    let firstSpare: Int
 
-    /// Prepares the next spare feed for session `name` on `bus` (its ring emptied, its
-    /// correction restarted): its index in `buses`, or nil when none is left or the bus's
-    /// slot is past `maxSessionSlots`. The caller adds its stream, then `makeLive`. Control
-    /// thread.
-    func prepareSpare(name: String, bus: BusID) -> Int? {
-        let k = liveCount.load(ordering: .acquiring)
-        guard k < buses.count, k >= firstSpare, bus.slot >= 0, bus.slot < sessionMixCount else { return nil }
-        let feed = buses[k]
-        feed.name = name
-        feed.sessionSlot = bus.slot
-        feed.sessionBus = bus.rawValue
-        feed.sessionState = 0
-        feed.reset()
+    /// Takes a feed for session `name` on `bus`: a free one (a removed session's, once retired,
+    /// or a spare), else one built now (on this thread, published to the data thread through
+    /// `feedCount`), `preparing` and recycled (`BusFeed.recycle`). Its index (its stream's), or
+    /// nil when the bus's slot is past `maxSessionSlots` or every entry of the table holds a
+    /// feed in use. The caller makes its stream, then `makeLive` (or `release` on failure).
+    /// Control thread, one call at a time (the output's control lock).
+    func prepareSessionFeed(name: String, bus: BusID) -> Int? {
+        guard bus.slot >= 0, bus.slot < sessionMixCount else { return nil }
+        let count = feedCount.load(ordering: .acquiring)
+        var taken: Int?
+        for k in busFeedCount..<count {
+            let feed = busSlots[k].takeUnretainedValue()
+            if feed.use.compareExchange(expected: BusFeed.Use.free, desired: BusFeed.Use.preparing, ordering: .acquiringAndReleasing)
+                .exchanged
+            {
+                taken = k
+                break
+            }
+        }
+        if taken == nil, count < feedCapacity {
+            let feed = Self.sessionFeed(
+                name: name, slot: bus.slot, bus: bus.rawValue, use: BusFeed.Use.preparing, target: sessionTarget,
+                channelCount: channelCount, sampleRate: sampleRate, chunkFrames: buffers.frameCapacity, controllerPeriod: controllerPeriod)
+            feedOwner.withLock { $0.append(feed) }
+            (busSlots + count).initialize(to: .passUnretained(feed))
+            feedCount.store(count + 1, ordering: .releasing)
+            taken = count
+        }
+        guard let k = taken else { return nil }
+        busSlots[k].takeUnretainedValue().recycle(name: name, slot: bus.slot, bus: bus.rawValue)
         return k
     }
 
-    /// Feed `k` (prepared) takes part from the data thread's next cycle. Control thread.
-    func makeLive(_ k: Int) { liveCount.store(k + 1, ordering: .releasing) }
+    /// Feed `k` (prepared, its stream made) takes part from the data thread's next cycle.
+    /// Control thread.
+    func makeLive(_ k: Int) { busSlots[k].takeUnretainedValue().use.store(BusFeed.Use.live, ordering: .releasing) }
+
+    /// Feed `k` (prepared or retired: no stream of it plays, the data thread does not touch
+    /// it) is free for another session. Control thread or supervisor.
+    func release(_ k: Int) { busSlots[k].takeUnretainedValue().use.store(BusFeed.Use.free, ordering: .releasing) }
 
     deinit {
+        busSlots.deinitialize(count: feedCount.load(ordering: .acquiring))
         busSlots.deallocate()
         renderMixes?.deallocate()
-        if let sessionMixStorage { deallocateAudio(sessionMixStorage) }
     }
 
     // MARK: PipeWire's data thread
@@ -178,36 +228,42 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let grant = clock.beginCycle(frameCount: frameCount)
         let rendered = grant.count
         let feeds = busSlots
-        let feedCount = liveCount.load(ordering: .acquiring)
+        let feedCount = feedCount.load(ordering: .acquiring)
+        // Which feeds this cycle feeds: `use` read once (the control thread makes a feed live,
+        // the supervisor frees one, at any time; only this thread ends a live one).
+        for k in 0..<feedCount {
+            feeds[k]._withUnsafeGuaranteedRef { $0.renderLive = $0.use.load(ordering: .acquiring) == BusFeed.Use.live }
+        }
         if splitsOutput {
             let busScratch = buffers.table
             let scratch = buffers.samples
             let mixes = renderMixes
             if let mixes {
-                // A session whose bus has gone (removed) stops being split: its slot mixes into
-                // main again (another session may take it), and its stream is closed.
+                // A session whose bus has gone (removed; perhaps added and removed between two
+                // cycles: `busHasLeft`) stops being split: its slot mixes into
+                // main again (another session may take it), and its feed is retired (`ending`:
+                // this thread's last touch; the supervisor closes its stream and frees it). One
+                // still waiting for its bus claims the slot only when no other feed holds it (a
+                // removed session's bus on that slot may still be fading out).
                 for k in 0..<feedCount {
-                    let (slot, bus, state, buffer) = feeds[k]._withUnsafeGuaranteedRef {
-                        ($0.sessionSlot, $0.sessionBus, $0.sessionState, $0.mixBuffer)
+                    let (live, slot, bus, playing, mix) = feeds[k]._withUnsafeGuaranteedRef {
+                        ($0.renderLive, $0.sessionSlot, $0.sessionBus, $0.sessionPlaying, $0.mixBuffer)
                     }
-                    if slot < 0 { continue }
-                    var next = state
-                    if state != 2 {
-                        if renderer.hasBus(BusID(rawValue: bus)) {
-                            next = 1
-                        } else if state == 1 {
-                            next = 2
-                        }
-                    }
-                    if next != state {
-                        feeds[k]._withUnsafeGuaranteedRef {
-                            $0.sessionState = next
-                            if next == 2 { $0.ended.store(true, ordering: .releasing) }
-                        }
-                    }
-                    if next == 2 {
+                    guard live, slot >= 0, let buffer = mix else { continue }
+                    let id = BusID(rawValue: bus)
+                    let present = renderer.hasBus(id)
+                    var gone = false
+                    if !present { gone = playing ? true : renderer.busHasLeft(id) }
+                    if present {
+                        if !playing { feeds[k]._withUnsafeGuaranteedRef { $0.sessionPlaying = true } }
+                        mixes[slot] = buffer
+                    } else if gone {
                         if mixes[slot] == buffer { mixes[slot] = nil }
-                    } else {
+                        feeds[k]._withUnsafeGuaranteedRef {
+                            $0.renderLive = false
+                            $0.use.store(BusFeed.Use.ending, ordering: .releasing)
+                        }
+                    } else if mixes[slot] == nil || mixes[slot] == buffer {
                         mixes[slot] = buffer
                     }
                 }
@@ -227,9 +283,8 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 for i in 0..<n &* channelCount { to[i] = scratch[i] }
                 for k in 0..<feedCount {
                     feeds[k]._withUnsafeGuaranteedRef { feed in
-                        if feed.isEnded { return }
-                        let slot = feed.sessionSlot
-                        if slot >= 0, let buffer = feed.mixBuffer {
+                        guard feed.renderLive else { return }
+                        if feed.sessionSlot >= 0, let buffer = feed.mixBuffer {
                             feed.push(buffer, frameCount: n)
                         } else {
                             feed.push(busScratch[feed.index], frameCount: n)
@@ -252,7 +307,9 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
                 while offset < frameCount {
                     let n = min(frameCount &- offset, buffers.frameCapacity)
                     silence.update(repeating: 0, count: n &* channelCount)
-                    for k in 0..<feedCount { feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.push(silence, frameCount: n) } } }
+                    for k in 0..<feedCount {
+                        feeds[k]._withUnsafeGuaranteedRef { if $0.renderLive { $0.push(silence, frameCount: n) } }
+                    }
                     offset &+= n
                 }
             }
@@ -261,7 +318,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             // clock_gettime(CLOCK_MONOTONIC) is answered in the vDSO: no call into the kernel.
             let now = monotonicNanoseconds()
             for k in 0..<feedCount {
-                feeds[k]._withUnsafeGuaranteedRef { if !$0.isEnded { $0.measure(cycleFrames: frameCount, now: now) } }
+                feeds[k]._withUnsafeGuaranteedRef { if $0.renderLive { $0.measure(cycleFrames: frameCount, now: now) } }
             }
         }
         if hasScope { _unsafePerformance { exit() } }
@@ -293,23 +350,33 @@ extension StreamCore {
 }
 
 extension StreamCore {
-    /// One cycle of bus stream `bus` (its index in `buses`): `frameCount` frames from its ring
+    /// One cycle of bus stream `bus` (its feed's index): `frameCount` frames from its ring
     /// into `output` (NULL: the cycle found no free buffer, counted); silence from a feed not
-    /// live yet (a session stream just added). PipeWire's data thread.
+    /// live yet (a session stream just added, its feed still being prepared). A retired
+    /// feed's stream (`ending`) plays out its ring (`draining`: the session's fade-out) until
+    /// the supervisor closes it.
+    /// PipeWire's data thread.
     @_noLocks
     func pullBus(_ bus: Int, into output: UnsafeMutablePointer<Float>?, frameCount: Int) {
-        guard bus >= 0, bus < busCount else { return }
-        if bus >= liveCount.load(ordering: .acquiring) {
+        guard bus >= 0, bus < feedCount.load(ordering: .acquiring) else {
             output?.update(repeating: 0, count: frameCount &* channelCount)
             return
         }
         let mainCycle = cycleFrames.load(ordering: .relaxed)
+        let samples = frameCount &* channelCount
         busSlots[bus]._withUnsafeGuaranteedRef { feed in
+            let use = feed.use.load(ordering: .acquiring)
+            guard use == BusFeed.Use.live || use == BusFeed.Use.ending else {
+                output?.update(repeating: 0, count: samples)
+                return
+            }
             guard let output else {
                 feed.missedCycles.add(1, ordering: .relaxed)
                 return
             }
-            feed.pull(into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds())
+            feed.pull(
+                into: output, frameCount: frameCount, mainCycle: mainCycle, now: monotonicNanoseconds(),
+                draining: use == BusFeed.Use.ending)
         }
     }
 }
@@ -327,7 +394,7 @@ extension StreamCore {
             captureCounts.lostCycles.add(cycles, ordering: .relaxed)
             captureCounts.lostFrames.add(frames, ordering: .relaxed)
         default:
-            guard stream >= 0, stream < busCount else { return }
+            guard stream >= 0, stream < feedCount.load(ordering: .acquiring) else { return }
             busSlots[stream]._withUnsafeGuaranteedRef { feed in
                 feed.lostCycles.add(cycles, ordering: .relaxed)
                 feed.lostFrames.add(frames, ordering: .relaxed)

@@ -1,5 +1,7 @@
+import Synchronization
 import Testing
 import TuttiEngine
+import TuttiOutput
 import TuttiTestSupport
 
 @testable import TuttiPipeWire
@@ -100,7 +102,56 @@ import TuttiTestSupport
         #expect(abs(busPeak - 0.25) < 0.01, "bus peak \(busPeak)")
         #expect(abs(mainPeak - 0.5) < 0.01, "main peak \(mainPeak)")
         #expect(
-            core.buses[0].framesInserted.load(ordering: .relaxed) == 0
-                && core.buses[0].correction.framesDropped.load(ordering: .relaxed) == 0)
+            core.feeds[0].framesInserted.load(ordering: .relaxed) == 0
+                && core.feeds[0].correction.framesDropped.load(ordering: .relaxed) == 0)
+    }
+
+    /// A session feed retired and reused: main's callback retires it (`ending`) when its bus is
+    /// removed, allocating nothing; freed and taken for another session (on this thread, as the
+    /// supervisor and the control thread do), the same feed plays the new session's bus (its
+    /// tone, 500 Hz at 0.2, in the stream's buffer) from the callbacks, allocating nothing; no
+    /// feed is built.
+    @Test func aRetiredSessionFeedIsReusedWithoutAllocating() throws {
+        let engine = try Engine()
+        let first = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 1_000, amplitude: 0.25), bus: first, loop: true)))
+        let core = StreamCore(
+            renderer: engine.renderer, scope: nil, sessionStreams: [SessionStream(name: "a", bus: first, mediaRole: "Music")],
+            perSession: true)
+        core.clock.phase.store(.rendering, ordering: .releasing)
+        let cycle = 1_024
+        let main = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        let stream = UnsafeMutablePointer<Float>.allocate(capacity: cycle * 2)
+        defer {
+            main.deallocate()
+            stream.deallocate()
+        }
+        func cycles(_ n: Int) {
+            for _ in 0..<n {
+                core.process(into: main, frameCount: cycle, renderer: engine.renderer)
+                core.pullBus(0, into: stream, frameCount: cycle)
+            }
+        }
+        cycles(8)
+        let feed = core.feeds[0]
+        #expect(feed.use.load(ordering: .acquiring) == BusFeed.Use.live && feed.sessionPlaying)
+        try engine.removeBus(first)
+        let retiring = countMallocs { cycles(8) }
+        #expect(retiring == 0)
+        #expect(feed.isEnding)
+        core.release(0)
+        let second = try engine.addBus()
+        try engine.send(.play(try engine.addSource(.tone(frequency: 500, amplitude: 0.2), bus: second, loop: true)))
+        let k = core.prepareSessionFeed(name: "b", bus: second)
+        #expect(k == 0)
+        core.makeLive(0)
+        let reused = countMallocs { cycles(40) }
+        #expect(reused == 0)
+        #expect(core.feedCount.load(ordering: .acquiring) == 1)
+        #expect(feed.name == "b" && feed.sessionPlaying && feed.use.load(ordering: .acquiring) == BusFeed.Use.live)
+        let peak = (0..<cycle).map { abs(stream[2 * $0]) }.max() ?? 0
+        let tone = Analysis.toneAmplitude((0..<cycle).map { Double(stream[2 * $0]) }[...], frequency: 500, sampleRate: 48_000)
+        #expect(abs(peak - 0.2) < 0.01, "the reused feed's stream: peak \(peak)")
+        #expect(abs(tone - 0.2) < 0.02, "the reused feed's stream: 500 Hz at \(tone)")
     }
 }

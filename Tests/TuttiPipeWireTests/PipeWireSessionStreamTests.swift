@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Tutti
+import TuttiPipeWire
 import TuttiTestSupport
 
 /// `streams` `.perSession` (`--streams per-session`): a PipeWire stream per session, named
@@ -94,6 +95,41 @@ import TuttiTestSupport
         #expect(nodes["tutti-mic"] == nil)
         #expect(engine.isOutputRunning)
         #expect(!engine.pollEvents().contains { if case .deviceLost = $0.kind { true } else { false } })
+    }
+
+    /// Through the library: sessions made and removed while playing, twice as many as
+    /// `PipeWireOutput.spareSessionStreams`, one made and the one before removed each round:
+    /// each live session has its stream with its role, each removed one's is gone (a removed
+    /// session's feed is reused: none is left to main's stream).
+    @Test(.enabled(if: PipeWireServer.isAvailable && pwDump != nil, Comment(rawValue: PipeWireServer.skipReason)))
+    func sessionsMadeAndRemovedPastTheSparesKeepTheirStreams() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let engine = try AudioEngine()
+        _ = try engine.makeSession(SessionConfiguration(id: "song", category: .playback))
+        var configuration = OutputConfiguration()
+        configuration.backend = .pipewire
+        configuration.device = PipeWireServer.sink
+        configuration.watchOtherAudio = false
+        configuration.streams = .perSession
+        try engine.startOutput(configuration, pipeWireRemote: server.socket)
+        defer { engine.stopOutput() }
+        var previous: SessionHandle?
+        var nodes: [String: [String: String]] = [:]
+        for i in 0..<(2 * PipeWireOutput.spareSessionStreams) {
+            let category: Category = i % 2 == 0 ? .ambient : .playAndRecord
+            let session = try engine.makeSession(SessionConfiguration(id: "late\(i)", category: category))
+            try previous?.remove()
+            let role = i % 2 == 0 ? "Game" : "Communication"
+            let settled = eventually(10) {
+                nodes = (try? Self.streams(server)) ?? [:]
+                return nodes["tutti-late\(i)"]?["media.role"] == role && (i == 0 || nodes["tutti-late\(i - 1)"] == nil)
+            }
+            #expect(settled, "round \(i): \(nodes.keys.sorted())")
+            previous = session
+        }
+        #expect(Set(nodes.keys.filter { $0.hasPrefix("tutti") }) == ["tutti", "tutti-song", "tutti-late15"], "\(nodes.keys.sorted())")
+        #expect(engine.isOutputRunning)
     }
 
     /// An engine with a limiter cannot give each session its share (the limiter acts on the

@@ -45,7 +45,8 @@ typedef void (*tpw_gap_fn)(void *user, int32_t stream, uint32_t cycles, uint64_t
 /// One more playback stream on the same connection, for an output bus past main (strings are
 /// copied).
 typedef struct tpw_bus_config {
-    const char *node_name; // node.name ("CLIENT-BUS")
+    const char *node_name; // node.name ("CLIENT-BUS"); NULL in tpw_open's list: an empty slot
+                           // (closed; tpw_bus_add may make it later)
     const char *target;    // target.object (a node name or serial); NULL: the default sink
     const char *media_role; // media.role; NULL: main's
     const char *media_name; // media.name; NULL: node_name
@@ -111,11 +112,13 @@ int tpw_state(tpw_stream *stream, char *error, size_t error_size);
 /// index out of range.
 int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
 
-/// Adds a bus stream (index: the next, returned) as tpw_open makes them, connected at once
-/// when tpw_connect ran; its callback is `bus_render` with that index. -1 with `error` set
-/// when the room (`bus_capacity`) is used up or PipeWire refuses. Takes the thread loop's
-/// lock: any thread but PipeWire's.
-int tpw_bus_add(tpw_stream *stream, const tpw_bus_config *config, char *error, size_t error_size);
+/// Makes bus stream `bus` as tpw_open makes them, connected at once when tpw_connect ran; its
+/// callback is `bus_render` with that index. `bus` is the next index (the count grows by one)
+/// or a closed one below it (tpw_bus_close, or an empty slot of tpw_open: the slot is made
+/// again, with a new stream and node). `bus` returned, or -1 with `error` set when it is past
+/// the room (`bus_capacity`) or the count, still open, or PipeWire refuses. Takes the thread
+/// loop's lock: any thread but PipeWire's.
+int tpw_bus_add(tpw_stream *stream, uint32_t bus, const tpw_bus_config *config, char *error, size_t error_size);
 
 /// Destroys bus stream `bus` (its node leaves the graph; its callback never runs again), the
 /// others and main playing on; tpw_bus_state then reads 3 (streaming) for it, tpw_connect
