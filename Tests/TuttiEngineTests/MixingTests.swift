@@ -173,7 +173,7 @@ import TuttiTestSupport
             for s in [a, b, c] { try engine.send(.play(s)) }
             let total = 10_240
             var out = [Float](repeating: 0, count: total * 2)
-            try out.withUnsafeMutableBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { p in
                 var done = 0
                 while done < total {
                     engine.render(into: p.baseAddress! + done * 2, frameCount: block)

@@ -35,7 +35,7 @@ import TuttiTestSupport
         var settings = OutputSettings(device: PipeWireServer.sink)
         settings.clientName = "tutti-test"
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
         let collector = Collector()
@@ -143,7 +143,7 @@ import TuttiTestSupport
         settings.clientName = "tutti-test"
         settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         settings.sessionStreams = [SessionStream(name: "song", bus: sessionBus, mediaRole: "Music")]
         let collector = Collector()
@@ -192,7 +192,7 @@ import TuttiTestSupport
         var settings = OutputSettings(device: PipeWireServer.sink)
         settings.clientName = "tutti-test"
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
         let collector = Collector()
@@ -253,7 +253,7 @@ import TuttiTestSupport
         var settings = OutputSettings(device: PipeWireServer.sink)
         settings.clientName = "tutti-test"
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         settings.sessionStreams = [SessionStream(name: "song", bus: bus, mediaRole: "Music")]
         let collector = Collector()
@@ -296,7 +296,7 @@ import TuttiTestSupport
         var settings = OutputSettings(device: PipeWireServer.sink)
         settings.clientName = "tutti-test"
         settings.periodFrames = 2_048
-        settings.watchOtherAudio = false
+        settings.watchDesktop = false
         settings.streams = .perSession
         let collector = Collector()
         let output = try PipeWireOutput(

@@ -110,7 +110,7 @@ import TuttiTestSupport
         var configuration = OutputConfiguration()
         configuration.backend = .pipewire
         configuration.device = PipeWireServer.sink
-        configuration.watchOtherAudio = false
+        configuration.watchDesktop = false
         configuration.streams = .perSession
         try engine.startOutput(configuration, pipeWireRemote: server.socket)
         defer { engine.stopOutput() }
