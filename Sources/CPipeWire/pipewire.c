@@ -2079,9 +2079,14 @@ static int test_device_sync(void *object, int seq) {
 static int test_device_enum_params(void *object, int seq, uint32_t id, uint32_t start, uint32_t num, const struct spa_pod *filter) {
     (void)num, (void)filter;
     struct tpw_test_device *d = object;
-    if (id != SPA_PARAM_Route || start > 0 || !d->port_type[0]) return 0; // "": no active route
+    if (id != SPA_PARAM_Route || start > 0) return 0;
+    // "": no active output route — the card's profile has only its input (a Route for capture,
+    // "mic"), as an input-only profile has. (Not no Route at all: the daemon keeps an exported
+    // device's last answered params when an enumeration answers none.)
+    bool output = d->port_type[0] != 0;
     uint64_t buffer[256];
-    if (!tpw_test_route_pod(buffer, sizeof buffer, 0, d->port_type, SPA_DIRECTION_OUTPUT, d->profile_device, d->available)) {
+    if (!tpw_test_route_pod(buffer, sizeof buffer, 0, output ? d->port_type : "mic", output ? SPA_DIRECTION_OUTPUT : SPA_DIRECTION_INPUT,
+                            d->profile_device, d->available)) {
         return -ENOSPC;
     }
     struct spa_result_device_params result = {.id = id, .index = 0, .next = 1, .param = (struct spa_pod *)buffer};

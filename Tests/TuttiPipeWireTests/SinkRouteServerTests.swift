@@ -252,15 +252,15 @@ extension PlayPipeWireCommandTests {
         struct Failure: Error { let message: String }
 
         /// The card's active port switches (2: plugged in, 1: unplugged, 0: unknown).
-        /// nil: no active route at all (the card's profile off).
+        /// nil: no active output route (only an input one: an input-only profile).
         func setRoute(_ port: String?, available: UInt32) { tpw_test_device_set_route(pointer, port, available) }
 
         deinit { tpw_test_device_close(pointer) }
     }
 
     /// The watcher reads a card's active port from the daemon: the sink is reported with its
-    /// device's Route (port.type speaker, then headphones plugged in, unplugged, HDMI, then no
-    /// route at all) and the device's `device.api` (the sink has none of its own), and maps it
+    /// device's Route (port.type speaker, then headphones plugged in, unplugged, HDMI, then no output
+    /// route, only an input one) and the device's `device.api` (the sink has none of its own), and maps it
     /// as the table says.
     @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func theWatcherReadsTheCardsActivePort() throws {
@@ -282,7 +282,8 @@ extension PlayPipeWireCommandTests {
         #expect(sink()?.route == .speaker)
         card.setRoute("hdmi", available: 2)
         #expect(eventually(10) { sink()?.route == .external }, "\(String(describing: sink()))")
-        // No active route any more: the routes enumerated replace the old ones as a whole.
+        // No active output route any more (an input-only profile: its Route is the mic's): the
+        // routes enumerated replace the old ones as a whole, and input routes are not the sink's.
         card.setRoute(nil, available: 0)
         #expect(eventually(10) { sink()?.portType == "" }, "\(String(describing: sink()))")
         #expect(sink()?.route == .speaker && sink()?.portAvailability == .unknown)

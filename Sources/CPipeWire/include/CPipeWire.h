@@ -267,8 +267,9 @@ tpw_test_device *tpw_test_device_open(const char *remote, const char *name, int3
                                       uint32_t available, uint32_t *global_id, char *error, size_t error_size);
 
 /// Tests only: the device's active route switches (port.type, available), as a card's does when
-/// headphones are plugged in (`port_type` NULL or "": it has no active route, as a card whose
-/// profile is off): its info says its Route param changed (the serial bit of its flags).
+/// headphones are plugged in (`port_type` NULL or "": it has no active output route, only an
+/// input one, "mic", as a card with an input-only profile): its info says its Route param
+/// changed (the serial bit of its flags).
 void tpw_test_device_set_route(tpw_test_device *device, const char *port_type, uint32_t available);
 
 /// Tests only: unexports the device and disconnects. NULL is ignored.
