@@ -969,7 +969,8 @@ public struct PipeWireBusClock: Sendable, Equatable {
     public var framesPlayed: Int64
     /// Silent frames played because the ring ran dry (an underrun of the bus).
     public var framesInserted: Int64
-    /// Frames the ring had no room for (lost), or held when the streams were reopened.
+    /// Frames the ring dropped when it overflowed (its older frames, or new ones that found no
+    /// room: lost), or held when the streams were reopened.
     public var framesDropped: Int64
     /// Bus cycles the ring could not fill.
     public var underruns: Int
