@@ -333,7 +333,16 @@ struct tpw_stream {
     char *main_role;
     char *latency;
     bool connected;
+    // Its handle (the open streams' table, under handles_lock): the id callers name it by, the
+    // calls on it in flight, whether tpw_close is waiting for them, the next open stream.
+    tpw_id id;
+    uint32_t users;
+    bool closing;
+    struct tpw_stream *next_open;
 };
+
+/// Destroys the stream and frees it (tpw_close's work, once no call uses it).
+static void stream_close(tpw_stream *s);
 
 static char *dup_or_null(const char *text) { return text ? strdup(text) : NULL; }
 
@@ -506,7 +515,7 @@ static void no_daemon(const char *remote, int e, char *error, size_t error_size)
     }
 }
 
-tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
+static tpw_stream *stream_open(const tpw_config *config, char *error, size_t error_size) {
     if (tpw_load(error, error_size) != 0) return NULL;
     struct tpw_stream *s = calloc(1, sizeof *s);
     if (!s) {
@@ -531,12 +540,12 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
     s->context = p_pw_context_new(p_pw_thread_loop_get_loop(s->loop), p_pw_properties_new("config.name", "client-rt.conf", NULL), 0);
     if (!s->context) {
         snprintf(error, error_size, "pw_context_new failed (%s)", strerror(errno));
-        tpw_close(s);
+        stream_close(s);
         return NULL;
     }
     if (p_pw_thread_loop_start(s->loop) < 0) {
         snprintf(error, error_size, "pw_thread_loop_start failed (%s)", strerror(errno));
-        tpw_close(s);
+        stream_close(s);
         return NULL;
     }
     p_pw_thread_loop_lock(s->loop);
@@ -546,7 +555,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         int e = errno;
         p_pw_thread_loop_unlock(s->loop);
         no_daemon(config->remote, e, error, error_size);
-        tpw_close(s);
+        stream_close(s);
         return NULL;
     }
     struct pw_properties *props = p_pw_properties_new(
@@ -559,7 +568,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         int e = errno;
         p_pw_thread_loop_unlock(s->loop);
         snprintf(error, error_size, "pw_stream_new failed (%s)", strerror(e));
-        tpw_close(s);
+        stream_close(s);
         return NULL;
     }
     p_pw_stream_add_listener(s->stream, &s->listener, &stream_events, s);
@@ -577,7 +586,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
             int e = errno;
             p_pw_thread_loop_unlock(s->loop);
             snprintf(error, error_size, "pw_stream_new failed for the capture stream (%s)", strerror(e));
-            tpw_close(s);
+            stream_close(s);
             return NULL;
         }
         s->capture_fn = config->capture;
@@ -593,7 +602,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         if (!s->buses) {
             p_pw_thread_loop_unlock(s->loop);
             copy(error, error_size, "out of memory");
-            tpw_close(s);
+            stream_close(s);
             return NULL;
         }
         s->bus_capacity = capacity;
@@ -601,7 +610,7 @@ tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size) {
         for (uint32_t k = 0; config->buses && k < config->bus_count; k++) {
             if (make_bus(s, k, &config->buses[k], error, error_size) < 0) {
                 p_pw_thread_loop_unlock(s->loop);
-                tpw_close(s);
+                stream_close(s);
                 return NULL;
             }
             atomic_store_explicit(&s->bus_count, k + 1, memory_order_release);
@@ -661,7 +670,7 @@ static void positions(uint32_t channels, uint32_t *position) {
     }
 }
 
-int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
+static int stream_connect(tpw_stream *s, char *error, size_t error_size) {
     if (s->channels == 0 || s->channels > SPA_AUDIO_MAX_CHANNELS) {
         snprintf(error, error_size, "%u channels: PipeWire takes 1…%d", s->channels, SPA_AUDIO_MAX_CHANNELS);
         return -1;
@@ -715,7 +724,7 @@ int tpw_connect(tpw_stream *s, char *error, size_t error_size) {
     return 0;
 }
 
-int tpw_bus_add(tpw_stream *s, uint32_t bus, const tpw_bus_config *c, char *error, size_t error_size) {
+static int stream_bus_add(tpw_stream *s, uint32_t bus, const tpw_bus_config *c, char *error, size_t error_size) {
     if (!s->buses || !c || !c->node_name) {
         copy(error, error_size, "this stream was opened without room for more bus streams");
         return -1;
@@ -758,7 +767,7 @@ int tpw_bus_add(tpw_stream *s, uint32_t bus, const tpw_bus_config *c, char *erro
     return (int)k;
 }
 
-int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
+static int stream_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
     if (bus >= s->bus_count) return -1;
     struct tpw_bus *b = &s->buses[bus];
     if (error && error_size > 0) {
@@ -770,7 +779,7 @@ int tpw_bus_state(tpw_stream *s, uint32_t bus, char *error, size_t error_size) {
     return atomic_load_explicit(&b->state, memory_order_acquire);
 }
 
-int tpw_bus_close(tpw_stream *s, uint32_t bus) {
+static int stream_bus_close(tpw_stream *s, uint32_t bus) {
     if (bus >= s->bus_count) return -1;
     struct tpw_bus *b = &s->buses[bus];
     // Closed on purpose: reads as streaming from now on, so no one takes it for a lost stream.
@@ -784,7 +793,7 @@ int tpw_bus_close(tpw_stream *s, uint32_t bus) {
     return 0;
 }
 
-int tpw_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {
+static int stream_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {
     if (bus >= s->bus_count || !s->buses[bus].stream || !role) return -1;
     struct spa_dict_item items[] = {SPA_DICT_ITEM_INIT("media.role", role)};
     struct spa_dict dict = SPA_DICT_INIT(items, 1);
@@ -794,9 +803,9 @@ int tpw_bus_set_role(tpw_stream *s, uint32_t bus, const char *role) {
     return rc < 0 ? -1 : 0;
 }
 
-int tpw_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }
+static int stream_capture_state(tpw_stream *s) { return s->capture ? atomic_load_explicit(&s->capture_state, memory_order_acquire) : 0; }
 
-int tpw_state(tpw_stream *s, char *error, size_t error_size) {
+static int stream_state(tpw_stream *s, char *error, size_t error_size) {
     if (error && error_size > 0) {
         p_pw_thread_loop_lock(s->loop);
         copy(error, error_size, s->error);
@@ -805,7 +814,7 @@ int tpw_state(tpw_stream *s, char *error, size_t error_size) {
     return atomic_load_explicit(&s->state, memory_order_acquire);
 }
 
-void tpw_wait(tpw_stream *s, int seconds) {
+static void stream_wait(tpw_stream *s, int seconds) {
     p_pw_thread_loop_lock(s->loop);
     p_pw_thread_loop_timed_wait(s->loop, seconds);
     p_pw_thread_loop_unlock(s->loop);
@@ -823,23 +832,21 @@ static int stream_latency(tpw_stream *s, struct pw_stream *stream, int64_t *fram
     return 0;
 }
 
-int tpw_latency(tpw_stream *s, int64_t *frames, uint32_t *graph_rate) { return stream_latency(s, s->stream, frames, graph_rate); }
-
-int tpw_bus_latency(tpw_stream *s, uint32_t bus, int64_t *frames, uint32_t *graph_rate) {
+static int stream_bus_latency(tpw_stream *s, uint32_t bus, int64_t *frames, uint32_t *graph_rate) {
     if (bus >= s->bus_count || !s->buses[bus].stream) return -1;
     return stream_latency(s, s->buses[bus].stream, frames, graph_rate);
 }
 
-void tpw_test_stall(tpw_stream *s, uint32_t microseconds) { atomic_store_explicit(&s->stall_us, microseconds, memory_order_relaxed); }
+static void stream_test_stall(tpw_stream *s, uint32_t microseconds) { atomic_store_explicit(&s->stall_us, microseconds, memory_order_relaxed); }
 
-uint32_t tpw_node_id(tpw_stream *s) {
+static uint32_t stream_node_id(tpw_stream *s) {
     p_pw_thread_loop_lock(s->loop);
     uint32_t id = p_pw_stream_get_node_id(s->stream);
     p_pw_thread_loop_unlock(s->loop);
     return id;
 }
 
-void tpw_close(tpw_stream *s) {
+static void stream_close(tpw_stream *s) {
     if (!s) return;
     if (s->loop) {
         p_pw_thread_loop_lock(s->loop);
@@ -863,6 +870,173 @@ void tpw_close(tpw_stream *s) {
     free(s->main_role);
     free(s->latency);
     free(s);
+}
+
+// ---- Stream handles ----
+//
+// Callers name a stream by an id, never by its address: the id is a plain integer any thread
+// may hold, and each call looks the stream up here and keeps it alive while it runs, so a call
+// racing tpw_close finds no stream (and fails) rather than a freed one. Ids are never reused.
+
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t handles_idle = PTHREAD_COND_INITIALIZER;
+static struct tpw_stream *open_streams; // under handles_lock
+static tpw_id next_id = 1;              // under handles_lock
+
+/// The open stream `id`, one more call using it (`release` after), or NULL (closed, closing
+/// or never opened).
+static struct tpw_stream *acquire(tpw_id id) {
+    pthread_mutex_lock(&handles_lock);
+    struct tpw_stream *s = open_streams;
+    while (s && s->id != id) s = s->next_open;
+    if (s && s->closing) s = NULL;
+    if (s) s->users++;
+    pthread_mutex_unlock(&handles_lock);
+    return s;
+}
+
+/// The call that `acquire`d `s` is done.
+static void release(struct tpw_stream *s) {
+    pthread_mutex_lock(&handles_lock);
+    if (--s->users == 0 && s->closing) pthread_cond_broadcast(&handles_idle);
+    pthread_mutex_unlock(&handles_lock);
+}
+
+static void closed_error(char *error, size_t error_size) { copy(error, error_size, "the stream is closed"); }
+
+tpw_id tpw_open(const tpw_config *config, char *error, size_t error_size) {
+    struct tpw_stream *s = stream_open(config, error, error_size);
+    if (!s) return 0;
+    pthread_mutex_lock(&handles_lock);
+    s->id = next_id++;
+    s->next_open = open_streams;
+    open_streams = s;
+    tpw_id id = s->id;
+    pthread_mutex_unlock(&handles_lock);
+    return id;
+}
+
+void tpw_close(tpw_id id) {
+    pthread_mutex_lock(&handles_lock);
+    struct tpw_stream **link = &open_streams;
+    while (*link && (*link)->id != id) link = &(*link)->next_open;
+    struct tpw_stream *s = *link;
+    if (!s || s->closing) {
+        pthread_mutex_unlock(&handles_lock);
+        return;
+    }
+    // No new call finds it; the calls in flight end (each takes at most the loop lock).
+    s->closing = true;
+    while (s->users > 0) pthread_cond_wait(&handles_idle, &handles_lock);
+    *link = s->next_open;
+    pthread_mutex_unlock(&handles_lock);
+    stream_close(s);
+}
+
+int tpw_connect(tpw_id id, char *error, size_t error_size) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) {
+        closed_error(error, error_size);
+        return -1;
+    }
+    int rc = stream_connect(s, error, error_size);
+    release(s);
+    return rc;
+}
+
+int tpw_state(tpw_id id, char *error, size_t error_size) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) {
+        if (error && error_size > 0) closed_error(error, error_size);
+        return -1;
+    }
+    int rc = stream_state(s, error, error_size);
+    release(s);
+    return rc;
+}
+
+int tpw_bus_state(tpw_id id, uint32_t bus, char *error, size_t error_size) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) {
+        if (error && error_size > 0) closed_error(error, error_size);
+        return -1;
+    }
+    int rc = stream_bus_state(s, bus, error, error_size);
+    release(s);
+    return rc;
+}
+
+int tpw_bus_add(tpw_id id, uint32_t bus, const tpw_bus_config *config, char *error, size_t error_size) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) {
+        closed_error(error, error_size);
+        return -1;
+    }
+    int rc = stream_bus_add(s, bus, config, error, error_size);
+    release(s);
+    return rc;
+}
+
+int tpw_bus_close(tpw_id id, uint32_t bus) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return -1;
+    int rc = stream_bus_close(s, bus);
+    release(s);
+    return rc;
+}
+
+int tpw_bus_set_role(tpw_id id, uint32_t bus, const char *role) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return -1;
+    int rc = stream_bus_set_role(s, bus, role);
+    release(s);
+    return rc;
+}
+
+int tpw_bus_latency(tpw_id id, uint32_t bus, int64_t *frames, uint32_t *graph_rate) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return -1;
+    int rc = stream_bus_latency(s, bus, frames, graph_rate);
+    release(s);
+    return rc;
+}
+
+int tpw_capture_state(tpw_id id) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return -1;
+    int rc = stream_capture_state(s);
+    release(s);
+    return rc;
+}
+
+void tpw_wait(tpw_id id, int seconds) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return;
+    stream_wait(s, seconds);
+    release(s);
+}
+
+int tpw_latency(tpw_id id, int64_t *frames, uint32_t *graph_rate) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return -1;
+    int rc = stream_latency(s, s->stream, frames, graph_rate);
+    release(s);
+    return rc;
+}
+
+uint32_t tpw_node_id(tpw_id id) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return SPA_ID_INVALID;
+    uint32_t node = stream_node_id(s);
+    release(s);
+    return node;
+}
+
+void tpw_test_stall(tpw_id id, uint32_t microseconds) {
+    struct tpw_stream *s = acquire(id);
+    if (!s) return;
+    stream_test_stall(s, microseconds);
+    release(s);
 }
 
 // ---- Listing the audio nodes ----

@@ -16,7 +16,22 @@ import TuttiEngine
 /// controller period (the correction's dead band: primed); a cycle
 /// the ring cannot fill is completed with silence (`framesInserted`, an underrun), after
 /// which it primes again and the correction re-anchors (a step in the fill, not drift: its ratio
-/// holds); frames the ring has no room for are dropped (`framesDropped`) and it re-anchors likewise.
+/// holds).
+///
+/// The ring overflows (the bus stream stalled, or its clock drifts past the correction's range)
+/// when a cycle would leave less than two chunks of room (`overflowFrames`): as ALSA's output
+/// buses do, the older frames are dropped and the new ones kept, so the bus's latency goes back to
+/// what the stream primes rather than staying at a full ring (which a slower sink would overflow
+/// again and again). The ring is single-producer/single-consumer and only the consumer may move
+/// its read index, so the producer writes the cycle (it fits: the room held back) and asks the
+/// consumer to discard (`discardRequested`); the bus stream's next callback, before reading,
+/// drops all but the newest frames its priming needs (counted in `framesDropped`). Both sides
+/// only ever add to what the other sees (the producer frames, the consumer room), so running at
+/// once they cannot lose a frame or discard a new one: the consumer keeps the newest of what it
+/// sees, and what the producer adds meanwhile comes after them. Only a stream stalled long enough
+/// to fill the held-back room too makes the producer drop what it cannot store (the newest:
+/// nothing else is possible without moving the read index). Either way the correction keeps
+/// its ratio and re-anchors once the fill holds still.
 ///
 /// Threads: `push` and `measure` on PipeWire's data thread in main's callback (the producer:
 /// the controller and the resampler are its), `pull` on the data thread in the bus's callback
@@ -82,6 +97,12 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     let ring: SampleRing
     /// The consumer asks the producer to restart the correction (after an underrun).
     let restartRequested = Atomic<Bool>(false)
+    /// The producer asks the consumer to drop the ring's older frames (it overflowed).
+    let discardRequested = Atomic<Bool>(false)
+    /// The most frames the ring holds before a cycle overflows it: its room less two chunks
+    /// (after the correction), held back so that the cycle that overflows, and the next one
+    /// before the consumer has discarded, are stored whole.
+    let overflowFrames: Int
 
     /// Cycles of the bus stream that found no free buffer to fill.
     let missedCycles = Atomic<Int>(0)
@@ -105,8 +126,9 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     let streamCycleFrames = Atomic<Int>(0)
 
     /// The clock correction (the producer's) with its counters: frames rendered (after the
-    /// correction) the ring had no room for (`framesDropped`), frames it added or removed
-    /// (`framesCorrected`), its ratio.
+    /// correction) the ring dropped on an overflow, the older ones discarded by the consumer or
+    /// new ones that found no room (`framesDropped`: both sides add to it), frames it added or
+    /// removed (`framesCorrected`), its ratio.
     let correction: BusClockCorrection
     /// `correction` without reference counting (the render path).
     private let correctionRef: Unmanaged<BusClockCorrection>
@@ -149,6 +171,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
             channelCount: channelCount, maximumInputFrames: maximumChunkFrames, periodFrames: controllerPeriod,
             sampleRate: Double(sampleRate))
         correctionRef = .passUnretained(correction)
+        overflowFrames = max(ringBuffer.ring.indices.capacity / channelCount - 2 * correction.maximumOutputFrames, 0)
         self.controllerPeriod = controllerPeriod
         primeMarginFrames = controllerPeriod / 2
     }
@@ -174,6 +197,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         if waiting > 0 { correction.framesDropped.add(Int64(waiting), ordering: .relaxed) }
         ring.release(ring.indices.count)
         restartRequested.store(false, ordering: .relaxed)
+        discardRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
         streamCycleFrames.store(0, ordering: .relaxed)
@@ -192,6 +216,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         sessionPlaying = false
         ring.release(ring.indices.count)
         restartRequested.store(false, ordering: .relaxed)
+        discardRequested.store(false, ordering: .relaxed)
         lastPullTime.store(0, ordering: .relaxed)
         lastPullFrames.store(0, ordering: .relaxed)
         streamCycleFrames.store(0, ordering: .relaxed)
@@ -213,15 +238,22 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     // MARK: Main's callback (producer)
 
     /// Resamples `frameCount` (≤ the chunk size) frames at the correction's ratio and appends
-    /// them to the ring; what does not fit is dropped (counted) and the correction restarts.
-    /// `input` nil: silence.
+    /// them to the ring. Past `overflowFrames` the ring has overflowed: the consumer is asked to
+    /// drop the older frames (`discardRequested`) and the correction restarts (a step, not
+    /// drift); frames that find no room at all (the consumer stalled) are dropped (counted).
     @_noLocks
     func push(_ input: UnsafePointer<Float>, frameCount: Int) {
         let (frames, n) = correctionRef._withUnsafeGuaranteedRef { $0.resample(input, frameCount: frameCount) }
-        let stored = ring.write(frames: frames, frameCount: n, channelCount: channelCount)
-        if stored < n {
+        let ch = channelCount
+        let room = ring.indices.writable().count / ch
+        let held = ring.indices.capacity / ch &- room
+        let overflows = held &+ n > overflowFrames
+        let stored = ring.write(frames: frames, frameCount: n, channelCount: ch)
+        // After the write: the consumer that sees the request sees the new frames too.
+        if overflows { discardRequested.store(true, ordering: .releasing) }
+        if overflows || stored < n {
             correctionRef._withUnsafeGuaranteedRef {
-                $0.framesDropped.add(Int64(n &- stored), ordering: .relaxed)
+                if stored < n { $0.framesDropped.add(Int64(n &- stored), ordering: .relaxed) }
                 $0.restart()
             }
         }
@@ -258,15 +290,26 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     /// nanoseconds): silence until the ring holds this cycle plus `mainCycle` frames plus
     /// half a controller period (primed), then what it holds; a shortfall is completed with silence (counted) and
     /// primes again. `draining` (a retired session's feed: nothing more is pushed): what the
-    /// ring holds plays out, then silence, neither waiting to prime nor counted.
+    /// ring holds plays out, then silence, neither waiting to prime nor counted. After the
+    /// ring overflowed (`discardRequested`), first drops all but the newest frames priming
+    /// takes (counted in `framesDropped`).
     @_noLocks
     func pull(into output: UnsafeMutablePointer<Float>, frameCount: Int, mainCycle: Int, now: UInt64, draining: Bool = false) {
         let ch = channelCount
         streamCycleFrames.store(frameCount, ordering: .relaxed)
+        let primedFrames = frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames
+        if discardRequested.load(ordering: .relaxed), discardRequested.exchange(false, ordering: .acquiringAndReleasing) {
+            // The older frames go: what the producer adds meanwhile lands after the ones kept.
+            let held = ring.indices.readable().count / ch
+            if held > primedFrames {
+                ring.release((held &- primedFrames) &* ch)
+                correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(held &- primedFrames), ordering: .relaxed) }
+            }
+        }
         let available = ring.indices.readable().count / ch
         if !primed {
             // Draining (the session's bus has gone, nothing more comes): what is left plays.
-            if !draining, available < frameCount &+ max(mainCycle, frameCount) &+ primeMarginFrames {
+            if !draining, available < primedFrames {
                 output.update(repeating: 0, count: frameCount &* ch)
                 return
             }

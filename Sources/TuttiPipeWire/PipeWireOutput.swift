@@ -59,15 +59,17 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// What the control and supervisor threads change (the lock is taken only to read or swap
     /// a value, never while calling PipeWire or waiting).
     private struct ControlState {
-        /// The open stream: the control thread's until `start`, then the supervisor's (nil
-        /// while reconnecting) until `stop` joined it.
-        var stream: StreamHandle?
+        /// The open stream, by its id in the C shim's table (`tpw_id`: an integer, so any thread
+        /// may hold it; each shim call looks the stream up and keeps it alive while it runs, and
+        /// finds none once it is closed): opened by the control thread, reopened by the
+        /// supervisor (nil while reconnecting), closed by `stop` once it joined the supervisor.
+        var stream: tpw_id?
         var started = false
         var schedulingNote = "not started"
     }
     private let control = Mutex(ControlState())
-    private var stream: OpaquePointer? { control.withLock { $0.stream?.pointer } }
-    private func setStream(_ s: OpaquePointer?) { control.withLock { $0.stream = s.map(StreamHandle.init) } }
+    private var stream: tpw_id? { control.withLock { $0.stream } }
+    private func setStream(_ s: tpw_id?) { control.withLock { $0.stream = s } }
     /// Watches the stream (lost daemon → reconnect with backoff), reports the finish.
     private let supervisor = Supervisor()
     /// Output latency in frames and the graph's rate, as last read (`pw_stream_get_time_n`).
@@ -285,7 +287,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     private static func open(
         _ settings: OutputSettings, busNames: [String], rate: Int, channels: Int, remote: String?, core: StreamCore?,
         sessions given: [SessionStream?]? = nil
-    ) throws(TuttiError) -> OpaquePointer {
+    ) throws(TuttiError) -> tpw_id {
         let target = target(settings, busNames: busNames)
         let latency = settings.periodFrames.map { "\($0)/\(rate)" }
         let (captureTarget, monitor) = captureTarget(settings)
@@ -315,7 +317,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                     media_role: UnsafePointer(cStrings[4 * k + 2]), media_name: UnsafePointer(cStrings[4 * k + 3])))
         }
         let buses = busConfigs
-        let opened: OpaquePointer? = settings.clientName.withCString { name in
+        let opened: tpw_id = settings.clientName.withCString { name in
             settings.mediaRole.withCString { role in
                 withOptionalCString(target) { target in
                     withOptionalCString(latency) { latency in
@@ -339,7 +341,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 }
             }
         }
-        guard let opened else { throw TuttiError(.device, text(message)) }
+        guard opened != 0 else { throw TuttiError(.device, text(message)) }
         return opened
     }
 
@@ -487,7 +489,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                         + "it plays in main's stream")
                 return false
             }
-            if let stream = state.stream?.pointer {
+            if let stream = state.stream {
                 var message = [CChar](repeating: 0, count: 256)
                 guard addStream(stream, index: k, session: session, role: role, message: &message) else {
                     core.release(k)
@@ -503,7 +505,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// Makes session `session`'s stream (role `role`) at feed index `index` of `stream`
     /// (`tpw_bus_add`). Under the control lock: control thread or supervisor.
-    private func addStream(_ stream: OpaquePointer, index k: Int, session: String, role: String, message: inout [CChar]) -> Bool {
+    private func addStream(_ stream: tpw_id, index k: Int, session: String, role: String, message: inout [CChar]) -> Bool {
         let target = Self.target(settings, busNames: renderer.configuration.outputBuses)
         let size = message.count
         let added = "\(settings.clientName)-\(session)".withCString { node in
@@ -544,7 +546,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             let drained = seen.emptySince.map { now - $0 >= Self.drainedSeconds } ?? false
             guard drained || now - seen.since >= Self.drainLimitSeconds else { continue }
             let closed = control.withLock { state -> Bool in
-                guard let stream = state.stream?.pointer else { return false }
+                guard let stream = state.stream else { return false }
                 // Under the control lock (as `setSessionMediaRole`): PipeWire's loop lock never waits for it.
                 // After it no callback of that stream runs: the feed is no one's.
                 _ = tpw_bus_close(stream, UInt32(k))
@@ -577,7 +579,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         // Under the control lock, so the supervisor cannot close the stream meanwhile: the call
         // takes only PipeWire's loop lock, which never waits for this one.
         control.withLock { state in
-            guard let stream = state.stream?.pointer else { return }
+            guard let stream = state.stream else { return }
             _ = role.withCString { tpw_bus_set_role(stream, UInt32(k), $0) }
         }
         return true
@@ -620,10 +622,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// reported. Throws `TuttiError` (`device`) when the stream fails or does not run within
     /// 10 s. Control thread.
     public func start(frameLimit: Int64? = nil) throws(TuttiError) {
-        let stream: OpaquePointer? = control.withLock { state in
+        let stream: tpw_id? = control.withLock { state in
             if state.started { return nil }
             state.started = true
-            return state.stream?.pointer
+            return state.stream
         }
         guard let stream else { throw TuttiError(.state, "the output is already started") }
         core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
@@ -711,7 +713,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// Connects `stream` and waits until it streams and has run two cycles (linked: nothing
     /// rendered is lost to a link not yet made). Control thread at start, the supervisor
     /// after a reconnect (which `stop` ends: `state` error).
-    private func connect(_ stream: OpaquePointer) throws(TuttiError) {
+    private func connect(_ stream: tpw_id) throws(TuttiError) {
         var message = [CChar](repeating: 0, count: 512)
         guard tpw_connect(stream, &message, message.count) == 0 else {
             throw TuttiError(.device, "PipeWire: \(text(message))")
@@ -761,7 +763,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         supervisor.stop()
         takeWatcher()?.close()
         events.close()
-        let (s, started) = control.withLock { ($0.stream?.pointer, $0.started) }
+        let (s, started) = control.withLock { ($0.stream, $0.started) }
         guard let s else { return }
         if drain, started {
             let t = timing.withLock { $0 }
@@ -917,7 +919,7 @@ extension PipeWireOutput {
                 }
                 // Sessions given a feed while the stream was being opened get their streams now.
                 control.withLock { state in
-                    state.stream = StreamHandle(pointer: s)
+                    state.stream = s
                     let roles = sessionRoles.withLock { $0 }
                     var message = [CChar](repeating: 0, count: 256)
                     let first = core.busFeedCount
@@ -969,7 +971,8 @@ public struct PipeWireBusClock: Sendable, Equatable {
     public var framesPlayed: Int64
     /// Silent frames played because the ring ran dry (an underrun of the bus).
     public var framesInserted: Int64
-    /// Frames the ring had no room for (lost), or held when the streams were reopened.
+    /// Frames the ring dropped when it overflowed (its older frames, or new ones that found no
+    /// room: lost), or held when the streams were reopened.
     public var framesDropped: Int64
     /// Bus cycles the ring could not fill.
     public var underruns: Int
@@ -1012,11 +1015,4 @@ func text(_ buffer: [CChar]) -> String {
 func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let text else { return body(nil) }
     return text.withCString { body($0) }
-}
-
-/// A `pw_stream` address. `Sendable`: every call on it goes through the C shim, which takes
-/// the stream's thread-loop lock, so the control thread and the supervisor may hold it in turn
-/// (`PipeWireOutput.control` passes it).
-private struct StreamHandle: @unchecked Sendable { // render-side memory: a pw_stream; the shim locks its loop on each call
-    let pointer: OpaquePointer
 }

@@ -11,10 +11,21 @@ import TuttiTestSupport
 /// keeps the ring from running dry or filling up, and its ratio settles at the clocks' ratio;
 /// on one clock it stays exactly 1.
 @Suite struct BusFeedDriftTests {
+    /// One of main's cycles in `run`'s trace: when, the correction's ratio and the frames
+    /// dropped so far.
+    struct Sample {
+        var seconds: Double
+        var ratio: Double
+        var dropped: Int64
+    }
+
     /// Runs `seconds` of simulated time with the bus's clock `drift` faster (negative: slower)
-    /// than main's; returns the feed and the mean ring fill (after main's cycles) over the
-    /// first and the last 10 s of the second half.
-    static func run(drift: Double, seconds: Double) -> (feed: BusFeed, early: Double, late: Double) {
+    /// than main's, the bus stream not called during `stall` (from `at`, for `seconds`); returns
+    /// the feed, the mean ring fill (after main's cycles) over the first and the last 10 s of the
+    /// second half, the frames main rendered and the trace of main's cycles.
+    static func run(drift: Double, seconds: Double, stall: (at: Double, seconds: Double)? = nil) -> (
+        feed: BusFeed, early: Double, late: Double, rendered: Int64, trace: [Sample]
+    ) {
         let cycle = 1_024
         let feed = BusFeed(
             name: "cue", index: 1, destination: "sink", channelCount: 2, sampleRate: 48_000, maximumChunkFrames: cycle,
@@ -33,24 +44,35 @@ import TuttiTestSupport
         var nextBus = mainPeriod / 2
         var early = (sum: 0.0, count: 0.0)
         var late = (sum: 0.0, count: 0.0)
+        var rendered: Int64 = 0
+        var trace: [Sample] = []
         while min(nextMain, nextBus) < seconds {
             if nextMain <= nextBus {
                 feed.push(input, frameCount: cycle)
                 feed.measure(cycleFrames: cycle, now: UInt64(nextMain * 1e9))
+                rendered += Int64(cycle)
+                if stall != nil {
+                    trace.append(
+                        Sample(seconds: nextMain, ratio: feed.clockRatio, dropped: feed.correction.framesDropped.load(ordering: .relaxed)))
+                }
                 if nextMain >= seconds / 2, nextMain < seconds / 2 + 10 { early = (early.sum + Double(feed.fill), early.count + 1) }
                 if nextMain >= seconds - 10 { late = (late.sum + Double(feed.fill), late.count + 1) }
                 nextMain += mainPeriod
             } else {
-                feed.pull(into: output, frameCount: cycle, mainCycle: cycle, now: UInt64(nextBus * 1e9))
+                if let stall, nextBus >= stall.at, nextBus < stall.at + stall.seconds {
+                    // Stalled: the bus stream's callback is not called.
+                } else {
+                    feed.pull(into: output, frameCount: cycle, mainCycle: cycle, now: UInt64(nextBus * 1e9))
+                }
                 nextBus += busPeriod
             }
         }
-        return (feed, early.sum / max(early.count, 1), late.sum / max(late.count, 1))
+        return (feed, early.sum / max(early.count, 1), late.sum / max(late.count, 1), rendered, trace)
     }
 
     @Test(arguments: [0.001, -0.001])
     func aBusOnAnotherClockNeitherRunsDryNorOverflows(drift: Double) {
-        let (feed, early, late) = Self.run(drift: drift, seconds: 120)
+        let (feed, early, late, _, _) = Self.run(drift: drift, seconds: 120)
         #expect(feed.framesInserted.load(ordering: .relaxed) == 0, "inserted")
         #expect(feed.correction.framesDropped.load(ordering: .relaxed) == 0, "dropped")
         #expect(feed.underruns.load(ordering: .relaxed) == 0)
@@ -63,6 +85,44 @@ import TuttiTestSupport
         print(
             "BusFeed drift \(drift): ratio \(feed.clockRatio), corrected \(feed.correction.framesCorrected.load(ordering: .relaxed)) frames, fill \(early) → \(late)"
         )
+    }
+
+    /// A stall is not drift, and an overflow keeps the newest frames: the bus stream is not
+    /// called for a second at 25 s (its ring, 32 768 frames, overflows: frames dropped), then
+    /// goes on. The ring's older frames are discarded, so its fill goes back to what the stream
+    /// primes rather than a full ring: nothing overflows again afterwards (when the newest were
+    /// dropped instead, the fill stayed at the ring's edge and overflowed again: 1 to 276 times,
+    /// 280 to 735 frames, over the next 34 s), the ring never runs dry, and the correction keeps its
+    /// ratio (within 50 ppm of the clocks' from 20 s on, re-anchoring after the stall; within
+    /// 20 ppm at the end); on main's clock nothing is resampled. Every frame made is played,
+    /// waiting or dropped.
+    @Test(arguments: [-0.001, -0.004, 0.001, 0])
+    func aBusThatStallsKeepsItsRatioAndTheNewestFrames(drift: Double) {
+        let stall = (at: 25.0, seconds: 1.0)
+        let (feed, _, late, rendered, trace) = Self.run(drift: drift, seconds: 60, stall: stall)
+        let truth = 1 + drift
+        let judged = trace.filter { $0.seconds >= 20 }
+        let worstPPM = judged.map { abs($0.ratio - truth) * 1e6 }.max() ?? .infinity
+        let after = trace.filter { $0.seconds >= stall.at + stall.seconds + 0.1 }
+        let overflowsLater = zip(after, after.dropFirst()).filter { $0.1.dropped > $0.0.dropped }.count
+        let droppedLater = (after.last?.dropped ?? 0) - (after.first?.dropped ?? 0)
+        let droppedAtStall = (after.first?.dropped ?? 0) - (trace.last { $0.seconds < stall.at }?.dropped ?? 0)
+        let dropped = feed.correction.framesDropped.load(ordering: .relaxed)
+        let corrected = feed.correction.framesCorrected.load(ordering: .relaxed)
+        print(
+            "BusFeed stall, drift \(drift): ratio \(feed.clockRatio) (true \(truth)), worst \(worstPPM) ppm from 20 s; \(droppedAtStall) frames dropped at the stall, \(overflowsLater) overflows (\(droppedLater) frames) later; underruns \(feed.underruns.load(ordering: .relaxed)), fill over the last 10 s \(late)"
+        )
+        #expect(droppedAtStall > 0, "the stall did not overflow the ring")
+        #expect(overflowsLater == 0 && droppedLater == 0, "\(overflowsLater) overflows (\(droppedLater) frames) after the stall")
+        #expect(late < 8_192, "the ring stayed full: \(late) frames")
+        #expect(feed.underruns.load(ordering: .relaxed) == 0 && feed.framesInserted.load(ordering: .relaxed) == 0)
+        #expect(feed.framesPlayed.load(ordering: .relaxed) + Int64(feed.fill) + dropped == rendered + corrected)
+        if drift == 0 {
+            #expect(trace.allSatisfy { $0.ratio == 1 } && corrected == 0)
+        } else {
+            #expect(worstPPM < 50, "ratio off by \(worstPPM) ppm from 20 s on")
+            #expect(abs(feed.clockRatio - truth) < 20e-6, "ratio \(feed.clockRatio)")
+        }
     }
 
     @Test func aBusOnMainsClockIsNeverResampled() {

@@ -88,6 +88,13 @@ typedef struct tpw_config {
 
 typedef struct tpw_stream tpw_stream;
 
+/// An open stream, by id (0: none). Callers hold ids, never a tpw_stream's address: each
+/// function below looks its stream up in the shim's table of open streams (under the table's
+/// lock) and keeps it alive for the call, so any thread may hold an id, and a call that races
+/// tpw_close finds no stream (it fails: -1, an invalid node id, or nothing) instead of freed
+/// memory. Ids are never reused.
+typedef uint64_t tpw_id;
+
 /// Loads libpipewire-0.3.so.0 and its functions once (thread-safe). 0, or -1 with a message
 /// in `error` naming the library and its Debian package.
 int tpw_load(char *error, size_t error_size);
@@ -96,21 +103,23 @@ int tpw_load(char *error, size_t error_size);
 const char *tpw_library_version(void);
 
 /// Starts PipeWire's loop thread, connects to the daemon and creates the stream (not yet
-/// connected to the graph). NULL with a message in `error` when the daemon does not answer.
-tpw_stream *tpw_open(const tpw_config *config, char *error, size_t error_size);
+/// connected to the graph): its id, or 0 with a message in `error` when the daemon does not
+/// answer.
+tpw_id tpw_open(const tpw_config *config, char *error, size_t error_size);
 
 /// Connects the stream for playback (AUTOCONNECT | MAP_BUFFERS | RT_PROCESS) with a float32
 /// interleaved format at the configured rate and channels, each bus stream the same way, and
 /// the capture stream (if any) the same way for input. 0, or -1 with a message.
-int tpw_connect(tpw_stream *stream, char *error, size_t error_size);
+int tpw_connect(tpw_id stream, char *error, size_t error_size);
 
-/// The stream's state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming. With a
-/// buffer, the last error message is copied into it (empty when none).
-int tpw_state(tpw_stream *stream, char *error, size_t error_size);
+/// The stream's state: -1 error (or the stream is closed), 0 unconnected, 1 connecting, 2
+/// paused, 3 streaming. With a buffer, the last error message is copied into it (empty when
+/// none).
+int tpw_state(tpw_id stream, char *error, size_t error_size);
 
 /// Bus stream `bus`'s state, as tpw_state's (with a buffer, its last error). -1 for a bus
 /// index out of range.
-int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_size);
+int tpw_bus_state(tpw_id stream, uint32_t bus, char *error, size_t error_size);
 
 /// Makes bus stream `bus` as tpw_open makes them, connected at once when tpw_connect ran; its
 /// callback is `bus_render` with that index. `bus` is the next index (the count grows by one)
@@ -118,44 +127,46 @@ int tpw_bus_state(tpw_stream *stream, uint32_t bus, char *error, size_t error_si
 /// again, with a new stream and node). `bus` returned, or -1 with `error` set when it is past
 /// the room (`bus_capacity`) or the count, still open, or PipeWire refuses. Takes the thread
 /// loop's lock: any thread but PipeWire's.
-int tpw_bus_add(tpw_stream *stream, uint32_t bus, const tpw_bus_config *config, char *error, size_t error_size);
+int tpw_bus_add(tpw_id stream, uint32_t bus, const tpw_bus_config *config, char *error, size_t error_size);
 
 /// Destroys bus stream `bus` (its node leaves the graph; its callback never runs again), the
 /// others and main playing on; tpw_bus_state then reads 3 (streaming) for it, tpw_connect
 /// skips it. 0, or -1 for a bus it does not have. Takes the thread loop's lock: any thread but
 /// PipeWire's.
-int tpw_bus_close(tpw_stream *stream, uint32_t bus);
+int tpw_bus_close(tpw_id stream, uint32_t bus);
 
 /// Sets bus stream `bus`'s media.role (pw_stream_update_properties: the node's properties
 /// change, as the session manager sees them). 0, or -1 for a bus it does not have. Takes the
 /// thread loop's lock: any thread but PipeWire's.
-int tpw_bus_set_role(tpw_stream *stream, uint32_t bus, const char *role);
+int tpw_bus_set_role(tpw_id stream, uint32_t bus, const char *role);
 
 /// Bus stream `bus`'s timing, as tpw_latency's. 0, or -1 before it runs.
-int tpw_bus_latency(tpw_stream *stream, uint32_t bus, int64_t *frames, uint32_t *graph_rate);
+int tpw_bus_latency(tpw_id stream, uint32_t bus, int64_t *frames, uint32_t *graph_rate);
 
-/// The capture stream's state, as tpw_state's (0 without capture).
-int tpw_capture_state(tpw_stream *stream);
+/// The capture stream's state, as tpw_state's (0 without capture, -1 once closed).
+int tpw_capture_state(tpw_id stream);
 
-/// Waits at most `seconds` for a state change (returns at once after one); control thread.
-void tpw_wait(tpw_stream *stream, int seconds);
+/// Waits at most `seconds` for a state change (returns at once after one; tpw_close waits for
+/// it); control thread.
+void tpw_wait(tpw_id stream, int seconds);
 
 /// The stream's timing (pw_stream_get_time_n): delay to the device plus the frames buffered
 /// in its converter, in frames of the stream's rate, and the graph's quantum-rate
 /// denominator (the graph rate). 0, or -1 before the stream runs.
-int tpw_latency(tpw_stream *stream, int64_t *frames, uint32_t *graph_rate);
+int tpw_latency(tpw_id stream, int64_t *frames, uint32_t *graph_rate);
 
-/// The stream's node id in the graph (SPA_ID_INVALID before it is connected).
-uint32_t tpw_node_id(tpw_stream *stream);
+/// The stream's node id in the graph (SPA_ID_INVALID before it is connected, or once closed).
+uint32_t tpw_node_id(tpw_id stream);
 
 /// Tests only: the next cycle of main's stream sleeps `microseconds` in its process callback
 /// before rendering (a callback late on purpose, to check that the cycles it loses are
 /// reported). Any thread.
-void tpw_test_stall(tpw_stream *stream, uint32_t microseconds);
+void tpw_test_stall(tpw_id stream, uint32_t microseconds);
 
 /// Destroys the stream (no render callback runs after it returns), disconnects, stops the
-/// loop thread and frees everything. NULL is ignored.
-void tpw_close(tpw_stream *stream);
+/// loop thread and frees everything: the calls on it already running end first, and later
+/// ones find no stream. An id not open (0, or closed) is ignored.
+void tpw_close(tpw_id stream);
 
 /// One audio device node of the daemon (media.class Audio/Sink, Audio/Source or Audio/Duplex,
 /// including their /Virtual kinds). Strings are empty when the node does not have them.
