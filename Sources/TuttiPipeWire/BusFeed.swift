@@ -303,7 +303,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
             let held = ring.indices.readable().count / ch
             if held > primedFrames {
                 ring.release((held &- primedFrames) &* ch)
-                correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(held &- primedFrames), ordering: .relaxed) }
+                _ = correctionRef._withUnsafeGuaranteedRef { $0.framesDropped.add(Int64(held &- primedFrames), ordering: .relaxed) }
             }
         }
         let available = ring.indices.readable().count / ch

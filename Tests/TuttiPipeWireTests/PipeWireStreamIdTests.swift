@@ -22,7 +22,7 @@ import TuttiTestSupport
                 }
             }
         }
-        return (id, String(cString: message))
+        return (id, Self.text(message))
     }
 
     @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
@@ -32,10 +32,10 @@ import TuttiTestSupport
         let (first, failure) = Self.open(server)
         try #require(first != 0, "tpw_open: \(failure)")
         var message = [CChar](repeating: 0, count: 256)
-        #expect(tpw_state(first, &message, message.count) == 0, "unconnected: \(String(cString: message))")
+        #expect(tpw_state(first, &message, message.count) == 0, "unconnected: \(Self.text(message))")
         tpw_close(first)
         #expect(tpw_state(first, &message, message.count) == -1)
-        #expect(String(cString: message) == "the stream is closed")
+        #expect(Self.text(message) == "the stream is closed")
         #expect(tpw_bus_state(first, 0, nil, 0) == -1 && tpw_capture_state(first) == -1)
         #expect(tpw_node_id(first) == UInt32.max)
         var frames: Int64 = 0
@@ -49,5 +49,10 @@ import TuttiTestSupport
         #expect(tpw_state(second, nil, 0) == 0)
         tpw_close(second)
         #expect(tpw_state(0, nil, 0) == -1, "0 is no stream")
+    }
+
+    /// A C string buffer's text (up to its NUL).
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
