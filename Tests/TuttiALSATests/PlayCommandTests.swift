@@ -50,7 +50,19 @@ struct PlayCommandTests {
             """
     }
 
+    /// The play is paced in real time: on a loaded machine the server may run dry and `tutti
+    /// play` report an xrun (its report's "N xruns"), which makes the take repeat, up to three
+    /// times; an xrun it does not report is never absorbed, and the last take is asserted in
+    /// full.
     @Test func playIsRealTimeWithoutXrunsAndBitIdenticalToRender() throws {
+        for attempt in 1...3 {
+            if try playOnce(finalAttempt: attempt == 3) { return }
+        }
+    }
+
+    /// One take of `playIsRealTimeWithoutXrunsAndBitIdenticalToRender`; false (nothing
+    /// asserted) when `tutti play` reported xruns and it is not the last attempt.
+    func playOnce(finalAttempt: Bool) throws -> Bool {
         let server = try PulseServer()
         let dir = server.directory
         let scenePath = dir + "/scene.json"
@@ -67,6 +79,10 @@ struct PlayCommandTests {
         print(
             "tutti play: \(play.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) — process wall \(String(format: "%.3f", play.seconds)) s"
         )
+        if !finalAttempt, play.status == 0, !play.stdout.contains(": 0 xruns, "), play.stdout.contains(" xruns, latency ") {
+            print("tutti play reported xruns (machine load); again")
+            return false
+        }
         #expect(play.status == 0, "\(play.stderr)")
         // "played 10.00 s in 10.03 s: 0 xruns, latency 85.3 ms (…)"
         let report = play.stdout
@@ -91,6 +107,7 @@ struct PlayCommandTests {
         let peak = try #require(rendered.stderr.range(of: "peak "), "render's report: \(rendered.stderr)")
         let line = rendered.stderr[peak.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(report.contains("output: \(line)\n"), "play: \(report)\nrender: \(line)")
+        return true
     }
 
     /// Issue 12: `tutti play` retried for ever when the server never came back. With
