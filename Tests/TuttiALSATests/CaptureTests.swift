@@ -183,7 +183,8 @@ struct ALSACaptureTests {
         print(
             "capture continuity at \(periodFrames) frames: slack \(output.captureSlackFrames) frames (+\(output.captureAddedLatencyFrames), "
                 + "maximum \(output.captureMaximumSlackFrames)), \(growths) growth events, "
-                + "missing \(output.captureMissingFrames) frames, \(output.xrunCount) xruns; whole take: \(continuity); "
+                + "missing \(output.captureMissingFrames) frames, \(output.xrunCount) xruns "
+                + "(\(output.core.unreportedUnderrunCount.load(ordering: .relaxed)) not reported by the plugin); whole take: \(continuity); "
                 + "monitor by parec: \(sink.map { "\($0)" } ?? "not recorded")")
         if (output.xrunCount > 0 || output.captureMissingFrames > 0) && !finalAttempt { return false }
         #expect(output.xrunCount == 0)
