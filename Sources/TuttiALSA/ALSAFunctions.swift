@@ -116,6 +116,9 @@ public struct ALSAFunctions: SystemFunctionTable {
     /// Calls alsa-lib's `snd_pcm_delay` (playback: frames queued before the next one written is
     /// heard); the render thread calls it once per period for each output bus past main (clock correction).
     public var delay: @convention(c) (PCM?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32
+    /// Calls alsa-lib's `snd_pcm_type` (a sound server's plugin is `SND_PCM_TYPE_IOPLUG`); the
+    /// control thread or the supervisor calls it after opening a PCM.
+    public var pcm_type: @convention(c) (PCM?) -> snd_pcm_type_t
     /// Calls alsa-lib's `snd_pcm_state`; the render thread calls it while capture waits for playback to start.
     public var state: @convention(c) (PCM?) -> snd_pcm_state_t
     /// Calls alsa-lib's `snd_pcm_start` (an unlinked capture PCM is started by hand).
@@ -195,6 +198,7 @@ public struct ALSAFunctions: SystemFunctionTable {
         readi = try library.function("snd_pcm_readi")
         avail_update = try library.function("snd_pcm_avail_update")
         delay = try library.function("snd_pcm_delay")
+        pcm_type = try library.function("snd_pcm_type")
         state = try library.function("snd_pcm_state")
         start = try library.function("snd_pcm_start")
         link = try library.function("snd_pcm_link")

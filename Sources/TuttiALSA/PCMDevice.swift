@@ -14,6 +14,10 @@ struct PCMDevice: @unchecked Sendable { // render-side memory: alsa-lib's handle
     /// Local configuration the PCM was opened with; kept until it is closed.
     var localConfig: OpaquePointer?
     var negotiated: ALSANegotiated
+    /// A sound server's plugin (`SND_PCM_TYPE_IOPLUG`: pulse, pipewire, jack): the render
+    /// thread watches what it consumes against the clock (`ConsumptionWatch`), as such a
+    /// plugin can let the server run dry without an EPIPE.
+    var watchesConsumption = false
 
     /// Open `configuration.device` and negotiate with the `_near` calls; the values read back
     /// after `snd_pcm_hw_params` are the ones used. `wakeAnyRoom`: a non-blocking write takes
@@ -57,7 +61,8 @@ struct PCMDevice: @unchecked Sendable { // render-side memory: alsa-lib's handle
         do {
             let negotiated = try negotiate(
                 handle, configuration, sampleRate: sampleRate, channelCount: channelCount, f, wakeAnyRoom: wakeAnyRoom)
-            return PCMDevice(handle: handle, localConfig: localConfig, negotiated: negotiated)
+            let serverPlugin = f.pcm_type(handle) == SND_PCM_TYPE_IOPLUG
+            return PCMDevice(handle: handle, localConfig: localConfig, negotiated: negotiated, watchesConsumption: serverPlugin)
         } catch {
             _ = f.pcm_close(handle)
             if localConfig != nil { _ = f.config_delete(localConfig) }

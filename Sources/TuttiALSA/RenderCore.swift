@@ -49,6 +49,8 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
     /// Set by the supervisor's watchdog: park at the next chance and give up the device.
     let handOverRequested = Atomic<Bool>(false)
     let xrunCount = Atomic<Int>(0)
+    /// Of `xrunCount`: the server ran dry and the plugin did not say so (`ConsumptionWatch`).
+    let unreportedUnderrunCount = Atomic<Int>(0)
     /// Monotonic ns of the first write attempt at data the device has not taken yet; 0 after progress.
     let blockedSince = Atomic<UInt64>(0)
     let framesWritten = Atomic<Int64>(0)
@@ -70,6 +72,7 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
     let writei: @convention(c) (OpaquePointer?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let wait: @convention(c) (OpaquePointer?, Int32) -> Int32
     let recover: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    let availUpdate: @convention(c) (OpaquePointer?) -> snd_pcm_sframes_t
     /// Brackets each render (`ALSAOutputConfiguration.realtimeScope`; `.inactive` when none).
     let scope: RealtimeScope
     let hasScope: Bool
@@ -95,6 +98,12 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
     var quantizer: TPDFQuantizer
     let dither: Bool
     let ditherSeed: UInt32
+    /// A sound server's plugin: what it consumes is watched against the clock (PCMDevice).
+    var watching = false
+    var watch = ConsumptionWatch(sampleRate: 48_000, periodFrames: 1, bufferFrames: 1)
+    var bufferFrames = 0
+    /// Frames written since the PCM was last prepared (it starts once the buffer is full).
+    var writtenSincePrepare = 0
     /// Full duplex: read before each period is rendered (CaptureSide.swift); nil: none.
     var capture: CaptureReader?
 
@@ -109,6 +118,7 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
         writei = functions.writei
         wait = functions.wait
         recover = functions.recover
+        availUpdate = functions.avail_update
         scope = configuration.realtimeScope ?? .inactive
         hasScope = configuration.realtimeScope != nil
         self.wakeRender = wakeRender
@@ -160,6 +170,10 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
         pendingOffset = 0
         pendingFrames = keep
         waitTimeoutMilliseconds = Int32(max(1, (n.periodFrames * 1000 + n.sampleRate - 1) / n.sampleRate))
+        watching = device.watchesConsumption
+        watch = ConsumptionWatch(sampleRate: n.sampleRate, periodFrames: n.periodFrames, bufferFrames: n.bufferFrames)
+        bufferFrames = n.bufferFrames
+        writtenSincePrepare = 0
         pcm = device.handle
     }
 
@@ -268,6 +282,7 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
         // (covers a write that blocks inside alsa-lib as well as EAGAIN + wait rounds).
         if blockedSince.load(ordering: .relaxed) == 0 { blockedSince.store(monotonicNanoseconds(), ordering: .relaxed) }
         let device = pcm
+        if watching, writtenSincePrepare >= bufferFrames { watchConsumption(device) }
         let data = UnsafeRawPointer(deviceBuffer + pendingOffset &* frameBytes)
         let count = snd_pcm_uframes_t(pendingFrames)
         let write = writei
@@ -276,11 +291,29 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
             let n = Int(written)
             pendingOffset &+= n
             pendingFrames &-= n
+            writtenSincePrepare &+= n
             framesWritten.add(Int64(n), ordering: .relaxed)
             blockedSince.store(0, ordering: .relaxed)
             return .proceed
         }
         return handle(error: written == 0 ? -EAGAIN : Int32(truncatingIfNeeded: written))
+    }
+
+    /// The running PCM's consumed frames (written since prepare less what it still holds)
+    /// against the clock: a step is an underrun the plugin did not report, counted as an xrun.
+    @_noLocks
+    func watchConsumption(_ device: OpaquePointer?) {
+        let update = availUpdate
+        let available = _unsafePerformance { update(device) }
+        // An error (EPIPE) is the write's to handle.
+        guard available >= 0 else { return }
+        let consumed = Int64(writtenSincePrepare &- bufferFrames) &+ Int64(available)
+        let now = Int64(bitPattern: monotonicNanoseconds())
+        guard watch.observe(now: now, consumed: consumed) > 0 else { return }
+        xrunCount.add(1, ordering: .relaxed)
+        unreportedUnderrunCount.add(1, ordering: .relaxed)
+        let wake = wakeSupervisor
+        _ = _unsafePerformance { sem_post(wake) }
     }
 
     /// Error handling for a write (or the wait after EAGAIN).
@@ -302,6 +335,8 @@ final class RenderCore: @unchecked Sendable { // render-side memory: device fiel
         if err == -EPIPE {
             // Underrun: count it and prepare again (for hardware a single ioctl).
             xrunCount.add(1, ordering: .relaxed)
+            writtenSincePrepare = 0
+            watch.reset()
             let device = pcm
             let prepareAgain = recover
             let wake = wakeSupervisor

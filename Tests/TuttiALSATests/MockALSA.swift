@@ -507,6 +507,7 @@ extension ALSAFunctions {
         f.link = { _, _ in -ENOSYS }
         f.unlink = { _ in 0 }
         f.state = { _ in SND_PCM_STATE_RUNNING }
+        f.pcm_type = { _ in SND_PCM_TYPE_HW }
         f.start = { MockDevice.from($0).captureStarted() }
         f.avail_update = { snd_pcm_sframes_t(MockDevice.from($0).captureAvailable()) }
         f.readi = { p, buffer, frames in MockDevice.from(p).captureRead(buffer, frames) }
