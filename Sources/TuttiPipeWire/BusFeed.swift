@@ -195,6 +195,13 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
     func reset() {
         let waiting = fill
         if waiting > 0 { correction.framesDropped.add(Int64(waiting), ordering: .relaxed) }
+        emptyRing()
+    }
+
+    /// The ring emptied, its requests and its stream's timing forgotten, the correction
+    /// restarted (`reset`, `recycle`). Only while no callback reads the feed: control thread or
+    /// supervisor.
+    private func emptyRing() {
         ring.release(ring.indices.count)
         restartRequested.store(false, ordering: .relaxed)
         discardRequested.store(false, ordering: .relaxed)
@@ -214,15 +221,7 @@ final class BusFeed: @unchecked Sendable { // render-side memory: the producer's
         sessionSlot = slot
         sessionBus = bus
         sessionPlaying = false
-        ring.release(ring.indices.count)
-        restartRequested.store(false, ordering: .relaxed)
-        discardRequested.store(false, ordering: .relaxed)
-        lastPullTime.store(0, ordering: .relaxed)
-        lastPullFrames.store(0, ordering: .relaxed)
-        streamCycleFrames.store(0, ordering: .relaxed)
-        primed = false
-        pendingFrames = 0
-        correction.reset()
+        emptyRing()
         missedCycles.store(0, ordering: .relaxed)
         lostCycles.store(0, ordering: .relaxed)
         underruns.store(0, ordering: .relaxed)

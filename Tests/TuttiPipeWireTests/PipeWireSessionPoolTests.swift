@@ -11,6 +11,25 @@ import TuttiTestSupport
 /// reused and the pool grows past the spares built at open; a session stream's latency
 /// includes its sink's part, as a bus stream's does.
 @Suite(.serialized) struct PipeWireSessionPoolTests {
+    /// A per-session PipeWire output of `engine` on `server` ("tutti-test", 2 048-frame
+    /// quanta, the desktop not watched) with `sessions`' streams, playing main to the test sink
+    /// (or where `busDestinations` says), and the collector of its log and events.
+    static func perSessionOutput(
+        _ server: PipeWireServer, _ engine: Engine, sessions: [SessionStream] = [], busDestinations: [String: [String]]? = nil
+    ) throws -> (PipeWireOutput, Collector) {
+        var settings = busDestinations == nil ? OutputSettings(device: PipeWireServer.sink) : OutputSettings()
+        if let busDestinations { settings.busDestinations = busDestinations }
+        settings.clientName = "tutti-test"
+        settings.periodFrames = 2_048
+        settings.watchDesktop = false
+        settings.streams = .perSession
+        settings.sessionStreams = sessions
+        let collector = Collector()
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        return (output, collector)
+    }
+
     /// `pw-dump`'s playback streams of client "tutti-test" (node.name → media.role).
     static func testStreams(_ server: PipeWireServer) -> [String: String] {
         let nodes = (try? PipeWireSessionStreamTests.streams(server)) ?? [:]
@@ -32,15 +51,8 @@ import TuttiTestSupport
         let firstBus = try engine.addBus()
         let first = try engine.addSource(.tone(frequency: 440, amplitude: 0.3), bus: firstBus, loop: true)
         try engine.send(.play(first))
-        var settings = OutputSettings(device: PipeWireServer.sink)
-        settings.clientName = "tutti-test"
-        settings.periodFrames = 2_048
-        settings.watchDesktop = false
-        settings.streams = .perSession
-        settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
-        let collector = Collector()
-        let output = try PipeWireOutput(
-            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let (output, collector) = try Self.perSessionOutput(
+            server, engine, sessions: [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")])
         try output.start(frameLimit: nil)
         defer { output.stop() }
         let builtAtOpen = output.core.feedCount.load(ordering: .acquiring)
@@ -139,16 +151,9 @@ import TuttiTestSupport
         let sessionBus = try engine.addBus()
         let tone = try engine.addSource(.tone(frequency: 660, amplitude: 0.2), bus: sessionBus, loop: true)
         try engine.send(.play(tone))
-        var settings = OutputSettings()
-        settings.clientName = "tutti-test"
-        settings.busDestinations = ["main": [PipeWireServer.sink], "cue": ["cuesink"]]
-        settings.periodFrames = 2_048
-        settings.watchDesktop = false
-        settings.streams = .perSession
-        settings.sessionStreams = [SessionStream(name: "song", bus: sessionBus, mediaRole: "Music")]
-        let collector = Collector()
-        let output = try PipeWireOutput(
-            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let (output, collector) = try Self.perSessionOutput(
+            server, engine, sessions: [SessionStream(name: "song", bus: sessionBus, mediaRole: "Music")],
+            busDestinations: ["main": [PipeWireServer.sink], "cue": ["cuesink"]])
         try output.start(frameLimit: nil)
         defer { output.stop() }
         // Ten samples over a second and a half of playing (the supervisor reads PipeWire's
@@ -189,15 +194,8 @@ import TuttiTestSupport
         let engine = try Engine()
         let firstBus = try engine.addBus()
         try engine.send(.play(try engine.addSource(.tone(frequency: 440, amplitude: 0.3), bus: firstBus, loop: true)))
-        var settings = OutputSettings(device: PipeWireServer.sink)
-        settings.clientName = "tutti-test"
-        settings.periodFrames = 2_048
-        settings.watchDesktop = false
-        settings.streams = .perSession
-        settings.sessionStreams = [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")]
-        let collector = Collector()
-        let output = try PipeWireOutput(
-            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let (output, collector) = try Self.perSessionOutput(
+            server, engine, sessions: [SessionStream(name: "first", bus: firstBus, mediaRole: "Music")])
         try output.start(frameLimit: nil)
         defer { output.stop() }
         let goneBus = try engine.addBus()
@@ -250,15 +248,8 @@ import TuttiTestSupport
         let engine = try Engine()
         let bus = try engine.addBus()
         try engine.send(.play(try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: bus, loop: true)))
-        var settings = OutputSettings(device: PipeWireServer.sink)
-        settings.clientName = "tutti-test"
-        settings.periodFrames = 2_048
-        settings.watchDesktop = false
-        settings.streams = .perSession
-        settings.sessionStreams = [SessionStream(name: "song", bus: bus, mediaRole: "Music")]
-        let collector = Collector()
-        let output = try PipeWireOutput(
-            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let (output, collector) = try Self.perSessionOutput(
+            server, engine, sessions: [SessionStream(name: "song", bus: bus, mediaRole: "Music")])
         let recording = try PipeWireServer.Recording(server, name: "fade")
         try output.start(frameLimit: nil)
         defer { output.stop() }
@@ -293,14 +284,7 @@ import TuttiTestSupport
         let far = try #require(buses.last)
         #expect(far.slot == StreamCore.maxSessionSlots)
         try engine.send(.play(try engine.addSource(.tone(frequency: 3_300, amplitude: 0.15), bus: far, loop: true)))
-        var settings = OutputSettings(device: PipeWireServer.sink)
-        settings.clientName = "tutti-test"
-        settings.periodFrames = 2_048
-        settings.watchDesktop = false
-        settings.streams = .perSession
-        let collector = Collector()
-        let output = try PipeWireOutput(
-            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let (output, collector) = try Self.perSessionOutput(server, engine)
         let recording = try PipeWireServer.Recording(server, name: "far")
         try output.start(frameLimit: nil)
         defer { output.stop() }
