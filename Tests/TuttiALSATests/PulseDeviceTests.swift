@@ -157,30 +157,11 @@ struct PulseDeviceTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/parec"), "parec (pulseaudio-utils) is not installed"))
     func aStarvedOutputIsAnXrunThroughThePulsePlugin() throws {
         let server = try PulseServer()
-        let (engine, _, _) = try twoRouteToneEngine()
-        let c = Collector()
-        let output = try ALSAOutput(engine: engine, configuration: configuration(server), log: c.log, onEvent: c.onEvent)
-        let reference = server.directory + "/monitor.raw"
-        let parec = try spawnChild(
-            [
-                "/usr/bin/parec", "--server=unix:\(server.socket)", "-d", "nullsink.monitor", "--format=float32le", "--rate=48000",
-                "--channels=1", "--raw", "--latency-msec=50",
-            ], stdout: reference, stderr: .discard)
-        usleep(300_000)
-        try output.start(frameLimit: 3 * 48_000)
-        let deadline = monotonic() + 20
-        while output.framesRendered < 48_000, monotonic() < deadline { engine.pollEvents() }
-        output.renderHorizon = output.framesRendered
-        usleep(300_000)
-        output.renderHorizon = .max
-        while !output.waitUntilFinished(timeoutSeconds: 0.05), monotonic() < deadline { engine.pollEvents() }
-        output.stop(drain: true)
-        usleep(200_000)
-        Glibc.kill(parec, SIGTERM)
-        var status: Int32 = 0
-        waitpid(parec, &status, 0)
-        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: reference))) ?? Data()
-        let monitor = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let (output, c, monitor) = try takeWithMonitor(server) { output, _ in
+            output.renderHorizon = output.framesRendered
+            usleep(300_000)
+            output.renderHorizon = .max
+        }
 
         let xruns = output.xrunCount
         #expect(xruns >= 1, "the starved output reported no xrun")
@@ -216,30 +197,11 @@ struct PulseDeviceTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/parec"), "parec (pulseaudio-utils) is not installed"))
     func aServerThatRanDryIsAnXrunWhetherThePluginSaysSoOrNot() throws {
         let server = try PulseServer()
-        let (engine, _, _) = try twoRouteToneEngine()
-        let c = Collector()
-        let output = try ALSAOutput(engine: engine, configuration: configuration(server), log: c.log, onEvent: c.onEvent)
-        let reference = server.directory + "/monitor.raw"
-        let parec = try spawnChild(
-            [
-                "/usr/bin/parec", "--server=unix:\(server.socket)", "-d", "nullsink.monitor", "--format=float32le", "--rate=48000",
-                "--channels=1", "--raw", "--latency-msec=50",
-            ], stdout: reference, stderr: .discard)
-        usleep(300_000)
-        try output.start(frameLimit: 3 * 48_000)
-        let deadline = monotonic() + 20
-        while output.framesRendered < 48_000, monotonic() < deadline { engine.pollEvents() }
-        server.freeze()
-        usleep(100_000)
-        server.thaw()
-        while !output.waitUntilFinished(timeoutSeconds: 0.05), monotonic() < deadline { engine.pollEvents() }
-        output.stop(drain: true)
-        usleep(200_000)
-        Glibc.kill(parec, SIGTERM)
-        var status: Int32 = 0
-        waitpid(parec, &status, 0)
-        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: reference))) ?? Data()
-        let monitor = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let (output, c, monitor) = try takeWithMonitor(server) { _, server in
+            server.freeze()
+            usleep(100_000)
+            server.thaw()
+        }
 
         let xruns = output.xrunCount
         let first = try #require(monitor.firstIndex { abs($0) > 1e-3 }, "the monitor is silent")
@@ -261,5 +223,37 @@ struct PulseDeviceTests {
         #expect(runs >= 1, "the sink did not run dry")
         #expect(xruns >= 1, "the sink ran dry \(runs) times, no xrun reported")
         #expect(c.waitFor(1) { xruns > 0 && $0.contains(.xrun(total: xruns)) }, "\(c.events.filter(\.isXrun))")
+    }
+
+    /// A 3 s take of the two-tone engine through the pulse plugin on `server`, with the null
+    /// sink's monitor recorded by `parec` beside it; `disturb` is called once, when 1 s has
+    /// rendered. The output (stopped, drained), the collector of its log and events, and the
+    /// monitor's samples.
+    func takeWithMonitor(
+        _ server: PulseServer, disturb: (ALSAOutput, PulseServer) -> Void
+    ) throws -> (ALSAOutput, Collector, [Float]) {
+        let (engine, _, _) = try twoRouteToneEngine()
+        let c = Collector()
+        let output = try ALSAOutput(engine: engine, configuration: configuration(server), log: c.log, onEvent: c.onEvent)
+        let reference = server.directory + "/monitor.raw"
+        let parec = try spawnChild(
+            [
+                "/usr/bin/parec", "--server=unix:\(server.socket)", "-d", "nullsink.monitor", "--format=float32le", "--rate=48000",
+                "--channels=1", "--raw", "--latency-msec=50",
+            ], stdout: reference, stderr: .discard)
+        usleep(300_000)
+        try output.start(frameLimit: 3 * 48_000)
+        let deadline = monotonic() + 20
+        while output.framesRendered < 48_000, monotonic() < deadline { engine.pollEvents() }
+        disturb(output, server)
+        while !output.waitUntilFinished(timeoutSeconds: 0.05), monotonic() < deadline { engine.pollEvents() }
+        output.stop(drain: true)
+        usleep(200_000)
+        Glibc.kill(parec, SIGTERM)
+        var status: Int32 = 0
+        waitpid(parec, &status, 0)
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: reference))) ?? Data()
+        let monitor = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        return (output, c, monitor)
     }
 }
