@@ -299,6 +299,14 @@ public final class ALSAOutput: OutputBackend, Sendable {
                 stallSince = 0
                 continue
             }
+            // A stall that ended (the device took frames again) is reported first: the render
+            // may have finished since, and its end is the stall's end too.
+            let since = core.blockedSince.load(ordering: .relaxed)
+            let now = monotonicNanoseconds()
+            if stallSince != 0, since != stallSince {
+                emit(.stallEnded(seconds: Double(now &- stallSince) / 1e9))
+                stallSince = 0
+            }
             if state == .finished {
                 if !finishedReported {
                     finishedReported = true
@@ -309,12 +317,6 @@ public final class ALSAOutput: OutputBackend, Sendable {
             if state != .running { continue }
 
             // Watchdog: a write waiting for room for more than the threshold.
-            let since = core.blockedSince.load(ordering: .relaxed)
-            let now = monotonicNanoseconds()
-            if stallSince != 0, since != stallSince {
-                emit(.stallEnded(seconds: Double(now &- stallSince) / 1e9))
-                stallSince = 0
-            }
             if since != 0, now > since {
                 let age = Double(now - since) / 1e9
                 let threshold = max(Double(configuration.watchdogPeriods) * period, configuration.watchdogMinimumSeconds)
