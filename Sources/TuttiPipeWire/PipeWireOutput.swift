@@ -641,8 +641,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// (after `start`'s and each reconnect's first cycles), and says so in `schedulingNote`.
     /// The stream's context is made with `client-rt.conf`, whose module-rt gives the data
     /// thread SCHED_FIFO (PipeWire's `rt.prio`, 88 by default) through RTKit or
-    /// RLIMIT_RTPRIO. Where it has not (module-rt's thread hooks are process-wide and a
-    /// context closed earlier in the process resets them; RTKit refused), the thread is set to
+    /// RLIMIT_RTPRIO (read back with `SCHED_RESET_ON_FORK` masked off: module-rt sets it).
+    /// Where it has not (neither RTKit nor an RLIMIT_RTPRIO allowed it), the thread is set to
     /// SCHED_FIFO `settings.realtimePriority` here, from the control thread or the supervisor
     /// (never from the thread itself: the render path makes no such call); nil leaves it as
     /// PipeWire made it. Control thread in `start`, the supervisor after a reconnect: while
@@ -657,8 +657,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             var parameters = sched_param()
             if pthread_getschedparam(pthread_t(thread), &policy, &parameters) != 0 {
                 note = "PipeWire's data thread"
-            } else if policy == SCHED_FIFO || policy == SCHED_RR {
-                let name = policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR"
+            } else if let name = Self.realTimePolicyName(policy) {
                 note = "PipeWire's data thread, \(name) priority \(parameters.sched_priority) (PipeWire's module-rt)"
             } else if let priority = settings.realtimePriority {
                 parameters.sched_priority = priority
@@ -677,6 +676,19 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             }
         }
         control.withLock { $0.schedulingNote = note }
+    }
+
+    /// The name of a real-time scheduling policy as `pthread_getschedparam` reports it
+    /// ("SCHED_FIFO", "SCHED_RR"), nil for any other. The kernel reports a thread set with
+    /// `SCHED_RESET_ON_FORK` (module-rt sets `SCHED_FIFO | SCHED_RESET_ON_FORK`) with that flag
+    /// in the policy (0x40000000; Glibc's `<sched.h>` does not give it to Swift): it is
+    /// masked off, so such a thread reads as the real-time thread it is. Any thread.
+    static func realTimePolicyName(_ policy: Int32) -> String? {
+        switch policy & ~0x4000_0000 {
+        case SCHED_FIFO: "SCHED_FIFO"
+        case SCHED_RR: "SCHED_RR"
+        default: nil
+        }
     }
 
     /// The watcher, taken out (closed by the caller, outside the lock).

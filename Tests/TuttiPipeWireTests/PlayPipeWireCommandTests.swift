@@ -42,6 +42,13 @@ struct PlayPipeWireCommandTests {
         // node.latency 512/RATE: the graph runs 512-frame cycles (at 48 kHz; the stream's
         // share of a cycle at 44.1 kHz is about 470).
         if sampleRate == 48_000 { #expect(play.stdout.contains("period 512 frames"), "\(play.stdout)") }
+        // The data thread keeps module-rt's priority (client-rt.conf, as pw-play's; root may):
+        // module-rt's SCHED_FIFO | SCHED_RESET_ON_FORK is read as real-time, not lowered to 50.
+        if geteuid() == 0 {
+            #expect(
+                play.stderr.contains("render thread: PipeWire's data thread, SCHED_FIFO priority 88 (PipeWire's module-rt)"),
+                "\(play.stderr)")
+        }
         try expectTwoSecondsOfTheTone(left, report: play.stdout)
     }
 
