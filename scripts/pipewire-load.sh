@@ -12,12 +12,14 @@
 # screen (pw-top 0.3.65 has no batch mode: it runs under `script` and its screen is parsed); its
 # QUANT column confirms the quantum; W/Q and B/Q (wait and busy time per quantum) give the load.
 # tutti's own report adds its count of cycles it missed and the latency pw_stream_get_time gave.
-# Builds tutti in release (.build-release).
+# Each quantum runs ROUNDS rounds (default 3) of both, alternating which goes first, and prints
+# each round and the totals. Builds tutti in release (.build-release).
 #
-#   scripts/pipewire-load.sh [SECONDS]      (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
+#   scripts/pipewire-load.sh [SECONDS] [ROUNDS]   (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+rounds=${2:-3}
 for tool in pipewire wireplumber pw-play pw-top pw-metadata dbus-daemon script sox; do
   command -v "$tool" >/dev/null || {
     echo "pipewire-load: $tool is not installed (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber dbus bsdutils sox)" >&2
@@ -92,37 +94,78 @@ observe() {
   echo "${node:-? ? ? ?} ${sink:-? ? ? ?}"
 }
 
-echo "pipewire-load: ${seconds} s per run, 64 sources, 2 CPU hogs, $(nproc) cores, $(pipewire --version | grep -o 'libpipewire [0-9.]*')" >&2
-for quantum in 128 64; do
-  pw-metadata -n settings 0 clock.force-quantum "$quantum" >/dev/null
+echo "pipewire-load: ${seconds} s per run, ${rounds} rounds, 64 sources, 2 CPU hogs, $(nproc) cores, $(pipewire --version | grep -o -m1 'libpipewire [0-9.]*')" >&2
+
+# One run of $1 (pw-play or tutti) at quantum $2 (round $3) beside two fresh hogs: sets `result`
+# to "ERR QUANT W/Q B/Q SINK_ERR" and leaves tutti's report in $work/play-Q-R.out.
+run() {
+  local what=$1 quantum=$2 round=$3 hog1 hog2 pid
   yes >/dev/null &
   hog1=$!
   yes >/dev/null &
   hog2=$!
   pids+=("$hog1" "$hog2")
   sleep 0.5
-
-  pw-play --target testsink "$work/tone.wav" &
-  play_pid=$!
-  pids+=("$play_pid")
-  sleep 0.5
-  read -r ref_err ref_q ref_wq ref_bq sink_ref_err _ < <(observe pw-pla)
-  kill "$play_pid" 2>/dev/null || true
-  wait "$play_pid" 2>/dev/null || true
-  sleep 0.5
-
-  "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
-    --seconds "$((seconds + 2))" >"$work/play-$quantum.out" 2>"$work/play-$quantum.err" &
-  tutti_pid=$!
-  pids+=("$tutti_pid")
-  sleep 0.5
-  read -r err q wq bq sink_err _ < <(observe tutti)
-  wait "$tutti_pid" || { cat "$work/play-$quantum.err" >&2; exit 1; }
-
+  if [ "$what" = pw-play ]; then
+    pw-play --target testsink "$work/tone.wav" &
+    pid=$!
+    pids+=("$pid")
+    sleep 0.5
+    result=$(observe pw-pla)
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  else
+    "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
+      --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
+    pid=$!
+    pids+=("$pid")
+    sleep 0.5
+    result=$(observe tutti)
+    wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; }
+  fi
   kill "$hog1" "$hog2"
   wait "$hog1" "$hog2" 2>/dev/null || true
-  printf '%4d frames, %d s each: pw-play of a file %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s); tutti, 64 sources %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s)\n' \
-    "$quantum" "$seconds" "$ref_err" "$ref_q" "$ref_wq" "$ref_bq" "$sink_ref_err" "$err" "$q" "$wq" "$bq" "$sink_err"
-  echo "      tutti's own report: $(cat "$work/play-$quantum.out")"
+  sleep 0.5
+}
+
+# The daemon's count swings from run to run (on this 2-core VM the same client gave 12 and 33
+# errors in 30 s): each quantum runs ROUNDS rounds, pw-play first in odd rounds and tutti first in
+# even ones, and the totals are compared.
+for quantum in 128 64; do
+  pw-metadata -n settings 0 clock.force-quantum "$quantum" >/dev/null
+  ref_total=0
+  total=0
+  unread=0
+  for round in $(seq "$rounds"); do
+    if [ $((round % 2)) -eq 1 ]; then
+      run pw-play "$quantum" "$round"
+      read -r ref_err ref_q ref_wq ref_bq sink_ref_err _ <<<"$result"
+      run tutti "$quantum" "$round"
+      read -r err q wq bq sink_err _ <<<"$result"
+    else
+      run tutti "$quantum" "$round"
+      read -r err q wq bq sink_err _ <<<"$result"
+      run pw-play "$quantum" "$round"
+      read -r ref_err ref_q ref_wq ref_bq sink_ref_err _ <<<"$result"
+    fi
+    if [[ $ref_err =~ ^[0-9]+$ && $err =~ ^[0-9]+$ ]]; then
+      ref_total=$((ref_total + ref_err))
+      total=$((total + err))
+    else
+      unread=$((unread + 1)) # pw-top's screen had no row for a node: the round is left out
+    fi
+    printf '%4d frames, round %d, %d s each: pw-play of a file %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s); tutti, 64 sources %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s)\n' \
+      "$quantum" "$round" "$seconds" "$ref_err" "$ref_q" "$ref_wq" "$ref_bq" "$sink_ref_err" "$err" "$q" "$wq" "$bq" "$sink_err"
+    echo "      tutti's own report: $(cat "$work/play-$quantum-$round.out")"
+  done
+  if [ "$unread" -eq "$rounds" ]; then
+    verdict="no round read"
+  elif [ "$total" -le "$ref_total" ]; then
+    verdict="no more than pw-play"
+  else
+    verdict="MORE than pw-play"
+  fi
+  printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, tutti %d (%s)\n' "$quantum" "$rounds" "$seconds" \
+    "$unread" "$ref_total" "$total" "$verdict"
   pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null
 done
