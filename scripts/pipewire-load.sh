@@ -2,27 +2,31 @@
 # Xruns under load on PipeWire (not CI): 64 sources and 2 CPU hogs (`yes`), at quantum 128 and 64
 # (forced with the `settings` metadata's clock.force-quantum), SECONDS each (default 60), on a
 # private daemon + WirePlumber + session bus with a null sink ("testsink", 48 kHz stereo). For each
-# quantum:
-#   1. `pw-play --target testsink` of a file (a 440 Hz tone, SECONDS + 2 s long) with the hogs: the
-#      reference the issue names (a plain client of the same graph in the same conditions);
-#   2. `tutti play --backend pipewire --target testsink --period Q` of the 64-source load scene
-#      (scripts/load-scene.py) with the hogs.
-# Both are measured the same way: pw-top's ERR column (xruns/errors the daemon counted for the
-# node and for the sink that drives the graph) read after SECONDS of playing, from pw-top's last
-# screen (pw-top 0.3.65 has no batch mode: it runs under `script` and its screen is parsed); its
-# QUANT column confirms the quantum; W/Q and B/Q (wait and busy time per quantum) give the load.
-# tutti's own report adds its count of cycles it missed and the latency pw_stream_get_time gave.
-# Each quantum runs ROUNDS rounds (default 3) of both, alternating which goes first, and prints
-# each round and the totals. Builds tutti in release (.build-release).
+# quantum, three programs, each alone beside two fresh hogs:
+#   1. `pw-play --target testsink` of a file (a 440 Hz tone, SECONDS + 2 s long): the reference the
+#      issue names. pw-play renders on its main loop into buffers queued ahead of the graph (an
+#      asynchronous node: more latency, more slack);
+#   2. scripts/pipewire-ref.c (built here with -O2 -march=native): the smallest client that renders
+#      as Tutti does, a sine computed in the process callback on PipeWire's real-time data thread,
+#      one buffer per cycle (a baseline for that way of rendering, with next to no work per cycle);
+#   3. `tutti play --backend pipewire --target testsink --period Q` of the 64-source load scene
+#      (scripts/load-scene.py).
+# All are measured the same way: pw-top's ERR column (xruns/errors the daemon counted for the node
+# and for the sink that drives the graph) read after SECONDS of playing, from pw-top's last screen
+# (pw-top 0.3.65 has no batch mode: it runs under `script` and its screen is parsed); its QUANT
+# column confirms the quantum; W/Q and B/Q (wait and busy time per quantum) give the load. tutti's
+# own report adds its count of cycles it missed and the latency pw_stream_get_time gave. Each
+# quantum runs ROUNDS rounds (default 3), the order of the three turning by one each round, and
+# prints each round and the totals. Builds tutti in release (.build-release).
 #
 #   scripts/pipewire-load.sh [SECONDS] [ROUNDS]   (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 rounds=${2:-3}
-for tool in pipewire wireplumber pw-play pw-top pw-metadata dbus-daemon script sox; do
+for tool in pipewire wireplumber pw-play pw-top pw-metadata dbus-daemon script sox cc pkg-config; do
   command -v "$tool" >/dev/null || {
-    echo "pipewire-load: $tool is not installed (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber dbus bsdutils sox)" >&2
+    echo "pipewire-load: $tool is not installed (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber dbus bsdutils sox gcc pkg-config libpipewire-0.3-dev)" >&2
     exit 1
   }
 done
@@ -62,6 +66,8 @@ for _ in $(seq 100); do pw-cli ls Client 2>/dev/null | grep -q 'application.name
 
 python3 scripts/load-scene.py "$PWD/fixtures/audio" "$((seconds + 3))" >"$work/load.json"
 sox -n -r 48000 -c 2 -b 16 "$work/tone.wav" synth "$((seconds + 2))" sine 440 vol 0.3
+# shellcheck disable=SC2046 # pkg-config's flags are words
+cc -O2 -march=native -o "$work/pipewire-ref" scripts/pipewire-ref.c $(pkg-config --cflags --libs libpipewire-0.3) -lm
 
 # pw-top's last screen, after SECONDS: "NAME ERR QUANT W/Q B/Q" for every node that ran.
 cat >"$work/top.py" <<'EOF'
@@ -96,8 +102,8 @@ observe() {
 
 echo "pipewire-load: ${seconds} s per run, ${rounds} rounds, 64 sources, 2 CPU hogs, $(nproc) cores, $(pipewire --version | grep -o -m1 'libpipewire [0-9.]*')" >&2
 
-# One run of $1 (pw-play or tutti) at quantum $2 (round $3) beside two fresh hogs: sets `result`
-# to "ERR QUANT W/Q B/Q SINK_ERR" and leaves tutti's report in $work/play-Q-R.out.
+# One run of $1 (pw-play, reference or tutti) at quantum $2 (round $3) beside two fresh hogs: sets
+# `result` to "ERR QUANT W/Q B/Q SINK_ERR" and leaves tutti's report in $work/play-Q-R.out.
 run() {
   local what=$1 quantum=$2 round=$3 hog1 hog2 pid
   yes >/dev/null &
@@ -106,66 +112,71 @@ run() {
   hog2=$!
   pids+=("$hog1" "$hog2")
   sleep 0.5
-  if [ "$what" = pw-play ]; then
-    pw-play --target testsink "$work/tone.wav" &
-    pid=$!
-    pids+=("$pid")
-    sleep 0.5
-    result=$(observe pw-pla)
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  else
-    "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
-      --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
-    pid=$!
-    pids+=("$pid")
-    sleep 0.5
-    result=$(observe tutti)
-    wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; }
-  fi
+  case $what in
+    pw-play)
+      pw-play --target testsink "$work/tone.wav" &
+      pid=$!
+      pids+=("$pid")
+      sleep 0.5
+      result=$(observe pw-pla)
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      ;;
+    reference)
+      "$work/pipewire-ref" testsink "$quantum" "$((seconds + 2))" &
+      pid=$!
+      pids+=("$pid")
+      sleep 0.5
+      result=$(observe refere)
+      wait "$pid" || { echo "pipewire-load: the reference client failed" >&2; exit 1; }
+      ;;
+    tutti)
+      "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
+        --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
+      pid=$!
+      pids+=("$pid")
+      sleep 0.5
+      result=$(observe tutti)
+      wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; }
+      ;;
+  esac
   kill "$hog1" "$hog2"
   wait "$hog1" "$hog2" 2>/dev/null || true
   sleep 0.5
 }
 
 # The daemon's count swings from run to run (on this 2-core VM the same client gave 12 and 33
-# errors in 30 s): each quantum runs ROUNDS rounds, pw-play first in odd rounds and tutti first in
-# even ones, and the totals are compared.
+# errors in 30 s): each quantum runs ROUNDS rounds, the order of the three programs turning by one
+# each round, and the totals are compared.
+programs=(pw-play reference tutti)
 for quantum in 128 64; do
   pw-metadata -n settings 0 clock.force-quantum "$quantum" >/dev/null
-  ref_total=0
-  total=0
+  declare -A total=([pw-play]=0 [reference]=0 [tutti]=0)
   unread=0
   for round in $(seq "$rounds"); do
-    if [ $((round % 2)) -eq 1 ]; then
-      run pw-play "$quantum" "$round"
-      read -r ref_err ref_q ref_wq ref_bq sink_ref_err _ <<<"$result"
-      run tutti "$quantum" "$round"
-      read -r err q wq bq sink_err _ <<<"$result"
-    else
-      run tutti "$quantum" "$round"
-      read -r err q wq bq sink_err _ <<<"$result"
-      run pw-play "$quantum" "$round"
-      read -r ref_err ref_q ref_wq ref_bq sink_ref_err _ <<<"$result"
-    fi
-    if [[ $ref_err =~ ^[0-9]+$ && $err =~ ^[0-9]+$ ]]; then
-      ref_total=$((ref_total + ref_err))
-      total=$((total + err))
+    declare -A err=() line=()
+    for k in 0 1 2; do
+      what=${programs[$(((round - 1 + k) % 3))]}
+      run "$what" "$quantum" "$round"
+      read -r e q wq bq sink_err _ <<<"$result"
+      err[$what]=$e
+      line[$what]=$(printf '%3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s)' "$e" "$q" "$wq" "$bq" "$sink_err")
+    done
+    if [[ ${err[pw-play]} =~ ^[0-9]+$ && ${err[reference]} =~ ^[0-9]+$ && ${err[tutti]} =~ ^[0-9]+$ ]]; then
+      for what in "${programs[@]}"; do total[$what]=$((${total[$what]} + ${err[$what]})); done
     else
       unread=$((unread + 1)) # pw-top's screen had no row for a node: the round is left out
     fi
-    printf '%4d frames, round %d, %d s each: pw-play of a file %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s); tutti, 64 sources %3s errors (quantum %s, W/Q %s, B/Q %s; the sink %s)\n' \
-      "$quantum" "$round" "$seconds" "$ref_err" "$ref_q" "$ref_wq" "$ref_bq" "$sink_ref_err" "$err" "$q" "$wq" "$bq" "$sink_err"
+    printf '%4d frames, round %d, %d s each: pw-play of a file %s; reference %s; tutti, 64 sources %s\n' \
+      "$quantum" "$round" "$seconds" "${line[pw-play]}" "${line[reference]}" "${line[tutti]}"
     echo "      tutti's own report: $(cat "$work/play-$quantum-$round.out")"
   done
-  if [ "$unread" -eq "$rounds" ]; then
-    verdict="no round read"
-  elif [ "$total" -le "$ref_total" ]; then
-    verdict="no more than pw-play"
-  else
-    verdict="MORE than pw-play"
-  fi
-  printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, tutti %d (%s)\n' "$quantum" "$rounds" "$seconds" \
-    "$unread" "$ref_total" "$total" "$verdict"
+  verdict() { # $1: the other program
+    if [ "$unread" -eq "$rounds" ]; then echo "no round read"
+    elif [ "${total[tutti]}" -le "${total[$1]}" ]; then echo "no more than $1"
+    else echo "MORE than $1"; fi
+  }
+  printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, reference %d, tutti %d (%s; %s)\n' "$quantum" \
+    "$rounds" "$seconds" "$unread" "${total[pw-play]}" "${total[reference]}" "${total[tutti]}" "$(verdict pw-play)" "$(verdict reference)"
   pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null
 done

@@ -11,6 +11,8 @@
 # Then the C ABI (scripts/test-c.sh): one release build installed into a temporary prefix,
 # the C tests against it, the examples (C and a Swift package) built and run; then the Python
 # package (scripts/test-python.sh: the same release build installed again, pytest, the example).
+# Last, scripts/pipewire-ref.c (scripts/pipewire-load.sh's reference client) must compile
+# without a warning, so the load script does not rot between its (manual) runs.
 # The PulseAudio and JACK tests start their own private servers (JACK: dummy driver).
 # chromium-headless-shell (~64 MB, about 15 s to install) renders the timeline picture to PNG
 # for its browser test; without it that one check is skipped, saying so. gdb: the test run's
@@ -49,5 +51,11 @@ bash scripts/test-c.sh
 
 echo "== Python: the ctypes package (bindings/python) against an installed library, pytest, the example"
 bash scripts/test-python.sh
+
+echo "== scripts/pipewire-ref.c (the load script's reference client) compiles without a warning"
+ref=$(mktemp -d)
+# shellcheck disable=SC2046 # pkg-config's flags are words
+cc -O2 -Wall -Wextra -Werror -o "$ref/pipewire-ref" scripts/pipewire-ref.c $(pkg-config --cflags --libs libpipewire-0.3) -lm
+rm -rf "$ref"
 
 echo "tests: ${passed:-0} passed, 0 failed (and the C tests above)"
