@@ -113,32 +113,24 @@ run() {
   pids+=("$hog1" "$hog2")
   sleep 0.5
   case $what in
-    pw-play)
-      pw-play --target testsink "$work/tone.wav" &
-      pid=$!
-      pids+=("$pid")
-      sleep 0.5
-      result=$(observe pw-pla)
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-      ;;
-    reference)
-      "$work/pipewire-ref" testsink "$quantum" "$((seconds + 2))" &
-      pid=$!
-      pids+=("$pid")
-      sleep 0.5
-      result=$(observe refere)
-      wait "$pid" || { echo "pipewire-load: the reference client failed" >&2; exit 1; }
-      ;;
+    pw-play) pw-play --target testsink "$work/tone.wav" & ;;
+    reference) "$work/pipewire-ref" testsink "$quantum" "$((seconds + 2))" & ;;
     tutti)
       "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
         --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
-      pid=$!
-      pids+=("$pid")
-      sleep 0.5
-      result=$(observe tutti)
-      wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; }
       ;;
+  esac
+  pid=$!
+  pids+=("$pid")
+  sleep 0.5
+  result=$(observe "${what:0:6}") # pw-top's names are cut: pw-pla, refere, tutti
+  case $what in
+    pw-play) # plays longer than it is watched
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      ;;
+    reference) wait "$pid" || { echo "pipewire-load: the reference client failed" >&2; exit 1; } ;;
+    tutti) wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; } ;;
   esac
   kill "$hog1" "$hog2"
   wait "$hog1" "$hog2" 2>/dev/null || true
@@ -149,6 +141,12 @@ run() {
 # errors in 30 s): each quantum runs ROUNDS rounds, the order of the three programs turning by one
 # each round, and the totals are compared.
 programs=(pw-play reference tutti)
+# tutti's total against $1's (the quantum's `total` and `unread`).
+verdict() {
+  if [ "$unread" -eq "$rounds" ]; then echo "no round read"
+  elif [ "${total[tutti]}" -le "${total[$1]}" ]; then echo "no more than $1"
+  else echo "MORE than $1"; fi
+}
 for quantum in 128 64; do
   pw-metadata -n settings 0 clock.force-quantum "$quantum" >/dev/null
   declare -A total=([pw-play]=0 [reference]=0 [tutti]=0)
@@ -171,11 +169,6 @@ for quantum in 128 64; do
       "$quantum" "$round" "$seconds" "${line[pw-play]}" "${line[reference]}" "${line[tutti]}"
     echo "      tutti's own report: $(cat "$work/play-$quantum-$round.out")"
   done
-  verdict() { # $1: the other program
-    if [ "$unread" -eq "$rounds" ]; then echo "no round read"
-    elif [ "${total[tutti]}" -le "${total[$1]}" ]; then echo "no more than $1"
-    else echo "MORE than $1"; fi
-  }
   printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, reference %d, tutti %d (%s; %s)\n' "$quantum" \
     "$rounds" "$seconds" "$unread" "${total[pw-play]}" "${total[reference]}" "${total[tutti]}" "$(verdict pw-play)" "$(verdict reference)"
   pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null

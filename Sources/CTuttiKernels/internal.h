@@ -190,4 +190,70 @@ static inline float tk_limiter_window_averages_ref(float *gains, const float *en
     return smallest;
 }
 
+// The tone kernel's constants: π and its multiples as doubles (Swift's Double.pi, 2 ·
+// Double.pi, Double.pi / 2: exact scalings), the Taylor coefficients of sin to x¹⁵ (each a
+// correctly rounded constant division, as in TuttiDSP's `sineOfPhase`) and 1.5 · 2^52,
+// which rounds a double of magnitude below 2^51 to the nearest integer when added and
+// subtracted (x + 1.5·2^52 lands where the unit in the last place is 1).
+#define TK_PI 3.141592653589793115997963468544185161590576171875
+#define TK_TWO_PI (2.0 * TK_PI)
+#define TK_HALF_PI (TK_PI / 2.0)
+#define TK_SINE_C15 (-1.0 / 1307674368000.0)
+#define TK_SINE_C13 (1.0 / 6227020800.0)
+#define TK_SINE_C11 (-1.0 / 39916800.0)
+#define TK_SINE_C9 (1.0 / 362880.0)
+#define TK_SINE_C7 (-1.0 / 5040.0)
+#define TK_SINE_C5 (1.0 / 120.0)
+#define TK_SINE_C3 (-1.0 / 6.0)
+#define TK_ROUND_MAGIC 6755399441055744.0 /* 1.5 · 2^52 */
+
+/// sin(2π · frac(n · cycles_per_frame)) for the frame index `n` (an integer below 2^51 as a
+/// double): c = n · cycles_per_frame; its floor by the magic-number rounding and a
+/// correction; the phase (c − floor) · 2π in [0, 2π]; then TuttiDSP's `sineOfPhase` step for
+/// step (fold onto [−π/2, π/2], Horner in x², negate). Every vector variant does these
+/// operations in this order in each lane, so every variant gives these bits.
+static inline double tk_sine_of_frame(double n, double cycles_per_frame) {
+    const double c = n * cycles_per_frame;
+    double t = (c + TK_ROUND_MAGIC) - TK_ROUND_MAGIC;
+    if (t > c) t = t - 1.0;
+    double x = (c - t) * TK_TWO_PI;
+    x = x - TK_PI;
+    if (x > TK_HALF_PI) {
+        x = TK_PI - x;
+    } else if (x < -TK_HALF_PI) {
+        x = -TK_PI - x;
+    }
+    const double x2 = x * x;
+    double r = TK_SINE_C15;
+    r = r * x2 + TK_SINE_C13;
+    r = r * x2 + TK_SINE_C11;
+    r = r * x2 + TK_SINE_C9;
+    r = r * x2 + TK_SINE_C7;
+    r = r * x2 + TK_SINE_C5;
+    r = r * x2 + TK_SINE_C3;
+    r = r * x2 + 1.0;
+    return -(r * x);
+}
+
+/// `frame_count` frames' values (one each) into `channel_count`-channel interleaved frames: the
+/// vector tone kernels' store for channel counts they do not vectorize.
+static inline void tk_spread_frames(float *dst, const float *values, size_t frame_count, size_t channel_count) {
+    for (size_t k = 0; k < frame_count; k++) {
+        for (size_t c = 0; c < channel_count; c++) dst[k * channel_count + c] = values[k];
+    }
+}
+
+/// The tone kernel's reference (the scalar variant, and every variant's tail): frames
+/// `from..<frame_count` of the block, each value amplitude · (float)tk_sine_of_frame on
+/// every channel.
+static inline void tk_sine_ref(float *dst, size_t from, size_t frame_count, size_t channel_count, int64_t first_frame,
+                               double cycles_per_frame, float amplitude) {
+    // The index as a double, counted up (integers below 2^53: every add is exact).
+    double n = (double)first_frame + (double)from;
+    for (size_t f = from; f < frame_count; f++, n += 1.0) {
+        const float v = amplitude * (float)tk_sine_of_frame(n, cycles_per_frame);
+        for (size_t c = 0; c < channel_count; c++) dst[f * channel_count + c] = v;
+    }
+}
+
 #endif

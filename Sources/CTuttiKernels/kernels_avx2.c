@@ -319,6 +319,67 @@ TK_AVX2 static float limiter_window_averages_avx2(float *gains, const float *ent
     return smallest;
 }
 
+// The tone: tk_sine_of_frame in four lanes, operation for operation (the floor's correction
+// subtracts 1 or 0, the folds are blends, the negation flips the sign bit).
+TK_AVX2 static inline __m256d sine_of_frames_avx2(__m256d n, __m256d cycles) {
+    const __m256d magic = _mm256_set1_pd(TK_ROUND_MAGIC);
+    const __m256d pi = _mm256_set1_pd(TK_PI);
+    const __m256d c = _mm256_mul_pd(n, cycles);
+    __m256d t = _mm256_sub_pd(_mm256_add_pd(c, magic), magic);
+    t = _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(t, c, _CMP_GT_OQ), _mm256_set1_pd(1.0)));
+    __m256d x = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(c, t), _mm256_set1_pd(TK_TWO_PI)), pi);
+    const __m256d above = _mm256_cmp_pd(x, _mm256_set1_pd(TK_HALF_PI), _CMP_GT_OQ);
+    const __m256d below = _mm256_cmp_pd(x, _mm256_set1_pd(-TK_HALF_PI), _CMP_LT_OQ);
+    const __m256d folded_above = _mm256_sub_pd(pi, x);
+    const __m256d folded_below = _mm256_sub_pd(_mm256_set1_pd(-TK_PI), x);
+    x = _mm256_blendv_pd(x, folded_below, below);
+    x = _mm256_blendv_pd(x, folded_above, above);
+    const __m256d x2 = _mm256_mul_pd(x, x);
+    __m256d r = _mm256_set1_pd(TK_SINE_C15);
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C13));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C11));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C9));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C7));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C5));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(TK_SINE_C3));
+    r = _mm256_add_pd(_mm256_mul_pd(r, x2), _mm256_set1_pd(1.0));
+    return _mm256_xor_pd(_mm256_mul_pd(r, x), _mm256_set1_pd(-0.0));
+}
+
+/// Eight frames' values (float) into `channel_count`-channel interleaved frames at `dst`.
+TK_AVX2 static inline void store_frames8_avx2(float *dst, __m256 v, size_t channel_count) {
+    if (channel_count == 1) {
+        _mm256_storeu_ps(dst, v);
+    } else if (channel_count == 2) {
+        _mm256_storeu_ps(dst, _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)));
+        _mm256_storeu_ps(dst + 8, _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)));
+    } else {
+        float eight[8];
+        _mm256_storeu_ps(eight, v);
+        tk_spread_frames(dst, eight, 8, channel_count);
+    }
+}
+
+TK_AVX2 static void sine_avx2(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame, double cycles_per_frame,
+                              float amplitude) {
+    const __m256d cycles = _mm256_set1_pd(cycles_per_frame);
+    const __m256 amp = _mm256_set1_ps(amplitude);
+    const __m256d step = _mm256_set1_pd(8.0);
+    // Frame indices as doubles: integers below 2^53, so every add is exact.
+    __m256d n0 = _mm256_add_pd(_mm256_set1_pd((double)first_frame), _mm256_setr_pd(0.0, 1.0, 2.0, 3.0));
+    __m256d n4 = _mm256_add_pd(n0, _mm256_set1_pd(4.0));
+    size_t f = 0;
+    for (; f + 8 <= frame_count; f += 8) {
+        const __m128 lo = _mm256_cvtpd_ps(sine_of_frames_avx2(n0, cycles));
+        const __m128 hi = _mm256_cvtpd_ps(sine_of_frames_avx2(n4, cycles));
+        const __m256 v = _mm256_mul_ps(amp, _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1));
+        store_frames8_avx2(dst + f * channel_count, v, channel_count);
+        n0 = _mm256_add_pd(n0, step);
+        n4 = _mm256_add_pd(n4, step);
+    }
+    tk_sine_ref(dst, f, frame_count, channel_count, first_frame, cycles_per_frame, amplitude);
+}
+
 const tk_kernels tk_avx2_kernels = {
     .add = add_avx2,
     .mix_add = mix_add_avx2,
@@ -335,5 +396,6 @@ const tk_kernels tk_avx2_kernels = {
     .limiter_suffix_minima = limiter_suffix_minima_avx2,
     .limiter_apply_stereo = limiter_apply_stereo_avx2,
     .limiter_window_averages = limiter_window_averages_avx2,
+    .sine = sine_avx2,
 };
 #endif

@@ -308,6 +308,62 @@ TK_AVX512 static float limiter_window_averages_avx512(float *gains, const float 
     return smallest;
 }
 
+// The tone: tk_sine_of_frame in eight lanes, operation for operation (the floor's correction
+// a masked subtraction of 1, the folds masked blends, the negation flips the sign bit).
+TK_AVX512 static inline __m512d sine_of_frames_avx512(__m512d n, __m512d cycles) {
+    const __m512d magic = _mm512_set1_pd(TK_ROUND_MAGIC);
+    const __m512d pi = _mm512_set1_pd(TK_PI);
+    const __m512d c = _mm512_mul_pd(n, cycles);
+    __m512d t = _mm512_sub_pd(_mm512_add_pd(c, magic), magic);
+    t = _mm512_mask_sub_pd(t, _mm512_cmp_pd_mask(t, c, _CMP_GT_OQ), t, _mm512_set1_pd(1.0));
+    __m512d x = _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(c, t), _mm512_set1_pd(TK_TWO_PI)), pi);
+    const __mmask8 above = _mm512_cmp_pd_mask(x, _mm512_set1_pd(TK_HALF_PI), _CMP_GT_OQ);
+    const __mmask8 below = _mm512_cmp_pd_mask(x, _mm512_set1_pd(-TK_HALF_PI), _CMP_LT_OQ);
+    const __m512d folded_above = _mm512_sub_pd(pi, x);
+    const __m512d folded_below = _mm512_sub_pd(_mm512_set1_pd(-TK_PI), x);
+    x = _mm512_mask_blend_pd(below, x, folded_below);
+    x = _mm512_mask_blend_pd(above, x, folded_above);
+    const __m512d x2 = _mm512_mul_pd(x, x);
+    __m512d r = _mm512_set1_pd(TK_SINE_C15);
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C13));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C11));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C9));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C7));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C5));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(TK_SINE_C3));
+    r = _mm512_add_pd(_mm512_mul_pd(r, x2), _mm512_set1_pd(1.0));
+    // The sign flip as an integer xor (AVX-512F has no double xor without DQ).
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_mul_pd(r, x)), sign));
+}
+
+TK_AVX512 static void sine_avx512(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame,
+                                  double cycles_per_frame, float amplitude) {
+    const __m512d cycles = _mm512_set1_pd(cycles_per_frame);
+    const __m256 amp = _mm256_set1_ps(amplitude);
+    const __m512d step = _mm512_set1_pd(8.0);
+    const __m256i left = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+    const __m256i right = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+    // Frame indices as doubles: integers below 2^53, so every add is exact.
+    __m512d n = _mm512_add_pd(_mm512_set1_pd((double)first_frame), _mm512_setr_pd(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0));
+    size_t f = 0;
+    for (; f + 8 <= frame_count; f += 8) {
+        const __m256 v = _mm256_mul_ps(amp, _mm512_cvtpd_ps(sine_of_frames_avx512(n, cycles)));
+        if (channel_count == 1) {
+            _mm256_storeu_ps(dst + f, v);
+        } else if (channel_count == 2) {
+            _mm256_storeu_ps(dst + 2 * f, _mm256_permutevar8x32_ps(v, left));
+            _mm256_storeu_ps(dst + 2 * f + 8, _mm256_permutevar8x32_ps(v, right));
+        } else {
+            float eight[8];
+            _mm256_storeu_ps(eight, v);
+            tk_spread_frames(dst + f * channel_count, eight, 8, channel_count);
+        }
+        n = _mm512_add_pd(n, step);
+    }
+    tk_sine_ref(dst, f, frame_count, channel_count, first_frame, cycles_per_frame, amplitude);
+}
+
 const tk_kernels tk_avx512_kernels = {
     .add = add_avx512,
     .mix_add = mix_add_avx512,
@@ -324,5 +380,6 @@ const tk_kernels tk_avx512_kernels = {
     .limiter_suffix_minima = limiter_suffix_minima_avx512,
     .limiter_apply_stereo = limiter_apply_stereo_avx512,
     .limiter_window_averages = limiter_window_averages_avx512,
+    .sine = sine_avx512,
 };
 #endif

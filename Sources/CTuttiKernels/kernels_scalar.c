@@ -150,6 +150,11 @@ static float limiter_window_averages_scalar(float *gains, const float *entering,
     return rest < smallest ? rest : smallest;
 }
 
+static void sine_scalar(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame, double cycles_per_frame,
+                        float amplitude) {
+    tk_sine_ref(dst, 0, frame_count, channel_count, first_frame, cycles_per_frame, amplitude);
+}
+
 const tk_kernels tk_scalar_kernels = {
     .add = add_scalar,
     .mix_add = mix_add_scalar,
@@ -166,4 +171,5 @@ const tk_kernels tk_scalar_kernels = {
     .limiter_suffix_minima = limiter_suffix_minima_scalar,
     .limiter_apply_stereo = limiter_apply_stereo_scalar,
     .limiter_window_averages = limiter_window_averages_scalar,
+    .sine = sine_scalar,
 };

@@ -287,6 +287,62 @@ static float limiter_window_averages_sse2(float *gains, const float *entering, c
     return smallest;
 }
 
+// The tone: tk_sine_of_frame in two lanes, operation for operation (the floor's correction
+// subtracts 1 or 0, the folds are and/andnot/or selects, the negation flips the sign bit).
+TK_SSE2 static inline __m128d sine_of_frames_sse2(__m128d n, __m128d cycles) {
+    const __m128d magic = _mm_set1_pd(TK_ROUND_MAGIC);
+    const __m128d pi = _mm_set1_pd(TK_PI);
+    const __m128d c = _mm_mul_pd(n, cycles);
+    __m128d t = _mm_sub_pd(_mm_add_pd(c, magic), magic);
+    t = _mm_sub_pd(t, _mm_and_pd(_mm_cmpgt_pd(t, c), _mm_set1_pd(1.0)));
+    __m128d x = _mm_sub_pd(_mm_mul_pd(_mm_sub_pd(c, t), _mm_set1_pd(TK_TWO_PI)), pi);
+    const __m128d above = _mm_cmpgt_pd(x, _mm_set1_pd(TK_HALF_PI));
+    const __m128d below = _mm_cmplt_pd(x, _mm_set1_pd(-TK_HALF_PI));
+    const __m128d folded_above = _mm_sub_pd(pi, x);
+    const __m128d folded_below = _mm_sub_pd(_mm_set1_pd(-TK_PI), x);
+    x = _mm_or_pd(_mm_and_pd(below, folded_below), _mm_andnot_pd(below, x));
+    x = _mm_or_pd(_mm_and_pd(above, folded_above), _mm_andnot_pd(above, x));
+    const __m128d x2 = _mm_mul_pd(x, x);
+    __m128d r = _mm_set1_pd(TK_SINE_C15);
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C13));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C11));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C9));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C7));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C5));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(TK_SINE_C3));
+    r = _mm_add_pd(_mm_mul_pd(r, x2), _mm_set1_pd(1.0));
+    return _mm_xor_pd(_mm_mul_pd(r, x), _mm_set1_pd(-0.0));
+}
+
+TK_SSE2 static void sine_sse2(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame, double cycles_per_frame,
+                              float amplitude) {
+    const __m128d cycles = _mm_set1_pd(cycles_per_frame);
+    const __m128 amp = _mm_set1_ps(amplitude);
+    const __m128d step = _mm_set1_pd(4.0);
+    // Frame indices as doubles: integers below 2^53, so every add is exact.
+    __m128d n01 = _mm_add_pd(_mm_set1_pd((double)first_frame), _mm_setr_pd(0.0, 1.0));
+    __m128d n23 = _mm_add_pd(n01, _mm_set1_pd(2.0));
+    size_t f = 0;
+    for (; f + 4 <= frame_count; f += 4) {
+        const __m128 lo = _mm_cvtpd_ps(sine_of_frames_sse2(n01, cycles));
+        const __m128 hi = _mm_cvtpd_ps(sine_of_frames_sse2(n23, cycles));
+        const __m128 v = _mm_mul_ps(amp, _mm_movelh_ps(lo, hi));
+        if (channel_count == 1) {
+            _mm_storeu_ps(dst + f, v);
+        } else if (channel_count == 2) {
+            _mm_storeu_ps(dst + 2 * f, _mm_unpacklo_ps(v, v));
+            _mm_storeu_ps(dst + 2 * f + 4, _mm_unpackhi_ps(v, v));
+        } else {
+            float four[4];
+            _mm_storeu_ps(four, v);
+            tk_spread_frames(dst + f * channel_count, four, 4, channel_count);
+        }
+        n01 = _mm_add_pd(n01, step);
+        n23 = _mm_add_pd(n23, step);
+    }
+    tk_sine_ref(dst, f, frame_count, channel_count, first_frame, cycles_per_frame, amplitude);
+}
+
 const tk_kernels tk_sse2_kernels = {
     .add = add_sse2,
     .mix_add = mix_add_sse2,
@@ -303,5 +359,6 @@ const tk_kernels tk_sse2_kernels = {
     .limiter_suffix_minima = limiter_suffix_minima_sse2,
     .limiter_apply_stereo = limiter_apply_stereo_sse2,
     .limiter_window_averages = limiter_window_averages_sse2,
+    .sine = sine_sse2,
 };
 #endif

@@ -162,4 +162,13 @@ public struct KernelVariant: Sendable, Equatable, CustomStringConvertible {
     ) -> Float {
         kernels.limiter_window_averages!(gains, entering, leaving, count, sum, span)
     }
+
+    /// A tone's frames with this variant (see `SineOscillator` and `tk_kernels.sine`): every
+    /// channel of frame f gets amplitude · sin(2π · frac((firstFrame + f) · cyclesPerFrame)).
+    /// Tests and benchmarks; any thread.
+    @inlinable public func sine(
+        _ dst: UnsafeMutablePointer<Float>, frameCount: Int, channelCount: Int, firstFrame: Int64, cyclesPerFrame: Double, amplitude: Float
+    ) {
+        kernels.sine!(dst, frameCount, channelCount, firstFrame, cyclesPerFrame, amplitude)
+    }
 }

@@ -638,7 +638,14 @@ extension Renderer {
             return
         }
         let gains = frameGains
-        if busRamping[b] {
+        if busRamping[b], !node.gain.isRamping, !node.fade.isRamping {
+            // Only the bus ramps (a duck envelope): the source's settled gain times the bus's
+            // per-frame gain — the same products as the loop below (a settled ramp's `next()`
+            // is its `value`), in a loop with no dependence between frames (vectorized).
+            let busGain = busGains + (b &* busGainStride &+ offset)
+            let g = node.gain.value * node.fade.value
+            for f in 0..<frameCount { gains[f] = g * busGain[f] }
+        } else if busRamping[b] {
             let busGain = busGains + (b &* busGainStride &+ offset)
             for f in 0..<frameCount { gains[f] = node.gain.next() * node.fade.next() * busGain[f] }
         } else {
@@ -662,7 +669,18 @@ extension Renderer {
             return
         }
         let gains = sampleGains
-        if busRamping[b] {
+        if busRamping[b], !node.gain.isRamping, !node.fade.isRamping, !node.panLeft.isRamping, !node.panRight.isRamping {
+            // Only the bus ramps: the loop below's products with the settled values (no
+            // dependence between frames).
+            let busGain = busGains + (b &* busGainStride &+ offset)
+            let g0 = node.gain.value * node.fade.value
+            let (left, right) = (node.panLeft.value, node.panRight.value)
+            for f in 0..<frameCount {
+                let g = g0 * busGain[f]
+                gains[2 &* f] = g * left
+                gains[2 &* f &+ 1] = g * right
+            }
+        } else if busRamping[b] {
             let busGain = busGains + (b &* busGainStride &+ offset)
             for f in 0..<frameCount {
                 let g = node.gain.next() * node.fade.next() * busGain[f]

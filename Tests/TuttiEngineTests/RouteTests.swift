@@ -92,7 +92,8 @@ import TuttiTestSupport
     @Test func setRouteTakesEffectAtItsFrame() throws {
         let engine = try twoRouteEngine()
         let bus = try engine.addBus()
-        let a = try engine.addSource(.tone(frequency: 600, amplitude: 0.5), bus: bus, loop: true)
+        // 610 Hz: frame 10 000 is not a zero of the sine (at 600 Hz it is: 125 whole cycles).
+        let a = try engine.addSource(.tone(frequency: 610, amplitude: 0.5), bus: bus, loop: true)
         try engine.send(.play(a))
         try engine.send(.setOutputBus(a, bus: 1), at: .frame(10_000))
         let out = renderRoutes(engine, frameCount: 20_000, block: 512)

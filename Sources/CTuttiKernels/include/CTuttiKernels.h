@@ -127,6 +127,14 @@ typedef struct tk_kernels {
     /// in-order sums.
     float (*limiter_window_averages)(float *gains, const float *entering, const float *leaving, size_t count, double *sum,
                                      double span);
+    /// A tone (TuttiDSP's SineOscillator): for f in 0..<frame_count, every channel of frame f
+    /// gets amplitude · (float)sin(2π · frac(n · cycles_per_frame)) with n = first_frame + f,
+    /// the sine being the polynomial of TuttiDSP's `sineOfPhase` (`tk_sine_of_frame` in
+    /// internal.h: multiplies, adds, comparisons and selects, no fused multiply-add, no libm).
+    /// Each frame is a function of its index alone: the same bytes in every variant, whatever
+    /// the block split. 0 <= first_frame + frame_count < 2^51 and |cycles_per_frame| <= 1.
+    /// Vectorized for 1 and 2 channels; other channel counts store each frame's value per channel.
+    void (*sine)(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame, double cycles_per_frame, float amplitude);
 } tk_kernels;
 
 /// The variant chosen at load time. Written only by the load-time constructor.
@@ -162,6 +170,10 @@ static inline void tk_mix_add_sample_gains(float *dst, const float *src, const f
 static inline size_t tk_mix_settled(tk_settled_entry *entries, size_t first, size_t count, float *const *targets, size_t frames,
                                     size_t channels, int64_t frame, int64_t *wrapped_at) {
     return tk_active->mix_settled(entries, first, count, targets, frames, channels, frame, wrapped_at);
+}
+static inline void tk_sine(float *dst, size_t frame_count, size_t channel_count, int64_t first_frame, double cycles_per_frame,
+                           float amplitude) {
+    tk_active->sine(dst, frame_count, channel_count, first_frame, cycles_per_frame, amplitude);
 }
 static inline uint32_t tk_meter(const float *samples, size_t count, uint32_t peak_bits, size_t *clipped) {
     return tk_active->meter(samples, count, peak_bits, clipped);
