@@ -1112,7 +1112,11 @@ typedef struct tutti_output_config {
     const char *device;     /* ALSA PCM name / JACK server name / PipeWire target node; NULL = default (copied) */
     uint32_t period_frames; /* 16..65536, 0 = backend default; ALSA: the period, PipeWire: node.latency
                                (JACK: must be 0) */
-    uint32_t periods;       /* 2..64, 0 = backend default; ALSA only (JACK, PipeWire: must be 0) */
+    uint32_t periods;       /* 2..64, 0 = backend default. ALSA: the device buffer's periods (default 4).
+                               PipeWire: render on a thread of Tutti's own up to this many periods
+                               (period_frames, default 1024) ahead of the graph, adding that latency
+                               (0: render in the graph's cycle); main's stream only, so not with
+                               capture, routes past main or TUTTI_STREAMS_PER_SESSION. JACK: must be 0 */
     /* Capture (added after the first release: read only when struct_size covers them, so
      * callers built against the older, 24-byte-on-LP64 layout keep working). */
     tutti_source capture;     /* an input source (tutti_source_create_input) the device's capture

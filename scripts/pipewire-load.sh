@@ -10,7 +10,8 @@
 #      as Tutti does, a sine computed in the process callback on PipeWire's real-time data thread,
 #      one buffer per cycle (a baseline for that way of rendering, with next to no work per cycle);
 #   3. `tutti play --backend pipewire --target testsink --period Q` of the 64-source load scene
-#      (scripts/load-scene.py).
+#      (scripts/load-scene.py); with PERIODS, `--periods PERIODS` too (rendering that many quanta
+#      ahead of the graph on a thread of its own, docs/backends.md "Rendering ahead").
 # All are measured the same way: pw-top's ERR column (xruns/errors the daemon counted for the node
 # and for the sink that drives the graph) read after SECONDS of playing, from pw-top's last screen
 # (pw-top 0.3.65 has no batch mode: it runs under `script` and its screen is parsed); its QUANT
@@ -19,11 +20,13 @@
 # quantum runs ROUNDS rounds (default 3), the order of the three turning by one each round, and
 # prints each round and the totals. Builds tutti in release (.build-release).
 #
-#   scripts/pipewire-load.sh [SECONDS] [ROUNDS]   (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
+#   scripts/pipewire-load.sh [SECONDS] [ROUNDS] [PERIODS]   (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 rounds=${2:-3}
+ahead=()
+if [ -n "${3:-}" ]; then ahead=(--periods "$3"); fi
 for tool in pipewire wireplumber pw-play pw-top pw-metadata dbus-daemon script sox cc pkg-config; do
   command -v "$tool" >/dev/null || {
     echo "pipewire-load: $tool is not installed (apt-get install --no-install-recommends pipewire pipewire-bin wireplumber dbus bsdutils sox gcc pkg-config libpipewire-0.3-dev)" >&2
@@ -116,7 +119,7 @@ run() {
     pw-play) pw-play --target testsink "$work/tone.wav" & ;;
     reference) "$work/pipewire-ref" testsink "$quantum" "$((seconds + 2))" & ;;
     tutti)
-      "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" --no-mpris \
+      "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" "${ahead[@]}" --no-mpris \
         --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
       ;;
   esac

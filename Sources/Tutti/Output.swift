@@ -37,7 +37,12 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// period; PipeWire: `node.latency` = "PERIOD/RATE" (the graph may grant another). JACK's
     /// server sets its buffer size: giving one with `.jack` is an `invalidArgument` error.
     public var periodFrames: Int?
-    /// Periods in the device buffer to ask for; nil: the backend's default. ALSA only.
+    /// Periods of buffering (2…64); nil: the backend's default. ALSA: the periods in the
+    /// device buffer (default 4). PipeWire: render on a thread of Tutti's own up to this many
+    /// periods (`periodFrames`, default 1024) ahead of the graph, which the stream's callback
+    /// only copies from, adding that much latency (nil: render in the graph's cycle, the
+    /// lowest latency); main's stream only: not with `capture`, output buses that play past
+    /// main or `streams` `.perSession`. JACK: nil only.
     public var periodCount: Int?
     /// An input source (`SessionHandle.makeInputSource`) the device's capture feeds, one
     /// captured frame per rendered frame, from the backend's real-time thread. JACK: input

@@ -90,8 +90,10 @@ public struct OutputSettings: Sendable {
     /// Period (one render block and one device write) to ask for, frames; nil: the backend's
     /// default (ALSA 1024). A server that sets it itself (JACK) takes only nil.
     public var periodFrames: Int?
-    /// Periods in the device buffer to ask for; nil: the backend's default (ALSA 4). JACK
-    /// takes only nil.
+    /// Periods of buffering (2…64); nil: the backend's default. ALSA: the periods in the
+    /// device buffer (default 4). PipeWire: rendered ahead of the graph on a thread of Tutti's
+    /// own, in periods of `periodFrames` (default 1024), for main's stream alone (nil: render
+    /// in the graph's cycle). JACK takes only nil.
     public var periodCount: Int?
     /// Sample formats in order of preference; nil: the backend's (ALSA: float32, s32, s16;
     /// JACK: float32 only).

@@ -24,10 +24,14 @@ import TuttiOutput
 /// stream is closed and its feed reused. With
 /// `OutputSettings.capture`, an input stream ("CLIENT-capture", `media.category` Capture) on
 /// the same connection feeds the input source from `captureSources[0]` (a source node, or
-/// "SINK.monitor"; nil: the default source).
+/// "SINK.monitor"; nil: the default source). With `OutputSettings.periodCount`, main's
+/// callback renders nothing: a thread of Tutti's own ("tutti-pw-ahead") renders up to that many
+/// periods ahead of the graph into a ring the callback copies from (`RenderAhead`; main's
+/// stream alone, with the ring's frames of latency).
 ///
 /// Threads: the control thread creates, starts, stops and polls it. PipeWire's data thread
-/// renders and takes the captured frames (nothing else); PipeWire's loop thread ("tutti-pw-loop") runs the stream's state
+/// renders and takes the captured frames (nothing else; rendering ahead, it copies from the
+/// ring, and "tutti-pw-ahead", started by `start` and joined by `stop`, renders); PipeWire's loop thread ("tutti-pw-loop") runs the stream's state
 /// callback. A supervisor thread (normal priority) turns counters into events and reads the
 /// latency and, after a lost stream (the daemon gone), opens a new one with backoff until
 /// `reconnect.timeout`. With `onEvent`, an event-delivery thread calls it. `stop()` joins them
@@ -45,6 +49,9 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public static let mediaRole = "Music"
     /// Seconds `start` waits for the stream to be linked and running.
     static let startTimeoutSeconds = 10
+    /// The period rendering ahead counts in when `periodFrames` is not given: PipeWire's
+    /// default quantum (`default.clock.quantum`).
+    static let defaultPeriodFrames = 1_024
 
     /// The render side it drives (its render calls belong to PipeWire's data thread once
     /// started; the reference may be read from any thread).
@@ -66,6 +73,10 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         var stream: tpw_id?
         var started = false
         var schedulingNote = "not started"
+        /// The thread rendering ahead (`settings.periodCount`), from `start` to `stop`, and how
+        /// it is scheduled.
+        var aheadThread: pthread_t?
+        var aheadNote = ""
     }
     private let control = Mutex(ControlState())
     private var stream: tpw_id? { control.withLock { $0.stream } }
@@ -83,7 +94,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     private let watcher = Mutex<OtherAudioWatcher?>(nil)
     /// How PipeWire schedules the data thread, once started (for reports); "not started"
     /// before `start`. Any thread.
-    public var schedulingNote: String { control.withLock { $0.schedulingNote } }
+    public var schedulingNote: String { control.withLock { $0.schedulingNote + $0.aheadNote } }
 
     /// Connects to the default PipeWire daemon (`$PIPEWIRE_REMOTE`, else `pipewire-0` in
     /// `$XDG_RUNTIME_DIR`) and creates the stream as `settings` say: see
@@ -120,7 +131,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             busPeriodFrames: settings.periodFrames ?? 1_024, sessionStreams: Self.sessionStreams(settings),
             sessionTarget: Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default",
             spareSessionStreams: settings.streams == .perSession ? Self.spareSessionStreams : 0,
-            perSession: settings.streams == .perSession)
+            perSession: settings.streams == .perSession,
+            renderAhead: settings.periodCount.map { (settings.periodFrames ?? Self.defaultPeriodFrames, $0) })
         events = try OutputEvents(onEvent: onEvent)
         let opened = try Self.open(
             settings, busNames: renderer.configuration.outputBuses, rate: renderer.configuration.sampleRate,
@@ -171,7 +183,21 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// naming the setting.
     static func check(_ settings: OutputSettings, busNames: [String]) throws(TuttiError) {
         try settings.validate(busNames: busNames)
-        if settings.periodCount != nil { throw TuttiError(.invalidArgument, "periodCount: PipeWire's graph sets the buffering") }
+        if settings.periodCount != nil {
+            // Rendering ahead feeds main's stream alone: the capture, bus and session streams are
+            // fed in the graph's cycle, which a ring ahead of it would put out of step.
+            if settings.capture != nil {
+                throw TuttiError(.invalidArgument, "periodCount: rendering ahead plays main alone; with capture leave it unset")
+            }
+            if !busTargets(settings, busNames: busNames).isEmpty {
+                throw TuttiError(
+                    .invalidArgument, "periodCount: rendering ahead plays main alone; with buses that play (busDestinations) leave it unset"
+                )
+            }
+            if settings.streams == .perSession {
+                throw TuttiError(.invalidArgument, "periodCount: rendering ahead plays main alone; with per-session streams leave it unset")
+            }
+        }
         if let formats = settings.sampleFormats, formats != [.float32] {
             throw TuttiError(.invalidArgument, "sampleFormats: the PipeWire stream is float32 (PipeWire converts)")
         }
@@ -376,7 +402,18 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     public var xrunCount: Int {
         core.missedCycles.load(ordering: .relaxed) + core.lostCycles.load(ordering: .relaxed)
             + core.captureCounts.missedCycles.load(ordering: .relaxed) + core.captureCounts.lostCycles.load(ordering: .relaxed)
+            + renderAheadUnderruns
     }
+
+    /// Rendering ahead (`OutputSettings.periodCount`): main's cycles that found the ring short
+    /// (the thread rendering ahead had fallen behind; silence played for the rest), counted in
+    /// `xrunCount`; 0 otherwise. Any thread.
+    public var renderAheadUnderruns: Int { core.ahead?.underruns.load(ordering: .relaxed) ?? 0 }
+
+    /// Rendering ahead: the frames rendered and not yet handed to PipeWire (part of the
+    /// latency `status` reports; at most `periodCount` periods, of the graph's quantum when it
+    /// runs larger cycles than `periodFrames`); 0 otherwise. Any thread.
+    public var renderAheadFrames: Int { core.ahead?.fill ?? 0 }
 
     /// Graph cycles main's stream gave nothing to since `start`: cycles the graph ran without
     /// calling its process callback (the stream's graph position, `pw_time.ticks`, moved by
@@ -432,14 +469,15 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// both. Any thread.
     public var status: OutputStatus {
         let t = timing.withLock { $0 }
+        let ahead = renderAheadFrames
         let xruns = xrunCount
         let cycle = core.cycleFrames.load(ordering: .relaxed)
         let period = cycle > 0 ? cycle : settings.periodFrames ?? 0
         let target = Self.target(settings, busNames: renderer.configuration.outputBuses) ?? "default"
         let isLost = lost.load(ordering: .acquiring)
         let main = OutputBusStatus(
-            name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns, latencyFrames: t.latencyFrames,
-            framesDropped: 0, isLost: isLost)
+            name: renderer.configuration.outputBuses.first ?? "main", destination: target, xrunCount: xruns,
+            latencyFrames: t.latencyFrames + ahead, framesDropped: 0, isLost: isLost)
         let busLatency = timing.withLock { $0.busLatencyFrames }
         let others = core.streamFeeds.map { k, feed in
             OutputBusStatus(
@@ -452,7 +490,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         return OutputStatus(
             backend: Self.name, device: "\(settings.clientName) → \(target)", sampleRate: renderer.configuration.sampleRate,
             channelCount: renderer.configuration.channelCount, sampleFormat: .float32, periodFrames: period,
-            latencyFrames: t.latencyFrames, xrunCount: xruns, framesRendered: framesRendered, framesWritten: framesRendered,
+            latencyFrames: t.latencyFrames + ahead, xrunCount: xruns, framesRendered: framesRendered, framesWritten: framesRendered,
             buses: [main] + others)
     }
 
@@ -629,6 +667,7 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         }
         guard let stream else { throw TuttiError(.state, "the output is already started") }
         core.clock.frameLimit.store(frameLimit ?? -1, ordering: .relaxed)
+        try startRenderingAhead()
         try connect(stream)
         _ = core.clock.phase.compareExchange(expected: .idle, desired: .rendering, ordering: .acquiringAndReleasing)
         updateTiming()
@@ -772,6 +811,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
     /// what was rendered (the latency plus a cycle; at most a second). Idempotent. Control
     /// thread, or the event-delivery thread.
     public func stop(drain: Bool = false) {
+        // Last, after the drain (the ring plays out first), on every path.
+        defer { stopRenderingAhead() }
         supervisor.stop()
         takeWatcher()?.close()
         events.close()
@@ -781,7 +822,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             let t = timing.withLock { $0 }
             // The slowest of main and the buses (each bus: its stream's latency, its ring, and
             // the buffer its stream took last cycle, which its driver may not have played yet).
-            var latency = t.latencyFrames
+            // Rendering ahead: what the ring holds plays out first.
+            var latency = t.latencyFrames + renderAheadFrames
             let cycle = core.cycleFrames.load(ordering: .relaxed)
             for (k, feed) in core.liveFeeds {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
@@ -793,6 +835,55 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         setStream(nil)
         tpw_close(s)
         core.dataThread.store(0, ordering: .releasing)
+    }
+
+    /// With `settings.periodCount`: starts the thread that renders ahead of the graph
+    /// ("tutti-pw-ahead", SCHED_FIFO `settings.realtimePriority` where allowed, set from the
+    /// thread before its loop) and says how it is scheduled in `schedulingNote`. It fills the
+    /// ring with silence until `start` makes the clock render. Control thread.
+    private func startRenderingAhead() throws(TuttiError) {
+        guard let ahead = core.ahead else { return }
+        let core = self.core
+        let priority = settings.realtimePriority
+        let started = Semaphore()
+        do throws(ThreadStartError) {
+            let thread = try startThread(name: "tutti-pw-ahead") {
+                if let priority {
+                    var parameters = sched_param()
+                    parameters.sched_priority = priority
+                    ahead.schedulingResult.store(pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters), ordering: .releasing)
+                }
+                started.post()
+                let renderer = core.renderer
+                ahead.run { output, frames in core.render(into: output, frameCount: frames, renderer: renderer) }
+            }
+            control.withLock { $0.aheadThread = thread }
+        } catch {
+            throw error.tuttiError
+        }
+        started.wait()
+        let rc = ahead.schedulingResult.load(ordering: .acquiring)
+        let frames = "\(ahead.targetFrames) frames ahead"
+        let note: String
+        if let priority {
+            if rc == 0 {
+                note = "; rendering \(frames) on tutti-pw-ahead, SCHED_FIFO priority \(priority)"
+            } else {
+                let reason = String(cString: strerror(rc))
+                note = "; rendering \(frames) on tutti-pw-ahead, normal scheduling (SCHED_FIFO refused: \(reason))"
+                log("render-ahead thread: SCHED_FIFO priority \(priority) refused (\(reason)); falling back to normal scheduling")
+            }
+        } else {
+            note = "; rendering \(frames) on tutti-pw-ahead, normal scheduling (real-time priority not requested)"
+        }
+        control.withLock { $0.aheadNote = note }
+    }
+
+    /// Ends and joins the thread rendering ahead, if it runs. Control thread (`stop`).
+    private func stopRenderingAhead() {
+        guard let thread = control.withLock({ $0.aheadThread.take() }), let ahead = core.ahead else { return }
+        ahead.stopRequested.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
     }
 
     // MARK: Supervisor thread

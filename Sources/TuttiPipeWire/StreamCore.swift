@@ -63,6 +63,10 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     let capture: InputSource?
     let captureRing: SampleRing?
     let captureChannels: Int
+    /// With `OutputSettings.periodCount`: the ring a thread of Tutti's own renders into ahead
+    /// of the graph, which main's callback copies from (`RenderAhead`); nil: main's callback
+    /// renders its cycle itself.
+    let ahead: RenderAhead?
 
     /// What each cycle hands the renderer, per engine bus slot below `sessionMixCount`: the
     /// buffer of the live session feed on that bus (nil: the bus mixes into main). Rebuilt by
@@ -100,9 +104,14 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     init(
         renderer: Renderer, scope: RealtimeScope?, capture: InputSource? = nil, busDestinations: [(name: String, target: String)] = [],
         busPeriodFrames: Int = 1_024, sessionStreams: [SessionStream] = [], sessionTarget: String = "default",
-        spareSessionStreams: Int = 0, perSession: Bool = false
+        spareSessionStreams: Int = 0, perSession: Bool = false, renderAhead: (periodFrames: Int, periodCount: Int)? = nil
     ) {
         self.renderer = renderer
+        ahead = renderAhead.map {
+            RenderAhead(
+                periodFrames: $0.periodFrames, periodCount: $0.periodCount, maxBlockFrames: renderer.configuration.maxBlockFrames,
+                channelCount: renderer.configuration.channelCount, sampleRate: renderer.configuration.sampleRate)
+        }
         self.capture = capture
         captureRing = capture?.captureRing
         captureChannels = capture?.channelCount ?? 0
@@ -222,6 +231,43 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
     /// One cycle: `frameCount` interleaved frames into `output` (PipeWire's mapped buffer).
     @_noLocks
     func process(into output: UnsafeMutablePointer<Float>, frameCount: Int, renderer: Renderer) {
+        render(into: output, frameCount: frameCount, renderer: renderer)
+        countCycle(frameCount: frameCount)
+    }
+
+    /// One cycle of main's stream rendering ahead: `frameCount` frames copied from the ring
+    /// into `output`; a ring short while rendering is an underrun (counted; silence for the
+    /// rest).
+    @_noLocks
+    func play(from ahead: RenderAhead, into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let enter = scope.enter
+        let exit = scope.exit
+        if hasScope { _unsafePerformance { enter() } }
+        let got = ahead.take(into: output, frameCount: frameCount)
+        if got < frameCount, clock.phase.load(ordering: .acquiring) == .rendering {
+            ahead.underruns.add(1, ordering: .relaxed)
+            ahead.underrunFrames.add(Int64(frameCount &- got), ordering: .relaxed)
+        }
+        if hasScope { _unsafePerformance { exit() } }
+        countCycle(frameCount: frameCount)
+    }
+
+    /// The end of one of main's cycles (whatever it played): its frames, its thread, the
+    /// clock's cycle count.
+    @_noLocks
+    private func countCycle(frameCount: Int) {
+        cycleFrames.store(frameCount, ordering: .relaxed)
+        // pthread_self reads the thread pointer: no call into the kernel.
+        let thread = _unsafePerformance { pthread_self() }
+        dataThread.store(UInt(thread), ordering: .releasing)
+        clock.countCycle()
+    }
+
+    /// Renders `frameCount` frames of the engine (as far as the clock grants) into `output`,
+    /// feeding the buses' and sessions' streams: main's cycle, or (rendering ahead) a chunk on
+    /// the ahead thread.
+    @_noLocks
+    func render(into output: UnsafeMutablePointer<Float>, frameCount: Int, renderer: Renderer) {
         let enter = scope.enter
         let exit = scope.exit
         if hasScope { _unsafePerformance { enter() } }
@@ -322,11 +368,6 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
             }
         }
         if hasScope { _unsafePerformance { exit() } }
-        cycleFrames.store(frameCount, ordering: .relaxed)
-        // pthread_self reads the thread pointer: no call into the kernel.
-        let thread = _unsafePerformance { pthread_self() }
-        dataThread.store(UInt(thread), ordering: .releasing)
-        clock.countCycle()
     }
 }
 
@@ -431,7 +472,11 @@ let pipeWireRender: tpw_render_fn = { user, samples, frames in
         core.missedCycles.add(1, ordering: .relaxed)
         return
     }
-    core.process(into: samples, frameCount: Int(frames), renderer: core.renderer)
+    if let ahead = core.ahead {
+        core.play(from: ahead, into: samples, frameCount: Int(frames))
+    } else {
+        core.process(into: samples, frameCount: Int(frames), renderer: core.renderer)
+    }
 }
 
 /// What the capture stream counts. Noncopyable: its atomics live inside `StreamCore`, read in

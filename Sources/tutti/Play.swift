@@ -104,8 +104,11 @@ struct Play: ParsableCommand {
             valueName: "node"))
     var target: String?
 
-    @Option(help: "Number of periods in the buffer to ask for.")
-    var periods = 4
+    @Option(
+        help: ArgumentHelp(
+            "Periods of buffering (2…64). alsa: the device buffer's periods (default 4). pipewire: render on a thread of Tutti's own up to this many periods (--period, default 1024 frames) ahead of the graph, adding that latency (default: none, render in the graph's cycle). jack: not taken.",
+            valueName: "count"))
+    var periods: Int?
 
     @Option(help: "Device sample format: f32, s32 or s16 (default: the first of these the device takes).")
     var format: DeviceFormatArgument?
@@ -188,7 +191,9 @@ struct Play: ParsableCommand {
 
     /// Usage errors (exit 64, with the usage), before anything is loaded.
     func validate() throws {
-        guard (period ?? 1) > 0, periods > 1 else { throw ValidationError("--period must be positive and --periods at least 2") }
+        guard (period ?? 1) > 0, (2...64).contains(periods ?? 2) else {
+            throw ValidationError("--period must be positive and --periods in 2…64")
+        }
         guard controlLookahead.isFinite, controlLookahead > 0, controlLookahead <= 10 else {
             throw ValidationError("--control-lookahead must be a number of seconds above 0, at most 10")
         }
@@ -358,6 +363,11 @@ struct Play: ParsableCommand {
                 "capture: \(pipewire.capturedFrames) frames, \(pipewire.captureMissedCycles) cycles without a buffer, "
                     + "\(pipewire.captureLostCycles) cycles lost (\(pipewire.captureLostFrames) frames), "
                     + "\(pipewire.captureDroppedFrames) frames dropped")
+        }
+        if let pipewire = output as? PipeWireOutput, periods != nil {
+            say(
+                "rendering ahead: \(pipewire.renderAheadUnderruns) cycles found the ring short; "
+                    + "\(pipewire.lostCycles) graph cycles lost (\(pipewire.lostFrames) frames)")
         }
         let streams = playback.fileStreamUnderruns
         if streams.sourceCount > 0 { say("\(streams.sourceCount) streaming file sources: \(streams.underrunFrames) underrun frames") }

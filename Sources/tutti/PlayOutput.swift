@@ -61,7 +61,7 @@ extension Play {
         if jack.name != "tutti" || jack.server != nil || jack.noConnect || !jack.connect.isEmpty || !jack.captureFrom.isEmpty {
             return .jack
         }
-        if device != "default" || captureDevice != nil || periods != 4 || mlock || noRealtime { return .alsa }
+        if device != "default" || captureDevice != nil || periods != nil || mlock || noRealtime { return .alsa }
         return nil
     }
 
@@ -75,7 +75,6 @@ extension Play {
             try jack.rejectWithoutJACK()
             if mlock { throw ValidationError("--mlock is for --backend alsa") }
             if device != "default" { throw ValidationError("--device is for --backend alsa; name the PipeWire node with --target") }
-            if periods != 4 { throw ValidationError("--periods: PipeWire's graph sets the buffering") }
             if format != nil && format?.format != .float32 { throw ValidationError("--format: the PipeWire stream is f32") }
             return
         }
@@ -86,7 +85,7 @@ extension Play {
         if noRealtime { throw ValidationError("--no-realtime: with JACK the server decides (jackd --no-realtime)") }
         if mlock { throw ValidationError("--mlock is for --backend alsa") }
         if device != "default" { throw ValidationError("--device is for --backend alsa; name the JACK server with --jack-server") }
-        if period != nil || periods != 4 {
+        if period != nil || periods != nil {
             throw ValidationError("--period / --periods: the JACK server sets the buffer size (jack_bufsize)")
         }
         if format != nil { throw ValidationError("--format: JACK ports are float32") }
@@ -159,7 +158,7 @@ extension Play {
                 }
             }
             settings.periodFrames = period ?? 1024
-            settings.periodCount = periods
+            settings.periodCount = periods ?? 4
             settings.sampleFormats = format.map { [$0.format] }
             settings.realtimePriority = noRealtime ? nil : 50
             settings.lockMemory = mlock
@@ -169,6 +168,7 @@ extension Play {
             if !jack.connect.isEmpty { settings.busDestinations[main] = jack.connect }
         case .pipewire:
             settings.periodFrames = period
+            settings.periodCount = periods
             settings.realtimePriority = noRealtime ? nil : 50
             settings.streams = streams
         case .auto:

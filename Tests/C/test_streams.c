@@ -1,7 +1,8 @@
 /* tutti_output_config.streams (the sixth layout): TUTTI_STREAMS_SINGLE by default; an older
  * caller's struct (through watch_other_audio) is accepted whatever its tail padding holds;
  * TUTTI_STREAMS_PER_SESSION is PipeWire's (ALSA: INVALID_ARGUMENT naming it, nothing started);
- * other values: INVALID_ARGUMENT. */
+ * other values: INVALID_ARGUMENT. PipeWire's periods (rendering ahead) exclude per-session
+ * streams. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,16 @@ static void stream_layouts(void) {
     config.streams = TUTTI_STREAMS_SINGLE;
     OK(tutti_output_start(engine, &config));
     OK(tutti_output_stop(engine));
+
+    /* PipeWire renders ahead with periods, for main's stream only: per session refused, naming
+     * the field, before any daemon is asked (none runs here), and nothing starts. */
+    config.backend = TUTTI_BACKEND_PIPEWIRE;
+    config.device = NULL;
+    config.periods = 3;
+    config.streams = TUTTI_STREAMS_PER_SESSION;
+    FAILS(TUTTI_ERROR_INVALID_ARGUMENT, "periodCount: rendering ahead plays main alone", tutti_output_start(engine, &config));
+    OK(tutti_output_is_running(engine, &running));
+    CHECK(running == 0, "started anyway: %d", running);
     tutti_engine_destroy(engine);
 }
 

@@ -129,7 +129,20 @@ enum Measure {
                 return error.code == .invalidArgument ? error.message : "\(error.code): \(error.message)"
             }
         }
-        #expect(rejected { $0.periodCount = 4 }?.hasPrefix("periodCount") == true)
+        // A period count is taken (rendering ahead: the checks pass, so the missing daemon is
+        // what fails), but not with streams fed in the graph's cycle.
+        #expect(rejected { $0.periodCount = 4 }?.hasPrefix("device") == true)
+        #expect(
+            rejected {
+                $0.periodCount = 4
+                $0.busDestinations = ["cue": ["other"]]
+            }?.hasPrefix("periodCount: rendering ahead plays main alone; with buses that play") == true)
+        #expect(
+            rejected {
+                $0.periodCount = 4
+                $0.streams = .perSession
+            }?.hasPrefix("periodCount: rendering ahead plays main alone; with per-session streams") == true)
+        #expect(rejected { $0.periodCount = 1 }?.hasPrefix("periodCount must be in 2…64") == true)
         #expect(rejected { $0.sampleFormats = [.s16] }?.hasPrefix("sampleFormats") == true)
         // A priority (or none) is taken: it is the data thread's when PipeWire left it at normal
         // scheduling. The checks pass, so the missing daemon is what fails.
@@ -218,6 +231,50 @@ enum Measure {
         #expect(cue < 0.001, "cue's tone is in main: \(cue)")
         let gap = Measure.longestZeroRun(left, in: span)
         #expect(gap < 4, "a run of \(gap) zero samples inside the played span (xruns counted: \(status.xrunCount))")
+    }
+
+    /// Rendering ahead (`periodCount` 3 of 512 frames): a thread of Tutti's own keeps 1 536
+    /// frames rendered ahead of the graph and main's callback copies its cycle out of them. The
+    /// recording holds main's tone at its level and frequency for the whole frame limit — the
+    /// drained stop plays out what the ring held — with no gap the output did not report, the
+    /// reported latency includes the ring, and the note says how the thread is scheduled.
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func rendersAheadOfTheGraphOnAThreadOfItsOwn() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let (engine, _, _) = try twoRouteToneEngine()
+        let collector = Collector()
+        var settings = OutputSettings(device: PipeWireServer.sink)
+        settings.periodFrames = 512
+        settings.periodCount = 3
+        let output = try PipeWireOutput(
+            renderer: engine.renderer, settings: settings, remote: server.socket, log: collector.log, onEvent: collector.onEvent)
+        let recording = try PipeWireServer.Recording(server)
+        let frames = 2 * 48_000
+        try output.start(frameLimit: Int64(frames))
+        #expect(output.schedulingNote.contains("; rendering 1536 frames ahead on tutti-pw-ahead, "), "\(output.schedulingNote)")
+        if geteuid() == 0 { #expect(output.schedulingNote.hasSuffix("tutti-pw-ahead, SCHED_FIFO priority 50"), "\(output.schedulingNote)") }
+        usleep(500_000)
+        let ahead = output.renderAheadFrames
+        let status = output.status
+        let finished = output.waitUntilFinished(timeoutSeconds: 30)
+        output.stop(drain: true)
+        let left = try recording.finish()
+
+        #expect(finished)
+        #expect(output.framesRendered == Int64(frames))
+        #expect(collector.events.contains(.finished(frames: Int64(frames))))
+        // The thread tops the ring up to 3 periods within a quarter period of a cycle taking one.
+        #expect((512...1_536).contains(ahead), "ring \(ahead) frames")
+        #expect(status.latencyFrames >= 512, "latency \(status.latencyFrames) frames does not count the ring")
+        let span = try #require(Measure.played(left), "the recording is silent")
+        let gaps = Measure.zeroRunFrames(left, in: span)
+        #expect(gaps == 0 || output.xrunCount > 0, "\(gaps) frames in gaps with no xrun reported")
+        // All 2 s played, the ring's last frames too (± one quantum at either end).
+        #expect(abs(span.count - gaps - frames) <= 1_024, "played \(span.count - gaps) frames")
+        let tone = Measure.medianTone(left, in: span, low: 400, high: 480)
+        #expect(abs(tone.frequency - 440) < 1, "frequency \(tone.frequency)")
+        #expect(abs(tone.amplitude - 0.5) < 0.01, "amplitude \(tone.amplitude)")
     }
 
     /// The daemon killed while playing and not back within `reconnect.timeout` (1 s):

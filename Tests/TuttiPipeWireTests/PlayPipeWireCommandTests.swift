@@ -52,6 +52,35 @@ struct PlayPipeWireCommandTests {
         try expectTwoSecondsOfTheTone(left, report: play.stdout)
     }
 
+    /// `--periods 4` with `--period 256` renders 1 024 frames ahead of the graph on a thread of
+    /// Tutti's own: stderr says so, the reported latency counts the ring (at least 768 frames,
+    /// 16 ms), and the whole 2 s of the tone arrive (the drained stop plays the ring out).
+    @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
+    func periodsRenderAheadOfTheGraph() throws {
+        let server = try PipeWireServer()
+        defer { server.stop() }
+        let dir = makeTemporaryFolder("tutti-pw-ahead")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.toneScene(seconds: 2, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
+        let recording = try PipeWireServer.Recording(server)
+        let play = try Tool.run(
+            [
+                Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--period", "256",
+                "--periods", "4",
+            ], environment: server.clientEnvironment)
+        let left = try recording.finish()
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stderr.contains("; rendering 1024 frames ahead on tutti-pw-ahead, "), "\(play.stderr)")
+        #expect(play.stderr.contains("rendering ahead: ") && play.stderr.contains(" cycles found the ring short; "), "\(play.stderr)")
+        let latency = play.stdout.split(separator: "\n").first { $0.hasPrefix("played ") }.flatMap { line -> Int? in
+            guard let end = line.range(of: " frames (", options: .backwards) else { return nil }
+            return Int(line[..<end.lowerBound].split(separator: " ").last ?? "")
+        }
+        let frames = try #require(latency, "no latency in \(play.stdout)")
+        #expect(frames >= 768, "latency \(frames) frames: the ring is not counted")
+        try expectTwoSecondsOfTheTone(left, report: play.stdout)
+    }
+
     /// `--backend auto` with a daemon answering picks PipeWire (the report says so) and plays
     /// to the default sink (the private daemon's only one): the tone arrives, measured as above.
     @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
@@ -138,7 +167,7 @@ struct PlayPipeWireCommandTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.toneScene(seconds: 1, sampleRate: 48_000).write(toFile: dir + "/tone.json", atomically: true, encoding: .utf8)
         for (extra, named) in [
-            (["--periods", "3"], "--periods"), (["--device", "hw:0"], "--device"), (["--jack-name", "x"], "--jack-name"),
+            (["--periods", "1"], "--periods"), (["--device", "hw:0"], "--device"), (["--jack-name", "x"], "--jack-name"),
         ] {
             let play = try Tool.run([Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire"] + extra)
             #expect(play.status == 64 && play.stderr.contains(named), "\(extra): \(play.stderr)")

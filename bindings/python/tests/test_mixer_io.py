@@ -453,6 +453,10 @@ def test_streams_default_single_and_per_session_is_pipewire_only(engine, music):
     assert not engine.output_running
     with pytest.raises(ValueError, match="streams"):
         engine.start_output(device="null", streams="both")
+    # PipeWire renders ahead with periods for main's stream only: refused before any daemon is asked.
+    with pytest.raises(tutti.InvalidArgumentError, match="periodCount: rendering ahead plays main alone"):
+        engine.start_output(backend=tutti.Backend.PIPEWIRE, periods=3, streams="per-session")
+    assert not engine.output_running
 
 
 def _pipewire_tools():

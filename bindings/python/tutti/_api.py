@@ -1013,7 +1013,9 @@ class Engine:
     ) -> None:
         """tutti_output_start: plays the engine on a device from the backend's real-time thread
         (``render`` raises StateError meanwhile). ``device``: the ALSA PCM, JACK server or
-        PipeWire target node (None: the default); ``period_frames`` / ``periods``: ALSA only; ``capture``: an input source
+        PipeWire target node (None: the default); ``period_frames``: ALSA's period, PipeWire's node.latency; ``periods``: ALSA's
+        buffer periods, or with PipeWire the periods rendered ahead of the graph on a thread of Tutti's own (main's stream only;
+        None: in the graph's cycle); ``capture``: an input source
         the device's capture feeds (``capture_from``: the capture PCM, or JACK ports
         comma-separated); ``bus_destinations``: where the output buses past main play,
         {name: destination} or "NAME=DEST;NAME=DEST" (``routes``: its deprecated old name). ``Backend.AUTO`` picks PipeWire, else JACK, else ALSA when
