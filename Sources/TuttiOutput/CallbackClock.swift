@@ -71,6 +71,18 @@ public struct CallbackClock: ~Copyable, Sendable {
         return Grant(start: done, count: Int(allowed), wanted: wanted)
     }
 
+    /// Whether a render of `frameCount` frames now would render them all (the horizon is far
+    /// enough, or the frame limit comes first), or not rendering (nothing held back): for a
+    /// render thread that can wait for the horizon instead of playing silence. Any thread.
+    @inlinable @_noLocks public func mayRender(frameCount: Int) -> Bool {
+        guard phase.load(ordering: .acquiring) == .rendering else { return true }
+        let done = framesRendered.load(ordering: .acquiring)
+        var wanted = Int64(frameCount)
+        let limit = frameLimit.load(ordering: .relaxed)
+        if limit >= 0 { wanted = min(wanted, max(limit &- done, 0)) }
+        return horizon.load(ordering: .acquiring) &- done >= wanted
+    }
+
     /// After the grant's frames were rendered: the clock moves on, a held-back cycle is
     /// counted late, the frame limit finishes. Real-time thread.
     @inlinable @_noLocks public func endCycle(_ grant: Grant) {

@@ -808,7 +808,8 @@ public final class PipeWireOutput: OutputBackend, Sendable {
 
     /// Stops the supervisor (joined) and destroys the stream (PipeWire's threads end).
     /// `drain`: first stop rendering (silence from the next cycle) and let PipeWire play out
-    /// what was rendered (the latency plus a cycle; at most a second). Idempotent. Control
+    /// what was rendered (the latency plus a cycle; at most a second, or the latency and half a
+    /// second when that is longer, as a long ring ahead makes it). Idempotent. Control
     /// thread, or the event-delivery thread.
     public func stop(drain: Bool = false) {
         // Last, after the drain (the ring plays out first), on every path.
@@ -828,9 +829,11 @@ public final class PipeWireOutput: OutputBackend, Sendable {
             for (k, feed) in core.liveFeeds {
                 latency = max(latency, (k < t.busLatencyFrames.count ? t.busLatencyFrames[k] : 0) + feed.fill + cycle)
             }
+            // At most a second, or the latency and half a second when longer (a long ring ahead).
+            let rate = Double(max(renderer.configuration.sampleRate, 1))
             core.clock.finishAndPlayOut(
                 playOutCycles: CallbackClock.playOutCycles(latencyFrames: latency, cycleFrames: core.cycleFrames.load(ordering: .relaxed)),
-                serverLost: lost.load(ordering: .acquiring))
+                serverLost: lost.load(ordering: .acquiring), timeoutSeconds: max(1, Double(latency) / rate + 0.5))
         }
         setStream(nil)
         tpw_close(s)
@@ -855,7 +858,14 @@ public final class PipeWireOutput: OutputBackend, Sendable {
                 }
                 started.post()
                 let renderer = core.renderer
-                ahead.run { output, frames in core.render(into: output, frameCount: frames, renderer: renderer) }
+                ahead.run { output, frames in
+                    // Unlike the callback, this thread can wait for the control thread: a chunk
+                    // past the render horizon waits for it to move (no silence rendered for a
+                    // late control thread while the ring still plays).
+                    guard core.clock.mayRender(frameCount: frames) else { return false }
+                    core.render(into: output, frameCount: frames, renderer: renderer)
+                    return true
+                }
             }
             control.withLock { $0.aheadThread = thread }
         } catch {

@@ -84,16 +84,17 @@ final class RenderAhead: @unchecked Sendable { // render-side memory: a ring, SP
     }
 
     /// The ahead thread: renders with `render` (a chunk of interleaved frames into the scratch
-    /// buffer) until the ring holds `target(cycleFrames:)` of the graph's last cycle, then
-    /// sleeps `pollNanoseconds`; until `stopRequested`. The sleep is the thread's only system call: the render path itself
+    /// buffer; false when it cannot render the chunk yet: nothing is stored, the thread sleeps)
+    /// until the ring holds `target(cycleFrames:)` of the graph's last cycle, then sleeps
+    /// `pollNanoseconds`; until `stopRequested`. The sleep is the thread's only system call: the render path itself
     /// makes none.
-    func run(_ render: (UnsafeMutablePointer<Float>, Int) -> Void) {
+    func run(_ render: (UnsafeMutablePointer<Float>, Int) -> Bool) {
         var pause = timespec(tv_sec: pollNanoseconds / 1_000_000_000, tv_nsec: pollNanoseconds % 1_000_000_000)
         while !stopRequested.load(ordering: .acquiring) {
             let target = self.target(cycleFrames: graphCycleFrames.load(ordering: .relaxed)) &* channelCount
             // The producer's view of the fill: its own tail against the consumer's head.
             while ring.indices.capacity &- ring.indices.writable().count + chunkFrames &* channelCount <= target {
-                render(scratch, chunkFrames)
+                guard render(scratch, chunkFrames) else { break }
                 _ = ring.write(frames: scratch, frameCount: chunkFrames, channelCount: channelCount)
             }
             nanosleep(&pause, nil)

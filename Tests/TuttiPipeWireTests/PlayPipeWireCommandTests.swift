@@ -52,9 +52,10 @@ struct PlayPipeWireCommandTests {
         try expectTwoSecondsOfTheTone(left, report: play.stdout)
     }
 
-    /// `--periods 4` with `--period 256` renders 1 024 frames ahead of the graph on a thread of
-    /// Tutti's own: stderr says so, the reported latency counts the ring (at least 768 frames,
-    /// 16 ms), and the whole 2 s of the tone arrive (the drained stop plays the ring out).
+    /// `--periods 16` with `--period 4096` renders 65 536 frames (1.37 s) ahead of the graph on
+    /// a thread of Tutti's own: stderr says so, the reported latency counts the ring (at least
+    /// 3 of its 4 quarters), and the whole 2 s of the tone arrive: the drained stop plays the
+    /// ring out, longer than its usual one-second limit.
     @Test(.enabled(if: PipeWireServer.isAvailable, Comment(rawValue: PipeWireServer.skipReason)))
     func periodsRenderAheadOfTheGraph() throws {
         let server = try PipeWireServer()
@@ -65,19 +66,19 @@ struct PlayPipeWireCommandTests {
         let recording = try PipeWireServer.Recording(server)
         let play = try Tool.run(
             [
-                Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--period", "256",
-                "--periods", "4",
+                Tool.tutti!, "play", dir + "/tone.json", "--backend", "pipewire", "--target", PipeWireServer.sink, "--period", "4096",
+                "--periods", "16",
             ], environment: server.clientEnvironment)
         let left = try recording.finish()
         #expect(play.status == 0, "\(play.stderr)")
-        #expect(play.stderr.contains("; rendering 1024 frames ahead on tutti-pw-ahead, "), "\(play.stderr)")
+        #expect(play.stderr.contains("; rendering 65536 frames ahead on tutti-pw-ahead, "), "\(play.stderr)")
         #expect(play.stderr.contains("rendering ahead: ") && play.stderr.contains(" cycles found the ring short; "), "\(play.stderr)")
         let latency = play.stdout.split(separator: "\n").first { $0.hasPrefix("played ") }.flatMap { line -> Int? in
             guard let end = line.range(of: " frames (", options: .backwards) else { return nil }
             return Int(line[..<end.lowerBound].split(separator: " ").last ?? "")
         }
         let frames = try #require(latency, "no latency in \(play.stdout)")
-        #expect(frames >= 768, "latency \(frames) frames: the ring is not counted")
+        #expect(frames >= 49_152, "latency \(frames) frames: the ring is not counted")
         try expectTwoSecondsOfTheTone(left, report: play.stdout)
     }
 

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import TuttiEngine
+import TuttiOutput
 
 @testable import TuttiPipeWire
 
@@ -29,6 +30,30 @@ import TuttiEngine
         #expect(big.chunkFrames == 4_096 && big.targetFrames == 16_384)
     }
 
+    /// The ahead thread renders a chunk only when the horizon lets it render the whole chunk
+    /// (or the frame limit comes first, or the clock is not rendering: silence): past the
+    /// horizon it waits instead of rendering silence for a late control thread.
+    @Test func aChunkPastTheHorizonWaitsForIt() {
+        let clock = CallbackClock()
+        let idle = clock.mayRender(frameCount: 128)
+        clock.phase.store(.rendering, ordering: .releasing)
+        let unbounded = clock.mayRender(frameCount: 128)
+        clock.horizon.store(100, ordering: .releasing)
+        let past = clock.mayRender(frameCount: 128)
+        let within = clock.mayRender(frameCount: 100)
+        clock.frameLimit.store(50, ordering: .relaxed)
+        let limitFirst = clock.mayRender(frameCount: 128)
+        clock.framesRendered.store(60, ordering: .releasing)
+        clock.frameLimit.store(-1, ordering: .relaxed)
+        let pastLater = clock.mayRender(frameCount: 64)
+        let withinLater = clock.mayRender(frameCount: 40)
+        #expect(idle, "idle: silence is rendered")
+        #expect(unbounded, "no horizon")
+        #expect(!past && within)
+        #expect(limitFirst, "the frame limit comes before the horizon")
+        #expect(!pastLater && withinLater)
+    }
+
     /// 6 000 cycles of 64, 128 and then 1024 frames taken from a ring rendered ahead on its
     /// own thread: the samples count up without a gap or a repeat across every wrap; once the
     /// graph runs 1024-frame cycles the ring holds more than the 512 frames asked for. The
@@ -46,6 +71,7 @@ import TuttiEngine
                     k += 1
                 }
                 next.store(k, ordering: .relaxed)
+                return true
             }
         }
         defer {
