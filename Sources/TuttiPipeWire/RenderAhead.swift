@@ -11,9 +11,9 @@ import TuttiEngine
 /// (`pw-play`), and a cycle that comes early (the graph catching up after a stall) finds its
 /// frames ready; the price is the ring's frames of latency (reported in the output's status).
 /// A cycle that finds the ring short plays what it holds and silence for the rest, counted
-/// (`underruns`, `underrunFrames`).
+/// (`underruns`).
 ///
-/// Threads: the ahead thread writes the ring (`fill(_:)`), PipeWire's data thread reads it
+/// Threads: the ahead thread writes the ring (`run(_:)`), PipeWire's data thread reads it
 /// (`take(into:frameCount:)`), the control thread and the supervisor read `fill` and the
 /// counters and start and stop the thread.
 final class RenderAhead: @unchecked Sendable { // render-side memory: a ring, SPSC by atomics
@@ -33,9 +33,8 @@ final class RenderAhead: @unchecked Sendable { // render-side memory: a ring, SP
     /// chunk (at least 100 µs), so a cycle taken is replaced within a quarter period.
     let pollNanoseconds: Int
     /// Cycles that found fewer frames in the ring than they needed while rendering (the rest
-    /// played as silence), and the frames missing.
+    /// played as silence).
     let underruns = Atomic<Int>(0)
-    let underrunFrames = Atomic<Int64>(0)
     /// Set by the control thread to end the thread's loop.
     let stopRequested = Atomic<Bool>(false)
     /// What `pthread_setschedparam` returned in the thread (0: real-time; -1: not asked yet).
@@ -86,8 +85,8 @@ final class RenderAhead: @unchecked Sendable { // render-side memory: a ring, SP
     /// The ahead thread: renders with `render` (a chunk of interleaved frames into the scratch
     /// buffer; false when it cannot render the chunk yet: nothing is stored, the thread sleeps)
     /// until the ring holds `target(cycleFrames:)` of the graph's last cycle, then sleeps
-    /// `pollNanoseconds`; until `stopRequested`. The sleep is the thread's only system call: the render path itself
-    /// makes none.
+    /// `pollNanoseconds`; until `stopRequested`. The sleep is the thread's only system call:
+    /// the render path itself makes none.
     func run(_ render: (UnsafeMutablePointer<Float>, Int) -> Bool) {
         var pause = timespec(tv_sec: pollNanoseconds / 1_000_000_000, tv_nsec: pollNanoseconds % 1_000_000_000)
         while !stopRequested.load(ordering: .acquiring) {

@@ -244,10 +244,7 @@ final class StreamCore: @unchecked Sendable { // render-side memory: the data th
         let exit = scope.exit
         if hasScope { _unsafePerformance { enter() } }
         let got = ahead.take(into: output, frameCount: frameCount)
-        if got < frameCount, clock.phase.load(ordering: .acquiring) == .rendering {
-            ahead.underruns.add(1, ordering: .relaxed)
-            ahead.underrunFrames.add(Int64(frameCount &- got), ordering: .relaxed)
-        }
+        if got < frameCount, clock.phase.load(ordering: .acquiring) == .rendering { ahead.underruns.add(1, ordering: .relaxed) }
         if hasScope { _unsafePerformance { exit() } }
         countCycle(frameCount: frameCount)
     }
