@@ -1,5 +1,7 @@
 #include <jack/jack.h>
 #include <jack/thread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // libjack is opened at run time (TuttiJACK's JACKFunctions), never linked: nothing here may
 // name a libjack function.
@@ -18,4 +20,10 @@ static inline jack_client_t *tutti_jack_client_open(tutti_jack_untyped_fn open_f
 static inline jack_client_t *tutti_jack_client_open_server(
     tutti_jack_untyped_fn open_fn, const char *client_name, unsigned int options, jack_status_t *status, const char *server_name) {
     return ((tutti_jack_client_open_fn)open_fn)(client_name, (jack_options_t)(options | JackServerName), status, server_name);
+}
+
+// The calling thread's kernel id (gettid; Glibc's Swift module does not declare it): libjack's
+// threads are told apart by it in /proc/self/task (TuttiJACK's JACKClient.close).
+static inline int tutti_jack_gettid(void) {
+    return (int)syscall(SYS_gettid);
 }

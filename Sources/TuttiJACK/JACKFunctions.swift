@@ -46,6 +46,10 @@ public struct JACKFunctions: SystemFunctionTable {
     public var set_buffer_size_callback: @convention(c) (Client?, JackBufferSizeCallback?, UnsafeMutableRawPointer?) -> Int32
     /// Calls libjack's `jack_on_info_shutdown`.
     public var on_info_shutdown: @convention(c) (Client?, JackInfoShutdownCallback?, UnsafeMutableRawPointer?) -> Void
+    /// Calls libjack's `jack_set_thread_init_callback`.
+    public var set_thread_init_callback: @convention(c) (Client?, JackThreadInitCallback?, UnsafeMutableRawPointer?) -> Int32
+    /// Calls libjack's `jack_client_thread_id` (the process thread's `pthread_t`).
+    public var client_thread_id: @convention(c) (Client?) -> pthread_t
     /// Calls libjack's `jack_set_error_function` (process-wide).
     public var set_error_function: @convention(c) (MessageFunction?) -> Void
     /// Calls libjack's `jack_set_info_function` (process-wide).
@@ -102,6 +106,8 @@ public struct JACKFunctions: SystemFunctionTable {
         set_xrun_callback = try jack("set_xrun_callback")
         set_buffer_size_callback = try jack("set_buffer_size_callback")
         on_info_shutdown = try jack("on_info_shutdown")
+        set_thread_init_callback = try jack("set_thread_init_callback")
+        client_thread_id = try jack("client_thread_id")
         set_error_function = try jack("set_error_function")
         set_info_function = try jack("set_info_function")
         port_register = try jack("port_register")

@@ -240,7 +240,9 @@ public final class JACKOutput: OutputBackend, Sendable {
                 serverLost: core.lost.load(ordering: .acquiring))
         }
         setClient(nil)
-        c.close()
+        if c.close(serverLost: core.lost.load(ordering: .acquiring)) == .timedOut {
+            log("libjack's notification thread was still busy when the client was closed")
+        }
         core.client = nil
     }
 
@@ -446,7 +448,12 @@ public final class JACKOutput: OutputBackend, Sendable {
         let giveUp = configuration.reconnect.timeout.map { "giving up after \(shortSeconds($0.inSeconds)) s" } ?? "never giving up"
         log("server \"\(server)\" lost\(reason.isEmpty ? "" : ": \(reason)"); reconnecting (\(giveUp))")
         _ = core.clock.phase.compareExchange(expected: .rendering, desired: .idle, ordering: .acquiringAndReleasing)
-        client?.close() // joins libjack's threads: no process callback runs after this
+        // Joins libjack's threads: no process callback runs after this. It waits first for
+        // libjack's notification thread to end (`JACKClient.close`): the server sends its
+        // last notifications after the shutdown one that woke this thread.
+        if client?.close(serverLost: true) == .timedOut {
+            log("libjack's notification thread still ran 2 s after the loss; the lost client was closed anyway")
+        }
         setClient(nil)
         core.client = nil
 
