@@ -73,10 +73,14 @@ struct BenchLoopbackCommand: ParsableCommand {
             """)
 
     @Option(
+        name: .customLong("backend"),
         help:
             "auto (default: alsa when --device or --capture-device is given, jack when --jack-server is, else jack if a server runs, else alsa; said on stderr), jack or alsa."
     )
-    var backend = OutputConfiguration.Backend.auto
+    var backendArgument: OutputConfiguration.Backend?
+    /// `--backend`, auto when not given (an optional, so that `--help` shows no raw value as
+    /// the default).
+    var backend: OutputConfiguration.Backend { backendArgument ?? .auto }
 
     @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER, else default).")
     var jackServer: String?
@@ -201,8 +205,11 @@ struct BenchMix: ParsableCommand {
     )
     var loopback = false
 
-    @Option(help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --backend`."))
-    var backend = OutputConfiguration.Backend.auto
+    @Option(name: .customLong("backend"), help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --backend`."))
+    var backendArgument: OutputConfiguration.Backend?
+    /// `--backend`, auto when not given (an optional, so that `--help` shows no raw value as
+    /// the default).
+    var backend: OutputConfiguration.Backend { backendArgument ?? .auto }
 
     @Option(help: ArgumentHelp("With --loopback (deprecated): as `tutti bench loopback --jack-server`."))
     var jackServer: String?

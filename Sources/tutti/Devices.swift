@@ -12,10 +12,14 @@ struct Devices: ParsableCommand {
     )
 
     @Option(
+        name: .customLong("backend"),
         help:
             "auto (default): jack if --jack-server is given, else pipewire if a daemon answers, else jack if a server runs, else alsa (as `tutti play`), said on stderr; pipewire: the sinks and sources (node name, media.class, rate, channels, description); jack: the server (name, rate, buffer size) and its physical ports; alsa: the PCMs."
     )
-    var backend = OutputConfiguration.Backend.auto
+    var backendArgument: OutputConfiguration.Backend?
+    /// `--backend`, auto when not given (an optional, so that `--help` shows no raw value as
+    /// the default).
+    var backend: OutputConfiguration.Backend { backendArgument ?? .auto }
 
     @Option(name: .customLong("jack-server"), help: "JACK server name (default: $JACK_DEFAULT_SERVER, else \"default\").")
     var jackServer: String?

@@ -57,12 +57,16 @@ struct Play: ParsableCommand {
     var scene: String
 
     @Option(
+        name: .customLong("backend"),
         help: ArgumentHelp(
-            "Output backend: auto, alsa, jack or pipewire.",
+            "Output backend: auto (the default), alsa, jack or pipewire.",
             discussion:
                 "auto: the backend the options name (--device, --capture-device, --periods, --mlock, --no-realtime: alsa; --jack-*, --connect, --no-connect, --capture-from: jack; --target: pipewire), else the first that works: pipewire if a daemon answers, jack if a server runs, else alsa. The report says which (backend: NAME (auto))."
         ))
-    var backend = OutputConfiguration.Backend.auto
+    var backendArgument: OutputConfiguration.Backend?
+    /// `--backend`, auto when not given (an optional, so that `--help` shows no raw value as
+    /// the default).
+    var backend: OutputConfiguration.Backend { backendArgument ?? .auto }
 
     @OptionGroup(title: "JACK (with --backend jack)")
     var jack: JACKPlayOptions
@@ -202,7 +206,7 @@ struct Play: ParsableCommand {
         }
         // With auto, options of one backend are checked as that backend's (`namedBackend`).
         var named = self
-        if backend == .auto, let backend = namedBackend { named.backend = backend }
+        if backend == .auto, let backend = namedBackend { named.backendArgument = backend }
         try named.validateBackendOptions()
         // Checked against the backend asked for, not the one auto finds: with auto it is a wish.
         if noWatchDesktop, named.backend == .alsa || named.backend == .jack {
@@ -217,7 +221,7 @@ struct Play: ParsableCommand {
             // first sound server that answers.
             var resolved = self
             if backend == .auto {
-                resolved.backend = namedBackend ?? OutputConfiguration.Backend.detected(jackServer: jack.server)
+                resolved.backendArgument = namedBackend ?? OutputConfiguration.Backend.detected(jackServer: jack.server)
                 // What the backend found cannot take (--period with JACK, --format with
                 // PipeWire …) is the usual usage error.
                 try resolved.validateBackendOptions()

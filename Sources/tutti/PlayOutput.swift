@@ -12,8 +12,6 @@ extension StreamLayout: ExpressibleByArgument {}
 extension OutputConfiguration.Backend: ExpressibleByArgument {
     /// The backend a `--backend` value names; nil (a usage error listing the names) otherwise. Main thread.
     public init?(argument: String) { self.init(name: argument) }
-    /// The name shown as the default in `--help`.
-    public var defaultValueDescription: String { name }
     /// Every backend's name, for `--help` and the usage error.
     public static var allValueStrings: [String] { allCases.map(\.name) }
 }

@@ -145,6 +145,13 @@ struct PlayPipeWireCommandTests {
             #expect(r.stderr.contains("'pulse'") && r.stderr.contains("'auto'"), "\(command): \(r.stderr)")
             for name in ["alsa", "jack", "pipewire"] { #expect(r.stderr.contains("'\(name)'"), "\(command): \(r.stderr)") }
         }
+        // `--help` says auto is the default by name (it once showed the enum's raw value, "3").
+        for command in [["play"], ["devices"], ["bench", "loopback"]] {
+            let help = try Tool.run([Tool.tutti!] + command + ["--help"])
+            let line = help.stdout.split(separator: "\n").first { $0.contains("--backend <backend>") && !$0.contains("USAGE") }
+            #expect(line?.contains("auto") == true, "\(command): \(line ?? "no --backend line")")
+            #expect(!help.stdout.contains("(default: 3)"), "\(command): \(help.stdout)")
+        }
     }
 
     /// No daemon: exit 1 before anything plays, the library's message plus the CLI's way out.
