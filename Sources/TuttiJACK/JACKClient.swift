@@ -71,7 +71,7 @@ public final class JACKClient: Sendable {
 
     deinit { close() }
 
-    /// How `close` found libjack's notification thread before closing.
+    /// How `close` found libjack's notification thread before closing. A value: any thread.
     public enum NotificationWait: Equatable, Sendable {
         /// Not known (the client was never activated): closed at once.
         case unknown
@@ -94,8 +94,7 @@ public final class JACKClient: Sendable {
     /// has ended (it ends when the server closes its socket, after the last notification); else
     /// until it is blocked reading the next one. At most 2 s after a lost server (a stopped
     /// server never closes the socket), 0.5 s otherwise; then it closes anyway.
-    @discardableResult
-    public func close(serverLost: Bool = false) -> NotificationWait {
+    @discardableResult public func close(serverLost: Bool = false) -> NotificationWait {
         guard let h = OpaquePointer(bitPattern: address.exchange(0, ordering: .acquiringAndReleasing)) else { return .unknown }
         let wait = settleNotifications(of: h, serverLost: serverLost)
         _ = functions.client_close(h)
