@@ -18,7 +18,10 @@
 # column confirms the quantum; W/Q and B/Q (wait and busy time per quantum) give the load. tutti's
 # own report adds its count of cycles it missed and the latency pw_stream_get_time gave. Each
 # quantum runs ROUNDS rounds (default 3), the order of the three turning by one each round, and
-# prints each round and the totals. Builds tutti in release (.build-release).
+# prints each round and the totals. Each round then plays 4. `pw-play` and tutti side by side (at
+# once, beside two fresh hogs), counted apart in the same pw-top screens: the host's stalls, which
+# make the count swing from one minute to the next far more than from one program to another, then
+# hit both alike (a paired comparison). Builds tutti in release (.build-release).
 #
 #   scripts/pipewire-load.sh [SECONDS] [ROUNDS] [PERIODS]   (PIPEWIRE_LOAD_KEEP=1 keeps the work folder and pw-top's screens)
 set -euo pipefail
@@ -93,20 +96,26 @@ for line in text.split("\n"):
 EOF
 
 # Runs pw-top for SECONDS (from now) and prints "ERR QUANT W/Q B/Q" of the node whose name starts
-# with $1 (pw-top cuts names: "pw-pla") and of the sink.
+# with $1 (pw-top cuts names: "pw-pla") and of the sink; with $2, that node's too, after the sink's.
 observe() {
   TERM=xterm timeout "$seconds" script -qc "pw-top" /dev/null >"$work/top-$1.raw" 2>/dev/null || true
   python3 "$work/top.py" "$work/top-$1.raw" >"$work/top.txt"
-  local node sink
+  local node sink other=""
   node=$(awk -v n="$1" 'index($1, n) == 1 { print $2, $3, $4, $5; exit }' "$work/top.txt")
   sink=$(awk '$1 == "testsink" { print $2, $3, $4, $5; exit }' "$work/top.txt")
-  echo "${node:-? ? ? ?} ${sink:-? ? ? ?}"
+  if [ -n "${2:-}" ]; then
+    other=$(awk -v n="$2" 'index($1, n) == 1 { print $2, $3, $4, $5; exit }' "$work/top.txt")
+    other=" ${other:-? ? ? ?}"
+  fi
+  echo "${node:-? ? ? ?} ${sink:-? ? ? ?}$other"
 }
 
 echo "pipewire-load: ${seconds} s per run, ${rounds} rounds, 64 sources, 2 CPU hogs, $(nproc) cores, $(pipewire --version | grep -o -m1 'libpipewire [0-9.]*')" >&2
 
-# One run of $1 (pw-play, reference or tutti) at quantum $2 (round $3) beside two fresh hogs: sets
-# `result` to "ERR QUANT W/Q B/Q SINK_ERR" and leaves tutti's report in $work/play-Q-R.out.
+# One run of $1 (pw-play, reference, tutti, or both: pw-play and tutti at once) at quantum $2
+# (round $3) beside two fresh hogs: sets `result` to "ERR QUANT W/Q B/Q SINK_ERR SINK_QUANT SINK_W/Q
+# SINK_B/Q" (both: pw-play's, then tutti's "ERR QUANT W/Q B/Q" appended) and leaves tutti's report in
+# $work/play-Q-R.out (both: play-Q-R-both.out).
 run() {
   local what=$1 quantum=$2 round=$3 hog1 hog2 pid
   yes >/dev/null &
@@ -115,26 +124,41 @@ run() {
   hog2=$!
   pids+=("$hog1" "$hog2")
   sleep 0.5
+  local report=play-$quantum-$round player=""
   case $what in
     pw-play) pw-play --target testsink "$work/tone.wav" & ;;
     reference) "$work/pipewire-ref" testsink "$quantum" "$((seconds + 2))" & ;;
-    tutti)
+    tutti | both)
+      if [ "$what" = both ]; then
+        report=$report-both
+        pw-play --target testsink "$work/tone.wav" &
+        player=$!
+        pids+=("$player")
+      fi
       "$tutti" play "$work/load.json" --backend pipewire --target testsink --period "$quantum" "${ahead[@]}" --no-mpris \
-        --seconds "$((seconds + 2))" >"$work/play-$quantum-$round.out" 2>"$work/play-$quantum-$round.err" &
+        --seconds "$((seconds + 2))" >"$work/$report.out" 2>"$work/$report.err" &
       ;;
   esac
   pid=$!
   pids+=("$pid")
   sleep 0.5
-  result=$(observe "${what:0:6}") # pw-top's names are cut: pw-pla, refere, tutti
+  if [ "$what" = both ]; then
+    result=$(observe pw-pla tutti)
+  else
+    result=$(observe "${what:0:6}") # pw-top's names are cut: pw-pla, refere, tutti
+  fi
   case $what in
     pw-play) # plays longer than it is watched
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
       ;;
     reference) wait "$pid" || { echo "pipewire-load: the reference client failed" >&2; exit 1; } ;;
-    tutti) wait "$pid" || { cat "$work/play-$quantum-$round.err" >&2; exit 1; } ;;
+    tutti | both) wait "$pid" || { cat "$work/$report.err" >&2; exit 1; } ;;
   esac
+  if [ -n "$player" ]; then
+    kill "$player" 2>/dev/null || true
+    wait "$player" 2>/dev/null || true
+  fi
   kill "$hog1" "$hog2"
   wait "$hog1" "$hog2" 2>/dev/null || true
   sleep 0.5
@@ -154,6 +178,7 @@ for quantum in 128 64; do
   pw-metadata -n settings 0 clock.force-quantum "$quantum" >/dev/null
   declare -A total=([pw-play]=0 [reference]=0 [tutti]=0)
   unread=0
+  paired_player=0 paired_tutti=0 paired_unread=0
   for round in $(seq "$rounds"); do
     declare -A err=() line=()
     for k in 0 1 2; do
@@ -171,8 +196,24 @@ for quantum in 128 64; do
     printf '%4d frames, round %d, %d s each: pw-play of a file %s; reference %s; tutti, 64 sources %s\n' \
       "$quantum" "$round" "$seconds" "${line[pw-play]}" "${line[reference]}" "${line[tutti]}"
     echo "      tutti's own report: $(cat "$work/play-$quantum-$round.out")"
+    # 4. Side by side: pw-play's and tutti's errors in the same minute.
+    run both "$quantum" "$round"
+    read -r pe pq _ _ sink_err _ _ _ te tq _ <<<"$result"
+    if [[ $pe =~ ^[0-9]+$ && $te =~ ^[0-9]+$ ]]; then
+      paired_player=$((paired_player + pe)) paired_tutti=$((paired_tutti + te))
+    else
+      paired_unread=$((paired_unread + 1))
+    fi
+    printf '%4d frames, round %d, side by side: pw-play %s errors (quantum %s), tutti %s (quantum %s); the sink %s\n' \
+      "$quantum" "$round" "$pe" "$pq" "$te" "$tq" "$sink_err"
+    echo "      tutti's own report: $(cat "$work/play-$quantum-$round-both.out")"
   done
   printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, reference %d, tutti %d (%s; %s)\n' "$quantum" \
     "$rounds" "$seconds" "$unread" "${total[pw-play]}" "${total[reference]}" "${total[tutti]}" "$(verdict pw-play)" "$(verdict reference)"
+  if [ "$paired_unread" -eq "$rounds" ]; then paired="no round read"
+  elif [ "$paired_tutti" -le "$paired_player" ]; then paired="no more than pw-play"
+  else paired="MORE than pw-play"; fi
+  printf '%4d frames, side by side, %d rounds of %d s (%d unread): pw-play %d errors in all, tutti %d (%s)\n' "$quantum" \
+    "$rounds" "$seconds" "$paired_unread" "$paired_player" "$paired_tutti" "$paired"
   pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null
 done

@@ -170,7 +170,7 @@ struct Play: ParsableCommand {
 
     @Flag(
         help:
-            "Do not ask for SCHED_FIFO scheduling for the render thread (ALSA: the thread tutti starts; PipeWire: the data thread, when PipeWire left it at normal scheduling)."
+            "Do not ask for SCHED_FIFO scheduling for the render thread (ALSA: the thread tutti starts; PipeWire: the data thread, when PipeWire left it at normal scheduling, and with --periods the thread rendering ahead)."
     )
     var noRealtime = false
 
