@@ -16,7 +16,8 @@
 # and for the sink that drives the graph) read after SECONDS of playing, from pw-top's last screen
 # (pw-top 0.3.65 has no batch mode: it runs under `script` and its screen is parsed); its QUANT
 # column confirms the quantum; W/Q and B/Q (wait and busy time per quantum) give the load. tutti's
-# own report adds its count of cycles it missed and the latency pw_stream_get_time gave. Each
+# own report adds its count of cycles it missed and the latency pw_stream_get_time gave (with
+# PERIODS, how many of them found the ring short and how many were graph cycles lost). Each
 # quantum runs ROUNDS rounds (default 3), the order of the three turning by one each round, and
 # prints each round and the totals. Each round then plays 4. `pw-play` and tutti side by side (at
 # once, beside two fresh hogs), counted apart in the same pw-top screens: the host's stalls, which
@@ -195,7 +196,7 @@ for quantum in 128 64; do
     fi
     printf '%4d frames, round %d, %d s each: pw-play of a file %s; reference %s; tutti, 64 sources %s\n' \
       "$quantum" "$round" "$seconds" "${line[pw-play]}" "${line[reference]}" "${line[tutti]}"
-    echo "      tutti's own report: $(cat "$work/play-$quantum-$round.out")"
+    echo "      tutti's own report: $(tr '\n' ' ' <"$work/play-$quantum-$round.out") $(grep -h 'rendering ahead:' "$work/play-$quantum-$round.err" || true)"
     # 4. Side by side: pw-play's and tutti's errors in the same minute.
     run both "$quantum" "$round"
     read -r pe pq _ _ sink_err _ _ _ te tq _ <<<"$result"
@@ -206,7 +207,7 @@ for quantum in 128 64; do
     fi
     printf '%4d frames, round %d, side by side: pw-play %s errors (quantum %s), tutti %s (quantum %s); the sink %s\n' \
       "$quantum" "$round" "$pe" "$pq" "$te" "$tq" "$sink_err"
-    echo "      tutti's own report: $(cat "$work/play-$quantum-$round-both.out")"
+    echo "      tutti's own report: $(tr '\n' ' ' <"$work/play-$quantum-$round-both.out") $(grep -h 'rendering ahead:' "$work/play-$quantum-$round-both.err" || true)"
   done
   printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, reference %d, tutti %d (%s; %s)\n' "$quantum" \
     "$rounds" "$seconds" "$unread" "${total[pw-play]}" "${total[reference]}" "${total[tutti]}" "$(verdict pw-play)" "$(verdict reference)"
