@@ -297,7 +297,9 @@ extension AudioEngine {
     /// works again. `drain`: first let the device play out what it already holds (nothing new
     /// is rendered; the call blocks for about the output's latency, at most a second with
     /// JACK), so the last frames rendered are heard (and reach a recording of the output);
-    /// without it they are dropped. Never called from the output's own threads. Any thread.
+    /// without it they are dropped. Either way rendering ends before the device closes, and
+    /// the xruns counted until then are events. Never called from the output's own threads.
+    /// Any thread.
     public func stopOutput(drain: Bool = false) {
         // The MPRIS server first (its threads take the engine's lock: joined outside it).
         mpris.withLock { m in

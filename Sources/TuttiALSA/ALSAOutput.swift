@@ -225,7 +225,8 @@ public final class ALSAOutput: OutputBackend, Sendable {
         events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
     }
 
-    /// Stop the threads (joined) and close the device. `drain`: write what was rendered and
+    /// Stop the threads (joined), report the xruns counted since the supervisor's last look,
+    /// and close the device. `drain`: write what was rendered and
     /// play out what is buffered first (blocking; only when the device takes the writes). A
     /// supervisor inside a blocking
     /// alsa-lib call (a frozen sound server) is waited for: it is logged after 5 s, and no
@@ -237,6 +238,9 @@ public final class ALSAOutput: OutputBackend, Sendable {
             pthread_join(t, nil)
         }
         supervisor.stop { [log] in log("supervisor did not stop within 5 s (inside alsa-lib); waiting for it") }
+        // The render thread has ended: an xrun it counted after the supervisor's last look is
+        // an event too.
+        events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
         events.close()
         core.buses?.close(drain: drain, functions: functions)
         guard let d = device else { return }

@@ -224,21 +224,29 @@ public final class JACKOutput: OutputBackend, Sendable {
     }
 
     /// Stop the supervisor (joined: it ends at once, or when a libjack call of a reconnect in
-    /// progress returns) and close the client. `drain`: first stop rendering (silence from the
-    /// next cycle) and let JACK play out what was rendered (the ports' playback latency plus a
-    /// cycle; at most a second). Control thread.
+    /// progress returns), stop rendering (silence from the next cycle, waiting for the cycle in
+    /// progress to end: at most a second) and close the client; then report the xruns counted
+    /// since the supervisor's last look. `drain`: let JACK play out what was rendered first
+    /// (the ports' playback latency plus a cycle; at most a second). Control thread.
     public func stop(drain: Bool = false) {
         // The supervisor's own waits end at once; a libjack call in progress (opening or
         // closing a client during a reconnect) is waited for.
         supervisor.stop()
-        events.close()
-        guard let c = client else { return }
-        if drain {
-            let n = negotiated
-            core.clock.finishAndPlayOut(
-                playOutCycles: CallbackClock.playOutCycles(latencyFrames: n.latencyFrames, cycleFrames: n.bufferFrames),
-                serverLost: core.lost.load(ordering: .acquiring))
+        // Last, once the client is closed (its notification thread has ended): an xrun of the
+        // last cycles is an event too.
+        defer {
+            events.reportXruns(total: core.xrunCount.load(ordering: .relaxed))
+            events.close()
         }
+        guard let c = client else { return }
+        // Rendering ends before the client closes: the server disconnects a closing client's
+        // ports one by one before it takes the client out of the graph, and a cycle in between
+        // would render the engine with the input ports already cut off (a period of silence
+        // captured, with no xrun). One cycle, or the play-out when draining.
+        let n = negotiated
+        core.clock.finishAndPlayOut(
+            playOutCycles: drain ? CallbackClock.playOutCycles(latencyFrames: n.latencyFrames, cycleFrames: n.bufferFrames) : 1,
+            serverLost: core.lost.load(ordering: .acquiring))
         setClient(nil)
         if c.close(serverLost: core.lost.load(ordering: .acquiring)) == .timedOut {
             log("libjack's notification thread was still busy when the client was closed")

@@ -806,19 +806,30 @@ public final class PipeWireOutput: OutputBackend, Sendable {
         events.waitUntilFinished(timeoutSeconds: timeoutSeconds)
     }
 
-    /// Stops the supervisor (joined) and destroys the stream (PipeWire's threads end).
-    /// `drain`: first stop rendering (silence from the next cycle) and let PipeWire play out
-    /// what was rendered (the latency plus a cycle; at most a second, or the latency and half a
-    /// second when that is longer, as a long ring ahead makes it). Idempotent. Control
-    /// thread, or the event-delivery thread.
+    /// Stops the supervisor (joined), stops rendering (silence from the next cycle, once the
+    /// cycle in progress ended: at most a second) and destroys the stream (PipeWire's threads
+    /// end); then reports the cycles lost since the supervisor's last look. `drain`: let
+    /// PipeWire play out what was rendered first (the latency plus a cycle; at most a second,
+    /// or the latency and half a second when that is longer, as a long ring ahead makes it).
+    /// Idempotent. Control thread, or the event-delivery thread.
     public func stop(drain: Bool = false) {
         // Last, after the drain (the ring plays out first), on every path.
         defer { stopRenderingAhead() }
         supervisor.stop()
         takeWatcher()?.close()
-        events.close()
+        // Once the streams are closed (before the thread rendering ahead ends): a cycle lost
+        // in the last moments is an event too.
+        defer {
+            events.reportXruns(total: xrunCount)
+            events.close()
+        }
         let (s, started) = control.withLock { ($0.stream, $0.started) }
         guard let s else { return }
+        if !drain, started {
+            // Rendering ends before the streams close (the capture stream may go first: the
+            // engine would render on with its input cut off). One cycle at most.
+            core.clock.finishAndPlayOut(playOutCycles: 1, serverLost: lost.load(ordering: .acquiring))
+        }
         if drain, started {
             let t = timing.withLock { $0 }
             // The slowest of main and the buses (each bus: its stream's latency, its ring, and

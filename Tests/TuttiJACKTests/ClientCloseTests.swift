@@ -22,6 +22,17 @@ private let closeWatchingThreads: @convention(c) (OpaquePointer?) -> Int32 = { h
     return CloseWatch.real!(h)
 }
 
+/// The engine frames an output had rendered when `jack_client_close` was called for it.
+private enum FramesAtClose {
+    nonisolated(unsafe) static var output: JACKOutput?
+    nonisolated(unsafe) static var frames: [Int64] = []
+}
+
+private let closeNotingFrames: @convention(c) (OpaquePointer?) -> Int32 = { h in
+    if let output = FramesAtClose.output { FramesAtClose.frames.append(output.framesRendered) }
+    return CloseWatch.real!(h)
+}
+
 extension JACKTests {
     /// libjack (jack2) ends a client's notification thread with an asynchronous cancel when the
     /// client closes; cancelled inside a notification (another client leaving), it keeps
@@ -62,6 +73,34 @@ extension JACKTests {
             #expect(seen.count == 1, "jack_client_close calls after the loss: \(seen.count)")
             #expect(seen.first == [], "the notification thread still ran when the lost client was closed")
             #expect(!collector.lines.contains { $0.contains("notification thread") }, "\(collector.lines)")
+        }
+
+        /// jack2 takes a closing client's ports off the graph one by one before it takes the
+        /// client out, and cycles run in between: a cycle rendered then would capture silence
+        /// from input ports already cut off (a fresh-clone run once failed on a silent period
+        /// of a loopback recording, with no xrun). So `stop` ends rendering, and lets the cycle
+        /// in progress end, before `jack_client_close`: the engine does not move past the
+        /// frame it had reached when the close began.
+        @Test(arguments: [false, true]) func renderingEndsBeforeTheClientCloses(drain: Bool) throws {
+            let server = try JACKServer()
+            let graph = try TestGraph()
+            var functions = try JACKFunctions.system
+            CloseWatch.real = functions.client_close
+            functions.client_close = closeNotingFrames
+            let client = try JACKClient(configuration: JACKOutputConfiguration(serverName: server.name), functions: functions)
+            let output = try JACKOutput(engine: graph.engine, client: client, log: Collector().log)
+            FramesAtClose.output = output
+            defer {
+                FramesAtClose.output = nil
+                FramesAtClose.frames = []
+            }
+            try output.start()
+            let deadline = Date().addingTimeInterval(5)
+            while output.framesRendered < 4_800, Date() < deadline { usleep(1_000) }
+            #expect(output.framesRendered >= 4_800)
+            output.stop(drain: drain)
+            let rendered = output.framesRendered
+            #expect(FramesAtClose.frames == [rendered], "frames rendered when the client closed, and after the stop: \(rendered)")
         }
     }
 }

@@ -29,12 +29,19 @@ extension JACKTests {
             try engine.startOutput(output)
             let deadline = Date().addingTimeInterval(5)
             var xruns = 0
+            var events: [String] = []
+            func poll() {
+                for event in engine.pollEvents() {
+                    events.append("\(event.kind)")
+                    if case .xrun = event.kind { xruns += 1 }
+                }
+            }
             while engine.framesRendered < 48_000, Date() < deadline {
                 usleep(1_000)
-                for event in engine.pollEvents() { if case .xrun = event.kind { xruns += 1 } }
+                poll()
             }
             engine.stopOutput()
-            for event in engine.pollEvents() { if case .xrun = event.kind { xruns += 1 } }
+            poll()
             var recorded = [Float](repeating: 0, count: 1 << 17)
             let n = try recorded.withUnsafeMutableBufferPointer { try mic.readRecorded(into: $0) }
             #expect(n >= 48_000, "recorded \(n) frames")
@@ -50,6 +57,9 @@ extension JACKTests {
             var residual: Float = 0
             var stretch = 0
             var longest = 0
+            var mismatches: [Range<Int>] = []
+            var zeroRuns: [Range<Int>] = []
+            var zeroStart = -1
             for k in (2 * period)..<n {
                 let expected = Float(0.5 * sin(2 * Double.pi * 375 * Double(k - period) / 48_000))
                 peak = max(peak, abs(recorded[k]))
@@ -57,14 +67,35 @@ extension JACKTests {
                 residual = max(residual, error)
                 stretch = error < 1e-4 ? stretch + 1 : 0
                 longest = max(longest, stretch)
+                if error >= 1e-4 {
+                    if let last = mismatches.last, last.upperBound == k {
+                        mismatches[mismatches.count - 1] = last.lowerBound..<(k + 1)
+                    } else {
+                        mismatches.append(k..<(k + 1))
+                    }
+                }
+                // Runs of 4+ zero frames (the tone crosses zero once in a while, never 4 in a row).
+                if recorded[k] == 0 {
+                    if zeroStart < 0 { zeroStart = k }
+                } else {
+                    if zeroStart >= 0, k - zeroStart >= 4 { zeroRuns.append(zeroStart..<k) }
+                    zeroStart = -1
+                }
             }
+            if zeroStart >= 0, n - zeroStart >= 4 { zeroRuns.append(zeroStart..<n) }
+            // Where the capture differs and what the engine reported: the place to look when
+            // this fails.
+            let report =
+                "recorded \(n) frames; mismatching stretches \(mismatches.prefix(8)) (\(mismatches.count) in all); "
+                + "zero runs \(zeroRuns.prefix(8)); mic underruns \((try? mic.underrunFrames) ?? -1) frames; "
+                + "events \(events.prefix(12))"
             #expect(recorded[0..<period].allSatisfy { $0 == 0 })
             #expect(abs(peak - 0.5) < 0.001, "captured peak \(peak)")
             if xruns == 0 {
-                #expect(residual < 1e-4, "captured − played one period earlier: \(residual)")
+                #expect(residual < 1e-4, "captured − played one period earlier: \(residual); \(report)")
             } else {
                 print("loopback: \(xruns) xruns reported; the longest matching stretch is \(longest) frames")
-                #expect(longest >= 24_000, "captured − played one period earlier: \(residual); longest match \(longest) frames")
+                #expect(longest >= 24_000, "captured − played one period earlier: \(residual); longest match \(longest) frames; \(report)")
             }
 
             // ALSA captures from one PCM, not from a list of ports.
