@@ -101,14 +101,23 @@ EOF
 observe() {
   TERM=xterm timeout "$seconds" script -qc "pw-top" /dev/null >"$work/top-$1.raw" 2>/dev/null || true
   python3 "$work/top.py" "$work/top-$1.raw" >"$work/top.txt"
-  local node sink other=""
-  node=$(awk -v n="$1" 'index($1, n) == 1 { print $2, $3, $4, $5; exit }' "$work/top.txt")
-  sink=$(awk '$1 == "testsink" { print $2, $3, $4, $5; exit }' "$work/top.txt")
-  if [ -n "${2:-}" ]; then
-    other=$(awk -v n="$2" 'index($1, n) == 1 { print $2, $3, $4, $5; exit }' "$work/top.txt")
-    other=" ${other:-? ? ? ?}"
-  fi
-  echo "${node:-? ? ? ?} ${sink:-? ? ? ?}$other"
+  local line
+  line="$(row "$1") $(row testsink)"
+  if [ -n "${2:-}" ]; then line="$line $(row "$2")"; fi
+  echo "$line"
+}
+
+# "ERR QUANT W/Q B/Q" of the first node in $work/top.txt whose name starts with $1; "? ? ? ?" when
+# pw-top had no row for it.
+row() {
+  local fields
+  fields=$(awk -v n="$1" 'index($1, n) == 1 { print $2, $3, $4, $5; exit }' "$work/top.txt")
+  echo "${fields:-? ? ? ?}"
+}
+
+# tutti's report of the run whose files are $work/$1.out and .err, on one line.
+tutti_report() {
+  echo "      tutti's own report: $(tr '\n' ' ' <"$work/$1.out") $(grep -h 'rendering ahead:' "$work/$1.err" || true)"
 }
 
 echo "pipewire-load: ${seconds} s per run, ${rounds} rounds, 64 sources, 2 CPU hogs, $(nproc) cores, $(pipewire --version | grep -o -m1 'libpipewire [0-9.]*')" >&2
@@ -196,7 +205,7 @@ for quantum in 128 64; do
     fi
     printf '%4d frames, round %d, %d s each: pw-play of a file %s; reference %s; tutti, 64 sources %s\n' \
       "$quantum" "$round" "$seconds" "${line[pw-play]}" "${line[reference]}" "${line[tutti]}"
-    echo "      tutti's own report: $(tr '\n' ' ' <"$work/play-$quantum-$round.out") $(grep -h 'rendering ahead:' "$work/play-$quantum-$round.err" || true)"
+    tutti_report "play-$quantum-$round"
     # 4. Side by side: pw-play's and tutti's errors in the same minute.
     run both "$quantum" "$round"
     read -r pe pq _ _ sink_err _ _ _ te tq _ <<<"$result"
@@ -207,7 +216,7 @@ for quantum in 128 64; do
     fi
     printf '%4d frames, round %d, side by side: pw-play %s errors (quantum %s), tutti %s (quantum %s); the sink %s\n' \
       "$quantum" "$round" "$pe" "$pq" "$te" "$tq" "$sink_err"
-    echo "      tutti's own report: $(tr '\n' ' ' <"$work/play-$quantum-$round-both.out") $(grep -h 'rendering ahead:' "$work/play-$quantum-$round-both.err" || true)"
+    tutti_report "play-$quantum-$round-both"
   done
   printf '%4d frames, %d rounds of %d s (%d unread): pw-play %d errors in all, reference %d, tutti %d (%s; %s)\n' "$quantum" \
     "$rounds" "$seconds" "$unread" "${total[pw-play]}" "${total[reference]}" "${total[tutti]}" "$(verdict pw-play)" "$(verdict reference)"
